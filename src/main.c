@@ -1,0 +1,51 @@
+/* jetsond: NVIDIA Jetson board information, metrics and control on D-Bus. */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "once.h"
+#include "sysroot.h"
+
+#define EXIT_USAGE 2
+
+int main(int argc, char **argv)
+{
+        g_autofree char *sysroot_dir = NULL;
+        gint interval_ms = 1000;
+        gboolean once = FALSE, json = FALSE;
+        GOptionEntry entries[] = {
+                { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot_dir,
+                  "Resolve every hardware path under DIR (default /)", "DIR" },
+                { "interval", 0, 0, G_OPTION_ARG_INT, &interval_ms,
+                  "Sampling interval in milliseconds (default 1000)", "MS" },
+                { "once", 0, 0, G_OPTION_ARG_NONE, &once, "Print one sample and exit", NULL },
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "With --once: print JSON", NULL },
+                { NULL },
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("- Jetson board service");
+        g_autoptr(GError) error = NULL;
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+                fprintf(stderr, "jetsond: %s\n", error->message);
+                return EXIT_USAGE;
+        }
+        if (interval_ms < 10 || interval_ms > 3600000) {
+                fprintf(stderr, "jetsond: --interval must be between 10 and 3600000 ms\n");
+                return EXIT_USAGE;
+        }
+        const char *why = NULL;
+        jd_sysroot *sr = jd_sysroot_new(sysroot_dir ? sysroot_dir : "/", &why);
+        if (!sr) {
+                fprintf(stderr, "jetsond: %s: %s\n", sysroot_dir ? sysroot_dir : "/", why);
+                return EXIT_USAGE;
+        }
+        int ret;
+        if (once) {
+                ret = jd_run_once(sr, (unsigned) interval_ms, json);
+        } else {
+                fprintf(stderr, "jetsond: the D-Bus service is not available in this build; use --once\n");
+                ret = EXIT_USAGE;
+        }
+        jd_sysroot_free(sr);
+        return ret;
+}

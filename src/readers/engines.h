@@ -1,0 +1,32 @@
+/* Hardware engines (APE, NVENC, NVDEC, NVJPG, DLA0/1, PVA0, VIC, OFA, SE,
+ * CVNAS...) from the clock tree in debugfs, grouped as tegrastats does:
+ * nvjpg+nvjpg1 -> NVJPG, dla0_core+dla0_falcon -> DLA0. Root only. */
+#pragma once
+
+#include "opt.h"
+#include "sysfile.h"
+
+#define JD_MAX_ENGINES 24
+#define JD_ENGINE_MAX_CLOCKS 4
+
+typedef struct {
+        char name[16];          /* "NVJPG", "DLA0" */
+        jd_opt_bool online;     /* any member clock enabled */
+        jd_opt_u64 rate_hz;     /* fastest member clock */
+        jd_opt_u64 max_hz;      /* absent when unlimited (UINT64_MAX) */
+        jd_opt_u64 min_hz;
+} jd_engine;
+
+typedef struct {
+        size_t n;
+        jd_engine engines[JD_MAX_ENGINES];
+} jd_engines_sample;
+
+typedef struct jd_engines_reader jd_engines_reader;
+
+jd_engines_reader *jd_engines_reader_new(const jd_sysroot *sr);
+void jd_engines_reader_free(jd_engines_reader *r);
+const jd_engines_sample *jd_engines_reader_sample(jd_engines_reader *r);
+
+/* Group name for a clock directory name, or false if it is no engine. */
+bool jd_engine_group(const char *clock, char *group, size_t size);

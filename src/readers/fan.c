@@ -1,0 +1,261 @@
+#include "fan.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "parse.h"
+
+#define NVFANCONTROL_UNIT "/etc/systemd/system/nvfancontrol.service"
+#define NVFANCONTROL_CONF "/etc/nvfancontrol.conf"
+#define NVFANCONTROL_STATUS "/var/lib/nvfancontrol/status"
+#define LEGACY_DIR "/sys/devices/pwm-fan"
+
+typedef struct {
+        jd_file pwm, rpm, temp_control;
+} fan_files;
+
+struct jd_fan_reader {
+        const jd_sysroot *sr;
+        fan_files files[JD_MAX_FANS];
+        jd_fan_sample sample;
+        bool nvfancontrol;
+};
+
+uint64_t jd_fan_pwm_from_percent(double pct)
+{
+        if (!(pct >= 0))
+                pct = 0;
+        if (pct > 100)
+                pct = 100;
+        return (uint64_t) (pct * 255.0 / 100.0); /* floor: 20 % -> 51, 50 % -> 127 */
+}
+
+double jd_fan_percent_from_pwm(uint64_t pwm)
+{
+        return (double) pwm * 100.0 / 255.0;
+}
+
+/* A hwmon device or the legacy sysfs dir seen as a fan part. */
+typedef struct {
+        char dir[PATH_MAX];     /* canonical in-root path */
+        char name[32];
+        char pwm_file[16];      /* "pwm1", "target_pwm"; "" = no PWM */
+        char rpm_file[16];      /* "rpm", "rpm_measured", "fan1_input"; "" = no tach */
+        bool used;
+} part;
+
+static void probe_part(const jd_sysroot *sr, const char *dir, part *p)
+{
+        static const char *const pwm_files[] = { "pwm1", "target_pwm" };
+        static const char *const rpm_files[] = { "rpm", "rpm_measured", "fan1_input" };
+        memset(p, 0, sizeof(*p));
+        if (jd_sysroot_resolve(sr, dir, p->dir, sizeof(p->dir)) < 0)
+                return;
+        if (!jd_read_str(sr, p->name, sizeof(p->name), "%s/name", p->dir))
+                jd_strlcpy(p->name, "pwm-fan", sizeof(p->name));
+        char path[PATH_MAX + 32];
+        for (size_t i = 0; i < sizeof(pwm_files) / sizeof(pwm_files[0]) && !p->pwm_file[0]; i++) {
+                snprintf(path, sizeof(path), "%s/%s", p->dir, pwm_files[i]);
+                if (jd_sysroot_exists(sr, path))
+                        jd_strlcpy(p->pwm_file, pwm_files[i], sizeof(p->pwm_file));
+        }
+        for (size_t i = 0; i < sizeof(rpm_files) / sizeof(rpm_files[0]) && !p->rpm_file[0]; i++) {
+                snprintf(path, sizeof(path), "%s/%s", p->dir, rpm_files[i]);
+                if (jd_sysroot_exists(sr, path))
+                        jd_strlcpy(p->rpm_file, rpm_files[i], sizeof(p->rpm_file));
+        }
+}
+
+static jd_fan *add_fan(jd_fan_reader *r, const part *pwm, const part *tach)
+{
+        if (r->sample.n == JD_MAX_FANS)
+                return NULL;
+        size_t i = r->sample.n++;
+        jd_fan *fan = &r->sample.fans[i];
+        fan_files *f = &r->files[i];
+        memset(fan, 0, sizeof(*fan));
+        f->pwm = f->rpm = f->temp_control = JD_FILE_INIT;
+        jd_strlcpy(fan->name, pwm ? pwm->name : tach->name, sizeof(fan->name));
+        if (pwm) {
+                snprintf(fan->pwm_path, sizeof(fan->pwm_path), "%.200s/%s", pwm->dir, pwm->pwm_file);
+                jd_file_open(&f->pwm, r->sr, "%s", fan->pwm_path);
+        }
+        if (tach)
+                jd_file_open(&f->rpm, r->sr, "%s/%s", tach->dir, tach->rpm_file);
+        return fan;
+}
+
+static void read_profiles(jd_fan_reader *r)
+{
+        char *conf = jd_sysroot_read_file(r->sr, NVFANCONTROL_CONF, 1 << 20, NULL);
+        for (size_t i = 0; i < r->sample.n; i++) {
+                jd_fan *fan = &r->sample.fans[i];
+                if (fan->controller != JD_FAN_CONTROL_NVFANCONTROL)
+                        continue;
+                fan->n_profiles = conf ? jd_parse_nvfancontrol_profiles(conf, fan->profiles, JD_FAN_MAX_PROFILES - 1,
+                                                                       fan->default_profile,
+                                                                       sizeof(fan->default_profile))
+                                       : 0;
+                /* "manual" = nvfancontrol stopped, the PWM left as written. */
+                jd_strlcpy(fan->profiles[fan->n_profiles++], "manual", sizeof(fan->profiles[0]));
+        }
+        free(conf);
+}
+
+jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr)
+{
+        jd_fan_reader *r = calloc(1, sizeof(*r));
+        if (!r)
+                return NULL;
+        r->sr = sr;
+
+        char **names;
+        size_t n = jd_sysroot_list(sr, "/sys/class/hwmon", &names);
+        part *parts = calloc(n + 1, sizeof(part));
+        size_t np = 0;
+        for (size_t i = 0; parts && i < n; i++) {
+                char dir[64];
+                snprintf(dir, sizeof(dir), "/sys/class/hwmon/%.40s", names[i]);
+                probe_part(sr, dir, &parts[np]);
+                if (parts[np].pwm_file[0] || parts[np].rpm_file[0])
+                        np++;
+        }
+        jd_names_free(names, n);
+        size_t n_pwm = 0, n_tach_only = 0;
+        for (size_t i = 0; i < np; i++) {
+                n_pwm += parts[i].pwm_file[0] != 0;
+                n_tach_only += !parts[i].pwm_file[0];
+        }
+        if (parts && n_pwm == 0) {
+                /* JP4 before 32.5: no hwmon view, only the platform device. */
+                part legacy;
+                probe_part(sr, LEGACY_DIR, &legacy);
+                if (legacy.pwm_file[0])
+                        parts[np++] = legacy;
+        }
+        for (size_t i = 0; parts && i < np; i++) {
+                part *p = &parts[i];
+                if (!p->pwm_file[0])
+                        continue;
+                const part *tach = p->rpm_file[0] ? p : NULL;
+                /* JP5/JP6: PWM and tachometer are separate devices; with one
+                 * of each they belong together. */
+                if (!tach && n_pwm == 1 && n_tach_only == 1)
+                        for (size_t k = 0; k < np; k++)
+                                if (!parts[k].pwm_file[0])
+                                        tach = &parts[k];
+                if (tach && tach != p)
+                        ((part *) tach)->used = true;
+                jd_fan *fan = add_fan(r, p, tach);
+                if (!fan)
+                        break;
+                char tc[PATH_MAX + 16];
+                snprintf(tc, sizeof(tc), "%s/temp_control", p->dir);
+                if (jd_file_open(&r->files[r->sample.n - 1].temp_control, sr, "%s", tc)) {
+                        fan->controller = JD_FAN_CONTROL_TEMP_CONTROL;
+                        jd_strlcpy(fan->temp_control_path, tc, sizeof(fan->temp_control_path));
+                        jd_strlcpy(fan->profiles[0], "temp_control", sizeof(fan->profiles[0]));
+                        jd_strlcpy(fan->profiles[1], "manual", sizeof(fan->profiles[1]));
+                        jd_strlcpy(fan->default_profile, "temp_control", sizeof(fan->default_profile));
+                        fan->n_profiles = 2;
+                }
+        }
+        /* A tachometer nobody claimed is still a fan, just not one we drive. */
+        for (size_t i = 0; parts && i < np; i++)
+                if (!parts[i].pwm_file[0] && !parts[i].used)
+                        add_fan(r, NULL, &parts[i]);
+        free(parts);
+
+        r->nvfancontrol = jd_sysroot_exists(sr, NVFANCONTROL_UNIT);
+        for (size_t i = 0; i < r->sample.n; i++) {
+                jd_fan *fan = &r->sample.fans[i];
+                if (r->nvfancontrol && fan->pwm_path[0] && fan->controller == JD_FAN_CONTROL_NONE)
+                        fan->controller = JD_FAN_CONTROL_NVFANCONTROL;
+        }
+        read_profiles(r);
+        return r;
+}
+
+void jd_fan_reader_free(jd_fan_reader *r)
+{
+        if (!r)
+                return;
+        for (size_t i = 0; i < r->sample.n; i++) {
+                jd_file_close(&r->files[i].pwm);
+                jd_file_close(&r->files[i].rpm);
+                jd_file_close(&r->files[i].temp_control);
+        }
+        free(r);
+}
+
+size_t jd_parse_nvfancontrol_profiles(const char *conf, char names[][32], size_t max, char *def, size_t def_size)
+{
+        size_t n = 0;
+        def[0] = '\0';
+        for (const char *l = conf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                const char *p = l + strspn(l, " \t");
+                char word[64], value[32];
+                if (sscanf(p, "%63s %31s", word, value) != 2)
+                        continue;
+                if (strcmp(word, "FAN_PROFILE") == 0 && n < max) {
+                        bool dup = false;
+                        for (size_t i = 0; i < n; i++)
+                                dup |= strcmp(names[i], value) == 0;
+                        if (!dup)
+                                jd_strlcpy(names[n++], value, 32);
+                } else if (strcmp(word, "FAN_DEFAULT_PROFILE") == 0) {
+                        jd_strlcpy(def, value, def_size);
+                }
+        }
+        return n;
+}
+
+bool jd_parse_nvfancontrol_status(const char *status, unsigned fan, const char *key, char *out, size_t size)
+{
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "FAN%u:%s:", fan, key);
+        size_t plen = strlen(prefix);
+        for (const char *l = status; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                if (strncmp(l, prefix, plen) != 0)
+                        continue;
+                size_t vlen = strcspn(l + plen, "\r\n");
+                if (vlen == 0 || vlen >= size)
+                        return false;
+                memcpy(out, l + plen, vlen);
+                out[vlen] = '\0';
+                return true;
+        }
+        return false;
+}
+
+const jd_fan_sample *jd_fan_reader_sample(jd_fan_reader *r)
+{
+        char *status = r->nvfancontrol ? jd_sysroot_read_file(r->sr, NVFANCONTROL_STATUS, 4096, NULL) : NULL;
+        for (size_t i = 0; i < r->sample.n; i++) {
+                jd_fan *fan = &r->sample.fans[i];
+                fan_files *f = &r->files[i];
+                fan->pwm.present = jd_file_u64(&f->pwm, &fan->pwm.value) && fan->pwm.value <= 255;
+                fan->speed.present = fan->pwm.present;
+                fan->speed.value = fan->pwm.present ? jd_fan_percent_from_pwm(fan->pwm.value) : 0;
+                fan->rpm.present = jd_file_u64(&f->rpm, &fan->rpm.value);
+                fan->profile[0] = fan->governor[0] = fan->control[0] = '\0';
+                if (fan->controller == JD_FAN_CONTROL_NVFANCONTROL && status) {
+                        unsigned num = (unsigned) i + 1;
+                        jd_parse_nvfancontrol_status(status, num, "FAN_PROFILE", fan->profile, sizeof(fan->profile));
+                        jd_parse_nvfancontrol_status(status, num, "FAN_GOVERNOR", fan->governor, sizeof(fan->governor));
+                        jd_parse_nvfancontrol_status(status, num, "FAN_CONTROL", fan->control, sizeof(fan->control));
+                } else if (fan->controller == JD_FAN_CONTROL_TEMP_CONTROL) {
+                        uint64_t tc;
+                        if (jd_file_u64(&f->temp_control, &tc))
+                                jd_strlcpy(fan->profile, tc ? "temp_control" : "manual", sizeof(fan->profile));
+                        jd_strlcpy(fan->control, fan->profile, sizeof(fan->control));
+                } else if (fan->controller == JD_FAN_CONTROL_NONE && fan->pwm_path[0]) {
+                        jd_strlcpy(fan->control, "manual", sizeof(fan->control));
+                }
+        }
+        free(status);
+        return &r->sample;
+}

@@ -1,0 +1,53 @@
+/* Fans: hwmon PWM fans (JP5/JP6 "pwmfan", paired with a separate
+ * tachometer hwmon), the JP4 pwm-fan device (sysfs or hwmon
+ * "tegra_pwmfan"), and any generic hwmon fan. Profiles come from
+ * nvfancontrol (conf + status file) on JP5+, temp_control on JP4. */
+#pragma once
+
+#include "opt.h"
+#include "sysfile.h"
+
+#define JD_MAX_FANS 4
+#define JD_FAN_MAX_PROFILES 8
+
+typedef enum {
+        JD_FAN_CONTROL_NONE,          /* PWM only: whatever is written stays */
+        JD_FAN_CONTROL_NVFANCONTROL,  /* JP5+: the nvfancontrol service */
+        JD_FAN_CONTROL_TEMP_CONTROL,  /* JP4: the kernel's temp_control */
+} jd_fan_controller;
+
+typedef struct {
+        char name[32];                /* "pwmfan" */
+        char pwm_path[256];           /* in-root path of the PWM file (for writes) */
+        char temp_control_path[256];  /* JP4 only */
+        jd_fan_controller controller;
+        jd_opt_u64 pwm;               /* 0-255 */
+        jd_opt_dbl speed;             /* %, pwm * 100 / 255 */
+        jd_opt_u64 rpm;
+        char profile[32];             /* current, "" if unknown */
+        char default_profile[32];
+        char profiles[JD_FAN_MAX_PROFILES][32];
+        size_t n_profiles;
+        char governor[32];
+        char control[32];
+} jd_fan;
+
+typedef struct {
+        size_t n;
+        jd_fan fans[JD_MAX_FANS];
+} jd_fan_sample;
+
+typedef struct jd_fan_reader jd_fan_reader;
+
+jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr);
+void jd_fan_reader_free(jd_fan_reader *r);
+const jd_fan_sample *jd_fan_reader_sample(jd_fan_reader *r);
+
+/* PWM <-> percent as the fact sheet rounds them. */
+uint64_t jd_fan_pwm_from_percent(double pct);
+double jd_fan_percent_from_pwm(uint64_t pwm);
+
+/* nvfancontrol.conf: FAN_PROFILE names (in order) and FAN_DEFAULT_PROFILE. */
+size_t jd_parse_nvfancontrol_profiles(const char *conf, char names[][32], size_t max, char *def, size_t def_size);
+/* nvfancontrol status "FAN1:FAN_PROFILE:cool" lines for fan number FAN (1-based). */
+bool jd_parse_nvfancontrol_status(const char *status, unsigned fan, const char *key, char *out, size_t size);

@@ -1,0 +1,151 @@
+#include "gpu.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+enum {
+        F_LOAD, F_CUR, F_MIN, F_MAX, F_GOVERNOR, F_RAILGATE, F_3D, F_TPC, F_POWER_CONTROL,
+        F_GPC0, N_FILES = F_GPC0 + JD_GPU_MAX_GPC
+};
+
+struct jd_gpu_reader {
+        const jd_sysroot *sr;
+        char status_dir[PATH_MAX];   /* S: load, railgate_enable, ... */
+        char devfreq_dir[PATH_MAX];  /* F: cur/min/max_freq, governor */
+        jd_file files[N_FILES];
+        jd_gpu_sample sample;
+};
+
+static bool is_gpu_node(const char *of_name)
+{
+        static const char *const names[] = { "gv11b", "gp10b", "ga10b", "gb10b", "gpu" };
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (strcmp(of_name, names[i]) == 0)
+                        return true;
+        return strstr(of_name, "gpu") != NULL;
+}
+
+static void close_all(jd_gpu_reader *r)
+{
+        for (size_t i = 0; i < N_FILES; i++)
+                jd_file_close(&r->files[i]);
+        memset(&r->sample, 0, sizeof(r->sample));
+}
+
+static bool discover(jd_gpu_reader *r)
+{
+        char **names;
+        size_t n = jd_sysroot_list(r->sr, "/sys/class/devfreq", &names);
+        bool found = false;
+
+        close_all(r);
+        for (size_t i = 0; i < n && !found; i++) {
+                char of_name[32], path[PATH_MAX];
+                snprintf(path, sizeof(path), "/sys/class/devfreq/%s/device/of_node/name", names[i]);
+                if (!jd_read_str(r->sr, of_name, sizeof(of_name), "%s", path) || !is_gpu_node(of_name))
+                        continue;
+                snprintf(path, sizeof(path), "/sys/class/devfreq/%s/device", names[i]);
+                if (jd_sysroot_resolve(r->sr, path, r->status_dir, sizeof(r->status_dir)) < 0)
+                        continue;
+                snprintf(path, sizeof(path), "/sys/class/devfreq/%s", names[i]);
+                if (jd_sysroot_resolve(r->sr, path, r->devfreq_dir, sizeof(r->devfreq_dir)) < 0)
+                        continue;
+                jd_strlcpy(r->sample.name, names[i], sizeof(r->sample.name));
+                found = true;
+        }
+        jd_names_free(names, n);
+        if (!found)
+                return false;
+
+        const char *S = r->status_dir, *F = r->devfreq_dir;
+        jd_file_open(&r->files[F_LOAD], r->sr, "%s/load", S);
+        jd_file_open(&r->files[F_RAILGATE], r->sr, "%s/railgate_enable", S);
+        jd_file_open(&r->files[F_3D], r->sr, "%s/enable_3d_scaling", S);
+        jd_file_open(&r->files[F_TPC], r->sr, "%s/tpc_pg_mask", S);
+        jd_file_open(&r->files[F_POWER_CONTROL], r->sr, "%s/power/control", S);
+        jd_file_open(&r->files[F_CUR], r->sr, "%s/cur_freq", F);
+        jd_file_open(&r->files[F_MIN], r->sr, "%s/min_freq", F);
+        jd_file_open(&r->files[F_MAX], r->sr, "%s/max_freq", F);
+        jd_file_open(&r->files[F_GOVERNOR], r->sr, "%s/governor", F);
+        for (size_t g = 0; g < JD_GPU_MAX_GPC; g++) {
+                if (!jd_file_open(&r->files[F_GPC0 + g], r->sr, "/sys/kernel/debug/bpmp/debug/clk/nafll_gpc%zu/pto_counter", g))
+                        break;
+                r->sample.n_gpc = g + 1;
+        }
+        r->sample.present = true;
+        return true;
+}
+
+jd_gpu_reader *jd_gpu_reader_new(const jd_sysroot *sr)
+{
+        jd_gpu_reader *r = calloc(1, sizeof(*r));
+        if (!r)
+                return NULL;
+        r->sr = sr;
+        for (size_t i = 0; i < N_FILES; i++)
+                r->files[i] = JD_FILE_INIT;
+        if (discover(r))
+                jd_gpu_reader_sample_limits(r);
+        return r;
+}
+
+void jd_gpu_reader_free(jd_gpu_reader *r)
+{
+        if (!r)
+                return;
+        close_all(r);
+        free(r);
+}
+
+static void read_opt(jd_file *f, jd_opt_u64 *o)
+{
+        o->present = jd_file_u64(f, &o->value);
+}
+
+static void read_flag(jd_file *f, jd_opt_bool *o)
+{
+        uint64_t v = 0;
+        o->present = jd_file_u64(f, &v);
+        o->value = v != 0;
+}
+
+const jd_gpu_sample *jd_gpu_reader_sample(jd_gpu_reader *r)
+{
+        jd_gpu_sample *s = &r->sample;
+        if (!s->present)
+                return s;
+        uint64_t load;
+        s->load.present = jd_file_u64(&r->files[F_LOAD], &load) && load <= 1000;
+        s->load.value = s->load.present ? (double) load / 10.0 : 0;
+        read_opt(&r->files[F_CUR], &s->cur_hz);
+        for (size_t g = 0; g < s->n_gpc; g++)
+                read_opt(&r->files[F_GPC0 + g], &s->gpc_hz[g]);
+        if (r->files[F_LOAD].gone || r->files[F_CUR].gone)
+                discover(r);
+        return s;
+}
+
+void jd_gpu_reader_sample_limits(jd_gpu_reader *r)
+{
+        jd_gpu_sample *s = &r->sample;
+        if (!s->present && !discover(r))
+                return;
+        read_opt(&r->files[F_MIN], &s->min_hz);
+        read_opt(&r->files[F_MAX], &s->max_hz);
+        read_opt(&r->files[F_TPC], &s->tpc_pg_mask);
+        read_flag(&r->files[F_RAILGATE], &s->railgate);
+        read_flag(&r->files[F_3D], &s->scaling_3d);
+        if (!jd_file_str(&r->files[F_GOVERNOR], s->governor, sizeof(s->governor)))
+                s->governor[0] = '\0';
+        if (!jd_file_str(&r->files[F_POWER_CONTROL], s->power_control, sizeof(s->power_control)))
+                s->power_control[0] = '\0';
+}
+
+const jd_gpu_sample *jd_gpu_reader_last(const jd_gpu_reader *r)
+{
+        return &r->sample;
+}

@@ -1,0 +1,95 @@
+#include "libraries.h"
+
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static void add(jd_board *b, const char *name, const char *version)
+{
+        if (!version || !version[0] || b->n_libraries >= JD_MAX_LIBRARIES)
+                return;
+        jd_library *l = &b->libraries[b->n_libraries++];
+        jd_strlcpy(l->name, name, sizeof(l->name));
+        jd_strlcpy(l->version, version, sizeof(l->version));
+}
+
+/* JP5/JP6: version.json {"cuda": {"name": "CUDA SDK", "version": "12.6.68"}, ...};
+ * JP4: version.txt "CUDA Version 10.2.300". */
+static bool cuda_version(const jd_sysroot *sr, char *out, size_t size)
+{
+        size_t len = 0;
+        char *json = jd_sysroot_read_file(sr, "/usr/local/cuda/version.json", 1 << 20, &len);
+        bool ok = false;
+        if (json) {
+                g_autoptr(JsonParser) parser = json_parser_new();
+                if (json_parser_load_from_data(parser, json, (gssize) len, NULL)) {
+                        JsonNode *root = json_parser_get_root(parser);
+                        JsonObject *o = JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+                        JsonObject *cuda = o && json_object_has_member(o, "cuda")
+                                                   ? json_object_get_object_member(o, "cuda") : NULL;
+                        const char *v = cuda && json_object_has_member(cuda, "version")
+                                                ? json_object_get_string_member_with_default(cuda, "version", NULL)
+                                                : NULL;
+                        if (v && *v) {
+                                jd_strlcpy(out, v, size);
+                                ok = true;
+                        }
+                }
+                free(json);
+                if (ok)
+                        return true;
+        }
+        char *txt = jd_sysroot_read_file(sr, "/usr/local/cuda/version.txt", 4096, NULL);
+        if (txt) {
+                char v[64];
+                if (sscanf(txt, "CUDA Version %63s", v) == 1) {
+                        jd_strlcpy(out, v, size);
+                        ok = true;
+                }
+                free(txt);
+        }
+        return ok;
+}
+
+/* cvconfig.h says whether OpenCV was built with CUDA, without loading it. */
+static const char *opencv_cuda(const jd_sysroot *sr)
+{
+        static const char *const paths[] = {
+                "/usr/include/opencv4/opencv2/cvconfig.h",
+                "/usr/local/include/opencv4/opencv2/cvconfig.h",
+        };
+        for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+                char *h = jd_sysroot_read_file(sr, paths[i], 1 << 20, NULL);
+                if (!h)
+                        continue;
+                bool cuda = false;
+                for (char *l = h; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                        if (strncmp(l, "#define HAVE_CUDA", 17) == 0 &&
+                            (l[17] == '\n' || l[17] == ' ' || l[17] == '\0'))
+                                cuda = true;
+                free(h);
+                return cuda ? "yes" : "no";
+        }
+        return NULL;
+}
+
+void jd_libraries_read(const jd_sysroot *sr, const jd_dpkg *db, jd_board *b)
+{
+        char cuda[64];
+        if (cuda_version(sr, cuda, sizeof(cuda)))
+                add(b, "cuda", cuda);
+        else
+                add(b, "cuda", jd_dpkg_version_prefix(db, "cuda-cudart"));
+        add(b, "cudnn", jd_dpkg_version_containing(db, "cudnn"));
+        const char *trt = jd_dpkg_version(db, "tensorrt");
+        add(b, "tensorrt", trt ? trt : jd_dpkg_version_prefix(db, "libnvinfer"));
+        add(b, "vpi", jd_dpkg_version_containing(db, "vpi"));
+        const char *cv = jd_dpkg_version_prefix(db, "libopencv");
+        add(b, "opencv", cv);
+        if (cv)
+                add(b, "opencv_cuda", opencv_cuda(sr));
+        add(b, "vulkan", jd_dpkg_version(db, "libvulkan1"));
+}

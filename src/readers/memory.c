@@ -1,0 +1,181 @@
+#include "memory.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+struct jd_memory_reader {
+        jd_file meminfo, buddyinfo, iram_clients;
+        char buf[8192];
+        jd_memory_sample sample;
+};
+
+jd_memory_reader *jd_memory_reader_new(const jd_sysroot *sr)
+{
+        jd_memory_reader *r = calloc(1, sizeof(*r));
+        if (!r)
+                return NULL;
+        jd_file_open(&r->meminfo, sr, "/proc/meminfo");
+        jd_file_open(&r->buddyinfo, sr, "/proc/buddyinfo");
+        jd_file_open(&r->iram_clients, sr, "/sys/kernel/debug/nvmap/iram/clients");
+        /* IRAM size is fixed: read once. It is hex bytes ("0x3f000"). */
+        char size[32];
+        uint64_t bytes;
+        if (jd_read_str(sr, size, sizeof(size), "/sys/kernel/debug/nvmap/iram/size") &&
+            jd_parse_u64_any_base(size, &bytes))
+                JD_SET(r->sample.iram_total, bytes / 1024);
+        return r;
+}
+
+void jd_memory_reader_free(jd_memory_reader *r)
+{
+        if (!r)
+                return;
+        jd_file_close(&r->meminfo);
+        jd_file_close(&r->buddyinfo);
+        jd_file_close(&r->iram_clients);
+        free(r);
+}
+
+bool jd_parse_meminfo(const char *text, jd_memory_sample *m)
+{
+        static const struct {
+                const char *key;
+                size_t offset;
+        } keys[] = {
+                { "MemTotal", offsetof(jd_memory_sample, total) },
+                { "MemFree", offsetof(jd_memory_sample, free) },
+                { "MemAvailable", offsetof(jd_memory_sample, available) },
+                { "Buffers", offsetof(jd_memory_sample, buffers) },
+                { "Cached", offsetof(jd_memory_sample, cached) },
+                { "SwapTotal", offsetof(jd_memory_sample, swap_total) },
+                { "SwapFree", offsetof(jd_memory_sample, swap_free) },
+                { "SwapCached", offsetof(jd_memory_sample, swap_cached) },
+                { "NvMapMemUsed", offsetof(jd_memory_sample, shared) },
+        };
+        jd_opt_u64 sreclaimable = { 0 };
+        jd_opt_u64 iram_total = m->iram_total, iram_used = m->iram_used, lfb = m->lfb;
+
+        memset(m, 0, sizeof(*m));
+        m->iram_total = iram_total;
+        m->iram_used = iram_used;
+        m->lfb = lfb;
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                const char *colon = strchr(l, ':');
+                const char *eol = strchrnul(l, '\n');
+                if (!colon || colon > eol)
+                        continue;
+                size_t klen = (size_t) (colon - l);
+                char value[32];
+                size_t vlen = (size_t) (eol - colon - 1);
+                if (vlen >= sizeof(value))
+                        continue;
+                memcpy(value, colon + 1, vlen);
+                value[vlen] = '\0';
+                char *kb = strstr(value, " kB");
+                if (kb)
+                        *kb = '\0';
+                uint64_t v;
+                if (!jd_parse_u64(value, &v))
+                        continue;
+                if (klen == 12 && strncmp(l, "SReclaimable", 12) == 0) {
+                        JD_SET(sreclaimable, v);
+                        continue;
+                }
+                for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+                        if (strlen(keys[i].key) == klen && strncmp(l, keys[i].key, klen) == 0) {
+                                jd_opt_u64 *o = (jd_opt_u64 *) ((char *) m + keys[i].offset);
+                                JD_SET(*o, v);
+                        }
+                }
+        }
+        if (!m->total.present)
+                return false;
+        if (m->free.present && m->buffers.present && m->cached.present &&
+            m->free.value + m->buffers.value + m->cached.value <= m->total.value)
+                JD_SET(m->used, m->total.value - m->free.value - m->buffers.value - m->cached.value);
+        /* Reclaimable slab is cache too (fact sheet §5). */
+        if (m->cached.present && sreclaimable.present)
+                m->cached.value += sreclaimable.value;
+        if (m->swap_total.present && m->swap_free.present && m->swap_free.value <= m->swap_total.value)
+                JD_SET(m->swap_used, m->swap_total.value - m->swap_free.value);
+        /* NvMapMemUsed 0 means "not tracked here"; the sampler falls back to nvmap. */
+        if (m->shared.present && m->shared.value == 0)
+                m->shared.present = false;
+        return true;
+}
+
+bool jd_parse_buddyinfo_lfb(const char *text, uint64_t *lfb)
+{
+        bool any = false;
+        *lfb = 0;
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                if (strncmp(l, "Node", 4) != 0)
+                        continue;
+                const char *zone = strstr(l, "zone");
+                const char *eol = strchrnul(l, '\n');
+                if (!zone || zone > eol)
+                        continue;
+                /* Skip "zone <name>", then the 11 order columns; keep the last. */
+                const char *p = zone + 4;
+                p += strspn(p, " ");
+                p += strcspn(p, " \n");
+                uint64_t last = 0;
+                int cols = 0;
+                while (p < eol) {
+                        char *end;
+                        p += strspn(p, " ");
+                        if (p >= eol)
+                                break;
+                        unsigned long long v = strtoull(p, &end, 10);
+                        if (end == p)
+                                return false;
+                        last = v;
+                        cols++;
+                        p = end;
+                }
+                if (cols != 11)
+                        continue;
+                *lfb += last;
+                any = true;
+        }
+        return any;
+}
+
+bool jd_parse_nvmap_total(const char *text, uint64_t *kib)
+{
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                unsigned long long v;
+                char unit;
+                if (strncmp(l, "total", 5) == 0 && sscanf(l + 5, " %llu%c", &v, &unit) == 2 && unit == 'K') {
+                        *kib = v;
+                        return true;
+                }
+        }
+        return false;
+}
+
+const jd_memory_sample *jd_memory_reader_sample(jd_memory_reader *r)
+{
+        jd_memory_sample *m = &r->sample;
+        uint64_t v;
+        if (jd_file_read(&r->buddyinfo, r->buf, sizeof(r->buf)) > 0 && jd_parse_buddyinfo_lfb(r->buf, &v))
+                JD_SET(m->lfb, v);
+        else
+                m->lfb.present = false;
+        if (jd_file_read(&r->iram_clients, r->buf, sizeof(r->buf)) > 0 && jd_parse_nvmap_total(r->buf, &v))
+                JD_SET(m->iram_used, v);
+        else
+                m->iram_used.present = false;
+        if (jd_file_read(&r->meminfo, r->buf, sizeof(r->buf)) <= 0 || !jd_parse_meminfo(r->buf, m)) {
+                jd_opt_u64 lfb = m->lfb, it = m->iram_total, iu = m->iram_used;
+                memset(m, 0, sizeof(*m));
+                m->lfb = lfb;
+                m->iram_total = it;
+                m->iram_used = iu;
+        }
+        return m;
+}

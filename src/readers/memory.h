@@ -1,0 +1,26 @@
+/* RAM, swap totals, GPU-shared memory, largest free blocks and IRAM from
+ * /proc/meminfo, /proc/buddyinfo and nvmap debugfs. All sizes in KiB. */
+#pragma once
+
+#include "opt.h"
+#include "sysfile.h"
+
+typedef struct {
+        jd_opt_u64 total, free, available, buffers, cached, used;
+        jd_opt_u64 shared;          /* GPU-shared: NvMapMemUsed on L4T */
+        jd_opt_u64 swap_total, swap_free, swap_used, swap_cached;
+        jd_opt_u64 lfb;             /* count of free 4 MiB blocks (buddyinfo's last column) */
+        jd_opt_u64 iram_total, iram_used;   /* t210 only */
+} jd_memory_sample;
+
+typedef struct jd_memory_reader jd_memory_reader;
+
+jd_memory_reader *jd_memory_reader_new(const jd_sysroot *sr);
+void jd_memory_reader_free(jd_memory_reader *r);
+const jd_memory_sample *jd_memory_reader_sample(jd_memory_reader *r);
+
+/* Parsers, exposed for tests. */
+bool jd_parse_meminfo(const char *text, jd_memory_sample *out);
+bool jd_parse_buddyinfo_lfb(const char *text, uint64_t *lfb);
+/* "total 0K" line of an nvmap clients/maps table, in KiB. */
+bool jd_parse_nvmap_total(const char *text, uint64_t *kib);

@@ -1,0 +1,34 @@
+/* nvpmodel power modes from /etc/nvpmodel.conf and the current mode from
+ * /var/lib/nvpmodel/status, without running the tool (which can hang). */
+#pragma once
+
+#include "opt.h"
+#include "sysfile.h"
+
+#define JD_MAX_MODES 32
+
+typedef struct {
+        unsigned id;
+        char name[48];
+} jd_nvpmodel_mode;
+
+typedef struct {
+        bool present;                 /* a conf exists: the board has nvpmodel */
+        jd_nvpmodel_mode modes[JD_MAX_MODES];
+        size_t n_modes;
+        jd_opt_u64 default_id;        /* < PM_CONFIG DEFAULT=n > */
+        jd_opt_u64 current_id;        /* status "pmode:0002" */
+        char current_name[48];        /* "" if the id is not in the conf */
+        char fan_mode[32];            /* status "fmode:quiet" */
+} jd_nvpmodel_sample;
+
+typedef struct jd_nvpmodel_reader jd_nvpmodel_reader;
+
+jd_nvpmodel_reader *jd_nvpmodel_reader_new(const jd_sysroot *sr);
+void jd_nvpmodel_reader_free(jd_nvpmodel_reader *r);
+/* Re-reads the status file, and the conf if it changed on disk. */
+const jd_nvpmodel_sample *jd_nvpmodel_reader_sample(jd_nvpmodel_reader *r);
+
+bool jd_parse_nvpmodel_conf(const char *conf, jd_nvpmodel_sample *out);
+bool jd_parse_nvpmodel_status(const char *status, jd_nvpmodel_sample *out);
+const char *jd_nvpmodel_mode_name(const jd_nvpmodel_sample *s, unsigned id);

@@ -1,0 +1,182 @@
+#include "power.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+typedef struct {
+        jd_file voltage, current, power;   /* power: JP4 iio only */
+        double last_mw;
+        bool have_last;
+} rail_files;
+
+struct jd_power_reader {
+        rail_files files[JD_MAX_RAILS];
+        uint64_t last_us;
+        jd_power_sample sample;
+};
+
+static bool is_input_rail(const char *name)
+{
+        return strcmp(name, "VDD_IN") == 0 || strcmp(name, "POM_5V_IN") == 0;
+}
+
+static jd_rail *new_rail(jd_power_reader *r, const char *name, rail_files **files)
+{
+        if (r->sample.n == JD_MAX_RAILS)
+                return NULL;
+        size_t i = r->sample.n++;
+        jd_rail *rail = &r->sample.rails[i];
+        memset(rail, 0, sizeof(*rail));
+        jd_strlcpy(rail->name, name, sizeof(rail->name));
+        *files = &r->files[i];
+        (*files)->voltage = (*files)->current = (*files)->power = JD_FILE_INIT;
+        return rail;
+}
+
+/* JP5/JP6: D/hwmon/hwmonN/in<n>_label, in<n>_input (mV), curr<n>_input (mA). */
+static void add_hwmon(jd_power_reader *r, const jd_sysroot *sr, const char *dev)
+{
+        char hwdir[512], **names;
+        snprintf(hwdir, sizeof(hwdir), "%s/hwmon", dev);
+        size_t n = jd_sysroot_list(sr, hwdir, &names);
+        for (size_t h = 0; h < n; h++) {
+                if (strncmp(names[h], "hwmon", 5) != 0)
+                        continue;
+                for (int ch = 1; ch <= 8; ch++) {
+                        char label[32];
+                        if (!jd_read_str(sr, label, sizeof(label), "%s/%s/in%d_label", hwdir, names[h], ch))
+                                continue;
+                        if (strcmp(label, "NC") == 0 || strncmp(label, "sum of shunt", 12) == 0)
+                                continue;
+                        rail_files *f;
+                        jd_rail *rail = new_rail(r, label, &f);
+                        if (!rail)
+                                break;
+                        jd_file_open(&f->voltage, sr, "%s/%s/in%d_input", hwdir, names[h], ch);
+                        jd_file_open(&f->current, sr, "%s/%s/curr%d_input", hwdir, names[h], ch);
+                        rail->warn_ma.present = jd_read_u64(sr, &rail->warn_ma.value, "%s/%s/curr%d_max", hwdir, names[h], ch);
+                        rail->crit_ma.present = jd_read_u64(sr, &rail->crit_ma.value, "%s/%s/curr%d_crit", hwdir, names[h], ch);
+                }
+        }
+        jd_names_free(names, n);
+}
+
+static bool read_limit(const jd_sysroot *sr, uint64_t *out, const char *dir, const char *file, int k)
+{
+        char text[32];
+        /* JP4 limits may read "1500 ma". */
+        return jd_read_str(sr, text, sizeof(text), "%s/%s_%d", dir, file, k) && jd_parse_u64_prefix(text, out);
+}
+
+/* JP4: D/iio:deviceN/rail_name_<k>, in_{voltage,current,power}<k>_input. */
+static void add_iio(jd_power_reader *r, const jd_sysroot *sr, const char *dev)
+{
+        char **names;
+        size_t n = jd_sysroot_list(sr, dev, &names);
+        for (size_t d = 0; d < n; d++) {
+                if (strncmp(names[d], "iio:device", 10) != 0)
+                        continue;
+                char dir[512];
+                snprintf(dir, sizeof(dir), "%s/%s", dev, names[d]);
+                for (int k = 0; k < 8; k++) {
+                        char label[32];
+                        if (!jd_read_str(sr, label, sizeof(label), "%s/rail_name_%d", dir, k))
+                                continue;
+                        if (strcmp(label, "NC") == 0)
+                                continue;
+                        rail_files *f;
+                        jd_rail *rail = new_rail(r, label, &f);
+                        if (!rail)
+                                break;
+                        jd_file_open(&f->voltage, sr, "%s/in_voltage%d_input", dir, k);
+                        jd_file_open(&f->current, sr, "%s/in_current%d_input", dir, k);
+                        jd_file_open(&f->power, sr, "%s/in_power%d_input", dir, k);
+                        rail->warn_ma.present = read_limit(sr, &rail->warn_ma.value, dir, "warn_current_limit", k);
+                        rail->crit_ma.present = read_limit(sr, &rail->crit_ma.value, dir, "crit_current_limit", k);
+                }
+        }
+        jd_names_free(names, n);
+}
+
+jd_power_reader *jd_power_reader_new(const jd_sysroot *sr)
+{
+        jd_power_reader *r = calloc(1, sizeof(*r));
+        if (!r)
+                return NULL;
+        char **names;
+        size_t n = jd_sysroot_list(sr, "/sys/bus/i2c/devices", &names);
+        for (size_t i = 0; i < n; i++) {
+                char dev[256], name[32];
+                snprintf(dev, sizeof(dev), "/sys/bus/i2c/devices/%s", names[i]);
+                if (!jd_read_str(sr, name, sizeof(name), "%s/name", dev) || !strstr(name, "ina3221"))
+                        continue;
+                if (strcmp(name, "ina3221x") == 0)
+                        add_iio(r, sr, dev);
+                else
+                        add_hwmon(r, sr, dev);
+        }
+        jd_names_free(names, n);
+        return r;
+}
+
+void jd_power_reader_free(jd_power_reader *r)
+{
+        if (!r)
+                return;
+        for (size_t i = 0; i < r->sample.n; i++) {
+                jd_file_close(&r->files[i].voltage);
+                jd_file_close(&r->files[i].current);
+                jd_file_close(&r->files[i].power);
+        }
+        free(r);
+}
+
+const jd_power_sample *jd_power_reader_sample(jd_power_reader *r, uint64_t now_us)
+{
+        jd_power_sample *s = &r->sample;
+        double dt_s = r->last_us && now_us > r->last_us ? (double) (now_us - r->last_us) / 1e6 : 0.0;
+        uint64_t sum = 0;
+        bool have_sum = s->n > 0;
+        const jd_rail *input = NULL;
+
+        for (size_t i = 0; i < s->n; i++) {
+                jd_rail *rail = &s->rails[i];
+                rail_files *f = &r->files[i];
+                rail->voltage_mv.present = jd_file_u64(&f->voltage, &rail->voltage_mv.value);
+                rail->current_ma.present = jd_file_u64(&f->current, &rail->current_ma.value);
+                if (jd_file_present(&f->power))
+                        rail->power_mw.present = jd_file_u64(&f->power, &rail->power_mw.value);
+                else if ((rail->power_mw.present = rail->voltage_mv.present && rail->current_ma.present))
+                        rail->power_mw.value = rail->voltage_mv.value * rail->current_ma.value / 1000;
+                if (rail->power_mw.present) {
+                        double mw = (double) rail->power_mw.value;
+                        /* Trapezoid: mW x s = mJ. */
+                        if (f->have_last && dt_s > 0)
+                                rail->energy_mj += (mw + f->last_mw) / 2.0 * dt_s;
+                        f->last_mw = mw;
+                        f->have_last = true;
+                        sum += rail->power_mw.value;
+                } else {
+                        f->have_last = false;
+                        have_sum = false;
+                }
+                if (is_input_rail(rail->name))
+                        input = rail;
+        }
+        if (input) {
+                s->total_mw = input->power_mw;
+                s->total_is_sum = false;
+                s->total_energy_mj = input->energy_mj;
+        } else {
+                s->total_mw = (jd_opt_u64) { .value = sum, .present = have_sum };
+                s->total_is_sum = true;
+                s->total_energy_mj = 0;
+                for (size_t i = 0; i < s->n; i++)
+                        s->total_energy_mj += s->rails[i].energy_mj;
+        }
+        r->last_us = now_us;
+        return s;
+}

@@ -1,0 +1,33 @@
+/* Power rails from INA3221 monitors: hwmon on JP5/JP6, iio on JP4.
+ * Channels labelled NC and the "sum of shunt voltages" channel are no
+ * rails. The board total is the input rail (VDD_IN / POM_5V_IN) where one
+ * exists, else the sum of the rails (and then flagged as such). Energy is
+ * integrated per rail from the first sample on. */
+#pragma once
+
+#include "opt.h"
+#include "sysfile.h"
+
+#define JD_MAX_RAILS 16
+
+typedef struct {
+        char name[32];
+        jd_opt_u64 voltage_mv, current_ma, power_mw;
+        jd_opt_u64 warn_ma, crit_ma;     /* averaged / instantaneous limits */
+        double energy_mj;                /* since the reader started */
+} jd_rail;
+
+typedef struct {
+        size_t n;
+        jd_rail rails[JD_MAX_RAILS];
+        jd_opt_u64 total_mw;
+        bool total_is_sum;               /* no input rail: a sum, only an estimate */
+        double total_energy_mj;
+} jd_power_sample;
+
+typedef struct jd_power_reader jd_power_reader;
+
+jd_power_reader *jd_power_reader_new(const jd_sysroot *sr);
+void jd_power_reader_free(jd_power_reader *r);
+/* NOW_US: CLOCK_MONOTONIC time of the reading, for the energy integral. */
+const jd_power_sample *jd_power_reader_sample(jd_power_reader *r, uint64_t now_us);

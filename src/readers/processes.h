@@ -1,0 +1,39 @@
+/* Processes using the GPU: the nvmap client table (debugfs, root) joined
+ * with /proc/<pid> for user, CPU % over the last interval and RSS. */
+#pragma once
+
+#include "opt.h"
+#include "sysfile.h"
+
+#define JD_MAX_PROCESSES 64
+
+typedef struct {
+        uint32_t pid;
+        char name[32];            /* comm, may contain spaces */
+        char user[32];
+        uint64_t gpu_kib;         /* nvmap size */
+        char state;               /* 'R', 'S', ... or 0 */
+        jd_opt_i64 priority;
+        jd_opt_dbl cpu;           /* %, over the last interval */
+        jd_opt_u64 rss_bytes;     /* resident pages x the real page size */
+} jd_process;
+
+typedef struct {
+        bool present;             /* the nvmap table was readable */
+        jd_opt_u64 nvmap_total_kib;
+        size_t n;
+        jd_process procs[JD_MAX_PROCESSES];
+} jd_process_sample;
+
+typedef struct jd_process_reader jd_process_reader;
+
+jd_process_reader *jd_process_reader_new(const jd_sysroot *sr);
+void jd_process_reader_free(jd_process_reader *r);
+const jd_process_sample *jd_process_reader_sample(jd_process_reader *r, uint64_t now_us);
+
+/* Parsers, exposed for tests. */
+size_t jd_parse_nvmap_clients(const char *text, jd_process *out, size_t max, jd_opt_u64 *total_kib);
+/* /proc/<pid>/stat: the comm is in parentheses and may hold spaces or ')'. */
+bool jd_parse_pid_stat(const char *text, char *state, uint64_t *ticks, int64_t *priority, uint64_t *starttime);
+/* Name for UID from a passwd file's text. */
+bool jd_passwd_name(const char *passwd, uint32_t uid, char *out, size_t size);

@@ -1,0 +1,45 @@
+/* A sysfs/procfs attribute opened once and re-read with pread(2).
+ *
+ * Sampling many times a second for years, the cost that matters is the
+ * syscalls: one pread per value instead of open+read+close, and no path
+ * resolution after discovery. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sysroot.h"
+
+typedef struct {
+        int fd;         /* -1: absent */
+        bool gone;      /* a read failed with ENODEV/ENOENT: the device left */
+} jd_file;
+
+#define JD_FILE_INIT ((jd_file) { .fd = -1, .gone = false })
+
+/* Opens the in-root path built from FMT (read-only). Returns true if open. */
+bool jd_file_open(jd_file *f, const jd_sysroot *sr, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+void jd_file_close(jd_file *f);
+static inline bool jd_file_present(const jd_file *f) { return f->fd >= 0; }
+
+/* Reads the whole attribute into BUF (NUL-terminated, at most size-1
+ * bytes). Returns the length or -errno; the file stays open on errors
+ * because power-gated sensors fail transiently. */
+ssize_t jd_file_read(jd_file *f, char *buf, size_t size);
+
+/* Reads one number; false if absent, unreadable or malformed. */
+bool jd_file_u64(jd_file *f, uint64_t *out);
+bool jd_file_i64(jd_file *f, int64_t *out);
+/* Reads a one-line string with trailing whitespace removed. */
+bool jd_file_str(jd_file *f, char *out, size_t size);
+
+/* One-shot helpers for discovery-time and slow reads (open, read, close). */
+bool jd_read_u64(const jd_sysroot *sr, uint64_t *out, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+bool jd_read_i64(const jd_sysroot *sr, int64_t *out, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+bool jd_read_str(const jd_sysroot *sr, char *out, size_t size, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));

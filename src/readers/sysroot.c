@@ -1,0 +1,283 @@
+#include "sysroot.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SYMLINKS 40
+
+struct jd_sysroot {
+        char *dir;    /* canonical host directory, no trailing slash except "/" */
+        size_t dir_len;
+        bool host;
+};
+
+jd_sysroot *jd_sysroot_new(const char *dir, const char **error)
+{
+        char *real = realpath(dir, NULL);
+        struct stat st;
+
+        if (!real || stat(real, &st) < 0) {
+                *error = "sysroot does not exist";
+                free(real);
+                return NULL;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+                *error = "sysroot is not a directory";
+                free(real);
+                return NULL;
+        }
+        if (access(real, R_OK | X_OK) < 0) {
+                *error = "sysroot is not readable";
+                free(real);
+                return NULL;
+        }
+        jd_sysroot *sr = calloc(1, sizeof(*sr));
+        if (!sr) {
+                free(real);
+                *error = "out of memory";
+                return NULL;
+        }
+        sr->dir = real;
+        sr->host = strcmp(real, "/") == 0;
+        sr->dir_len = sr->host ? 0 : strlen(real);
+        return sr;
+}
+
+void jd_sysroot_free(jd_sysroot *sr)
+{
+        if (!sr)
+                return;
+        free(sr->dir);
+        free(sr);
+}
+
+const char *jd_sysroot_dir(const jd_sysroot *sr) { return sr->dir; }
+bool jd_sysroot_is_host(const jd_sysroot *sr) { return sr->host; }
+
+/* Host path of a canonical in-root path: prefix + path. */
+static int join_host(const jd_sysroot *sr, const char *canon, char *out, size_t out_size)
+{
+        int n = snprintf(out, out_size, "%.*s%s", (int) sr->dir_len, sr->dir, canon);
+        return n < 0 || (size_t) n >= out_size ? -ENAMETOOLONG : 0;
+}
+
+/* Walks PATH one component at a time. CUR holds the canonical, symlink-free
+ * prefix resolved so far (empty = the sysroot itself), so ".." can simply
+ * drop its last component; dropping past the top is an escape. */
+static int resolve_under(const jd_sysroot *sr, const char *path, char *cur, size_t cur_size)
+{
+        char todo[PATH_MAX * 2];
+        char host[PATH_MAX];
+        size_t cur_len = 0;
+        int links = 0;
+
+        if (path[0] != '/')
+                return -EINVAL;
+        if (strlen(path) >= sizeof(todo))
+                return -ENAMETOOLONG;
+        strcpy(todo, path);
+        cur[0] = '\0';
+
+        char *p = todo;
+        while (*p) {
+                while (*p == '/')
+                        p++;
+                if (!*p)
+                        break;
+                char *end = strchrnul(p, '/');
+                size_t clen = (size_t) (end - p);
+
+                if (clen == 1 && p[0] == '.') {
+                        p = end;
+                        continue;
+                }
+                if (clen == 2 && p[0] == '.' && p[1] == '.') {
+                        if (cur_len == 0)
+                                return -EXDEV;
+                        while (cur_len > 0 && cur[cur_len - 1] != '/')
+                                cur_len--;
+                        cur_len--; /* the slash */
+                        cur[cur_len] = '\0';
+                        p = end;
+                        continue;
+                }
+                if (cur_len + 1 + clen >= cur_size)
+                        return -ENAMETOOLONG;
+                cur[cur_len] = '/';
+                memcpy(cur + cur_len + 1, p, clen);
+                size_t parent_len = cur_len;
+                cur_len += 1 + clen;
+                cur[cur_len] = '\0';
+                p = end;
+
+                int r = join_host(sr, cur, host, sizeof(host));
+                if (r < 0)
+                        return r;
+                struct stat st;
+                if (lstat(host, &st) < 0)
+                        return -errno;
+                if (S_ISLNK(st.st_mode)) {
+                        char target[PATH_MAX];
+                        if (++links > MAX_SYMLINKS)
+                                return -ELOOP;
+                        ssize_t n = readlink(host, target, sizeof(target) - 1);
+                        if (n < 0)
+                                return -errno;
+                        target[n] = '\0';
+                        /* Continue with target + remainder, relative to the
+                         * link's directory (or the sysroot if absolute). */
+                        char rest[PATH_MAX * 2];
+                        int m = snprintf(rest, sizeof(rest), "%s%s", target, p);
+                        if (m < 0 || (size_t) m >= sizeof(rest))
+                                return -ENAMETOOLONG;
+                        strcpy(todo, rest);
+                        p = todo;
+                        cur_len = target[0] == '/' ? 0 : parent_len;
+                        cur[cur_len] = '\0';
+                } else if (*p && !S_ISDIR(st.st_mode)) {
+                        return -ENOTDIR;
+                }
+        }
+        if (cur_len == 0) {
+                if (cur_size < 2)
+                        return -ENAMETOOLONG;
+                strcpy(cur, "/");
+        }
+        return 0;
+}
+
+int jd_sysroot_resolve(const jd_sysroot *sr, const char *path, char *out, size_t out_size)
+{
+        if (sr->host) {
+                /* On the real machine the kernel's own resolution is the truth. */
+                char real[PATH_MAX];
+                if (!realpath(path, real))
+                        return -errno;
+                if (strlen(real) >= out_size)
+                        return -ENAMETOOLONG;
+                strcpy(out, real);
+                return 0;
+        }
+        return resolve_under(sr, path, out, out_size);
+}
+
+int jd_sysroot_host_path(const jd_sysroot *sr, const char *path, char *out, size_t out_size)
+{
+        char canon[PATH_MAX];
+        int r = jd_sysroot_resolve(sr, path, canon, sizeof(canon));
+        if (r < 0)
+                return r;
+        return join_host(sr, canon, out, out_size);
+}
+
+int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags)
+{
+        if (sr->host) {
+                int fd = open(path, flags | O_CLOEXEC);
+                return fd < 0 ? -errno : fd;
+        }
+        char host[PATH_MAX];
+        int r = jd_sysroot_host_path(sr, path, host, sizeof(host));
+        if (r < 0)
+                return r;
+        int fd = open(host, flags | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+bool jd_sysroot_exists(const jd_sysroot *sr, const char *path)
+{
+        char host[PATH_MAX];
+        return jd_sysroot_host_path(sr, path, host, sizeof(host)) == 0;
+}
+
+char *jd_sysroot_read_file(const jd_sysroot *sr, const char *path, size_t max, size_t *len)
+{
+        int fd = jd_sysroot_open(sr, path, O_RDONLY);
+        if (fd < 0)
+                return NULL;
+        char *buf = malloc(max + 1);
+        size_t got = 0;
+        while (buf && got < max) {
+                ssize_t n = read(fd, buf + got, max - got);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        free(buf);
+                        buf = NULL;
+                        break;
+                }
+                if (n == 0)
+                        break;
+                got += (size_t) n;
+        }
+        close(fd);
+        if (!buf)
+                return NULL;
+        buf[got] = '\0';
+        if (len)
+                *len = got;
+        return buf;
+}
+
+static int not_dots(const struct dirent *d)
+{
+        return strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0;
+}
+
+size_t jd_sysroot_list(const jd_sysroot *sr, const char *dir, char ***names)
+{
+        char host[PATH_MAX];
+        struct dirent **ents = NULL;
+
+        *names = NULL;
+        if (jd_sysroot_host_path(sr, dir, host, sizeof(host)) < 0)
+                return 0;
+        int n = scandir(host, &ents, not_dots, versionsort);
+        if (n <= 0) {
+                free(ents);
+                return 0;
+        }
+        char **out = calloc((size_t) n, sizeof(char *));
+        for (int i = 0; i < n; i++) {
+                if (out)
+                        out[i] = strdup(ents[i]->d_name);
+                free(ents[i]);
+        }
+        free(ents);
+        if (!out)
+                return 0;
+        *names = out;
+        return (size_t) n;
+}
+
+void jd_names_free(char **names, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(names[i]);
+        free(names);
+}
+
+int jd_sysroot_find_tool(const jd_sysroot *sr, const char *name, char *out, size_t out_size)
+{
+        static const char *const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+        char path[PATH_MAX];
+
+        if (strchr(name, '/'))
+                return -EINVAL;
+        for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+                snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
+                if (jd_sysroot_host_path(sr, path, out, out_size) == 0 && access(out, X_OK) == 0) {
+                        struct stat st;
+                        if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
+                                return 0;
+                }
+        }
+        return -ENOENT;
+}

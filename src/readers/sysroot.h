@@ -1,0 +1,53 @@
+/* The sysroot: every path jetsond reads, writes or executes is resolved
+ * under one directory ("/" on a real board, a fake board tree in tests).
+ *
+ * Symlinks are followed with the sysroot acting as "/" (an absolute link
+ * target such as /proc/device-tree -> /sys/firmware/devicetree/base stays
+ * inside the tree), and a link that would climb out of the sysroot is
+ * reported as -EXDEV, which every reader treats as "absent". */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct jd_sysroot jd_sysroot;
+
+/* Returns NULL and sets *error (static string) if dir is missing or not a
+ * readable directory. */
+jd_sysroot *jd_sysroot_new(const char *dir, const char **error);
+void jd_sysroot_free(jd_sysroot *sr);
+
+/* The sysroot directory as given, canonicalised ("/" for the host). */
+const char *jd_sysroot_dir(const jd_sysroot *sr);
+bool jd_sysroot_is_host(const jd_sysroot *sr);
+
+/* Resolves the absolute in-root PATH, following every symlink, into the
+ * canonical in-root path (written to OUT, e.g. "/sys/devices/platform/x").
+ * Returns 0 or -errno: -ENOENT, -ENOTDIR, -ELOOP, -ENAMETOOLONG, and
+ * -EXDEV when the path escapes the sysroot. */
+int jd_sysroot_resolve(const jd_sysroot *sr, const char *path, char *out, size_t out_size);
+
+/* Like jd_sysroot_resolve() but writes the host path (sysroot prefix +
+ * canonical path), ready for open(2), execve(2) or statvfs(3). */
+int jd_sysroot_host_path(const jd_sysroot *sr, const char *path, char *out, size_t out_size);
+
+/* open(2) of an in-root path, O_CLOEXEC always added. Returns fd or -errno. */
+int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags);
+
+bool jd_sysroot_exists(const jd_sysroot *sr, const char *path);
+
+/* Reads a whole (small) file into a NUL-terminated malloc'd buffer of at
+ * most MAX bytes; *len gets the byte count (files may contain NULs).
+ * Returns NULL if absent or unreadable. */
+char *jd_sysroot_read_file(const jd_sysroot *sr, const char *path, size_t max, size_t *len);
+
+/* Sorted ("cpu2" before "cpu10") entry names of an in-root directory,
+ * without "." and "..". Returns the count (0 if absent); free with
+ * jd_names_free(). */
+size_t jd_sysroot_list(const jd_sysroot *sr, const char *dir, char ***names);
+void jd_names_free(char **names, size_t n);
+
+/* Looks up an executable in usr/sbin, usr/bin, sbin, bin under the
+ * sysroot and writes its host path to OUT. Returns 0 or -ENOENT. */
+int jd_sysroot_find_tool(const jd_sysroot *sr, const char *name, char *out, size_t out_size);

@@ -1,0 +1,162 @@
+#include "thermal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+#define OFFLINE_MILLI_C (-256000)
+
+struct jd_thermal_reader {
+        jd_file temp[JD_MAX_ZONES];
+        jd_thermal_sample sample;
+};
+
+void jd_thermal_key(const char *type, char *out, size_t size)
+{
+        size_t n = strcspn(type, "-");
+        if (type[n] == '\0')
+                n = strcspn(type, "_");
+        if (n == 0)
+                n = strlen(type);
+        if (n >= size)
+                n = size - 1;
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char) type[i];
+                out[i] = isalnum(c) ? (char) tolower(c) : '_';
+        }
+        out[n] = '\0';
+}
+
+static void sanitize_key(const char *in, char *out, size_t size)
+{
+        size_t w = 0;
+        for (size_t i = 0; in[i] && w + 1 < size; i++) {
+                unsigned char c = (unsigned char) in[i];
+                out[w++] = isalnum(c) ? (char) tolower(c) : '_';
+        }
+        out[w] = '\0';
+}
+
+/* Duplicate keys get a numeric suffix so no zone hides another. */
+static void unique_key(jd_thermal_reader *r, jd_thermal_zone *z)
+{
+        char base[40];
+        jd_strlcpy(base, z->key, sizeof(base));
+        for (unsigned suffix = 1; suffix < 1000; suffix++) {
+                bool clash = false;
+                for (size_t i = 0; i < r->sample.n; i++)
+                        if (&r->sample.zones[i] != z && strcmp(r->sample.zones[i].key, z->key) == 0)
+                                clash = true;
+                if (!clash)
+                        return;
+                snprintf(z->key, sizeof(z->key), "%.40s_%u", base, suffix);
+        }
+}
+
+static jd_thermal_zone *add_zone(jd_thermal_reader *r, const char *type, const char *key)
+{
+        if (r->sample.n == JD_MAX_ZONES)
+                return NULL;
+        jd_thermal_zone *z = &r->sample.zones[r->sample.n];
+        memset(z, 0, sizeof(*z));
+        r->temp[r->sample.n] = JD_FILE_INIT;
+        r->sample.n++;
+        jd_strlcpy(z->type, type, sizeof(z->type));
+        jd_strlcpy(z->key, key, sizeof(z->key));
+        unique_key(r, z);
+        return z;
+}
+
+static void add_thermal_zones(jd_thermal_reader *r, const jd_sysroot *sr)
+{
+        char **names;
+        size_t n = jd_sysroot_list(sr, "/sys/class/thermal", &names);
+        for (size_t i = 0; i < n; i++) {
+                char type[48], key[48];
+                if (strncmp(names[i], "thermal_zone", 12) != 0 ||
+                    !jd_read_str(sr, type, sizeof(type), "/sys/class/thermal/%s/type", names[i]))
+                        continue;
+                if (strcmp(type, "PMIC-Die") == 0)
+                        continue; /* reads a constant 100 °C */
+                jd_thermal_key(type, key, sizeof(key));
+                jd_thermal_zone *z = add_zone(r, type, key);
+                if (z)
+                        jd_file_open(&r->temp[r->sample.n - 1], sr, "/sys/class/thermal/%s/temp", names[i]);
+        }
+        jd_names_free(names, n);
+}
+
+static bool read_milli(const jd_sysroot *sr, jd_opt_dbl *out, const char *dir, int ch, const char *what)
+{
+        int64_t v;
+        out->present = jd_read_i64(sr, &v, "%s/temp%d_%s", dir, ch, what);
+        out->value = out->present ? (double) v / 1000.0 : 0;
+        return out->present;
+}
+
+/* hwmon channels are named "<hwmon name> <label>" ("nvme Composite"). The
+ * Jetson's own ina3221/pwmfan devices carry no temperatures. */
+static void add_hwmon_temps(jd_thermal_reader *r, const jd_sysroot *sr)
+{
+        char **names;
+        size_t n = jd_sysroot_list(sr, "/sys/class/hwmon", &names);
+        for (size_t i = 0; i < n; i++) {
+                char dir[128], hwname[32];
+                snprintf(dir, sizeof(dir), "/sys/class/hwmon/%s", names[i]);
+                if (!jd_read_str(sr, hwname, sizeof(hwname), "%s/name", dir))
+                        continue;
+                for (int ch = 1; ch <= 32; ch++) {
+                        char label[32], type[48], key[48];
+                        jd_file f;
+                        if (!jd_file_open(&f, sr, "%s/temp%d_input", dir, ch))
+                                continue;
+                        if (!jd_read_str(sr, label, sizeof(label), "%s/temp%d_label", dir, ch))
+                                snprintf(label, sizeof(label), "temp%d", ch);
+                        snprintf(type, sizeof(type), "%.20s %.26s", hwname, label);
+                        sanitize_key(type, key, sizeof(key));
+                        jd_thermal_zone *z = add_zone(r, type, key);
+                        if (!z) {
+                                jd_file_close(&f);
+                                break;
+                        }
+                        r->temp[r->sample.n - 1] = f;
+                        read_milli(sr, &z->max_c, dir, ch, "max");
+                        read_milli(sr, &z->crit_c, dir, ch, "crit");
+                }
+        }
+        jd_names_free(names, n);
+}
+
+jd_thermal_reader *jd_thermal_reader_new(const jd_sysroot *sr)
+{
+        jd_thermal_reader *r = calloc(1, sizeof(*r));
+        if (!r)
+                return NULL;
+        add_thermal_zones(r, sr);
+        add_hwmon_temps(r, sr);
+        return r;
+}
+
+void jd_thermal_reader_free(jd_thermal_reader *r)
+{
+        if (!r)
+                return;
+        for (size_t i = 0; i < r->sample.n; i++)
+                jd_file_close(&r->temp[i]);
+        free(r);
+}
+
+const jd_thermal_sample *jd_thermal_reader_sample(jd_thermal_reader *r)
+{
+        for (size_t i = 0; i < r->sample.n; i++) {
+                jd_thermal_zone *z = &r->sample.zones[i];
+                int64_t milli;
+                z->online = jd_file_i64(&r->temp[i], &milli) && milli != OFFLINE_MILLI_C;
+                z->temp_c.present = z->online;
+                z->temp_c.value = z->online ? (double) milli / 1000.0 : 0;
+        }
+        return &r->sample;
+}

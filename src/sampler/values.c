@@ -1,0 +1,232 @@
+#include "values.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void jd_values_init(jd_values *v)
+{
+        v->items = NULL;
+        v->n = v->cap = 0;
+}
+
+void jd_values_clear(jd_values *v)
+{
+        free(v->items);
+        jd_values_init(v);
+}
+
+__attribute__((format(printf, 3, 4)))
+static jd_value *add(jd_values *v, jd_value_type type, const char *fmt, ...)
+{
+        if (v->n == v->cap) {
+                size_t cap = v->cap ? v->cap * 2 : 256;
+                jd_value *items = realloc(v->items, cap * sizeof(*items));
+                if (!items)
+                        return NULL;
+                v->items = items;
+                v->cap = cap;
+        }
+        jd_value *x = &v->items[v->n];
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(x->key, sizeof(x->key), fmt, ap);
+        va_end(ap);
+        if (n < 0 || (size_t) n >= sizeof(x->key))
+                return NULL; /* a key we cannot spell is left out */
+        x->type = type;
+        v->n++;
+        return x;
+}
+
+#define ADD(v, T, field, value, ...)                                       \
+        do {                                                               \
+                jd_value *x_ = add((v), (T), __VA_ARGS__);                 \
+                if (x_)                                                    \
+                        x_->field = (value);                               \
+        } while (0)
+
+/* Optional values are added only when present: absent means no key. */
+#define ADD_OPT_U32(v, opt, scale, ...) \
+        do { if ((opt).present) ADD(v, JD_VALUE_U32, u, (uint32_t) ((opt).value / (scale)), __VA_ARGS__); } while (0)
+#define ADD_OPT_U64(v, opt, scale, ...) \
+        do { if ((opt).present) ADD(v, JD_VALUE_U64, t, (uint64_t) ((opt).value / (scale)), __VA_ARGS__); } while (0)
+#define ADD_OPT_DBL(v, opt, ...) \
+        do { if ((opt).present) ADD(v, JD_VALUE_DOUBLE, d, (opt).value, __VA_ARGS__); } while (0)
+#define ADD_OPT_BOOL(v, opt, ...) \
+        do { if ((opt).present) ADD(v, JD_VALUE_BOOL, b, (opt).value, __VA_ARGS__); } while (0)
+
+__attribute__((format(printf, 3, 4)))
+static void add_str(jd_values *v, const char *value, const char *fmt, ...)
+{
+        if (!value || !value[0])
+                return;
+        char key[JD_VALUE_KEY_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(key, sizeof(key), fmt, ap);
+        va_end(ap);
+        if (n < 0 || (size_t) n >= sizeof(key))
+                return;
+        jd_value *x = add(v, JD_VALUE_STRING, "%s", key);
+        if (x)
+                snprintf(x->s, sizeof(x->s), "%s", value);
+}
+
+static void add_cpu(jd_values *v, const jd_cpu_sample *cpu)
+{
+        ADD_OPT_DBL(v, cpu->load, "cpu.load");
+        for (size_t i = 0; i < cpu->n_cores; i++) {
+                const jd_cpu_core *c = &cpu->cores[i];
+                ADD(v, JD_VALUE_BOOL, b, c->online, "cpu.%u.online", c->id);
+                ADD_OPT_DBL(v, c->load, "cpu.%u.load", c->id);
+                ADD_OPT_U32(v, c->cur_khz, 1, "cpu.%u.freq", c->id);
+                ADD_OPT_U32(v, c->min_khz, 1, "cpu.%u.min_freq", c->id);
+                ADD_OPT_U32(v, c->max_khz, 1, "cpu.%u.max_freq", c->id);
+                add_str(v, c->governor, "cpu.%u.governor", c->id);
+        }
+}
+
+static void add_gpu(jd_values *v, const jd_gpu_sample *g)
+{
+        if (!g->present)
+                return;
+        ADD_OPT_DBL(v, g->load, "gpu.load");
+        ADD_OPT_U32(v, g->cur_hz, 1000, "gpu.freq");
+        ADD_OPT_U32(v, g->min_hz, 1000, "gpu.min_freq");
+        ADD_OPT_U32(v, g->max_hz, 1000, "gpu.max_freq");
+        for (size_t i = 0; i < g->n_gpc; i++)
+                ADD_OPT_U32(v, g->gpc_hz[i], 1000, "gpu.gpc%zu.freq", i);
+        add_str(v, g->governor, "gpu.governor");
+        ADD_OPT_BOOL(v, g->railgate, "gpu.railgate");
+        ADD_OPT_BOOL(v, g->scaling_3d, "gpu.3d_scaling");
+        ADD_OPT_U32(v, g->tpc_pg_mask, 1, "gpu.tpc_pg_mask");
+}
+
+static void add_emc(jd_values *v, const jd_emc_sample *e)
+{
+        if (!e->present)
+                return;
+        ADD_OPT_DBL(v, e->load, "emc.load");
+        ADD_OPT_U32(v, e->cur_hz, 1000, "emc.freq");
+        ADD_OPT_U32(v, e->min_hz, 1000, "emc.min_freq");
+        ADD_OPT_U32(v, jd_emc_effective_max(e), 1000, "emc.max_freq");
+}
+
+static void add_engines(jd_values *v, const jd_engines_sample *e)
+{
+        for (size_t i = 0; i < e->n; i++) {
+                ADD_OPT_BOOL(v, e->engines[i].online, "engine.%s.online", e->engines[i].name);
+                ADD_OPT_U32(v, e->engines[i].rate_hz, 1000, "engine.%s.freq", e->engines[i].name);
+        }
+}
+
+static void add_memory(jd_values *v, const jd_memory_sample *m, const jd_process_sample *p)
+{
+        ADD_OPT_U64(v, m->total, 1, "ram.total");
+        ADD_OPT_U64(v, m->used, 1, "ram.used");
+        ADD_OPT_U64(v, m->free, 1, "ram.free");
+        ADD_OPT_U64(v, m->available, 1, "ram.available");
+        ADD_OPT_U64(v, m->buffers, 1, "ram.buffers");
+        ADD_OPT_U64(v, m->cached, 1, "ram.cached");
+        /* GPU-shared memory: NvMapMemUsed, else the nvmap table's total. */
+        ADD_OPT_U64(v, m->shared.present ? m->shared : p->nvmap_total_kib, 1, "ram.shared");
+        ADD_OPT_U32(v, m->lfb, 1, "ram.lfb");
+        ADD_OPT_U64(v, m->swap_total, 1, "swap.total");
+        ADD_OPT_U64(v, m->swap_used, 1, "swap.used");
+        ADD_OPT_U64(v, m->swap_cached, 1, "swap.cached");
+        ADD_OPT_U64(v, m->iram_total, 1, "iram.total");
+        ADD_OPT_U64(v, m->iram_used, 1, "iram.used");
+}
+
+static void add_power(jd_values *v, const jd_power_sample *p)
+{
+        for (size_t i = 0; i < p->n; i++) {
+                const jd_rail *r = &p->rails[i];
+                ADD_OPT_U32(v, r->power_mw, 1, "power.%s.power", r->name);
+                ADD_OPT_U32(v, r->voltage_mv, 1, "power.%s.voltage", r->name);
+                ADD_OPT_U32(v, r->current_ma, 1, "power.%s.current", r->name);
+                ADD_OPT_U32(v, r->warn_ma, 1, "power.%s.warn_current", r->name);
+                ADD_OPT_U32(v, r->crit_ma, 1, "power.%s.crit_current", r->name);
+                ADD(v, JD_VALUE_U64, t, (uint64_t) r->energy_mj, "energy.%s", r->name);
+        }
+        if (p->total_mw.present) {
+                ADD_OPT_U32(v, p->total_mw, 1, "power.total");
+                ADD(v, JD_VALUE_BOOL, b, p->total_is_sum, "power.total_is_sum");
+                ADD(v, JD_VALUE_U64, t, (uint64_t) p->total_energy_mj, "energy.total");
+        }
+}
+
+static void add_thermal(jd_values *v, const jd_thermal_sample *t)
+{
+        for (size_t i = 0; i < t->n; i++)
+                if (t->zones[i].online)
+                        ADD_OPT_DBL(v, t->zones[i].temp_c, "temp.%s", t->zones[i].key);
+}
+
+static void add_fans(jd_values *v, const jd_fan_sample *f)
+{
+        for (size_t i = 0; i < f->n; i++) {
+                ADD_OPT_DBL(v, f->fans[i].speed, "fan.%zu.speed", i);
+                ADD_OPT_U32(v, f->fans[i].pwm, 1, "fan.%zu.pwm", i);
+                ADD_OPT_U32(v, f->fans[i].rpm, 1, "fan.%zu.rpm", i);
+                add_str(v, f->fans[i].profile, "fan.%zu.profile", i);
+        }
+}
+
+static void add_modes(jd_values *v, const jd_nvpmodel_sample *n, jd_opt_bool clocks)
+{
+        if (n->present) {
+                ADD_OPT_U32(v, n->current_id, 1, "nvpmodel.mode");
+                add_str(v, n->current_name, "nvpmodel.name");
+        }
+        ADD_OPT_BOOL(v, clocks, "jetson_clocks.active");
+}
+
+static void add_processes(jd_values *v, const jd_process_sample *p)
+{
+        for (size_t i = 0; i < p->n; i++) {
+                const jd_process *x = &p->procs[i];
+                add_str(v, x->name, "process.%u.name", x->pid);
+                add_str(v, x->user, "process.%u.user", x->pid);
+                ADD(v, JD_VALUE_U64, t, x->gpu_kib, "process.%u.gpu_mem", x->pid);
+                ADD_OPT_DBL(v, x->cpu, "process.%u.cpu", x->pid);
+                ADD_OPT_U64(v, x->rss_bytes, 1024, "process.%u.rss", x->pid);
+        }
+}
+
+static void add_system(jd_values *v, const jd_system_sample *s)
+{
+        ADD_OPT_U64(v, s->uptime_s, 1, "uptime");
+        ADD_OPT_U64(v, s->disk_total_bytes, 1, "disk.total_bytes");
+        ADD_OPT_U64(v, s->disk_available_bytes, 1, "disk.available_bytes");
+        ADD_OPT_U64(v, s->disk_read_bytes, 1, "disk.read_bytes");
+        ADD_OPT_U64(v, s->disk_write_bytes, 1, "disk.write_bytes");
+        ADD_OPT_U64(v, s->net_rx_bytes, 1, "net.rx_bytes");
+        ADD_OPT_U64(v, s->net_tx_bytes, 1, "net.tx_bytes");
+}
+
+void jd_values_from_sample(jd_values *out, const jd_sample *s)
+{
+        out->n = 0;
+        add_cpu(out, s->cpu);
+        add_gpu(out, s->gpu);
+        add_emc(out, s->emc);
+        add_engines(out, s->engines);
+        add_memory(out, s->memory, s->processes);
+        add_power(out, s->power);
+        add_thermal(out, s->thermal);
+        add_fans(out, s->fans);
+        add_modes(out, s->nvpmodel, s->jetson_clocks_active);
+        add_processes(out, s->processes);
+        add_system(out, s->system);
+}
+
+const jd_value *jd_values_find(const jd_values *v, const char *key)
+{
+        for (size_t i = 0; i < v->n; i++)
+                if (strcmp(v->items[i].key, key) == 0)
+                        return &v->items[i];
+        return NULL;
+}

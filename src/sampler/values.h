@@ -1,0 +1,48 @@
+/* The sample as a flat list of typed values keyed "group.instance.field":
+ * the one place that names the keys. The bus layer turns it into the
+ * a{sv} of the Sample signal, --once --json into a JSON object. Keys never
+ * change meaning; new keys may be added. Units: frequencies kHz, memory
+ * KiB, power mW/mV/mA, energy mJ, temperatures °C, loads and speeds %. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sampler.h"
+
+#define JD_VALUE_KEY_MAX 64
+#define JD_VALUE_STR_MAX 64
+
+typedef enum {
+        JD_VALUE_BOOL = 'b',
+        JD_VALUE_U32 = 'u',
+        JD_VALUE_I32 = 'i',
+        JD_VALUE_U64 = 't',
+        JD_VALUE_DOUBLE = 'd',
+        JD_VALUE_STRING = 's',
+} jd_value_type;
+
+typedef struct {
+        char key[JD_VALUE_KEY_MAX];
+        jd_value_type type;
+        union {
+                bool b;
+                uint32_t u;
+                int32_t i;
+                uint64_t t;
+                double d;
+                char s[JD_VALUE_STR_MAX];
+        };
+} jd_value;
+
+typedef struct {
+        jd_value *items;
+        size_t n, cap;
+} jd_values;
+
+void jd_values_init(jd_values *v);
+void jd_values_clear(jd_values *v);
+/* Replaces the contents of OUT with the values of SAMPLE. */
+void jd_values_from_sample(jd_values *out, const jd_sample *sample);
+const jd_value *jd_values_find(const jd_values *v, const char *key);
