@@ -1,0 +1,25 @@
+#!/bin/sh
+# Runs every test of jetsond: the meson test suite built with gcc, again
+# under AddressSanitizer + UndefinedBehaviorSanitizer, again built with
+# clang, and the unit tests once more under valgrind.
+set -eu
+cd "$(dirname "$0")/.."
+
+sh scripts/install-deps.sh
+
+run_suite() {
+        dir=$1; shift
+        echo "== $dir: $*"
+        if [ ! -f "$dir/build.ninja" ]; then
+                meson setup "$dir" "$@" >/dev/null
+        fi
+        ninja -C "$dir" >/dev/null
+        meson test -C "$dir" --print-errorlogs --num-processes 2
+}
+
+run_suite build
+CC=clang run_suite build-clang
+run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false
+echo "== build: unit tests under valgrind"
+meson test -C build --suite unit --print-errorlogs --num-processes 2 \
+        --wrap='valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp'

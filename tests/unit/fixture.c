@@ -1,0 +1,78 @@
+#include "fixture.h"
+
+#include <fcntl.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+jd_sysroot *fixture_open(const char *board)
+{
+        g_autofree char *dir = g_build_filename(FIXTURES_DIR, board, NULL);
+        const char *why = NULL;
+        jd_sysroot *sr = jd_sysroot_new(dir, &why);
+        if (!sr)
+                fail_msg("fixture %s: %s", dir, why);
+        return sr;
+}
+
+jd_sysroot *fixture_copy(const char *board, char **dir)
+{
+        g_autofree char *src = g_build_filename(FIXTURES_DIR, board, NULL);
+        g_autoptr(GError) error = NULL;
+        char *tmp = g_dir_make_tmp("jetsond-test-XXXXXX", &error);
+        assert_non_null(tmp);
+        g_autofree char *dst = g_build_filename(tmp, "root", NULL);
+        const char *argv[] = { "cp", "-a", src, dst, NULL };
+        int status = 0;
+        assert_true(g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                                 &status, &error));
+        assert_true(g_spawn_check_wait_status(status, NULL));
+        const char *why = NULL;
+        jd_sysroot *sr = jd_sysroot_new(dst, &why);
+        assert_non_null(sr);
+        *dir = g_strdup(dst);
+        g_free(tmp);
+        return sr;
+}
+
+void fixture_remove_copy(jd_sysroot *sr, char *dir)
+{
+        jd_sysroot_free(sr);
+        g_autofree char *parent = g_path_get_dirname(dir);
+        const char *argv[] = { "rm", "-rf", parent, NULL };
+        g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+        g_free(dir);
+}
+
+void fixture_write(const char *dir, const char *path, const char *content, size_t len)
+{
+        g_autofree char *full = g_build_filename(dir, path, NULL);
+        int fd = open(full, O_WRONLY | O_CREAT, 0644);
+        if (fd < 0)
+                fail_msg("open %s: %m", full);
+        assert_int_equal(pwrite(fd, content, len, 0), (ssize_t) len);
+        assert_int_equal(ftruncate(fd, (off_t) len), 0);
+        close(fd);
+}
+
+void fixture_write_str(const char *dir, const char *path, const char *content)
+{
+        fixture_write(dir, path, content, strlen(content));
+}
+
+void fixture_unlink(const char *dir, const char *path)
+{
+        g_autofree char *full = g_build_filename(dir, path, NULL);
+        assert_int_equal(unlink(full), 0);
+}
+
+char *fixture_read_aux(const char *relpath)
+{
+        g_autofree char *full = g_build_filename(FIXTURES_DIR, relpath, NULL);
+        char *text = NULL;
+        if (!g_file_get_contents(full, &text, NULL, NULL))
+                fail_msg("cannot read %s", full);
+        return text;
+}
