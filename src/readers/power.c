@@ -6,6 +6,8 @@
 
 #include "parse.h"
 
+#define MAX_PLAUSIBLE_MW 10000000u
+
 typedef struct {
         jd_file voltage, current, power;   /* power: JP4 iio only */
         double last_mw;
@@ -147,10 +149,16 @@ const jd_power_sample *jd_power_reader_sample(jd_power_reader *r, uint64_t now_u
                 rail_files *f = &r->files[i];
                 rail->voltage_mv.present = jd_file_u64(&f->voltage, &rail->voltage_mv.value);
                 rail->current_ma.present = jd_file_u64(&f->current, &rail->current_ma.value);
+                uint64_t uw = 0;
                 if (jd_file_present(&f->power))
                         rail->power_mw.present = jd_file_u64(&f->power, &rail->power_mw.value);
-                else if ((rail->power_mw.present = rail->voltage_mv.present && rail->current_ma.present))
-                        rail->power_mw.value = rail->voltage_mv.value * rail->current_ma.value / 1000;
+                else if ((rail->power_mw.present = rail->voltage_mv.present && rail->current_ma.present &&
+                                                   !__builtin_mul_overflow(rail->voltage_mv.value,
+                                                                           rail->current_ma.value, &uw)))
+                        rail->power_mw.value = uw / 1000;
+                /* No board rail draws 10 kW: such a number is a broken read. */
+                if (rail->power_mw.present && rail->power_mw.value > MAX_PLAUSIBLE_MW)
+                        rail->power_mw.present = false;
                 if (rail->power_mw.present) {
                         double mw = (double) rail->power_mw.value;
                         /* Trapezoid: mW x s = mJ. */

@@ -9,6 +9,7 @@
 
 #include "parse.h"
 
+__attribute__((format(printf, 3, 0)))
 static bool vopen(jd_file *f, const jd_sysroot *sr, const char *fmt, va_list ap)
 {
         char path[PATH_MAX];

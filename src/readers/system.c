@@ -1,5 +1,6 @@
 #include "system.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,18 @@ bool jd_parse_diskstats(const char *text, char *const *disks, size_t n_disks, ui
         return any;
 }
 
+bool jd_parse_uptime(const char *text, uint64_t *seconds)
+{
+        /* "12345.67 45678.90": whole seconds of the first field. */
+        char *end;
+        errno = 0;
+        double up = strtod(text, &end);
+        if (errno || end == text || (*end != ' ' && *end != '\n') || !(up >= 0 && up < 1e12))
+                return false;
+        *seconds = (uint64_t) up;
+        return true;
+}
+
 bool jd_parse_net_dev(const char *text, uint64_t *rx, uint64_t *tx)
 {
         bool any = false;
@@ -119,9 +132,8 @@ bool jd_parse_net_dev(const char *text, uint64_t *rx, uint64_t *tx)
 const jd_system_sample *jd_system_reader_sample(jd_system_reader *r)
 {
         jd_system_sample *s = &r->sample;
-        double up;
-        s->uptime_s.present = jd_file_read(&r->uptime, r->buf, sizeof(r->buf)) > 0 && sscanf(r->buf, "%lf", &up) == 1 && up >= 0;
-        s->uptime_s.value = s->uptime_s.present ? (uint64_t) up : 0;
+        s->uptime_s.present = jd_file_read(&r->uptime, r->buf, sizeof(r->buf)) > 0 &&
+                              jd_parse_uptime(r->buf, &s->uptime_s.value);
 
         uint64_t a, b;
         bool ok = jd_file_read(&r->diskstats, r->buf, sizeof(r->buf)) > 0 &&

@@ -19,4 +19,5 @@ const jd_system_sample *jd_system_reader_sample(jd_system_reader *r);
 
 /* Parsers, exposed for tests. DISKS: names counted (NULL-terminated). */
 bool jd_parse_diskstats(const char *text, char *const *disks, size_t n_disks, uint64_t *read_b, uint64_t *write_b);
+bool jd_parse_uptime(const char *text, uint64_t *seconds);
 bool jd_parse_net_dev(const char *text, uint64_t *rx, uint64_t *tx);

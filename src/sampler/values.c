@@ -48,8 +48,12 @@ static jd_value *add(jd_values *v, jd_value_type type, const char *fmt, ...)
         } while (0)
 
 /* Optional values are added only when present: absent means no key. */
-#define ADD_OPT_U32(v, opt, scale, ...) \
-        do { if ((opt).present) ADD(v, JD_VALUE_U32, u, (uint32_t) ((opt).value / (scale)), __VA_ARGS__); } while (0)
+/* A reading too large for its key's type is a broken read: left out, not truncated. */
+#define ADD_OPT_U32(v, opt, scale, ...)                                                          \
+        do {                                                                                     \
+                if ((opt).present && (uint64_t) (opt).value / (scale) <= UINT32_MAX)             \
+                        ADD(v, JD_VALUE_U32, u, (uint32_t) ((uint64_t) (opt).value / (scale)), __VA_ARGS__); \
+        } while (0)
 #define ADD_OPT_U64(v, opt, scale, ...) \
         do { if ((opt).present) ADD(v, JD_VALUE_U64, t, (uint64_t) ((opt).value / (scale)), __VA_ARGS__); } while (0)
 #define ADD_OPT_DBL(v, opt, ...) \
