@@ -28,11 +28,12 @@ static bool cuda_version(const jd_sysroot *sr, char *out, size_t size)
                 if (json_parser_load_from_data(parser, json, (gssize) len, NULL)) {
                         JsonNode *root = json_parser_get_root(parser);
                         JsonObject *o = JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
-                        JsonObject *cuda = o && json_object_has_member(o, "cuda")
-                                                   ? json_object_get_object_member(o, "cuda") : NULL;
-                        const char *v = cuda && json_object_has_member(cuda, "version")
-                                                ? json_object_get_string_member_with_default(cuda, "version", NULL)
-                                                : NULL;
+                        JsonNode *cn = o ? json_object_get_member(o, "cuda") : NULL;
+                        JsonObject *cuda = cn && JSON_NODE_HOLDS_OBJECT(cn) ? json_node_get_object(cn) : NULL;
+                        JsonNode *vn = cuda ? json_object_get_member(cuda, "version") : NULL;
+                        const char *v = vn && JSON_NODE_HOLDS_VALUE(vn) &&
+                                                json_node_get_value_type(vn) == G_TYPE_STRING
+                                                ? json_node_get_string(vn) : NULL;
                         if (v && *v) {
                                 jd_strlcpy(out, v, size);
                                 ok = true;
