@@ -1,66 +1,70 @@
 /* jetsond-bench: where does sampling time go?
  *
- * Reports the CPU time of one fast-tier sample and one full sample on a
- * board tree, next to the floor: pread-ing the very files the readers keep
- * open, with no parsing at all. Usage: jetsond-bench [SYSROOT] [ITERATIONS]
+ * Reports the CPU time of each tier's sample and of a full sample on a
+ * board tree, next to the floor: pread-ing the very files that sample
+ * read, with no parsing at all, and the cost of building the value list
+ * (done once per emitted signal, not per reader). Usage: jetsond-bench [SYSROOT] [ITERATIONS]
  * Not a timed test: numbers depend on the machine; compare the ratios. */
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cpu.h"
-#include "emc.h"
-#include "gpu.h"
-#include "memory.h"
 #include "sampler.h"
 #include "values.h"
 
 #define MAX_FILES 4096
 
+/* The floor is "read the same files, parse nothing". Which files a tier
+ * reads is recorded by interposing pread() and read() in this program
+ * (the readers' library calls resolve to these), then replayed. */
 typedef struct {
         char *paths[MAX_FILES];
         int fds[MAX_FILES];
         size_t n;
 } file_set;
 
+static file_set *recording;
+
+static void record(int fd)
+{
+        char link[64], target[PATH_MAX];
+        if (!recording || recording->n == MAX_FILES)
+                return;
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, target, sizeof(target) - 1);
+        if (n <= 0)
+                return;
+        target[n] = '\0';
+        for (size_t i = 0; i < recording->n; i++)
+                if (strcmp(recording->paths[i], target) == 0)
+                        return;
+        recording->paths[recording->n++] = strdup(target);
+}
+
+/* With _FILE_OFFSET_BITS=64 this defines the pread64 symbol the readers call. */
+ssize_t pread(int fd, void *buf, size_t count, off_t offset)
+{
+        record(fd);
+        return syscall(SYS_pread64, fd, buf, count, offset);
+}
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+        if (fd > 2)
+                record(fd);
+        return syscall(SYS_read, fd, buf, count);
+}
+
 static double cpu_seconds(void)
 {
         struct timespec ts;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
         return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-/* Paths of the regular files this process has open, other than those in BEFORE. */
-static void open_files(file_set *out, const file_set *before)
-{
-        DIR *d = opendir("/proc/self/fd");
-        struct dirent *e;
-        out->n = 0;
-        while (d && (e = readdir(d)) && out->n < MAX_FILES) {
-                char link[64], target[PATH_MAX];
-                int fd = atoi(e->d_name);
-                if (e->d_name[0] == '.' || fd == dirfd(d))
-                        continue;
-                snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-                ssize_t n = readlink(link, target, sizeof(target) - 1);
-                if (n <= 0)
-                        continue;
-                target[n] = '\0';
-                if (target[0] != '/')
-                        continue;
-                bool seen = false;
-                for (size_t i = 0; before && i < before->n; i++)
-                        seen |= strcmp(before->paths[i], target) == 0;
-                if (!seen)
-                        out->paths[out->n++] = strdup(target);
-        }
-        if (d)
-                closedir(d);
 }
 
 static void open_set(file_set *s)
@@ -72,7 +76,7 @@ static void open_set(file_set *s)
 static void pread_set(const file_set *s, char *buf, size_t size)
 {
         for (size_t i = 0; i < s->n; i++)
-                if (s->fds[i] >= 0 && pread(s->fds[i], buf, size, 0) < 0)
+                if (s->fds[i] >= 0 && syscall(SYS_pread64, s->fds[i], buf, size, 0) < 0)
                         perror("pread");
 }
 
@@ -86,6 +90,48 @@ static void free_set(file_set *s)
         s->n = 0;
 }
 
+typedef struct {
+        double sample, values, floor;
+        size_t files;
+} tier_cost;
+
+static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd_values *values)
+{
+        static file_set set;
+        static char buf[65536];
+        tier_cost c = { 0 };
+
+        recording = &set;
+        jd_sampler_sample(sampler, tiers);
+        recording = NULL;
+        open_set(&set);
+        c.files = set.n;
+
+        double t0 = cpu_seconds();
+        for (int i = 0; i < iterations; i++)
+                pread_set(&set, buf, sizeof(buf));
+        c.floor = (cpu_seconds() - t0) / iterations;
+
+        t0 = cpu_seconds();
+        for (int i = 0; i < iterations; i++)
+                jd_sampler_sample(sampler, tiers);
+        c.sample = (cpu_seconds() - t0) / iterations;
+
+        const jd_sample *x = jd_sampler_current(sampler);
+        t0 = cpu_seconds();
+        for (int i = 0; i < iterations; i++)
+                jd_values_from_sample(values, x);
+        c.values = (cpu_seconds() - t0) / iterations;
+        free_set(&set);
+        return c;
+}
+
+static void report(const char *what, const tier_cost *c)
+{
+        printf("%-12s %4zu files  floor %7.1f us  sample %7.1f us (%.2fx floor)  + value list %6.1f us\n", what,
+               c->files, c->floor * 1e6, c->sample * 1e6, c->sample / c->floor, c->values * 1e6);
+}
+
 int main(int argc, char **argv)
 {
         const char *dir = argc > 1 ? argv[1] : BENCH_DEFAULT_SYSROOT;
@@ -96,62 +142,23 @@ int main(int argc, char **argv)
                 fprintf(stderr, "jetsond-bench: %s: %s\n", dir, sr ? "bad iteration count" : why);
                 return 2;
         }
-        static file_set base, fast, all;
-        static char buf[65536];
-        open_files(&base, NULL);
-
-        /* The fast tier's files: those its four readers open. */
-        jd_cpu_reader *cpu = jd_cpu_reader_new(sr);
-        jd_gpu_reader *gpu = jd_gpu_reader_new(sr);
-        jd_emc_reader *emc = jd_emc_reader_new(sr);
-        jd_memory_reader *mem = jd_memory_reader_new(sr);
-        open_files(&fast, &base);
-        jd_cpu_reader_free(cpu);
-        jd_gpu_reader_free(gpu);
-        jd_emc_reader_free(emc);
-        jd_memory_reader_free(mem);
-
         jd_sampler *sampler = jd_sampler_new(sr);
-        open_files(&all, &base);
-        open_set(&fast);
-        open_set(&all);
         jd_values values;
         jd_values_init(&values);
-
-        double t0 = cpu_seconds();
-        for (int i = 0; i < iterations; i++)
-                pread_set(&fast, buf, sizeof(buf));
-        double floor_fast = (cpu_seconds() - t0) / iterations;
-
-        t0 = cpu_seconds();
-        for (int i = 0; i < iterations; i++)
-                jd_values_from_sample(&values, jd_sampler_sample(sampler, JD_TIER_FAST));
-        double fast_sample = (cpu_seconds() - t0) / iterations;
-
-        t0 = cpu_seconds();
-        for (int i = 0; i < iterations; i++)
-                pread_set(&all, buf, sizeof(buf));
-        double floor_all = (cpu_seconds() - t0) / iterations;
-
-        t0 = cpu_seconds();
-        for (int i = 0; i < iterations; i++)
-                jd_values_from_sample(&values, jd_sampler_sample(sampler, JD_TIER_ALL));
-        double full_sample = (cpu_seconds() - t0) / iterations;
+        tier_cost fast = measure(sampler, JD_TIER_FAST, iterations, &values);
+        tier_cost medium = measure(sampler, JD_TIER_MEDIUM, iterations, &values);
+        tier_cost slow = measure(sampler, JD_TIER_SLOW, iterations, &values);
+        tier_cost all = measure(sampler, JD_TIER_ALL, iterations, &values);
 
         printf("sysroot: %s (%d iterations, CPU time per sample)\n", dir, iterations);
-        printf("%-34s %6zu files %9.1f us\n", "floor: pread of the fast tier's", fast.n, floor_fast * 1e6);
-        printf("%-34s %18.1f us  (%.2fx floor)\n", "fast tier sample + values", fast_sample * 1e6,
-               fast_sample / floor_fast);
-        printf("%-34s %6zu files %9.1f us\n", "floor: pread of every open file", all.n, floor_all * 1e6);
-        printf("%-34s %18.1f us  (%.2fx floor)\n", "full sample + values", full_sample * 1e6,
-               full_sample / floor_all);
+        report("fast tier", &fast);
+        report("medium tier", &medium);
+        report("slow tier", &slow);
+        report("full sample", &all);
         printf("values per sample: %zu\n", values.n);
 
         jd_values_clear(&values);
         jd_sampler_free(sampler);
-        free_set(&fast);
-        free_set(&all);
-        free_set(&base);
         jd_sysroot_free(sr);
         return 0;
 }

@@ -75,10 +75,11 @@ const jd_emc_sample *jd_emc_reader_sample(jd_emc_reader *r)
                 return s;
         read_opt(&r->files[F_RATE], &s->cur_hz);
         read_opt(&r->files[F_ACTIVITY], &s->mc_all);
-        /* The rate can read 0: then there is no load to speak of, not 0 %. */
+        /* mc_all counts busy cycles in kHz: its share of the rate in kHz is the
+         * load. The rate can read 0: then there is no load, not 0 %. */
         s->load.present = s->mc_all.present && s->cur_hz.present && s->cur_hz.value >= 1000;
         if (s->load.present) {
-                double load = (double) s->mc_all.value / ((double) s->cur_hz.value / 1000.0);
+                double load = 100.0 * (double) s->mc_all.value / ((double) s->cur_hz.value / 1000.0);
                 s->load.value = load > 100.0 ? 100.0 : load;
         }
         return s;

@@ -10,7 +10,7 @@ typedef struct {
         bool present;
         jd_opt_u64 cur_hz;
         jd_opt_u64 mc_all;        /* raw activity counter */
-        jd_opt_dbl load;          /* %, mc_all / (rate in kHz) as tegrastats does */
+        jd_opt_dbl load;          /* %, 100 * mc_all / (rate in kHz) */
         /* slow tier */
         jd_opt_u64 min_hz, max_hz;
         jd_opt_u64 cap_hz;        /* nvpmodel emc_iso_cap; 0 = no cap */

@@ -20,6 +20,7 @@ typedef struct {
 struct jd_fan_reader {
         const jd_sysroot *sr;
         fan_files files[JD_MAX_FANS];
+        jd_cached_file conf, status;
         jd_fan_sample sample;
         bool nvfancontrol;
 };
@@ -88,9 +89,8 @@ static jd_fan *add_fan(jd_fan_reader *r, const part *pwm, const part *tach)
         return fan;
 }
 
-static void read_profiles(jd_fan_reader *r)
+static void read_profiles(jd_fan_reader *r, const char *conf)
 {
-        char *conf = jd_sysroot_read_file(r->sr, NVFANCONTROL_CONF, 1 << 20, NULL);
         for (size_t i = 0; i < r->sample.n; i++) {
                 jd_fan *fan = &r->sample.fans[i];
                 if (fan->controller != JD_FAN_CONTROL_NVFANCONTROL)
@@ -102,7 +102,6 @@ static void read_profiles(jd_fan_reader *r)
                 /* "manual" = nvfancontrol stopped, the PWM left as written. */
                 jd_strlcpy(fan->profiles[fan->n_profiles++], "manual", sizeof(fan->profiles[0]));
         }
-        free(conf);
 }
 
 jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr)
@@ -175,7 +174,9 @@ jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr)
                 if (r->nvfancontrol && fan->pwm_path[0] && fan->controller == JD_FAN_CONTROL_NONE)
                         fan->controller = JD_FAN_CONTROL_NVFANCONTROL;
         }
-        read_profiles(r);
+        jd_cached_file_init(&r->conf, sr, NVFANCONTROL_CONF, 1 << 20);
+        jd_cached_file_init(&r->status, sr, NVFANCONTROL_STATUS, 4096);
+        jd_fan_reader_sample(r);
         return r;
 }
 
@@ -188,6 +189,8 @@ void jd_fan_reader_free(jd_fan_reader *r)
                 jd_file_close(&r->files[i].rpm);
                 jd_file_close(&r->files[i].temp_control);
         }
+        jd_cached_file_clear(&r->conf);
+        jd_cached_file_clear(&r->status);
         free(r);
 }
 
@@ -233,7 +236,14 @@ bool jd_parse_nvfancontrol_status(const char *status, unsigned fan, const char *
 
 const jd_fan_sample *jd_fan_reader_sample(jd_fan_reader *r)
 {
-        char *status = r->nvfancontrol ? jd_sysroot_read_file(r->sr, NVFANCONTROL_STATUS, 4096, NULL) : NULL;
+        const char *status = NULL;
+        if (r->nvfancontrol) {
+                bool changed;
+                const char *conf = jd_cached_file_get(&r->conf, &changed);
+                if (changed)
+                        read_profiles(r, conf);
+                status = jd_cached_file_get(&r->status, NULL);
+        }
         for (size_t i = 0; i < r->sample.n; i++) {
                 jd_fan *fan = &r->sample.fans[i];
                 fan_files *f = &r->files[i];
@@ -256,6 +266,5 @@ const jd_fan_sample *jd_fan_reader_sample(jd_fan_reader *r)
                         jd_strlcpy(fan->control, "manual", sizeof(fan->control));
                 }
         }
-        free(status);
         return &r->sample;
 }

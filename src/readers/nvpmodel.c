@@ -3,8 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include "parse.h"
 
@@ -12,10 +10,7 @@
 #define STATUS "/var/lib/nvpmodel/status"
 
 struct jd_nvpmodel_reader {
-        const jd_sysroot *sr;
-        jd_file status;
-        struct timespec conf_mtime;
-        ino_t conf_ino;
+        jd_cached_file conf, status;
         jd_nvpmodel_sample sample;
 };
 
@@ -52,6 +47,9 @@ bool jd_parse_nvpmodel_conf(const char *conf, jd_nvpmodel_sample *s)
                         continue;
                 memcpy(line, p, n);
                 line[n] = '\0';
+                jd_rstrip(line);
+                if (line[strlen(line) - 1] != '>')
+                        continue; /* a truncated header is no header */
                 char id[16], name[48];
                 uint64_t v;
                 if (strstr(line, "POWER_MODEL") && header_field(line, "ID", id, sizeof(id)) &&
@@ -105,32 +103,13 @@ const char *jd_nvpmodel_mode_name(const jd_nvpmodel_sample *s, unsigned id)
         return NULL;
 }
 
-static void reload_conf(jd_nvpmodel_reader *r)
-{
-        char host[4096];
-        struct stat st;
-        if (jd_sysroot_host_path(r->sr, CONF, host, sizeof(host)) < 0 || stat(host, &st) < 0) {
-                r->sample.present = false;
-                r->sample.n_modes = 0;
-                return;
-        }
-        if (r->sample.present && st.st_ino == r->conf_ino && st.st_mtim.tv_sec == r->conf_mtime.tv_sec &&
-            st.st_mtim.tv_nsec == r->conf_mtime.tv_nsec)
-                return;
-        char *conf = jd_sysroot_read_file(r->sr, CONF, 1 << 20, NULL);
-        r->sample.present = conf && jd_parse_nvpmodel_conf(conf, &r->sample);
-        free(conf);
-        r->conf_ino = st.st_ino;
-        r->conf_mtime = st.st_mtim;
-}
-
 jd_nvpmodel_reader *jd_nvpmodel_reader_new(const jd_sysroot *sr)
 {
         jd_nvpmodel_reader *r = calloc(1, sizeof(*r));
         if (!r)
                 return NULL;
-        r->sr = sr;
-        r->status = JD_FILE_INIT;
+        jd_cached_file_init(&r->conf, sr, CONF, 1 << 20);
+        jd_cached_file_init(&r->status, sr, STATUS, 256);
         jd_nvpmodel_reader_sample(r);
         return r;
 }
@@ -139,20 +118,25 @@ void jd_nvpmodel_reader_free(jd_nvpmodel_reader *r)
 {
         if (!r)
                 return;
-        jd_file_close(&r->status);
+        jd_cached_file_clear(&r->conf);
+        jd_cached_file_clear(&r->status);
         free(r);
 }
 
 const jd_nvpmodel_sample *jd_nvpmodel_reader_sample(jd_nvpmodel_reader *r)
 {
         jd_nvpmodel_sample *s = &r->sample;
-        reload_conf(r);
-        /* nvpmodel rewrites the status file (and --boot removes it), so it
-         * is opened per read instead of being kept open. */
-        char *status = s->present ? jd_sysroot_read_file(r->sr, STATUS, 256, NULL) : NULL;
+        bool changed;
+        const char *conf = jd_cached_file_get(&r->conf, &changed);
+        if (changed) {
+                /* SetDefaultMode and custom modes rewrite the conf. */
+                s->present = conf && jd_parse_nvpmodel_conf(conf, s);
+                if (!s->present)
+                        s->n_modes = 0;
+        }
+        const char *status = s->present ? jd_cached_file_get(&r->status, NULL) : NULL;
         if (!status || !jd_parse_nvpmodel_status(status, s))
                 s->current_id.present = false;
-        free(status);
         const char *name = s->current_id.present ? jd_nvpmodel_mode_name(s, (unsigned) s->current_id.value) : NULL;
         jd_strlcpy(s->current_name, name ? name : "", sizeof(s->current_name));
         return s;

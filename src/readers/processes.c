@@ -10,21 +10,29 @@
 
 #define NO_LOGINUID 4294967295u
 
+/* A process seen in the nvmap table: its /proc files stay open while it
+ * lives (a pid reused by another process has another start time). */
 typedef struct {
         uint32_t pid;
         uint64_t starttime, ticks, at_us;
-} cpu_history;
+        bool have_ticks;
+        jd_file stat, statm;
+        char user[32];
+} tracked;
 
 struct jd_process_reader {
         const jd_sysroot *sr;
         jd_file maps;
+        jd_cached_file passwd;
         char *buf;
         size_t buf_size;
         long clk_tck, page_size;
-        cpu_history hist[JD_MAX_PROCESSES];
-        size_t n_hist;
+        tracked procs[JD_MAX_PROCESSES];
+        size_t n_procs;
         jd_process_sample sample;
 };
+
+static void untrack(tracked *t);
 
 jd_process_reader *jd_process_reader_new(const jd_sysroot *sr)
 {
@@ -36,6 +44,7 @@ jd_process_reader *jd_process_reader_new(const jd_sysroot *sr)
                 jd_file_open(&r->maps, sr, "/sys/kernel/debug/nvmap/iovmm/clients");
         r->buf_size = 1 << 16;
         r->buf = malloc(r->buf_size);
+        jd_cached_file_init(&r->passwd, sr, "/etc/passwd", 1 << 20);
         r->clk_tck = sysconf(_SC_CLK_TCK);
         r->page_size = sysconf(_SC_PAGESIZE);
         return r;
@@ -46,6 +55,9 @@ void jd_process_reader_free(jd_process_reader *r)
         if (!r)
                 return;
         jd_file_close(&r->maps);
+        jd_cached_file_clear(&r->passwd);
+        for (size_t i = 0; i < r->n_procs; i++)
+                untrack(&r->procs[i]);
         free(r->buf);
         free(r);
 }
@@ -173,14 +185,14 @@ bool jd_passwd_name(const char *passwd, uint32_t uid, char *out, size_t size)
         return false;
 }
 
-static void read_user(jd_process_reader *r, jd_process *p, const char *passwd)
+static void read_user(jd_process_reader *r, uint32_t pid, char *user, size_t size, const char *passwd)
 {
         uint64_t uid = NO_LOGINUID;
         char path[64];
-        snprintf(path, sizeof(path), "/proc/%u/loginuid", p->pid);
+        snprintf(path, sizeof(path), "/proc/%u/loginuid", pid);
         if (!jd_read_u64(r->sr, &uid, "%s", path) || uid == NO_LOGINUID) {
                 uid = NO_LOGINUID;
-                snprintf(path, sizeof(path), "/proc/%u/status", p->pid);
+                snprintf(path, sizeof(path), "/proc/%u/status", pid);
                 char *status = jd_sysroot_read_file(r->sr, path, 8192, NULL);
                 const char *u = status ? strstr(status, "\nUid:") : NULL;
                 unsigned long v;
@@ -188,45 +200,70 @@ static void read_user(jd_process_reader *r, jd_process *p, const char *passwd)
                         uid = v;
                 free(status);
         }
-        p->user[0] = '\0';
+        user[0] = '\0';
         if (uid == NO_LOGINUID)
                 return;
         /* The sysroot's passwd, not the host's: names must match the board. */
-        if (!passwd || !jd_passwd_name(passwd, (uint32_t) uid, p->user, sizeof(p->user)))
-                snprintf(p->user, sizeof(p->user), "%lu", (unsigned long) uid);
+        if (!passwd || !jd_passwd_name(passwd, (uint32_t) uid, user, size))
+                snprintf(user, size, "%lu", (unsigned long) uid);
 }
 
-static bool read_proc(jd_process_reader *r, jd_process *p, uint64_t now_us, cpu_history *hist, size_t *n_hist)
+static void untrack(tracked *t)
 {
-        char path[64], text[1024];
-        snprintf(path, sizeof(path), "/proc/%u/stat", p->pid);
-        if (!jd_read_str(r->sr, text, sizeof(text), "%s", path))
-                return false; /* vanished between the table and now */
-        uint64_t ticks, start;
-        int64_t prio;
-        if (!jd_parse_pid_stat(text, &p->state, &ticks, &prio, &start))
-                return false;
-        JD_SET(p->priority, prio);
+        jd_file_close(&t->stat);
+        jd_file_close(&t->statm);
+}
 
-        p->cpu.present = false;
-        for (size_t i = 0; i < r->n_hist; i++) {
-                const cpu_history *h = &r->hist[i];
-                /* Same pid and start time: the same process, not a reused pid. */
-                if (h->pid == p->pid && h->starttime == start && now_us > h->at_us && ticks >= h->ticks) {
-                        double secs = (double) (ticks - h->ticks) / (double) r->clk_tck;
-                        JD_SET(p->cpu, 100.0 * secs / ((double) (now_us - h->at_us) / 1e6));
+/* Finds or starts tracking PID; NULL if it is gone. */
+static tracked *track(jd_process_reader *r, tracked *old, size_t n_old, uint32_t pid, const char *passwd)
+{
+        for (size_t i = 0; i < n_old; i++) {
+                if (old[i].pid == pid && old[i].stat.fd >= 0) {
+                        tracked *t = &r->procs[r->n_procs++];
+                        *t = old[i];
+                        old[i].stat = old[i].statm = JD_FILE_INIT; /* moved */
+                        return t;
                 }
         }
-        if (*n_hist < JD_MAX_PROCESSES)
-                hist[(*n_hist)++] = (cpu_history) { p->pid, start, ticks, now_us };
+        tracked *t = &r->procs[r->n_procs];
+        memset(t, 0, sizeof(*t));
+        t->pid = pid;
+        if (!jd_file_open(&t->stat, r->sr, "/proc/%u/stat", pid))
+                return NULL; /* vanished between the table and now */
+        jd_file_open(&t->statm, r->sr, "/proc/%u/statm", pid);
+        read_user(r, pid, t->user, sizeof(t->user), passwd);
+        r->n_procs++;
+        return t;
+}
 
-        snprintf(path, sizeof(path), "/proc/%u/statm", p->pid);
-        p->rss_bytes.present = false;
-        if (jd_read_str(r->sr, text, sizeof(text), "%s", path)) {
-                unsigned long long size, resident;
-                if (sscanf(text, "%llu %llu", &size, &resident) == 2)
-                        JD_SET(p->rss_bytes, (uint64_t) resident * (uint64_t) r->page_size);
+static bool read_proc(jd_process_reader *r, tracked *t, jd_process *p, uint64_t now_us)
+{
+        char text[1024];
+        uint64_t ticks, start;
+        int64_t prio;
+        if (jd_file_read(&t->stat, text, sizeof(text)) <= 0 ||
+            !jd_parse_pid_stat(text, &p->state, &ticks, &prio, &start))
+                return false;
+        if (t->have_ticks && t->starttime != start) {
+                /* Same pid, another process: start over. */
+                t->have_ticks = false;
         }
+        JD_SET(p->priority, prio);
+        p->cpu.present = false;
+        if (t->have_ticks && now_us > t->at_us && ticks >= t->ticks) {
+                double secs = (double) (ticks - t->ticks) / (double) r->clk_tck;
+                JD_SET(p->cpu, 100.0 * secs / ((double) (now_us - t->at_us) / 1e6));
+        }
+        t->starttime = start;
+        t->ticks = ticks;
+        t->at_us = now_us;
+        t->have_ticks = true;
+
+        p->rss_bytes.present = false;
+        unsigned long long size, resident;
+        if (jd_file_read(&t->statm, text, sizeof(text)) > 0 && sscanf(text, "%llu %llu", &size, &resident) == 2)
+                JD_SET(p->rss_bytes, (uint64_t) resident * (uint64_t) r->page_size);
+        jd_strlcpy(p->user, t->user, sizeof(p->user));
         return true;
 }
 
@@ -234,24 +271,29 @@ const jd_process_sample *jd_process_reader_sample(jd_process_reader *r, uint64_t
 {
         jd_process_sample *s = &r->sample;
         jd_process all[JD_MAX_PROCESSES];
-        s->n = 0;
-        s->present = false;
-        if (!r->buf || jd_file_read(&r->maps, r->buf, r->buf_size) <= 0)
-                return s;
-        s->present = true;
-        size_t n = jd_parse_nvmap_clients(r->buf, all, JD_MAX_PROCESSES, &s->nvmap_total_kib);
+        tracked old[JD_MAX_PROCESSES];
+        size_t n_old = r->n_procs;
 
-        char *passwd = jd_sysroot_read_file(r->sr, "/etc/passwd", 1 << 20, NULL);
-        cpu_history hist[JD_MAX_PROCESSES];
-        size_t n_hist = 0;
+        memcpy(old, r->procs, n_old * sizeof(old[0]));
+        r->n_procs = 0;
+        s->n = 0;
+        s->present = r->buf && jd_file_read(&r->maps, r->buf, r->buf_size) > 0;
+        size_t n = s->present ? jd_parse_nvmap_clients(r->buf, all, JD_MAX_PROCESSES, &s->nvmap_total_kib) : 0;
+
+        const char *passwd = n ? jd_cached_file_get(&r->passwd, NULL) : NULL;
         for (size_t i = 0; i < n; i++) {
-                if (!read_proc(r, &all[i], now_us, hist, &n_hist))
+                tracked *t = track(r, old, n_old, all[i].pid, passwd);
+                if (!t)
                         continue;
-                read_user(r, &all[i], passwd);
+                if (!read_proc(r, t, &all[i], now_us)) {
+                        untrack(t);
+                        r->n_procs--;
+                        continue;
+                }
                 s->procs[s->n++] = all[i];
         }
-        free(passwd);
-        memcpy(r->hist, hist, n_hist * sizeof(hist[0]));
-        r->n_hist = n_hist;
+        /* Processes no longer in the table. */
+        for (size_t i = 0; i < n_old; i++)
+                untrack(&old[i]);
         return s;
 }

@@ -11,6 +11,9 @@
 struct jd_swap_reader {
         const jd_sysroot *sr;
         jd_file swaps;
+        jd_cached_file fstab;
+        char boot_paths[JD_MAX_SWAPS][256];   /* swap entries of fstab, parsed when it changes */
+        size_t n_boot;
         char buf[16384];
         jd_swap_sample sample;
 };
@@ -22,6 +25,7 @@ jd_swap_reader *jd_swap_reader_new(const jd_sysroot *sr)
                 return NULL;
         r->sr = sr;
         jd_file_open(&r->swaps, sr, "/proc/swaps");
+        jd_cached_file_init(&r->fstab, sr, "/etc/fstab", FSTAB_MAX);
         return r;
 }
 
@@ -30,6 +34,7 @@ void jd_swap_reader_free(jd_swap_reader *r)
         if (!r)
                 return;
         jd_file_close(&r->swaps);
+        jd_cached_file_clear(&r->fstab);
         free(r);
 }
 
@@ -74,19 +79,29 @@ bool jd_parse_proc_swaps(const char *text, jd_swap_sample *out)
         return true;
 }
 
-bool jd_fstab_has_swap(const char *fstab, const char *path)
+size_t jd_fstab_swaps(const char *fstab, char paths[][256], size_t max)
 {
-        for (const char *l = fstab; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        size_t n = 0;
+        for (const char *l = fstab; l && *l && n < max; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
                 char spec[512], file[256], type[32];
                 const char *p = l + strspn(l, " \t");
                 if (*p == '#' || *p == '\n')
                         continue;
-                if (sscanf(p, "%511s %255s %31s", spec, file, type) != 3)
+                if (sscanf(p, "%511s %255s %31s", spec, file, type) != 3 || strcmp(type, "swap") != 0)
                         continue;
                 unescape(spec);
-                if (strcmp(type, "swap") == 0 && strcmp(spec, path) == 0)
-                        return true;
+                jd_strlcpy(paths[n++], spec, 256);
         }
+        return n;
+}
+
+bool jd_fstab_has_swap(const char *fstab, const char *path)
+{
+        char paths[JD_MAX_SWAPS][256];
+        size_t n = jd_fstab_swaps(fstab, paths, JD_MAX_SWAPS);
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(paths[i], path) == 0)
+                        return true;
         return false;
 }
 
@@ -96,9 +111,15 @@ const jd_swap_sample *jd_swap_reader_sample(jd_swap_reader *r)
                 r->sample.n = 0;
                 return &r->sample;
         }
-        char *fstab = jd_sysroot_read_file(r->sr, "/etc/fstab", FSTAB_MAX, NULL);
-        for (size_t i = 0; i < r->sample.n; i++)
-                r->sample.swaps[i].on_boot = fstab && jd_fstab_has_swap(fstab, r->sample.swaps[i].path);
-        free(fstab);
+        bool changed;
+        const char *fstab = jd_cached_file_get(&r->fstab, &changed);
+        if (changed)
+                r->n_boot = fstab ? jd_fstab_swaps(fstab, r->boot_paths, JD_MAX_SWAPS) : 0;
+        for (size_t i = 0; i < r->sample.n; i++) {
+                r->sample.swaps[i].on_boot = false;
+                for (size_t k = 0; k < r->n_boot; k++)
+                        if (strcmp(r->boot_paths[k], r->sample.swaps[i].path) == 0)
+                                r->sample.swaps[i].on_boot = true;
+        }
         return &r->sample;
 }

@@ -30,5 +30,7 @@ const jd_swap_sample *jd_swap_reader_sample(jd_swap_reader *r);
 
 /* Parsers, exposed for tests. */
 bool jd_parse_proc_swaps(const char *text, jd_swap_sample *out);
+/* Specs of the active swap entries of FSTAB, unescaped. */
+size_t jd_fstab_swaps(const char *fstab, char paths[][256], size_t max);
 /* True if FSTAB has an active (uncommented) swap entry for PATH. */
 bool jd_fstab_has_swap(const char *fstab, const char *path);

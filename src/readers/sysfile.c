@@ -5,6 +5,9 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "parse.h"
@@ -105,4 +108,62 @@ bool jd_read_i64(const jd_sysroot *sr, int64_t *out, const char *fmt, ...)
 bool jd_read_str(const jd_sysroot *sr, char *out, size_t size, const char *fmt, ...)
 {
         ONE_SHOT(jd_file_str(&f, out, size));
+}
+
+void jd_cached_file_init(jd_cached_file *f, const jd_sysroot *sr, const char *path, size_t max)
+{
+        memset(f, 0, sizeof(*f));
+        f->sr = sr;
+        f->path = path;
+        f->max = max;
+}
+
+void jd_cached_file_clear(jd_cached_file *f)
+{
+        free(f->host_path);
+        free(f->text);
+        f->host_path = f->text = NULL;
+}
+
+static bool same_file(const jd_cached_file *f, const struct stat *st)
+{
+        return f->text && f->dev == (unsigned long long) st->st_dev && f->ino == (unsigned long long) st->st_ino &&
+               f->size == (unsigned long long) st->st_size && f->mtime_s == (long long) st->st_mtim.tv_sec &&
+               f->mtime_ns == (long long) st->st_mtim.tv_nsec;
+}
+
+const char *jd_cached_file_get(jd_cached_file *f, bool *changed)
+{
+        struct stat st;
+        bool had = f->text != NULL, first = !f->seen;
+        f->seen = true;
+        if (changed)
+                *changed = first;
+        if (!f->host_path || stat(f->host_path, &st) < 0) {
+                /* First use, or the file (or a link on its way) vanished: resolve anew. */
+                char host[PATH_MAX];
+                free(f->host_path);
+                f->host_path = NULL;
+                if (jd_sysroot_host_path(f->sr, f->path, host, sizeof(host)) == 0 && stat(host, &st) == 0)
+                        f->host_path = strdup(host);
+        }
+        if (!f->host_path) {
+                free(f->text);
+                f->text = NULL;
+                if (changed)
+                        *changed = had || first;
+                return NULL;
+        }
+        if (same_file(f, &st))
+                return f->text;
+        free(f->text);
+        f->text = jd_sysroot_read_file(f->sr, f->path, f->max, &f->len);
+        f->dev = (unsigned long long) st.st_dev;
+        f->ino = (unsigned long long) st.st_ino;
+        f->size = (unsigned long long) st.st_size;
+        f->mtime_s = (long long) st.st_mtim.tv_sec;
+        f->mtime_ns = (long long) st.st_mtim.tv_nsec;
+        if (changed)
+                *changed = true;
+        return f->text;
 }

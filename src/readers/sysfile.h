@@ -43,3 +43,24 @@ bool jd_read_i64(const jd_sysroot *sr, int64_t *out, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 bool jd_read_str(const jd_sysroot *sr, char *out, size_t size, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
+
+/* A small regular file (config or state under /etc, /var/lib) re-read only
+ * when it changes: one stat(2) per sample instead of resolving, opening
+ * and parsing it again. Not for sysfs/procfs, whose mtime never moves. */
+typedef struct {
+        const jd_sysroot *sr;
+        const char *path;       /* in-root path, not owned */
+        char *host_path;        /* resolved lazily, re-resolved when it vanishes */
+        size_t max;
+        char *text;             /* NULL while absent */
+        size_t len;
+        unsigned long long dev, ino, size;
+        long long mtime_s, mtime_ns;
+        bool seen;              /* first get() always reports a change */
+} jd_cached_file;
+
+void jd_cached_file_init(jd_cached_file *f, const jd_sysroot *sr, const char *path, size_t max);
+void jd_cached_file_clear(jd_cached_file *f);
+/* The current text, or NULL if absent. *changed (optional) tells whether
+ * it differs from the previous call's file. */
+const char *jd_cached_file_get(jd_cached_file *f, bool *changed);

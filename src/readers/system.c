@@ -69,20 +69,36 @@ bool jd_parse_diskstats(const char *text, char *const *disks, size_t n_disks, ui
         bool any = false;
         *read_b = *write_b = 0;
         for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-                unsigned major, minor;
-                char name[64];
-                unsigned long long f[7];
-                /* major minor name reads merged sectors_read ms writes merged sectors_written */
-                if (sscanf(l, "%u %u %63s %llu %llu %llu %llu %llu %llu %llu", &major, &minor, name, &f[0], &f[1],
-                           &f[2], &f[3], &f[4], &f[5], &f[6]) != 10)
-                        continue;
-                for (size_t i = 0; i < n_disks; i++) {
-                        if (strcmp(disks[i], name) == 0) {
-                                *read_b += f[2] * SECTOR;
-                                *write_b += f[6] * SECTOR;
-                                any = true;
-                        }
+                /* "major minor name reads merged sectors_read ms writes merged sectors_written ..."
+                 * Look at the name first: most lines are partitions or loops. */
+                const char *p = l;
+                for (int skip = 0; skip < 2; skip++) {
+                        p += strspn(p, " ");
+                        p += strcspn(p, " \n");
                 }
+                p += strspn(p, " ");
+                size_t nlen = strcspn(p, " \n");
+                size_t d = 0;
+                while (d < n_disks && !(strlen(disks[d]) == nlen && strncmp(disks[d], p, nlen) == 0))
+                        d++;
+                if (d == n_disks)
+                        continue;
+                p += nlen;
+                uint64_t f[7];
+                int got = 0;
+                for (; got < 7; got++) {
+                        char *end;
+                        p += strspn(p, " ");
+                        f[got] = strtoull(p, &end, 10);
+                        if (end == p)
+                                break;
+                        p = end;
+                }
+                if (got < 7)
+                        continue;
+                *read_b += f[2] * SECTOR;
+                *write_b += f[6] * SECTOR;
+                any = true;
         }
         return any;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
+
 void jd_values_init(jd_values *v)
 {
         v->items = NULL;
@@ -61,22 +63,13 @@ static jd_value *add(jd_values *v, jd_value_type type, const char *fmt, ...)
 #define ADD_OPT_BOOL(v, opt, ...) \
         do { if ((opt).present) ADD(v, JD_VALUE_BOOL, b, (opt).value, __VA_ARGS__); } while (0)
 
-__attribute__((format(printf, 3, 4)))
-static void add_str(jd_values *v, const char *value, const char *fmt, ...)
-{
-        if (!value || !value[0])
-                return;
-        char key[JD_VALUE_KEY_MAX];
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(key, sizeof(key), fmt, ap);
-        va_end(ap);
-        if (n < 0 || (size_t) n >= sizeof(key))
-                return;
-        jd_value *x = add(v, JD_VALUE_STRING, "%s", key);
-        if (x)
-                snprintf(x->s, sizeof(x->s), "%s", value);
-}
+#define add_str(v, value, ...)                                                  \
+        do {                                                                    \
+                const char *s_ = (value);                                       \
+                jd_value *x_ = s_ && s_[0] ? add((v), JD_VALUE_STRING, __VA_ARGS__) : NULL; \
+                if (x_)                                                         \
+                        jd_strlcpy(x_->s, s_, sizeof(x_->s));                   \
+        } while (0)
 
 static void add_cpu(jd_values *v, const jd_cpu_sample *cpu)
 {

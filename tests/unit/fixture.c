@@ -46,9 +46,24 @@ void fixture_remove_copy(jd_sysroot *sr, char *dir)
         g_free(dir);
 }
 
+/* Host path of PATH inside the copy DIR, following its symlinks the way
+ * the readers do (absolute targets stay inside the copy). */
+static char *host_path(const char *dir, const char *path)
+{
+        const char *why;
+        jd_sysroot *sr = jd_sysroot_new(dir, &why);
+        assert_non_null(sr);
+        g_autofree char *abs = g_strconcat("/", path, NULL);
+        char host[4096];
+        char *out = jd_sysroot_host_path(sr, abs, host, sizeof(host)) == 0 ? g_strdup(host)
+                                                                              : g_build_filename(dir, path, NULL);
+        jd_sysroot_free(sr);
+        return out;
+}
+
 void fixture_write(const char *dir, const char *path, const char *content, size_t len)
 {
-        g_autofree char *full = g_build_filename(dir, path, NULL);
+        g_autofree char *full = host_path(dir, path);
         int fd = open(full, O_WRONLY | O_CREAT, 0644);
         if (fd < 0)
                 fail_msg("open %s: %m", full);
@@ -64,8 +79,13 @@ void fixture_write_str(const char *dir, const char *path, const char *content)
 
 void fixture_unlink(const char *dir, const char *path)
 {
-        g_autofree char *full = g_build_filename(dir, path, NULL);
+        g_autofree char *full = host_path(dir, path);
         assert_int_equal(unlink(full), 0);
+}
+
+char *fixture_host_path(const char *dir, const char *path)
+{
+        return host_path(dir, path);
 }
 
 char *fixture_read_aux(const char *relpath)

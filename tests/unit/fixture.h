@@ -21,6 +21,8 @@ void fixture_remove_copy(jd_sysroot *sr, char *dir);
 void fixture_write(const char *dir, const char *path, const char *content, size_t len);
 void fixture_write_str(const char *dir, const char *path, const char *content);
 void fixture_unlink(const char *dir, const char *path);
+/* Host path of PATH in the copy DIR, symlinks followed inside it (g_free). */
+char *fixture_host_path(const char *dir, const char *path);
 /* Reads a file from tests/fixtures (e.g. "proc-stat/agx-orin-jp62-b"). */
 char *fixture_read_aux(const char *relpath);
 

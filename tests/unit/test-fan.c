@@ -1,0 +1,117 @@
+/* Fans: JP6/JP5 hwmon PWM paired with a separate tachometer, nvfancontrol
+ * profiles; JP4 tegra_pwmfan with temp_control; no fan on the PC. */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "fan.h"
+#include "fixture.h"
+
+static const jd_fan_sample *read_board(const char *board, jd_sysroot **sr, jd_fan_reader **r)
+{
+        *sr = fixture_open(board);
+        *r = jd_fan_reader_new(*sr);
+        return jd_fan_reader_sample(*r);
+}
+
+static bool has_profile(const jd_fan *f, const char *p)
+{
+        for (size_t i = 0; i < f->n_profiles; i++)
+                if (strcmp(f->profiles[i], p) == 0)
+                        return true;
+        return false;
+}
+
+static void test_jp6(void **state)
+{
+        (void) state;
+        jd_sysroot *sr;
+        jd_fan_reader *r;
+        const jd_fan_sample *s = read_board("agx-orin-jp62", &sr, &r);
+        assert_int_equal(s->n, 1);
+        const jd_fan *f = &s->fans[0];
+        assert_string_equal(f->name, "pwmfan");
+        assert_int_equal(f->pwm.value, 102);
+        assert_dbl_equal(f->speed.value, 40.0);
+        assert_int_equal(f->rpm.value, 2100); /* from the tachometer device */
+        assert_int_equal(f->controller, JD_FAN_CONTROL_NVFANCONTROL);
+        assert_string_equal(f->profile, "cool");
+        assert_string_equal(f->default_profile, "cool");
+        assert_string_equal(f->governor, "pid");
+        assert_string_equal(f->control, "close_loop");
+        assert_true(has_profile(f, "cool"));
+        assert_true(has_profile(f, "quiet"));
+        assert_true(has_profile(f, "manual"));
+        assert_string_equal(f->pwm_path, "/sys/devices/platform/pwm-fan/hwmon/hwmon3/pwm1");
+        jd_fan_reader_free(r);
+        jd_sysroot_free(sr);
+
+        s = read_board("orin-nano-jp62", &sr, &r);
+        f = &s->fans[0];
+        assert_int_equal(f->pwm.value, 60);
+        assert_true(fabs(f->speed.value - 23.529) < 0.001);
+        assert_int_equal(f->rpm.value, 1080);
+        assert_string_equal(f->profile, "quiet");
+        assert_string_equal(f->default_profile, "quiet");
+        jd_fan_reader_free(r);
+        jd_sysroot_free(sr);
+}
+
+static void test_jp5(void **state)
+{
+        (void) state;
+        jd_sysroot *sr;
+        jd_fan_reader *r;
+        const jd_fan_sample *s = read_board("xavier-nx-jp51", &sr, &r);
+        assert_int_equal(s->n, 1);
+        assert_dbl_equal(s->fans[0].speed.value, 60.0);
+        assert_int_equal(s->fans[0].rpm.value, 3728);
+        assert_string_equal(s->fans[0].control, "open_loop");
+        jd_fan_reader_free(r);
+        jd_sysroot_free(sr);
+}
+
+static void test_jp4_temp_control(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("nano-jp46", &dir);
+        jd_fan_reader *r = jd_fan_reader_new(sr);
+        const jd_fan_sample *s = jd_fan_reader_sample(r);
+        assert_int_equal(s->n, 1); /* the hwmon view and the platform device are one fan */
+        const jd_fan *f = &s->fans[0];
+        assert_int_equal(f->controller, JD_FAN_CONTROL_TEMP_CONTROL);
+        assert_int_equal(f->pwm.value, 0);
+        assert_true(f->speed.present);
+        assert_dbl_equal(f->speed.value, 0.0);
+        assert_int_equal(f->rpm.value, 0);
+        assert_string_equal(f->profile, "temp_control");
+        assert_int_equal(f->n_profiles, 2);
+        assert_string_equal(f->profiles[1], "manual");
+        g_autofree char *tc = g_strdup(f->temp_control_path + 1);
+        fixture_write_str(dir, tc, "0\n");
+        s = jd_fan_reader_sample(r);
+        assert_string_equal(s->fans[0].profile, "manual");
+        jd_fan_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
+static void test_pc_has_no_fan(void **state)
+{
+        (void) state;
+        jd_sysroot *sr;
+        jd_fan_reader *r;
+        const jd_fan_sample *s = read_board("x86-pc", &sr, &r);
+        assert_int_equal(s->n, 0);
+        jd_fan_reader_free(r);
+        jd_sysroot_free(sr);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_jp6), cmocka_unit_test(test_jp5),
+                cmocka_unit_test(test_jp4_temp_control), cmocka_unit_test(test_pc_has_no_fan),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

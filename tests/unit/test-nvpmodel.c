@@ -1,0 +1,85 @@
+/* nvpmodel modes from each board's conf, current mode from the status file,
+ * and changes picked up on the next read (including conf rewrites). */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "nvpmodel.h"
+
+static void test_boards(void **state)
+{
+        (void) state;
+        static const struct {
+                const char *board;
+                size_t n_modes;
+                unsigned def, cur;
+                const char *cur_name, *last_name;
+        } cases[] = {
+                { "agx-orin-jp62", 4, 2, 0, "MAXN", "MODE_50W" },
+                { "orin-nano-jp62", 4, 1, 1, "25W", "7W" },
+                { "xavier-nx-jp51", 9, 2, 1, "MODE_15W_4CORE", "MODE_20W_6CORE" },
+                { "nano-jp46", 2, 0, 0, "MAXN", "5W" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                jd_sysroot *sr = fixture_open(cases[i].board);
+                jd_nvpmodel_reader *r = jd_nvpmodel_reader_new(sr);
+                const jd_nvpmodel_sample *s = jd_nvpmodel_reader_sample(r);
+                assert_true(s->present);
+                assert_int_equal(s->n_modes, cases[i].n_modes);
+                assert_int_equal(s->default_id.value, cases[i].def);
+                assert_int_equal(s->current_id.value, cases[i].cur);
+                assert_string_equal(s->current_name, cases[i].cur_name);
+                assert_string_equal(s->modes[s->n_modes - 1].name, cases[i].last_name);
+                jd_nvpmodel_reader_free(r);
+                jd_sysroot_free(sr);
+        }
+        jd_sysroot *sr = fixture_open("x86-pc");
+        jd_nvpmodel_reader *r = jd_nvpmodel_reader_new(sr);
+        assert_false(jd_nvpmodel_reader_sample(r)->present);
+        jd_nvpmodel_reader_free(r);
+        jd_sysroot_free(sr);
+}
+
+static void test_changes(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        jd_nvpmodel_reader *r = jd_nvpmodel_reader_new(sr);
+        fixture_write_str(dir, "var/lib/nvpmodel/status", "pmode:0003 fmode:cool\n");
+        const jd_nvpmodel_sample *s = jd_nvpmodel_reader_sample(r);
+        assert_int_equal(s->current_id.value, 3);
+        assert_string_equal(s->current_name, "MODE_50W");
+        /* An id the conf does not know: the id is still reported, the name is not invented. */
+        fixture_write_str(dir, "var/lib/nvpmodel/status", "pmode:0009 fmode:cool\n");
+        s = jd_nvpmodel_reader_sample(r);
+        assert_int_equal(s->current_id.value, 9);
+        assert_string_equal(s->current_name, "");
+        /* The boot default rewritten (as SetDefaultMode will): re-read. */
+        g_autofree char *conf = NULL;
+        g_autofree char *path = fixture_host_path(dir, "etc/nvpmodel.conf");
+        assert_true(g_file_get_contents(path, &conf, NULL, NULL));
+        g_autoptr(GString) edited = g_string_new(conf);
+        g_string_replace(edited, "< PM_CONFIG DEFAULT=2 >", "< PM_CONFIG DEFAULT=1 >", 1);
+        g_string_append(edited, "\n< POWER_MODEL ID=9 NAME=CUSTOM >\n");
+        assert_true(g_file_set_contents(path, edited->str, -1, NULL)); /* a new inode, like an atomic rewrite */
+        s = jd_nvpmodel_reader_sample(r);
+        assert_int_equal(s->default_id.value, 1);
+        assert_string_equal(s->current_name, "CUSTOM");
+        /* The status file gone (nvpmodel --boot): current mode unknown, not 0. */
+        fixture_unlink(dir, "var/lib/nvpmodel/status");
+        s = jd_nvpmodel_reader_sample(r);
+        assert_false(s->current_id.present);
+        jd_nvpmodel_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_boards),
+                cmocka_unit_test(test_changes),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

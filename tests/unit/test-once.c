@@ -1,0 +1,138 @@
+/* jetsond --once --json, run as a separate process the way a person would. */
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "fixture.h"
+
+typedef struct {
+        int exit_code;
+        char *out, *err;
+} run_result;
+
+static run_result run(const char *const *args)
+{
+        run_result r = { 0 };
+        g_autoptr(GPtrArray) argv = g_ptr_array_new();
+        g_ptr_array_add(argv, (char *) JETSOND_PATH);
+        for (; *args; args++)
+                g_ptr_array_add(argv, (char *) *args);
+        g_ptr_array_add(argv, NULL);
+        int status = 0;
+        g_autoptr(GError) error = NULL;
+        assert_true(g_spawn_sync(NULL, (char **) argv->pdata, NULL, 0, NULL, NULL, &r.out, &r.err, &status, &error));
+        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return r;
+}
+
+static JsonObject *parse(JsonParser *p, const char *text)
+{
+        g_autoptr(GError) error = NULL;
+        if (!json_parser_load_from_data(p, text, -1, &error))
+                fail_msg("invalid JSON: %s", error->message);
+        return json_node_get_object(json_parser_get_root(p));
+}
+
+static void test_agx_orin_json(void **state)
+{
+        (void) state;
+        g_autofree char *root = g_build_filename(FIXTURES_DIR, "agx-orin-jp62", NULL);
+        const char *args[] = { "--sysroot", root, "--once", "--json", "--interval", "50", NULL };
+        run_result r = run(args);
+        assert_int_equal(r.exit_code, 0);
+        g_autoptr(JsonParser) p = json_parser_new();
+        JsonObject *o = parse(p, r.out);
+        JsonObject *board = json_object_get_object_member(o, "board");
+        assert_string_equal(json_object_get_string_member(board, "model"), "NVIDIA Jetson AGX Orin Developer Kit");
+        assert_string_equal(json_object_get_string_member(board, "jetpack"), "6.2");
+        assert_true(json_object_get_boolean_member(board, "is_jetson"));
+        JsonObject *libs = json_object_get_object_member(board, "libraries");
+        assert_string_equal(json_object_get_string_member(libs, "cuda"), "12.6.68");
+        assert_true(json_object_get_int_member(o, "timestamp_usec") > 1600000000000000LL);
+
+        JsonObject *v = json_object_get_object_member(o, "values");
+        assert_true(json_object_get_boolean_member(v, "cpu.0.online"));
+        assert_true(json_object_has_member(v, "cpu.11.freq"));
+        assert_true(json_object_has_member(v, "gpu.load"));
+        assert_true(json_object_has_member(v, "emc.freq"));
+        assert_true(json_object_has_member(v, "ram.total"));
+        assert_true(json_object_has_member(v, "power.VDD_GPU_SOC.power"));
+        assert_true(json_object_has_member(v, "temp.cpu"));
+        assert_false(json_object_has_member(v, "temp.cv0")); /* power-gated: offline */
+        assert_true(json_object_get_boolean_member(v, "power.total_is_sum"));
+        assert_int_equal(json_object_get_int_member(v, "nvpmodel.mode"), 0);
+        assert_string_equal(json_object_get_string_member(v, "nvpmodel.name"), "MAXN");
+        JsonObject *nvp = json_object_get_object_member(o, "nvpmodel");
+        assert_int_equal(json_array_get_length(json_object_get_array_member(nvp, "modes")), 4);
+        assert_int_equal(json_object_get_int_member(nvp, "default"), 2);
+        assert_true(json_array_get_length(json_object_get_array_member(o, "swaps")) > 0);
+        assert_int_equal(json_array_get_length(json_object_get_array_member(o, "fans")), 1);
+        g_free(r.out);
+        g_free(r.err);
+}
+
+static void test_x86_has_no_jetson_parts(void **state)
+{
+        (void) state;
+        g_autofree char *root = g_build_filename(FIXTURES_DIR, "x86-pc", NULL);
+        const char *args[] = { "--sysroot", root, "--once", "--json", "--interval", "20", NULL };
+        run_result r = run(args);
+        assert_int_equal(r.exit_code, 0);
+        g_autoptr(JsonParser) p = json_parser_new();
+        JsonObject *o = parse(p, r.out);
+        assert_false(json_object_get_boolean_member(json_object_get_object_member(o, "board"), "is_jetson"));
+        JsonObject *v = json_object_get_object_member(o, "values");
+        /* The tree is static: /proc/stat does not move, so no load is claimed. */
+        assert_false(json_object_has_member(v, "cpu.load"));
+        assert_true(json_object_get_boolean_member(v, "cpu.7.online"));
+        assert_int_equal(json_object_get_int_member(v, "ram.total"), 16225104);
+        g_autoptr(GList) keys = json_object_get_members(v);
+        for (GList *k = keys; k; k = k->next) {
+                const char *key = k->data;
+                static const char *const jetson_only[] = { "gpu.", "emc.", "engine.", "power.", "energy.",
+                                                           "nvpmodel.", "jetson_clocks.", "iram.", "fan." };
+                for (size_t i = 0; i < G_N_ELEMENTS(jetson_only); i++)
+                        if (g_str_has_prefix(key, jetson_only[i]))
+                                fail_msg("x86 sample has Jetson key %s", key);
+        }
+        assert_true(json_object_get_null_member(o, "nvpmodel"));
+        g_free(r.out);
+        g_free(r.err);
+}
+
+static void test_bad_sysroot(void **state)
+{
+        (void) state;
+        const char *missing[] = { "--sysroot", "/nonexistent/board", "--once", "--json", NULL };
+        run_result r = run(missing);
+        assert_int_equal(r.exit_code, 2);
+        assert_string_equal(r.out, "");
+        assert_non_null(strstr(r.err, "/nonexistent/board"));
+        /* exactly one line */
+        assert_int_equal(strchr(r.err, '\n') - r.err, (long) strlen(r.err) - 1);
+        g_free(r.out);
+        g_free(r.err);
+
+        const char *file[] = { "--sysroot", "/etc/passwd", "--once", NULL };
+        r = run(file);
+        assert_int_equal(r.exit_code, 2);
+        g_free(r.out);
+        g_free(r.err);
+
+        const char *interval[] = { "--once", "--interval", "0", NULL };
+        r = run(interval);
+        assert_int_equal(r.exit_code, 2);
+        g_free(r.out);
+        g_free(r.err);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_agx_orin_json),
+                cmocka_unit_test(test_x86_has_no_jetson_parts),
+                cmocka_unit_test(test_bad_sysroot),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
