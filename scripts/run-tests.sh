@@ -13,13 +13,16 @@ run_suite() {
         if [ ! -f "$dir/build.ninja" ]; then
                 meson setup "$dir" "$@" >/dev/null
         fi
-        ninja -C "$dir" >/dev/null
+        if ! ninja -C "$dir" >"$dir/ninja.log" 2>&1; then
+                cat "$dir/ninja.log"
+                exit 1
+        fi
         meson test -C "$dir" --print-errorlogs --num-processes 2
 }
 
 run_suite build
 CC=clang run_suite build-clang
-run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false
+run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
 echo "== build: unit tests under valgrind"
 meson test -C build --suite unit --print-errorlogs --num-processes 2 \
         --wrap='valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp'

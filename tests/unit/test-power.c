@@ -96,7 +96,6 @@ static void test_energy_and_pc(void **state)
         /* 2 s at 3582 mW, then 1 s ramping to 4975 mV x 1000 mA = 4975 mW (trapezoid). */
         const jd_power_sample *s = jd_power_reader_sample(r, 12000000);
         assert_dbl_equal(rail(s, "VDD_IN")->energy_mj, 7164.0);
-        g_autofree char *hw = NULL;
         char **names;
         size_t n = jd_sysroot_list(sr, "/sys/bus/i2c/devices/1-0040/hwmon", &names);
         assert_int_equal(n, 1);
