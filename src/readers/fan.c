@@ -198,7 +198,7 @@ size_t jd_parse_nvfancontrol_profiles(const char *conf, char names[][32], size_t
 {
         size_t n = 0;
         def[0] = '\0';
-        for (const char *l = conf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        JD_FOR_EACH_LINE(l, conf) {
                 const char *p = l + strspn(l, " \t");
                 char word[64], value[32];
                 if (sscanf(p, "%63s %31s", word, value) != 2)
@@ -221,7 +221,7 @@ bool jd_parse_nvfancontrol_status(const char *status, unsigned fan, const char *
         char prefix[64];
         snprintf(prefix, sizeof(prefix), "FAN%u:%s:", fan, key);
         size_t plen = strlen(prefix);
-        for (const char *l = status; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        JD_FOR_EACH_LINE(l, status) {
                 if (strncmp(l, prefix, plen) != 0)
                         continue;
                 size_t vlen = strcspn(l + plen, "\r\n");

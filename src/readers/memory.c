@@ -63,7 +63,7 @@ bool jd_parse_meminfo(const char *text, jd_memory_sample *m)
         m->iram_total = iram_total;
         m->iram_used = iram_used;
         m->lfb = lfb;
-        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        JD_FOR_EACH_LINE(l, text) {
                 const char *colon = strchr(l, ':');
                 const char *eol = strchrnul(l, '\n');
                 if (!colon || colon > eol)
@@ -112,7 +112,7 @@ bool jd_parse_buddyinfo_lfb(const char *text, uint64_t *lfb)
 {
         bool any = false;
         *lfb = 0;
-        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        JD_FOR_EACH_LINE(l, text) {
                 if (strncmp(l, "Node", 4) != 0)
                         continue;
                 const char *zone = strstr(l, "zone");
@@ -147,7 +147,7 @@ bool jd_parse_buddyinfo_lfb(const char *text, uint64_t *lfb)
 
 bool jd_parse_nvmap_total(const char *text, uint64_t *kib)
 {
-        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        JD_FOR_EACH_LINE(l, text) {
                 unsigned long long v;
                 char unit;
                 if (strncmp(l, "total", 5) == 0 && sscanf(l + 5, " %llu%c", &v, &unit) == 2 && unit == 'K') {

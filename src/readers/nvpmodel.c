@@ -36,7 +36,7 @@ bool jd_parse_nvpmodel_conf(const char *conf, jd_nvpmodel_sample *s)
 {
         s->n_modes = 0;
         s->default_id.present = false;
-        for (const char *l = conf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        JD_FOR_EACH_LINE(l, conf) {
                 const char *p = l + strspn(l, " \t");
                 if (*p != '<')
                         continue;

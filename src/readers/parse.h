@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Decimal, optional surrounding whitespace. */
 bool jd_parse_u64(const char *s, uint64_t *out);
@@ -19,3 +20,7 @@ bool jd_parse_u64_prefix(const char *s, uint64_t *out);
 char *jd_rstrip(char *s);
 /* Copies at most dst_size-1 bytes of src, always NUL-terminated. */
 void jd_strlcpy(char *dst, const char *src, size_t dst_size);
+
+/* Iterates L over the lines of TEXT (each up to its '\n' or the end). */
+#define JD_FOR_EACH_LINE(l, text) \
+        for (const char *l = (text); l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)

@@ -69,7 +69,7 @@ size_t jd_parse_nvmap_clients(const char *text, jd_process *out, size_t max, jd_
 {
         size_t n = 0;
         total_kib->present = false;
-        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        JD_FOR_EACH_LINE(l, text) {
                 const char *eol = strchrnul(l, '\n');
                 size_t len = (size_t) (eol - l);
                 char line[256];
@@ -174,7 +174,7 @@ bool jd_parse_pid_stat(const char *text, char *state, uint64_t *ticks, int64_t *
 
 bool jd_passwd_name(const char *passwd, uint32_t uid, char *out, size_t size)
 {
-        for (const char *l = passwd; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        JD_FOR_EACH_LINE(l, passwd) {
                 char name[64];
                 unsigned long u;
                 if (sscanf(l, "%63[^:]:%*[^:]:%lu:", name, &u) == 2 && u == uid) {

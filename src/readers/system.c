@@ -68,7 +68,7 @@ bool jd_parse_diskstats(const char *text, char *const *disks, size_t n_disks, ui
 {
         bool any = false;
         *read_b = *write_b = 0;
-        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        JD_FOR_EACH_LINE(l, text) {
                 /* "major minor name reads merged sectors_read ms writes merged sectors_written ..."
                  * Look at the name first: most lines are partitions or loops. */
                 const char *p = l;
@@ -119,7 +119,7 @@ bool jd_parse_net_dev(const char *text, uint64_t *rx, uint64_t *tx)
 {
         bool any = false;
         *rx = *tx = 0;
-        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        JD_FOR_EACH_LINE(l, text) {
                 const char *colon = strchr(l, ':');
                 const char *eol = strchrnul(l, '\n');
                 if (!colon || colon > eol)
