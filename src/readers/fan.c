@@ -139,7 +139,7 @@ jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr)
                 part *p = &parts[i];
                 if (!p->pwm_file[0])
                         continue;
-                const part *tach = p->rpm_file[0] ? p : NULL;
+                part *tach = p->rpm_file[0] ? p : NULL;
                 /* JP5/JP6: PWM and tachometer are separate devices; with one
                  * of each they belong together. */
                 if (!tach && n_pwm == 1 && n_tach_only == 1)
@@ -147,7 +147,7 @@ jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr)
                                 if (!parts[k].pwm_file[0])
                                         tach = &parts[k];
                 if (tach && tach != p)
-                        ((part *) tach)->used = true;
+                        tach->used = true;
                 jd_fan *fan = add_fan(r, p, tach);
                 if (!fan)
                         break;

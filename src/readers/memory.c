@@ -57,12 +57,11 @@ bool jd_parse_meminfo(const char *text, jd_memory_sample *m)
                 { "NvMapMemUsed", offsetof(jd_memory_sample, shared) },
         };
         jd_opt_u64 sreclaimable = { 0 };
-        jd_opt_u64 iram_total = m->iram_total, iram_used = m->iram_used, lfb = m->lfb;
 
-        memset(m, 0, sizeof(*m));
-        m->iram_total = iram_total;
-        m->iram_used = iram_used;
-        m->lfb = lfb;
+        /* Only the meminfo-derived fields: lfb and IRAM come from other files. */
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+                *(jd_opt_u64 *) ((char *) m + keys[i].offset) = (jd_opt_u64) { 0 };
+        m->used = m->swap_used = (jd_opt_u64) { 0 };
         JD_FOR_EACH_LINE(l, text) {
                 const char *colon = strchr(l, ':');
                 const char *eol = strchrnul(l, '\n');
@@ -170,12 +169,8 @@ const jd_memory_sample *jd_memory_reader_sample(jd_memory_reader *r)
                 JD_SET(m->iram_used, v);
         else
                 m->iram_used.present = false;
-        if (jd_file_read(&r->meminfo, r->buf, sizeof(r->buf)) <= 0 || !jd_parse_meminfo(r->buf, m)) {
-                jd_opt_u64 lfb = m->lfb, it = m->iram_total, iu = m->iram_used;
-                memset(m, 0, sizeof(*m));
-                m->lfb = lfb;
-                m->iram_total = it;
-                m->iram_used = iu;
-        }
+        if (jd_file_read(&r->meminfo, r->buf, sizeof(r->buf)) <= 0)
+                r->buf[0] = '\0';
+        jd_parse_meminfo(r->buf, m); /* an unreadable meminfo leaves its fields absent */
         return m;
 }
