@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs every test of jetsond: the meson test suite built with gcc, again
 # under AddressSanitizer + UndefinedBehaviorSanitizer, again built with
-# clang, and the unit tests once more under valgrind.
+# clang, and the unit tests and the daemon once more under valgrind.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -26,3 +26,6 @@ run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-f
 echo "== build: unit tests under valgrind"
 meson test -C build --suite unit --print-errorlogs --num-processes 2 \
         --wrap='valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp'
+echo "== build: the daemon under valgrind in the service tests"
+JETSOND_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp" \
+        meson test -C build --suite service --print-errorlogs --num-processes 2

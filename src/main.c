@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "daemon.h"
+#include "log.h"
 #include "once.h"
 #include "sysroot.h"
 
@@ -12,12 +14,18 @@ int main(int argc, char **argv)
 {
         g_autofree char *sysroot_dir = NULL;
         gint interval_ms = 1000;
-        gboolean once = FALSE, json = FALSE;
+        gboolean once = FALSE, json = FALSE, system_bus = FALSE, session_bus = FALSE, verbose = FALSE;
+        g_autofree char *address = NULL;
         GOptionEntry entries[] = {
                 { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot_dir,
                   "Resolve every hardware path under DIR (default /)", "DIR" },
                 { "interval", 0, 0, G_OPTION_ARG_INT, &interval_ms,
                   "Sampling interval in milliseconds (default 1000)", "MS" },
+                { "system", 0, 0, G_OPTION_ARG_NONE, &system_bus, "Serve on the system bus (the default)", NULL },
+                { "session", 0, 0, G_OPTION_ARG_NONE, &session_bus, "Serve on the session bus", NULL },
+                { "address", 0, 0, G_OPTION_ARG_STRING, &address,
+                  "Serve on the bus at ADDR (polkit is asked on the same bus)", "ADDR" },
+                { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log debug messages", NULL },
                 { "once", 0, 0, G_OPTION_ARG_NONE, &once, "Print one sample and exit", NULL },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "With --once: print JSON", NULL },
                 { NULL },
@@ -33,6 +41,12 @@ int main(int argc, char **argv)
                 fprintf(stderr, "jetsond: --interval must be between 10 and 3600000 ms\n");
                 return EXIT_USAGE;
         }
+        if (system_bus + session_bus + (address != NULL) > 1) {
+                fprintf(stderr, "jetsond: --system, --session and --address exclude each other\n");
+                return EXIT_USAGE;
+        }
+        if (verbose)
+                jd_log_set_max_priority(LOG_DEBUG);
         const char *why = NULL;
         jd_sysroot *sr = jd_sysroot_new(sysroot_dir ? sysroot_dir : "/", &why);
         if (!sr) {
@@ -43,8 +57,8 @@ int main(int argc, char **argv)
         if (once) {
                 ret = jd_run_once(sr, (unsigned) interval_ms, json);
         } else {
-                fprintf(stderr, "jetsond: the D-Bus service is not available in this build; use --once\n");
-                ret = EXIT_USAGE;
+                jd_bus_kind kind = address ? JD_BUS_ADDRESS : session_bus ? JD_BUS_SESSION : JD_BUS_SYSTEM;
+                ret = jd_run_daemon(sr, kind, address, (uint64_t) interval_ms * 1000u);
         }
         jd_sysroot_free(sr);
         return ret;

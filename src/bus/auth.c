@@ -1,0 +1,109 @@
+#include "auth.h"
+
+#include <polkit/polkit.h>
+
+#include "log.h"
+
+typedef struct {
+        sd_bus_message *call;
+        char *action;
+        gboolean interactive;
+        sd_bus_track *caller;         /* to notice a caller that left while polkit thought */
+        jd_authorized_fn fn;
+        void *userdata;
+} pending_check;
+
+static struct {
+        sd_bus *bus;
+        PolkitAuthority *authority;
+        GCancellable *cancellable;
+        unsigned pending;
+} auth;
+
+void jd_auth_init(sd_bus *bus)
+{
+        g_autoptr(GError) error = NULL;
+        auth.bus = bus;
+        auth.cancellable = g_cancellable_new();
+        auth.authority = polkit_authority_get_sync(NULL, &error);
+        if (!auth.authority)
+                jd_log_warning("Cannot reach polkit, every privileged call will be denied: %s",
+                               error->message);
+}
+
+void jd_auth_shutdown(void)
+{
+        if (!auth.cancellable)
+                return;
+        g_cancellable_cancel(auth.cancellable);
+        while (auth.pending > 0)
+                g_main_context_iteration(NULL, TRUE);
+        g_clear_object(&auth.cancellable);
+        g_clear_object(&auth.authority);
+        auth.bus = NULL;
+}
+
+static void pending_free(pending_check *p)
+{
+        sd_bus_message_unref(p->call);
+        sd_bus_track_unref(p->caller);
+        g_free(p->action);
+        g_free(p);
+        auth.pending--;
+}
+
+static void on_checked(GObject *source, GAsyncResult *res, gpointer data)
+{
+        pending_check *p = data;
+        g_autoptr(GError) error = NULL;
+        g_autoptr(PolkitAuthorizationResult) result =
+                polkit_authority_check_authorization_finish(POLKIT_AUTHORITY(source), res, &error);
+        const char *sender = sd_bus_message_get_sender(p->call);
+
+        if (sd_bus_track_count_name(p->caller, sender) <= 0) {
+                /* Nobody to answer, and acting for a caller that is gone
+                 * would surprise whoever reuses the situation. */
+                jd_log_info("Caller %s left before polkit answered for %s; nothing done", sender, p->action);
+        } else if (result && polkit_authorization_result_get_is_authorized(result)) {
+                p->fn(p->call, p->userdata);
+        } else if (result && polkit_authorization_result_get_is_challenge(result) && !p->interactive) {
+                sd_bus_reply_method_errorf(p->call, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
+                                           "Interactive authentication required to perform %s", p->action);
+        } else {
+                if (error)
+                        jd_log_warning("polkit check of %s for %s failed: %s", p->action, sender, error->message);
+                sd_bus_reply_method_errorf(p->call, SD_BUS_ERROR_ACCESS_DENIED, "Not authorized to perform %s",
+                                           p->action);
+        }
+        pending_free(p);
+}
+
+int jd_auth_then(sd_bus_message *m, const char *action, jd_authorized_fn fn, void *userdata,
+                 sd_bus_error *error)
+{
+        const char *sender = sd_bus_message_get_sender(m);
+        if (!sender || !auth.authority || g_cancellable_is_cancelled(auth.cancellable))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "Not authorized to perform %s",
+                                         action);
+        pending_check *p = g_new0(pending_check, 1);
+        auth.pending++;
+        p->call = sd_bus_message_ref(m);
+        p->action = g_strdup(action);
+        p->interactive = sd_bus_message_get_allow_interactive_authorization(m) > 0;
+        p->fn = fn;
+        p->userdata = userdata;
+        int r = sd_bus_track_new(auth.bus, &p->caller, NULL, NULL);
+        if (r >= 0)
+                r = sd_bus_track_add_sender(p->caller, m);
+        if (r < 0) {
+                pending_free(p);
+                return r;
+        }
+        g_autoptr(PolkitSubject) subject = polkit_system_bus_name_new(sender);
+        polkit_authority_check_authorization(
+                auth.authority, subject, action, NULL,
+                p->interactive ? POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION
+                               : POLKIT_CHECK_AUTHORIZATION_FLAGS_NONE,
+                auth.cancellable, on_checked, p);
+        return 1;
+}

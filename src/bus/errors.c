@@ -1,0 +1,22 @@
+#include "errors.h"
+
+#include <errno.h>
+
+#include "jetsond-dbus.h"
+
+/* The errno side is what a handler returns when it has no message of
+ * its own; every handler in jetsond sets a message, so these mostly make
+ * sd_bus_error_get_errno() meaningful for logging. */
+static const sd_bus_error_map jd_error_map[] = {
+        SD_BUS_ERROR_MAP(JD_ERROR_NOT_SUPPORTED, EOPNOTSUPP),
+        SD_BUS_ERROR_MAP(JD_ERROR_BUSY, EBUSY),
+        SD_BUS_ERROR_MAP(JD_ERROR_FAILED, EIO),
+        SD_BUS_ERROR_MAP(JD_ERROR_TIMEOUT, ETIMEDOUT),
+        SD_BUS_ERROR_MAP(JD_ERROR_REBOOT_REQUIRED, ENOTRECOVERABLE),
+        SD_BUS_ERROR_MAP_END,
+};
+
+int jd_errors_register(void)
+{
+        return sd_bus_error_add_map(jd_error_map);
+}

@@ -1,0 +1,140 @@
+/* org.jetsond.Jetson1.Fan: one object per fan, /org/jetsond/Jetson1/fan/N
+ * (introspection/org.jetsond.Jetson1.Fan.xml). */
+#include <string.h>
+
+#include "jetsond-dbus.h"
+#include "service.h"
+
+typedef struct {
+        jd_iface base;
+        size_t index;
+        char path[64];
+        jd_fan last;                  /* last published */
+} fan_iface;
+
+static const jd_fan *fan(const fan_iface *self)
+{
+        return &self->base.svc->sample->fans->fans[self->index];
+}
+
+static int get_string(sd_bus *bus, const char *path, const char *interface, const char *property,
+                      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) error;
+        const jd_fan *f = fan(userdata);
+        const char *v = strcmp(property, "Name") == 0      ? f->name
+                        : strcmp(property, "Profile") == 0  ? f->profile
+                        : strcmp(property, "Governor") == 0 ? f->governor
+                                                            : f->control;
+        return sd_bus_message_append_basic(reply, 's', v);
+}
+
+/* A fan without a readable PWM or tachometer reports 0 (documented). */
+static int get_speed(sd_bus *bus, const char *path, const char *interface, const char *property,
+                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_fan *f = fan(userdata);
+        double v = f->speed.present ? f->speed.value : 0.0;
+        return sd_bus_message_append_basic(reply, 'd', &v);
+}
+
+static int get_rpm(sd_bus *bus, const char *path, const char *interface, const char *property,
+                   sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_fan *f = fan(userdata);
+        uint32_t v = f->rpm.present && f->rpm.value <= UINT32_MAX ? (uint32_t) f->rpm.value : 0;
+        return sd_bus_message_append_basic(reply, 'u', &v);
+}
+
+static int get_profiles(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_fan *f = fan(userdata);
+        int r = sd_bus_message_open_container(reply, 'a', "s");
+        for (size_t i = 0; r >= 0 && i < f->n_profiles; i++)
+                r = sd_bus_message_append_basic(reply, 's', f->profiles[i]);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static const sd_bus_vtable fan_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Name", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Speed", "d", get_speed, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Rpm", "u", get_rpm, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Profile", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Profiles", "as", get_profiles, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Governor", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Control", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_VTABLE_END,
+};
+
+static bool opt_dbl_equal(jd_opt_dbl a, jd_opt_dbl b)
+{
+        return a.present == b.present && (!a.present || a.value == b.value);
+}
+
+static bool opt_u64_equal(jd_opt_u64 a, jd_opt_u64 b)
+{
+        return a.present == b.present && (!a.present || a.value == b.value);
+}
+
+static bool profiles_equal(const jd_fan *a, const jd_fan *b)
+{
+        if (a->n_profiles != b->n_profiles)
+                return false;
+        for (size_t i = 0; i < a->n_profiles; i++)
+                if (strcmp(a->profiles[i], b->profiles[i]) != 0)
+                        return false;
+        return true;
+}
+
+static void fan_update(jd_iface *base)
+{
+        fan_iface *self = (fan_iface *) base;
+        const jd_fan *now = fan(self), *was = &self->last;
+        const char *changed[8];
+        size_t n = 0;
+        if (!opt_dbl_equal(now->speed, was->speed))
+                changed[n++] = "Speed";
+        if (!opt_u64_equal(now->rpm, was->rpm))
+                changed[n++] = "Rpm";
+        if (strcmp(now->profile, was->profile) != 0)
+                changed[n++] = "Profile";
+        if (!profiles_equal(now, was))
+                changed[n++] = "Profiles";
+        if (strcmp(now->governor, was->governor) != 0)
+                changed[n++] = "Governor";
+        if (strcmp(now->control, was->control) != 0)
+                changed[n++] = "Control";
+        changed[n] = NULL;
+        self->last = *now;
+        jd_emit_changed(base->svc, self->path, JD_IFACE_FAN, changed);
+}
+
+static void fan_destroy(jd_iface *base)
+{
+        g_free(base);
+}
+
+jd_iface *jd_fan_iface_new(jd_service *svc, size_t index, GError **error)
+{
+        fan_iface *self = g_new0(fan_iface, 1);
+        self->base.svc = svc;
+        self->base.update = fan_update;
+        self->base.destroy = fan_destroy;
+        self->index = index;
+        g_snprintf(self->path, sizeof(self->path), JD_FAN_PATH_PREFIX "%zu", index);
+        self->last = *fan(self);
+        int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, self->path, JD_IFACE_FAN, fan_vtable, self);
+        if (r < 0) {
+                jd_set_bus_error(error, r, "Cannot export " JD_IFACE_FAN);
+                g_free(self);
+                return NULL;
+        }
+        return &self->base;
+}

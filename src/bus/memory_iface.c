@@ -1,0 +1,109 @@
+/* org.jetsond.Jetson1.Memory: RAM and swap areas, in bytes
+ * (introspection/org.jetsond.Jetson1.Memory.xml). */
+#include <string.h>
+
+#include "jetsond-dbus.h"
+#include "service.h"
+
+typedef struct {
+        jd_iface base;
+        jd_swap_sample swaps;         /* last published */
+        uint64_t swap_total;
+} memory_iface;
+
+static uint64_t kib_to_bytes(jd_opt_u64 kib)
+{
+        return kib.present ? kib.value * 1024u : 0;
+}
+
+static int get_swaps(sd_bus *bus, const char *path, const char *interface, const char *property,
+                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_swap_sample *s = ((memory_iface *) userdata)->base.svc->sample->swap;
+        int r = sd_bus_message_open_container(reply, 'a', "(ssttib)");
+        for (size_t i = 0; r >= 0 && i < s->n; i++) {
+                const jd_swap *w = &s->swaps[i];
+                r = sd_bus_message_append(reply, "(ssttib)", w->path, w->type, w->size_bytes, w->used_bytes,
+                                          w->priority, (int) w->on_boot);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int get_total(sd_bus *bus, const char *path, const char *interface, const char *property,
+                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) error;
+        const jd_memory_sample *m = ((memory_iface *) userdata)->base.svc->sample->memory;
+        uint64_t v = kib_to_bytes(strcmp(property, "SwapTotal") == 0 ? m->swap_total : m->total);
+        return sd_bus_message_append_basic(reply, 't', &v);
+}
+
+static const sd_bus_vtable memory_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Swaps", "a(ssttib)", get_swaps, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("SwapTotal", "t", get_total, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("RamTotal", "t", get_total, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_VTABLE_END,
+};
+
+static bool swap_equal(const jd_swap *a, const jd_swap *b)
+{
+        return strcmp(a->path, b->path) == 0 && strcmp(a->type, b->type) == 0 &&
+               a->size_bytes == b->size_bytes && a->used_bytes == b->used_bytes &&
+               a->priority == b->priority && a->on_boot == b->on_boot;
+}
+
+static bool swaps_equal(const jd_swap_sample *a, const jd_swap_sample *b)
+{
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++)
+                if (!swap_equal(&a->swaps[i], &b->swaps[i]))
+                        return false;
+        return true;
+}
+
+static void memory_update(jd_iface *base)
+{
+        memory_iface *self = (memory_iface *) base;
+        const jd_sample *sample = base->svc->sample;
+        const char *changed[3];
+        size_t n = 0;
+        if (!swaps_equal(&self->swaps, sample->swap)) {
+                self->swaps = *sample->swap;
+                changed[n++] = "Swaps";
+        }
+        uint64_t total = kib_to_bytes(sample->memory->swap_total);
+        if (total != self->swap_total) {
+                self->swap_total = total;
+                changed[n++] = "SwapTotal";
+        }
+        changed[n] = NULL;
+        jd_emit_changed(base->svc, JD_OBJECT_PATH, JD_IFACE_MEMORY, changed);
+}
+
+static void memory_destroy(jd_iface *base)
+{
+        g_free(base);
+}
+
+jd_iface *jd_memory_iface_new(jd_service *svc, GError **error)
+{
+        memory_iface *self = g_new0(memory_iface, 1);
+        self->base.svc = svc;
+        self->base.update = memory_update;
+        self->base.destroy = memory_destroy;
+        self->swaps = *svc->sample->swap;
+        self->swap_total = kib_to_bytes(svc->sample->memory->swap_total);
+        int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, JD_OBJECT_PATH, JD_IFACE_MEMORY,
+                                         memory_vtable, self);
+        if (r < 0) {
+                jd_set_bus_error(error, r, "Cannot export " JD_IFACE_MEMORY);
+                g_free(self);
+                return NULL;
+        }
+        return &self->base;
+}

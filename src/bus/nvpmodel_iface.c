@@ -1,0 +1,129 @@
+/* org.jetsond.Jetson1.NVPModel: power modes, read from nvpmodel's own
+ * files so they follow changes made outside jetsond; exported only on
+ * boards with an /etc/nvpmodel.conf
+ * (introspection/org.jetsond.Jetson1.NVPModel.xml). */
+#include <string.h>
+
+#include "jetsond-dbus.h"
+#include "service.h"
+
+/* What was last published, to emit PropertiesChanged only for changes. */
+typedef struct {
+        jd_iface base;
+        jd_nvpmodel_mode modes[JD_MAX_MODES];
+        size_t n_modes;
+        uint32_t mode, default_mode;
+        char mode_name[48];
+} nvpmodel_iface;
+
+static const jd_nvpmodel_sample *nv(const nvpmodel_iface *self)
+{
+        return self->base.svc->sample->nvpmodel;
+}
+
+/* An unreadable status or default is UINT32_MAX, never a made-up mode. */
+static uint32_t id_or_unknown(jd_opt_u64 id)
+{
+        return id.present && id.value < UINT32_MAX ? (uint32_t) id.value : UINT32_MAX;
+}
+
+static int get_modes(sd_bus *bus, const char *path, const char *interface, const char *property,
+                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_nvpmodel_sample *s = nv(userdata);
+        int r = sd_bus_message_open_container(reply, 'a', "(us)");
+        for (size_t i = 0; r >= 0 && i < s->n_modes; i++)
+                r = sd_bus_message_append(reply, "(us)", s->modes[i].id, s->modes[i].name);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int get_mode(sd_bus *bus, const char *path, const char *interface, const char *property,
+                    sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) error;
+        const jd_nvpmodel_sample *s = nv(userdata);
+        if (strcmp(property, "ModeName") == 0)
+                return sd_bus_message_append_basic(reply, 's', s->current_name);
+        uint32_t id = id_or_unknown(strcmp(property, "Mode") == 0 ? s->current_id : s->default_id);
+        return sd_bus_message_append_basic(reply, 'u', &id);
+}
+
+static const sd_bus_vtable nvpmodel_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Modes", "a(us)", get_modes, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Mode", "u", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ModeName", "s", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DefaultMode", "u", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_VTABLE_END,
+};
+
+static bool modes_equal(const nvpmodel_iface *self, const jd_nvpmodel_sample *s)
+{
+        if (self->n_modes != s->n_modes)
+                return false;
+        for (size_t i = 0; i < s->n_modes; i++)
+                if (self->modes[i].id != s->modes[i].id || strcmp(self->modes[i].name, s->modes[i].name) != 0)
+                        return false;
+        return true;
+}
+
+/* Copies the sample into SELF and lists what differed in CHANGED. */
+static void nvpmodel_remember(nvpmodel_iface *self, const char **changed)
+{
+        const jd_nvpmodel_sample *s = nv(self);
+        size_t n = 0;
+        if (!modes_equal(self, s)) {
+                memcpy(self->modes, s->modes, sizeof(s->modes[0]) * s->n_modes);
+                self->n_modes = s->n_modes;
+                changed[n++] = "Modes";
+        }
+        uint32_t mode = id_or_unknown(s->current_id), def = id_or_unknown(s->default_id);
+        if (mode != self->mode) {
+                self->mode = mode;
+                changed[n++] = "Mode";
+        }
+        if (strcmp(self->mode_name, s->current_name) != 0) {
+                g_strlcpy(self->mode_name, s->current_name, sizeof(self->mode_name));
+                changed[n++] = "ModeName";
+        }
+        if (def != self->default_mode) {
+                self->default_mode = def;
+                changed[n++] = "DefaultMode";
+        }
+        changed[n] = NULL;
+}
+
+static void nvpmodel_update(jd_iface *base)
+{
+        const char *changed[5];
+        nvpmodel_remember((nvpmodel_iface *) base, changed);
+        jd_emit_changed(base->svc, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, changed);
+}
+
+static void nvpmodel_destroy(jd_iface *base)
+{
+        g_free(base);
+}
+
+jd_iface *jd_nvpmodel_iface_new(jd_service *svc, GError **error)
+{
+        if (!svc->sample->nvpmodel || !svc->sample->nvpmodel->present)
+                return NULL;
+        nvpmodel_iface *self = g_new0(nvpmodel_iface, 1);
+        self->base.svc = svc;
+        self->base.update = nvpmodel_update;
+        self->base.destroy = nvpmodel_destroy;
+        const char *ignored[5];
+        nvpmodel_remember(self, ignored);
+        int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, JD_OBJECT_PATH, JD_IFACE_NVPMODEL,
+                                         nvpmodel_vtable, self);
+        if (r < 0) {
+                jd_set_bus_error(error, r, "Cannot export " JD_IFACE_NVPMODEL);
+                g_free(self);
+                return NULL;
+        }
+        return &self->base;
+}

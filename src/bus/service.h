@@ -1,0 +1,70 @@
+/* The service: one sampler, one bus connection, the exported interfaces
+ * and the tick that drives them. Interfaces are small objects (one file
+ * each) that the service creates at start-up, only where the hardware
+ * exists, and asks to publish their changes after every sample. */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "board.h"
+#include "sampler.h"
+#include "schedule.h"
+#include "sysroot.h"
+#include "values.h"
+
+typedef struct jd_service jd_service;
+
+/* One exported interface. UPDATE runs after each sample and emits
+ * PropertiesChanged for the properties whose value changed; DESTROY
+ * releases the interface (its vtable slot and any state). */
+typedef struct jd_iface {
+        jd_service *svc;
+        sd_bus_slot *slot;
+        void (*update)(struct jd_iface *self);
+        void (*destroy)(struct jd_iface *self);
+} jd_iface;
+
+struct jd_service {
+        sd_bus *bus;
+        const jd_sysroot *sr;
+        jd_board board;
+        jd_sampler *sampler;
+        const jd_sample *sample;      /* the latest, what every getter answers from */
+        jd_values values;             /* the same sample as keys and values */
+        uint64_t default_interval_us;
+        uint64_t interval_us;         /* the Interval property */
+        jd_schedule schedule;
+        GSource *ticker;
+        sd_bus_slot *object_manager;
+        GPtrArray *ifaces;            /* jd_iface *, in creation order */
+};
+
+/* Reads the board, takes the first sample and exports every interface
+ * the board supports; the name is requested separately, once all
+ * objects exist, so no client ever sees a half-built service. */
+jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, uint64_t default_interval_us, GError **error);
+void jd_service_free(jd_service *svc);
+/* Starts the sampling timer on the thread-default main context. */
+void jd_service_start(jd_service *svc);
+/* Changes the sampling period (Metrics.Subscribe) and emits
+ * PropertiesChanged for Interval if it changed. */
+void jd_service_set_interval(jd_service *svc, uint64_t interval_us);
+
+/* Emits PropertiesChanged for NAMES (NULL-terminated) if any. */
+void jd_emit_changed(jd_service *svc, const char *path, const char *iface, const char **names);
+
+/* The interfaces (one file each). A constructor returns NULL with no
+ * error when the board lacks the hardware, so the interface is not
+ * exported. */
+jd_iface *jd_board_iface_new(jd_service *svc, GError **error);
+jd_iface *jd_metrics_iface_new(jd_service *svc, GError **error);
+jd_iface *jd_nvpmodel_iface_new(jd_service *svc, GError **error);
+jd_iface *jd_jetson_clocks_iface_new(jd_service *svc, GError **error);
+jd_iface *jd_memory_iface_new(jd_service *svc, GError **error);
+jd_iface *jd_fan_iface_new(jd_service *svc, size_t index, GError **error);
+
+/* For constructors: sets ERROR from a negative errno of sd-bus. */
+void jd_set_bus_error(GError **error, int r, const char *what);

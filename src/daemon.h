@@ -1,0 +1,16 @@
+/* The resident service: connects to the bus, exports the interfaces,
+ * owns the name and runs the main loop until SIGTERM/SIGINT (exit 0) or
+ * until the bus goes away (exit 1, so systemd's Restart=on-failure acts). */
+#pragma once
+
+#include <stdint.h>
+
+#include "sysroot.h"
+
+typedef enum {
+        JD_BUS_SYSTEM,
+        JD_BUS_SESSION,
+        JD_BUS_ADDRESS,
+} jd_bus_kind;
+
+int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, uint64_t interval_us);

@@ -1,0 +1,503 @@
+/* The Metrics interface on a private bus: snapshot keys and types against
+ * the key table of the introspection XML, the default signal rate,
+ * Subscribe() raising it and the rate falling back when the subscriber
+ * leaves, PropertiesChanged when nvpmodel's status changes behind
+ * jetsond's back, and the bus policy rejecting what it does not list. */
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jetsond-dbus.h"
+#include "testbus.h"
+
+/* ---- the documented keys ------------------------------------------- */
+
+typedef struct {
+        GRegex *pattern;
+        char type;
+} key_doc;
+
+/* "cpu.N.load" -> ^cpu\.[0-9]+\.load$; NAME, RAIL, ZONE: one segment. */
+static GRegex *key_pattern(const char *key)
+{
+        g_autoptr(GString) re = g_string_new("^");
+        char **parts = g_strsplit(key, ".", -1);
+        for (char **p = parts; *p; p++) {
+                if (p != parts)
+                        g_string_append(re, "\\.");
+                size_t len = strlen(*p);
+                if (strcmp(*p, "N") == 0 || strcmp(*p, "PID") == 0)
+                        g_string_append(re, "[0-9]+");
+                else if (strcmp(*p, "NAME") == 0 || strcmp(*p, "RAIL") == 0 || strcmp(*p, "ZONE") == 0)
+                        g_string_append(re, "[^.]+");
+                else if (len > 1 && (*p)[len - 1] == 'N' && g_ascii_islower((*p)[len - 2])) {
+                        g_autofree char *stem = g_regex_escape_string(*p, (gint) len - 1);
+                        g_string_append_printf(re, "%s[0-9]+", stem);
+                } else {
+                        g_autofree char *lit = g_regex_escape_string(*p, -1);
+                        g_string_append(re, lit);
+                }
+        }
+        g_strfreev(parts);
+        g_string_append(re, "$");
+        return g_regex_new(re->str, 0, 0, NULL);
+}
+
+static GArray *documented_keys(void)
+{
+        g_autofree char *xml = NULL;
+        assert_true(g_file_get_contents(SOURCE_DIR "/introspection/org.jetsond.Jetson1.Metrics.xml", &xml, NULL,
+                                        NULL));
+        GArray *docs = g_array_new(FALSE, FALSE, sizeof(key_doc));
+        g_autoptr(GRegex) row = g_regex_new("^\\s*\\|\\s*([A-Za-z0-9_.]+)\\s*\\|\\s*([bdstui])\\s*\\|",
+                                            G_REGEX_MULTILINE, 0, NULL);
+        GMatchInfo *mi = NULL;
+        g_regex_match(row, xml, 0, &mi);
+        while (g_match_info_matches(mi)) {
+                g_autofree char *key = g_match_info_fetch(mi, 1);
+                g_autofree char *type = g_match_info_fetch(mi, 2);
+                key_doc d = { key_pattern(key), type[0] };
+                assert_non_null(d.pattern);
+                g_array_append_val(docs, d);
+                g_match_info_next(mi, NULL);
+        }
+        g_match_info_free(mi);
+        assert_true(docs->len > 40);
+        return docs;
+}
+
+static void free_docs(GArray *docs)
+{
+        for (guint i = 0; i < docs->len; i++)
+                g_regex_unref(g_array_index(docs, key_doc, i).pattern);
+        g_array_free(docs, TRUE);
+}
+
+static char documented_type(GArray *docs, const char *key)
+{
+        for (guint i = 0; i < docs->len; i++) {
+                const key_doc *d = &g_array_index(docs, key_doc, i);
+                if (g_regex_match(d->pattern, key, 0, NULL))
+                        return d->type;
+        }
+        return 0;
+}
+
+/* ---- snapshots -------------------------------------------------------- */
+
+typedef struct {
+        uint64_t timestamp;
+        GHashTable *types;            /* key -> signature char */
+        GHashTable *strings;          /* key -> string value, for s */
+        GHashTable *numbers;          /* key -> double holding any numeric value */
+} snapshot;
+
+static void snapshot_free(snapshot *s)
+{
+        g_hash_table_unref(s->types);
+        g_hash_table_unref(s->strings);
+        g_hash_table_unref(s->numbers);
+        g_free(s);
+}
+
+static snapshot *read_snapshot(sd_bus_message *m)
+{
+        snapshot *s = g_new0(snapshot, 1);
+        s->types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        s->strings = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        s->numbers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        assert_true(sd_bus_message_read(m, "t", &s->timestamp) > 0);
+        assert_true(sd_bus_message_enter_container(m, 'a', "{sv}") > 0);
+        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                const char *key, *contents;
+                char type;
+                assert_true(sd_bus_message_read(m, "s", &key) > 0);
+                assert_true(sd_bus_message_peek_type(m, &type, &contents) > 0);
+                assert_int_equal(type, 'v');
+                assert_int_equal(strlen(contents), 1);
+                assert_false(g_hash_table_contains(s->types, key)); /* no duplicate keys */
+                g_hash_table_insert(s->types, g_strdup(key), GINT_TO_POINTER((int) contents[0]));
+                assert_true(sd_bus_message_enter_container(m, 'v', contents) > 0);
+                double *num = g_new(double, 1);
+                union { int b; uint32_t u; int32_t i; uint64_t t; double d; const char *s; } v;
+                assert_true(sd_bus_message_read_basic(m, contents[0], &v) > 0);
+                switch (contents[0]) {
+                case 'b': *num = v.b; break;
+                case 'u': *num = v.u; break;
+                case 'i': *num = v.i; break;
+                case 't': *num = (double) v.t; break;
+                case 'd': *num = v.d; break;
+                case 's': g_hash_table_insert(s->strings, g_strdup(key), g_strdup(v.s)); *num = 0; break;
+                default: fail_msg("key %s has unexpected type %s", key, contents);
+                }
+                g_hash_table_insert(s->numbers, g_strdup(key), num);
+                assert_true(sd_bus_message_exit_container(m) > 0);
+                assert_true(sd_bus_message_exit_container(m) > 0);
+        }
+        assert_true(sd_bus_message_exit_container(m) > 0);
+        return s;
+}
+
+static snapshot *get_snapshot(sd_bus *bus)
+{
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "GetSnapshot", &e, &reply,
+                                   NULL);
+        if (r < 0)
+                fail_msg("GetSnapshot: %s", e.message);
+        snapshot *s = read_snapshot(reply);
+        sd_bus_message_unref(reply);
+        return s;
+}
+
+static double number(const snapshot *s, const char *key)
+{
+        const double *v = g_hash_table_lookup(s->numbers, key);
+        if (!v)
+                fail_msg("key %s is missing", key);
+        return *v;
+}
+
+/* The testbus lives in *STATE so that teardown() stops everything even
+ * when an assertion ends the test early. */
+static testbus *start(void **state, const char *board, const char *const *args)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, board);
+        testbus_start_daemon(tb, args);
+        return tb;
+}
+
+/* SIGTERM must end jetsond cleanly. */
+static void stop(testbus *tb)
+{
+        int status = testbus_stop_daemon(tb);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static int teardown(void **state)
+{
+        testbus_free(*state);
+        return 0;
+}
+
+static const char *const required_keys[] = {
+        "cpu.load", "cpu.0.load", "cpu.0.freq", "cpu.0.online", "gpu.load", "gpu.freq", "emc.load",
+        "emc.freq", "engine.NVENC.online", "ram.total", "ram.used", "ram.free", "ram.buffers", "ram.cached",
+        "ram.shared", "ram.lfb", "swap.total", "swap.used", "swap.cached", "temp.cpu", "temp.gpu",
+        "power.VDD_GPU_SOC.power", "power.VDD_GPU_SOC.voltage", "power.VDD_GPU_SOC.current", "power.total",
+        "energy.VDD_GPU_SOC",
+        "fan.0.speed", "fan.0.rpm", "nvpmodel.mode", "nvpmodel.name", "jetson_clocks.active", "uptime",
+        "disk.read_bytes", "disk.write_bytes", "net.rx_bytes", "net.tx_bytes",
+};
+
+static void test_snapshot_keys(void **state)
+{
+        testbus *tb = start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
+        sd_bus *bus = testbus_connect();
+        /* Loads are rates: let the counters move and give jetsond a few
+         * readings. */
+        testbus_start_simulator(tb);
+        g_usleep(400 * 1000);
+        snapshot *s = get_snapshot(bus);
+        GArray *docs = documented_keys();
+
+        GHashTableIter it;
+        gpointer key, type;
+        g_hash_table_iter_init(&it, s->types);
+        while (g_hash_table_iter_next(&it, &key, &type)) {
+                char want = documented_type(docs, key);
+                if (!want)
+                        fail_msg("key %s is not documented in the Metrics XML", (char *) key);
+                if (want != GPOINTER_TO_INT(type))
+                        fail_msg("key %s has type %c, documented %c", (char *) key, GPOINTER_TO_INT(type), want);
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(required_keys); i++)
+                if (!g_hash_table_contains(s->types, required_keys[i]))
+                        fail_msg("required key %s is missing", required_keys[i]);
+
+        /* CLOCK_REALTIME µs, fresh. */
+        uint64_t now = (uint64_t) g_get_real_time();
+        assert_true(s->timestamp <= now && now - s->timestamp < 5 * G_USEC_PER_SEC);
+        /* Values from the fixture (agx-orin-jp62.expected.md). */
+        assert_true(number(s, "ram.total") == 64302080.0);
+        assert_true(number(s, "fan.0.rpm") == 2100.0);
+        assert_true(number(s, "nvpmodel.mode") == 0.0);
+        assert_string_equal(g_hash_table_lookup(s->strings, "nvpmodel.name"), "MAXN");
+        assert_true(number(s, "cpu.load") >= 0.0 && number(s, "cpu.load") <= 100.0);
+        /* AGX Orin has no input rail: the total is the sum of the rails. */
+        assert_true(number(s, "power.total_is_sum") == 1.0);
+        double sum = number(s, "power.VDD_GPU_SOC.power") + number(s, "power.VDD_CPU_CV.power") +
+                     number(s, "power.VIN_SYS_5V0.power") + number(s, "power.VDDQ_VDD2_1V8AO.power");
+        assert_true(number(s, "power.total") == sum);
+
+        free_docs(docs);
+        snapshot_free(s);
+        sd_bus_flush_close_unref(bus);
+        stop(tb);
+}
+
+/* A PC: what Linux offers, nothing Jetson-only, still every key documented. */
+static void test_snapshot_pc(void **state)
+{
+        testbus *tb = start(state, "x86-pc", NULL);
+        sd_bus *bus = testbus_connect();
+        snapshot *s = get_snapshot(bus);
+        GArray *docs = documented_keys();
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init(&it, s->types);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+                assert_true(documented_type(docs, key) != 0);
+                static const char *const jetson_only[] = { "gpu.", "emc.", "engine.", "nvpmodel.",
+                                                           "jetson_clocks.", "fan.", "iram." };
+                for (size_t i = 0; i < G_N_ELEMENTS(jetson_only); i++)
+                        if (g_str_has_prefix(key, jetson_only[i]))
+                                fail_msg("a PC reports %s", (char *) key);
+        }
+        assert_true(g_hash_table_contains(s->types, "ram.total"));
+        assert_true(g_hash_table_contains(s->types, "cpu.0.freq"));
+        assert_true(g_hash_table_contains(s->types, "uptime"));
+        free_docs(docs);
+        snapshot_free(s);
+        sd_bus_flush_close_unref(bus);
+        stop(tb);
+}
+
+/* ---- signals ---------------------------------------------------------- */
+
+typedef struct {
+        unsigned count;
+        uint64_t first_us, last_us;   /* arrival, CLOCK_MONOTONIC */
+        uint64_t last_stamp;
+        bool monotonic;               /* timestamps strictly increasing */
+} sample_counter;
+
+static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) error;
+        sample_counter *c = userdata;
+        uint64_t stamp;
+        assert_true(sd_bus_message_read(m, "t", &stamp) > 0);
+        if (c->count && stamp <= c->last_stamp)
+                c->monotonic = false;
+        c->last_stamp = stamp;
+        uint64_t now = testbus_now_us();
+        if (!c->count)
+                c->first_us = now;
+        c->last_us = now;
+        c->count++;
+        return 0;
+}
+
+static sd_bus_slot *watch_samples(sd_bus *bus, sample_counter *c)
+{
+        sd_bus_slot *slot = NULL;
+        memset(c, 0, sizeof(*c));
+        c->monotonic = true;
+        assert_true(sd_bus_match_signal(bus, &slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
+                                        on_sample, c) >= 0);
+        return slot;
+}
+
+/* Samples received during WINDOW_US, after the match is in place. */
+static unsigned count_samples(sd_bus *bus, sample_counter *c, uint64_t window_us)
+{
+        testbus_pump(bus, 200000, NULL); /* drain what was queued before */
+        unsigned before = c->count;
+        testbus_pump(bus, window_us, NULL);
+        return c->count - before;
+}
+
+static void test_default_rate(void **state)
+{
+        testbus *tb = start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
+        sd_bus *bus = testbus_connect();
+        sample_counter c;
+        sd_bus_slot *slot = watch_samples(bus, &c);
+        unsigned n = count_samples(bus, &c, 1000000);
+        /* 10 per second; a loaded CI machine may lose one or two. */
+        if (n < 8 || n > 11)
+                fail_msg("%u samples in 1 s at a 100 ms interval", n);
+        assert_true(c.monotonic);
+        assert_int_equal(testbus_get_u64(bus, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 100000);
+        assert_int_equal(testbus_get_u64(bus, JD_OBJECT_PATH, JD_IFACE_METRICS, "DefaultInterval"), 100000);
+        sd_bus_slot_unref(slot);
+        sd_bus_flush_close_unref(bus);
+        stop(tb);
+}
+
+static int call_subscribe(sd_bus *bus, uint64_t interval, sd_bus_error *e)
+{
+        return sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", e, NULL, "t",
+                                  interval);
+}
+
+static uint64_t wait_interval(sd_bus *bus, uint64_t want)
+{
+        uint64_t v = 0, deadline = testbus_now_us() + 2 * G_USEC_PER_SEC;
+        while ((v = testbus_get_u64(bus, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval")) != want &&
+               testbus_now_us() < deadline)
+                g_usleep(10000);
+        return v;
+}
+
+static void test_subscribe(void **state)
+{
+        testbus *tb = start(state, "agx-orin-jp62", NULL); /* default 1 s */
+        sd_bus *observer = testbus_connect(), *fast = testbus_connect(), *slow = testbus_connect();
+        sample_counter c;
+        sd_bus_slot *slot = watch_samples(observer, &c);
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+
+        /* Out of range: refused, nothing changes. */
+        assert_true(call_subscribe(fast, 9999, &e) < 0);
+        assert_true(sd_bus_error_has_name(&e, SD_BUS_ERROR_INVALID_ARGS));
+        sd_bus_error_free(&e);
+        assert_true(call_subscribe(fast, JD_INTERVAL_MAX_USEC + 1, &e) < 0);
+        assert_true(sd_bus_error_has_name(&e, SD_BUS_ERROR_INVALID_ARGS));
+        sd_bus_error_free(&e);
+        /* Slower than the default: accepted, no effect. */
+        assert_true(call_subscribe(slow, 5000000, &e) >= 0);
+        assert_int_equal(testbus_get_u64(observer, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 1000000);
+
+        assert_true(call_subscribe(fast, 50000, &e) >= 0);
+        assert_int_equal(testbus_get_u64(observer, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 50000);
+        unsigned n = count_samples(observer, &c, 1000000);
+        if (n < 15)
+                fail_msg("only %u samples in 1 s after Subscribe(50 ms)", n);
+        /* A second request from the same connection replaces the first. */
+        assert_true(call_subscribe(fast, 40000, &e) >= 0);
+        assert_int_equal(testbus_get_u64(observer, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 40000);
+        assert_true(call_subscribe(slow, 200000, &e) >= 0);
+        assert_int_equal(testbus_get_u64(observer, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 40000);
+
+        /* The fast client disconnects without unsubscribing. */
+        sd_bus_flush_close_unref(fast);
+        assert_int_equal(wait_interval(observer, 200000), 200000);
+        /* Unsubscribe drops the last request: back to the default. */
+        assert_true(sd_bus_call_method(slow, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", &e, NULL,
+                                       NULL) >= 0);
+        assert_int_equal(wait_interval(observer, 1000000), 1000000);
+        /* Unsubscribe without a request is not an error. */
+        assert_true(sd_bus_call_method(slow, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", &e, NULL,
+                                       NULL) >= 0);
+        n = count_samples(observer, &c, 2000000);
+        if (n > 3)
+                fail_msg("%u samples in 2 s after every subscriber left (default 1 s)", n);
+
+        sd_bus_slot_unref(slot);
+        sd_bus_flush_close_unref(slow);
+        sd_bus_flush_close_unref(observer);
+        stop(tb);
+}
+
+/* ---- PropertiesChanged -------------------------------------------------- */
+
+typedef struct {
+        bool seen_mode;
+        uint32_t mode;
+        char mode_name[64];
+} nvpmodel_change;
+
+static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) error;
+        nvpmodel_change *c = userdata;
+        const char *iface;
+        assert_true(sd_bus_message_read(m, "s", &iface) > 0);
+        if (strcmp(iface, JD_IFACE_NVPMODEL) != 0)
+                return 0;
+        assert_true(sd_bus_message_enter_container(m, 'a', "{sv}") > 0);
+        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                const char *name;
+                assert_true(sd_bus_message_read(m, "s", &name) > 0);
+                if (strcmp(name, "Mode") == 0) {
+                        assert_true(sd_bus_message_read(m, "v", "u", &c->mode) > 0);
+                        c->seen_mode = true;
+                } else if (strcmp(name, "ModeName") == 0) {
+                        const char *s;
+                        assert_true(sd_bus_message_read(m, "v", "s", &s) > 0);
+                        g_strlcpy(c->mode_name, s, sizeof(c->mode_name));
+                } else {
+                        assert_true(sd_bus_message_skip(m, "v") >= 0);
+                }
+                assert_true(sd_bus_message_exit_container(m) > 0);
+        }
+        return 0;
+}
+
+static void test_nvpmodel_changed_outside(void **state)
+{
+        testbus *tb = start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
+        sd_bus *bus = testbus_connect();
+        nvpmodel_change c = { 0 };
+        sd_bus_slot *slot = NULL;
+        assert_true(sd_bus_match_signal(bus, &slot, JD_BUS_NAME, JD_OBJECT_PATH, "org.freedesktop.DBus.Properties",
+                                        "PropertiesChanged", on_properties_changed, &c) >= 0);
+        testbus_pump(bus, 300000, NULL);
+        assert_false(c.seen_mode); /* nothing changes by itself */
+
+        /* What `nvpmodel -m 1` run by hand leaves behind. */
+        testbus_write(tb, "var/lib/nvpmodel/status", "pmode:0001 fmode:cool\n");
+        testbus_pump(bus, 3 * G_USEC_PER_SEC, &c.seen_mode);
+        assert_true(c.seen_mode);
+        assert_int_equal(c.mode, 1);
+        assert_string_equal(c.mode_name, "MODE_15W");
+        assert_int_equal(testbus_get_u32(bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode"), 1);
+        snapshot *s = get_snapshot(bus);
+        assert_string_equal(g_hash_table_lookup(s->strings, "nvpmodel.name"), "MODE_15W");
+        snapshot_free(s);
+
+        sd_bus_slot_unref(slot);
+        sd_bus_flush_close_unref(bus);
+        stop(tb);
+}
+
+/* ---- the bus policy ------------------------------------------------------ */
+
+static void test_policy(void **state)
+{
+        testbus *tb = start(state, "orin-nano-jp62", NULL);
+        sd_bus *bus = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        /* An interface the policy does not list never reaches jetsond. */
+        int r = sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, "org.jetsond.Jetson1.Debug", "Anything", &e,
+                                   NULL, NULL);
+        assert_true(r < 0);
+        assert_string_equal(e.name, SD_BUS_ERROR_ACCESS_DENIED);
+        assert_non_null(strstr(e.message, "Rejected send message"));
+        sd_bus_error_free(&e);
+        /* A listed one does (and answers UnknownMethod itself). */
+        r = sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_BOARD, "Anything", &e, NULL, NULL);
+        assert_true(r < 0);
+        assert_string_equal(e.name, SD_BUS_ERROR_UNKNOWN_METHOD);
+        sd_bus_error_free(&e);
+        sd_bus_flush_close_unref(bus);
+
+        /* Only root may own the name: jetsond started as nobody exits 1. */
+        if (geteuid() == 0) {
+                g_autofree char *sysroot = g_strdup_printf("--sysroot=%s", tb->root);
+                const char *argv[] = { "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                       JETSOND_PATH, sysroot, "--system", NULL };
+                assert_int_equal(testbus_stop_daemon(tb), 0);
+                g_autofree char *out = NULL;
+                assert_int_equal(testbus_run(argv, &out), 1);
+        }
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_teardown(test_snapshot_keys, teardown),
+                cmocka_unit_test_teardown(test_snapshot_pc, teardown),
+                cmocka_unit_test_teardown(test_default_rate, teardown),
+                cmocka_unit_test_teardown(test_subscribe, teardown),
+                cmocka_unit_test_teardown(test_nvpmodel_changed_outside, teardown),
+                cmocka_unit_test_teardown(test_policy, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

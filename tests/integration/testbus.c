@@ -1,0 +1,258 @@
+#include "testbus.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jetsond-dbus.h"
+
+uint64_t testbus_now_us(void)
+{
+        return (uint64_t) g_get_monotonic_time();
+}
+
+static void remove_tree(const char *dir)
+{
+        const char *argv[] = { "rm", "-rf", dir, NULL };
+        g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+testbus *testbus_new(const char *extra_conf)
+{
+        testbus *tb = g_new0(testbus, 1);
+        tb->dir = g_strdup("/tmp/jetsond-test.XXXXXX");
+        assert_non_null(g_mkdtemp(tb->dir));
+        /* 0755: polkitd and test users must reach the socket. */
+        assert_int_equal(chmod(tb->dir, 0755), 0);
+        g_autofree char *services = g_build_filename(tb->dir, "services", NULL);
+        assert_int_equal(mkdir(services, 0755), 0);
+
+        g_autofree char *tmpl = NULL;
+        assert_true(g_file_get_contents(TESTS_DIR "/integration/system-bus.conf.in", &tmpl, NULL, NULL));
+        g_autoptr(GString) conf = g_string_new(tmpl);
+        g_string_replace(conf, "@BUSDIR@", tb->dir, 0);
+        g_string_replace(conf, "@SRCDIR@", SOURCE_DIR, 0);
+        g_string_replace(conf, "@EXTRA@", extra_conf ? extra_conf : "", 0);
+        g_autofree char *conf_path = g_build_filename(tb->dir, "bus.conf", NULL);
+        assert_true(g_file_set_contents(conf_path, conf->str, -1, NULL));
+
+        g_autofree char *config_arg = g_strdup_printf("--config-file=%s", conf_path);
+        const char *argv[] = { "dbus-daemon", config_arg, "--fork", "--print-address=1", "--print-pid=1", NULL };
+        g_autofree char *out = NULL;
+        int status = testbus_run(argv, &out);
+        assert_int_equal(status, 0);
+        char **lines = g_strsplit(out, "\n", 3);
+        assert_non_null(lines[0]);
+        assert_non_null(lines[1]);
+        tb->address = g_strdup(lines[0]);
+        tb->bus_pid = (GPid) atoi(lines[1]);
+        g_strfreev(lines);
+        assert_true(tb->bus_pid > 0);
+        g_setenv("DBUS_SYSTEM_BUS_ADDRESS", tb->address, TRUE);
+        return tb;
+}
+
+void testbus_make_root(testbus *tb, const char *board)
+{
+        tb->root = g_build_filename(tb->dir, "root", NULL);
+        const char *argv[] = { "sh", FIXTURES_DIR "/make-sysroot.sh", board, tb->root, NULL };
+        g_autofree char *out = NULL;
+        assert_int_equal(testbus_run(argv, &out), 0);
+}
+
+void testbus_start_simulator(testbus *tb)
+{
+        const char *argv[] = { "/usr/bin/python3", FIXTURES_DIR "/simulate.py", tb->root, "--period-ms", "50", NULL };
+        GError *error = NULL;
+        if (!g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &tb->simulator_pid,
+                           &error))
+                fail_msg("cannot start the simulator: %s", error->message);
+}
+
+sd_bus *testbus_connect(void)
+{
+        sd_bus *bus = NULL;
+        int r = sd_bus_open_system(&bus);
+        if (r < 0)
+                fail_msg("cannot connect to the test bus: %s", strerror(-r));
+        return bus;
+}
+
+static bool name_has_owner(sd_bus *bus)
+{
+        int has = 0;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "NameHasOwner", &e, &reply, "s", JD_BUS_NAME) >= 0)
+                sd_bus_message_read(reply, "b", &has);
+        sd_bus_error_free(&e);
+        sd_bus_message_unref(reply);
+        return has;
+}
+
+/* JETSOND_TEST_WRAPPER (e.g. "valgrind --error-exitcode=1 ...") runs the
+ * daemon under a tool; the wait for its name is long enough for that. */
+void testbus_start_daemon(testbus *tb, const char *const *args)
+{
+        g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+        const char *wrapper = g_getenv("JETSOND_TEST_WRAPPER");
+        if (wrapper && *wrapper) {
+                char **words = NULL;
+                assert_true(g_shell_parse_argv(wrapper, NULL, &words, NULL));
+                for (char **w = words; *w; w++)
+                        g_ptr_array_add(argv, g_strdup(*w));
+                g_strfreev(words);
+        }
+        g_ptr_array_add(argv, g_strdup(JETSOND_PATH));
+        g_ptr_array_add(argv, g_strdup_printf("--sysroot=%s", tb->root));
+        g_ptr_array_add(argv, g_strdup("--system"));
+        for (size_t i = 0; args && args[i]; i++)
+                g_ptr_array_add(argv, g_strdup(args[i]));
+        g_ptr_array_add(argv, NULL);
+
+        tb->daemon_log = g_build_filename(tb->dir, "jetsond.log", NULL);
+        int log_fd = open(tb->daemon_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        assert_true(log_fd >= 0);
+        GError *error = NULL;
+        gboolean ok = g_spawn_async_with_fds(NULL, (char **) argv->pdata, NULL,
+                                             G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH,
+                                             NULL, NULL, &tb->daemon_pid, -1, log_fd, log_fd, &error);
+        close(log_fd);
+        if (!ok)
+                fail_msg("cannot start jetsond: %s", error->message);
+
+        sd_bus *bus = testbus_connect();
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
+        while (!name_has_owner(bus)) {
+                int status;
+                if (waitpid(tb->daemon_pid, &status, WNOHANG) == tb->daemon_pid) {
+                        tb->daemon_pid = 0;
+                        g_autofree char *log = NULL;
+                        g_file_get_contents(tb->daemon_log, &log, NULL, NULL);
+                        fail_msg("jetsond exited (status %d) before owning its name:\n%s", status, log);
+                }
+                if (testbus_now_us() > deadline)
+                        fail_msg("jetsond did not own %s within 30 s", JD_BUS_NAME);
+                g_usleep(5000);
+        }
+        sd_bus_flush_close_unref(bus);
+}
+
+int testbus_stop_daemon(testbus *tb)
+{
+        int status = -1;
+        if (tb->daemon_pid <= 0)
+                return status;
+        kill(tb->daemon_pid, SIGTERM);
+        waitpid(tb->daemon_pid, &status, 0);
+        tb->daemon_pid = 0;
+        return status;
+}
+
+void testbus_free(testbus *tb)
+{
+        if (!tb)
+                return;
+        int status = testbus_stop_daemon(tb);
+        if (status != -1 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+                g_autofree char *log = NULL;
+                g_file_get_contents(tb->daemon_log, &log, NULL, NULL);
+                fprintf(stderr, "jetsond log:\n%s\n", log ? log : "");
+        }
+        if (tb->simulator_pid > 0) {
+                kill(tb->simulator_pid, SIGTERM);
+                waitpid(tb->simulator_pid, NULL, 0);
+        }
+        if (tb->bus_pid > 0)
+                kill(tb->bus_pid, SIGTERM);
+        g_unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
+        remove_tree(tb->dir);
+        g_free(tb->dir);
+        g_free(tb->address);
+        g_free(tb->root);
+        g_free(tb->daemon_log);
+        g_free(tb);
+}
+
+void testbus_pump(sd_bus *bus, uint64_t timeout_us, const bool *done)
+{
+        uint64_t deadline = testbus_now_us() + timeout_us;
+        while (!(done && *done)) {
+                int r = sd_bus_process(bus, NULL);
+                assert_true(r >= 0);
+                if (r > 0)
+                        continue;
+                uint64_t now = testbus_now_us();
+                if (now >= deadline)
+                        break;
+                sd_bus_wait(bus, deadline - now);
+        }
+}
+
+int testbus_run(const char *const *argv, char **out)
+{
+        int status = -1;
+        GError *error = NULL;
+        if (!g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, out, NULL, &status,
+                          &error))
+                fail_msg("cannot run %s: %s", argv[0], error->message);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void testbus_write(testbus *tb, const char *path, const char *content)
+{
+        g_autofree char *host = g_build_filename(tb->root, path, NULL);
+        /* In place (same inode), as a tool rewriting a status file could. */
+        FILE *f = fopen(host, "r+");
+        assert_non_null(f);
+        assert_true(fputs(content, f) >= 0);
+        assert_int_equal(ftruncate(fileno(f), (off_t) strlen(content)), 0);
+        assert_int_equal(fclose(f), 0);
+}
+
+static sd_bus_message *get_property(sd_bus *bus, const char *path, const char *iface, const char *prop,
+                                    const char *sig)
+{
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_get_property(bus, JD_BUS_NAME, path, iface, prop, &e, &reply, sig);
+        if (r < 0)
+                fail_msg("Get %s.%s on %s: %s: %s", iface, prop, path, e.name, e.message);
+        return reply;
+}
+
+char *testbus_get_string(sd_bus *bus, const char *path, const char *iface, const char *prop)
+{
+        sd_bus_message *reply = get_property(bus, path, iface, prop, "s");
+        const char *s = NULL;
+        assert_true(sd_bus_message_read(reply, "s", &s) > 0);
+        char *copy = g_strdup(s);
+        sd_bus_message_unref(reply);
+        return copy;
+}
+
+uint64_t testbus_get_u64(sd_bus *bus, const char *path, const char *iface, const char *prop)
+{
+        sd_bus_message *reply = get_property(bus, path, iface, prop, "t");
+        uint64_t v = 0;
+        assert_true(sd_bus_message_read(reply, "t", &v) > 0);
+        sd_bus_message_unref(reply);
+        return v;
+}
+
+uint32_t testbus_get_u32(sd_bus *bus, const char *path, const char *iface, const char *prop)
+{
+        sd_bus_message *reply = get_property(bus, path, iface, prop, "u");
+        uint32_t v = 0;
+        assert_true(sd_bus_message_read(reply, "u", &v) > 0);
+        sd_bus_message_unref(reply);
+        return v;
+}

@@ -1,0 +1,58 @@
+/* Integration test harness: a private system bus with the project's
+ * policy enforced, a writable copy of a fake board, and jetsond serving
+ * it (../shared/testing-on-a-private-bus.md). Nothing on the host is
+ * touched; every process started is recorded and stopped by PID. */
+#pragma once
+
+#include <glib.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <systemd/sd-bus.h>
+
+typedef struct {
+        char *dir;            /* private directory: bus socket, config, logs */
+        char *address;
+        GPid bus_pid;
+        char *root;           /* the board's sysroot copy */
+        GPid daemon_pid;
+        char *daemon_log;
+        GPid simulator_pid;
+} testbus;
+
+/* Starts a bus (DBUS_SYSTEM_BUS_ADDRESS is set to it for this process and
+ * its children). EXTRA_CONF is inserted into the bus configuration
+ * (NULL for none). */
+testbus *testbus_new(const char *extra_conf);
+/* Copies BOARD into tb->root with tests/fixtures/make-sysroot.sh. */
+void testbus_make_root(testbus *tb, const char *board);
+/* Brings tb->root to life with tests/fixtures/simulate.py (counters
+ * advance, temperatures drift) until testbus_free(). */
+void testbus_start_simulator(testbus *tb);
+/* Starts jetsond on tb->root with the extra arguments (NULL-terminated)
+ * and waits until it owns its name. */
+void testbus_start_daemon(testbus *tb, const char *const *args);
+/* SIGTERM, then the daemon's exit status as waitpid() gives it. */
+int testbus_stop_daemon(testbus *tb);
+/* Stops what is still running and removes the directory. */
+void testbus_free(testbus *tb);
+
+/* A new client connection to the private bus. */
+sd_bus *testbus_connect(void);
+/* Processes messages on BUS for up to TIMEOUT_US or until *DONE. */
+void testbus_pump(sd_bus *bus, uint64_t timeout_us, const bool *done);
+/* Runs a command (argv) with a timeout in seconds; returns its exit
+ * status and its stdout in *out (g_free). */
+int testbus_run(const char *const *argv, char **out);
+/* Writes CONTENT to the in-root PATH of tb->root in place. */
+void testbus_write(testbus *tb, const char *path, const char *content);
+
+uint64_t testbus_now_us(void);
+
+/* Property getters that fail the test on any error. */
+char *testbus_get_string(sd_bus *bus, const char *path, const char *iface, const char *prop);
+uint64_t testbus_get_u64(sd_bus *bus, const char *path, const char *iface, const char *prop);
+uint32_t testbus_get_u32(sd_bus *bus, const char *path, const char *iface, const char *prop);
