@@ -1,0 +1,210 @@
+#include "config_edit.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "parse.h"
+#include "swap.h"
+
+/* jetsond's fan reader keeps profile names in 32-byte buffers: a longer
+ * name could be written but not read back. */
+#define PROFILE_MAX 31
+
+static char *fail(const char **error, const char *message)
+{
+        if (error)
+                *error = message;
+        return NULL;
+}
+
+/* TEXT with LEN bytes at AT replaced by WITH. */
+static char *splice(const char *text, const char *at, size_t len, const char *with)
+{
+        GString *s = g_string_new_len(text, at - text);
+        g_string_append(s, with);
+        g_string_append(s, at + len);
+        return g_string_free(s, FALSE);
+}
+
+static bool is_blank(char c)
+{
+        return c == ' ' || c == '\t';
+}
+
+/* Is L..EOL a "< PM_CONFIG ... >" header? The header must close on its own
+ * line, as jetsond's nvpmodel reader requires, so that an edit is always
+ * one the reader sees. *VALUE receives the digits of its DEFAULT=, or NULL
+ * if it has no single numeric DEFAULT. Commented lines start with '#' and
+ * so never match. */
+static bool pm_config_header(const char *l, const char *eol, const char **value, size_t *value_len)
+{
+        const char *p = l + strspn(l, " \t");
+        const char *end = eol;
+        while (end > p && (is_blank(end[-1]) || end[-1] == '\r'))
+                end--;
+        if (*p != '<' || end - p < 2 || end[-1] != '>')
+                return false;
+        end--;
+        p++;
+
+        unsigned n_tokens = 0, n_defaults = 0;
+        *value = NULL;
+        while (p < end) {
+                while (p < end && is_blank(*p))
+                        p++;
+                if (p == end)
+                        break;
+                const char *t = p;
+                while (p < end && !is_blank(*p))
+                        p++;
+                size_t tlen = (size_t) (p - t);
+                if (n_tokens++ == 0) {
+                        if (tlen != strlen("PM_CONFIG") || memcmp(t, "PM_CONFIG", tlen) != 0)
+                                return false;
+                        continue;
+                }
+                if (tlen < strlen("DEFAULT=") || memcmp(t, "DEFAULT=", strlen("DEFAULT=")) != 0)
+                        continue;
+                n_defaults++;
+                const char *digits = t + strlen("DEFAULT=");
+                size_t dlen = (size_t) (p - digits);
+                *value = dlen > 0 && strspn(digits, "0123456789") >= dlen ? digits : NULL;
+                *value_len = dlen;
+        }
+        if (n_defaults != 1)
+                *value = NULL;
+        return n_tokens > 0;
+}
+
+char *jd_edit_nvpmodel_default(const char *conf, unsigned id, const char **error)
+{
+        const char *value = NULL;
+        size_t value_len = 0;
+        unsigned n_headers = 0;
+
+        JD_FOR_EACH_LINE(l, conf) {
+                const char *v;
+                size_t vlen = 0;
+                if (!pm_config_header(l, strchrnul(l, '\n'), &v, &vlen))
+                        continue;
+                /* nvpmodel would pick one of them; which one is not ours to guess. */
+                if (++n_headers > 1)
+                        return fail(error, "nvpmodel.conf has more than one PM_CONFIG header");
+                value = v;
+                value_len = vlen;
+        }
+        if (n_headers == 0)
+                return fail(error, "nvpmodel.conf has no PM_CONFIG header");
+        if (!value)
+                return fail(error, "the PM_CONFIG header of nvpmodel.conf has no numeric DEFAULT");
+        char num[16];
+        snprintf(num, sizeof(num), "%u", id);
+        return splice(conf, value, value_len, num);
+}
+
+static bool plain_token(const char *s, size_t max)
+{
+        size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-");
+        return n > 0 && n <= max && s[n] == '\0';
+}
+
+char *jd_edit_nvfancontrol_profile(const char *conf, const char *profile, const char **error)
+{
+        static const char key[] = "FAN_DEFAULT_PROFILE";
+        const char *value = NULL;
+        size_t value_len = 0;
+        unsigned n_lines = 0;
+
+        if (!plain_token(profile, PROFILE_MAX))
+                return fail(error, "fan profile names are 1 to 31 letters, digits, '_' or '-'");
+        JD_FOR_EACH_LINE(l, conf) {
+                const char *p = l + strspn(l, " \t");
+                if (strncmp(p, key, strlen(key)) != 0)
+                        continue;
+                p += strlen(key);
+                if (*p && !strchr(" \t\r\n", *p))
+                        continue; /* a longer keyword */
+                /* nvfancontrol confs with several <FAN n> sections have one
+                 * default per fan; changing them all is not what was asked. */
+                if (++n_lines > 1)
+                        return fail(error, "nvfancontrol.conf has more than one FAN_DEFAULT_PROFILE line");
+                value = p + strspn(p, " \t");
+                value_len = strcspn(value, " \t\r\n");
+        }
+        if (n_lines == 0)
+                return fail(error, "nvfancontrol.conf has no FAN_DEFAULT_PROFILE line");
+        if (value_len == 0)
+                return fail(error, "the FAN_DEFAULT_PROFILE line of nvfancontrol.conf has no value");
+        return splice(conf, value, value_len, profile);
+}
+
+static const char *swap_path_problem(const char *path)
+{
+        if (path[0] != '/')
+                return "the swap path must be absolute";
+        /* swap.c keeps fstab specs in 256-byte buffers: a longer path could
+         * match a truncated longer entry. */
+        if (strlen(path) >= 255)
+                return "the swap path is too long";
+        for (const unsigned char *c = (const unsigned char *) path; *c; c++)
+                if (*c <= ' ' || *c == 0x7f || *c == '\\')
+                        return "the swap path must not contain blanks, control characters or backslashes";
+        return NULL;
+}
+
+/* Is L..EOL an active swap entry for PATH? Left to swap.c's parser, so that
+ * the editor and the reader agree on what an entry is. */
+static bool is_swap_entry(const char *l, const char *eol, const char *path)
+{
+        g_autofree char *line = g_strndup(l, (gsize) (eol - l));
+        return jd_fstab_has_swap(line, path);
+}
+
+/* Line by line rather than jd_fstab_has_swap() on the whole text, which
+ * only looks at the first JD_MAX_SWAPS entries. */
+static bool has_swap_entry(const char *fstab, const char *path)
+{
+        JD_FOR_EACH_LINE(l, fstab) {
+                if (is_swap_entry(l, strchrnul(l, '\n'), path))
+                        return true;
+        }
+        return false;
+}
+
+char *jd_fstab_add_swap(const char *fstab, const char *path, const char **error)
+{
+        const char *problem = swap_path_problem(path);
+        if (problem)
+                return fail(error, problem);
+        if (has_swap_entry(fstab, path))
+                return fail(error, "fstab already has a swap entry for this path");
+        GString *s = g_string_new(fstab);
+        if (s->len > 0 && s->str[s->len - 1] != '\n')
+                g_string_append_c(s, '\n');
+        g_string_append_printf(s, "%s none swap sw 0 0\n", path);
+        return g_string_free(s, FALSE);
+}
+
+char *jd_fstab_remove_swap(const char *fstab, const char *path, const char **error)
+{
+        const char *problem = swap_path_problem(path);
+        if (problem)
+                return fail(error, problem);
+        GString *s = g_string_sized_new(strlen(fstab));
+        unsigned removed = 0;
+        JD_FOR_EACH_LINE(l, fstab) {
+                const char *eol = strchrnul(l, '\n');
+                const char *next = *eol ? eol + 1 : eol;
+                if (is_swap_entry(l, eol, path))
+                        removed++;
+                else
+                        g_string_append_len(s, l, next - l);
+        }
+        if (removed == 0) {
+                g_string_free(s, TRUE);
+                return fail(error, "fstab has no swap entry for this path");
+        }
+        return g_string_free(s, FALSE);
+}

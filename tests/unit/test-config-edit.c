@@ -1,0 +1,308 @@
+/* Config file edits: only the edited token or line changes, byte for byte.
+ *
+ * Expected texts are built by a plain replacement of one known line of the
+ * fixture (or written out literally), never by the code under test. */
+#include <glib.h>
+#include <string.h>
+
+#include "config_edit.h"
+#include "fan.h"
+#include "fixture.h"
+#include "nvpmodel.h"
+#include "swap.h"
+
+/* TEXT with its only occurrence of OLD replaced by NEW. */
+static char *replace_once(const char *text, const char *old, const char *new)
+{
+        const char *at = strstr(text, old);
+        assert_non_null(at);
+        assert_null(strstr(at + 1, old));
+        return g_strdup_printf("%.*s%s%s", (int) (at - text), text, new, at + strlen(old));
+}
+
+/* The edit succeeds and gives exactly EXPECTED. ERROR is passed by
+ * address: it is set by the call that is this function's argument. */
+static void assert_edit(char *got, const char *const *error, const char *expected)
+{
+        if (!got)
+                fail_msg("edit refused: %s", *error ? *error : "(no message)");
+        assert_string_equal(got, expected);
+        g_free(got);
+}
+
+/* The edit is refused with a message. */
+static void assert_refused(char *got, const char *const *error)
+{
+        assert_null(got);
+        assert_non_null(*error);
+        assert_true(strlen(*error) > 0);
+}
+
+static void test_nvpmodel_fixtures(void **state)
+{
+        (void) state;
+        static const struct {
+                const char *file, *header;
+                unsigned id;
+                const char *new_header;
+        } cases[] = {
+                { "agx-orin-jp62/etc/nvpmodel/nvpmodel_p3701_0005.conf", "< PM_CONFIG DEFAULT=2 >", 1,
+                  "< PM_CONFIG DEFAULT=1 >" },
+                { "orin-nano-jp62/etc/nvpmodel/nvpmodel_p3767_0005_super.conf", "< PM_CONFIG DEFAULT=1 >", 3,
+                  "< PM_CONFIG DEFAULT=3 >" },
+                { "xavier-nx-jp51/etc/nvpmodel/nvpmodel_t194_p3668.conf", "< PM_CONFIG DEFAULT=2 >", 8,
+                  "< PM_CONFIG DEFAULT=8 >" },
+                { "nano-jp46/etc/nvpmodel/nvpmodel_t210_jetson-nano.conf", "< PM_CONFIG DEFAULT=0 >", 1,
+                  "< PM_CONFIG DEFAULT=1 >" },
+                /* Same id, and a multi-digit one. */
+                { "agx-orin-jp62/etc/nvpmodel/nvpmodel_p3701_0005.conf", "< PM_CONFIG DEFAULT=2 >", 2,
+                  "< PM_CONFIG DEFAULT=2 >" },
+                { "agx-orin-jp62/etc/nvpmodel/nvpmodel_p3701_0005.conf", "< PM_CONFIG DEFAULT=2 >", 4294967295u,
+                  "< PM_CONFIG DEFAULT=4294967295 >" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *conf = fixture_read_aux(cases[i].file);
+                g_autofree char *expected = replace_once(conf, cases[i].header, cases[i].new_header);
+                const char *error = NULL;
+                char *got = jd_edit_nvpmodel_default(conf, cases[i].id, &error);
+                assert_non_null(got);
+                /* The reader agrees: same modes, new default. */
+                jd_nvpmodel_sample before, after;
+                assert_true(jd_parse_nvpmodel_conf(conf, &before));
+                assert_true(jd_parse_nvpmodel_conf(got, &after));
+                assert_int_equal(after.n_modes, before.n_modes);
+                assert_true(after.default_id.present);
+                assert_int_equal(after.default_id.value, cases[i].id);
+                assert_edit(got, &error, expected);
+        }
+}
+
+static void test_nvpmodel_headers(void **state)
+{
+        (void) state;
+        const char *error = NULL;
+        /* Spacing inside < > varies, tabs included; it is kept. */
+        assert_edit(jd_edit_nvpmodel_default("x\n<PM_CONFIG   DEFAULT=3>\ny\n", 12, &error), &error,
+                    "x\n<PM_CONFIG   DEFAULT=12>\ny\n");
+        assert_edit(jd_edit_nvpmodel_default("  <\tPM_CONFIG\tDEFAULT=07\t>  \n", 0, &error), &error,
+                    "  <\tPM_CONFIG\tDEFAULT=0\t>  \n");
+        /* Commented-out headers are not headers, before or after the real one. */
+        assert_edit(jd_edit_nvpmodel_default("# < PM_CONFIG DEFAULT=1 >\n< PM_CONFIG DEFAULT=2 >\n"
+                                             "  #< PM_CONFIG DEFAULT=3 >\n",
+                                             0, &error),
+                    &error, "# < PM_CONFIG DEFAULT=1 >\n< PM_CONFIG DEFAULT=0 >\n  #< PM_CONFIG DEFAULT=3 >\n");
+        /* Other headers with DEFAULT-like fields are left alone. */
+        assert_edit(jd_edit_nvpmodel_default("< POWER_MODEL ID=0 NAME=DEFAULT=5 >\n< PM_CONFIG DEFAULT=2 >\n", 1,
+                                             &error),
+                    &error, "< POWER_MODEL ID=0 NAME=DEFAULT=5 >\n< PM_CONFIG DEFAULT=1 >\n");
+        /* No final newline, and CRLF line ends. */
+        assert_edit(jd_edit_nvpmodel_default("a\n< PM_CONFIG DEFAULT=2 >", 3, &error), &error,
+                    "a\n< PM_CONFIG DEFAULT=3 >");
+        assert_edit(jd_edit_nvpmodel_default("a\r\n< PM_CONFIG DEFAULT=2 >\r\nb\r\n", 3, &error), &error,
+                    "a\r\n< PM_CONFIG DEFAULT=3 >\r\nb\r\n");
+
+        static const char *const refused[] = {
+                "",
+                "< POWER_MODEL ID=0 NAME=MAXN >\n",
+                "# < PM_CONFIG DEFAULT=1 >\n",                             /* commented only */
+                "< PM_CONFIG DEFAULT=1 >\n< PM_CONFIG DEFAULT=2 >\n",       /* two */
+                "< PM_CONFIG DEFAULT=1 >\nx\n  <PM_CONFIG DEFAULT=1>",       /* two, even if equal */
+                "< PM_CONFIG >\n",                                         /* no DEFAULT */
+                "< PM_CONFIG DEFAULT= >\n",
+                "< PM_CONFIG DEFAULT=MAXN >\n",
+                "< PM_CONFIG DEFAULT=-1 >\n",
+                "< PM_CONFIG DEFAULT=1 DEFAULT=2 >\n",
+                "< PM_CONFIG DEFAULT=2\n",                                 /* unclosed */
+                "< PM_CONFIG DEFAULT=2 > # trailing\n",                    /* the reader ignores it too */
+                "< PM_CONFIGX DEFAULT=2 >\n",
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+                error = NULL;
+                assert_refused(jd_edit_nvpmodel_default(refused[i], 1, &error), &error);
+        }
+}
+
+static void test_fan_fixtures(void **state)
+{
+        (void) state;
+        static const struct {
+                const char *file, *line, *profile, *new_line;
+        } cases[] = {
+                { "agx-orin-jp62/etc/nvpower/nvfancontrol/nvfancontrol_p3701_0000.conf",
+                  "    FAN_DEFAULT_PROFILE cool\n", "quiet", "    FAN_DEFAULT_PROFILE quiet\n" },
+                { "orin-nano-jp62/etc/nvpower/nvfancontrol/nvfancontrol_p3767_0000.conf",
+                  "    FAN_DEFAULT_PROFILE quiet\n", "cool", "    FAN_DEFAULT_PROFILE cool\n" },
+                { "xavier-nx-jp51/etc/nvpower/nvfancontrol/nvfancontrol_p3668.conf",
+                  "    FAN_DEFAULT_PROFILE cool\n", "quiet", "    FAN_DEFAULT_PROFILE quiet\n" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *conf = fixture_read_aux(cases[i].file);
+                g_autofree char *expected = replace_once(conf, cases[i].line, cases[i].new_line);
+                const char *error = NULL;
+                char *got = jd_edit_nvfancontrol_profile(conf, cases[i].profile, &error);
+                assert_non_null(got);
+                char names[8][32], def[32];
+                assert_int_equal(jd_parse_nvfancontrol_profiles(got, names, 8, def, sizeof(def)), 2);
+                assert_string_equal(def, cases[i].profile);
+                assert_edit(got, &error, expected);
+        }
+}
+
+static void test_fan_lines(void **state)
+{
+        (void) state;
+        const char *error = NULL;
+        /* Tabs around the key and the value are kept, and what follows it. */
+        assert_edit(jd_edit_nvfancontrol_profile("<FAN 1>\n\tFAN_PROFILE quiet {\n\t}\n"
+                                                 "\tFAN_DEFAULT_PROFILE\t\tcool\t# boot\n\tKICKSTART_PWM 77\n",
+                                                 "quiet", &error),
+                    &error,
+                    "<FAN 1>\n\tFAN_PROFILE quiet {\n\t}\n\tFAN_DEFAULT_PROFILE\t\tquiet\t# boot\n\tKICKSTART_PWM 77\n");
+        /* Comments and longer keywords are not the line. */
+        assert_edit(jd_edit_nvfancontrol_profile("#FAN_DEFAULT_PROFILE quiet\n\t# FAN_DEFAULT_PROFILE x\n"
+                                                 "FAN_DEFAULT_PROFILES a\nFAN_DEFAULT_PROFILE cool\n",
+                                                 "my-Profile_2", &error),
+                    &error,
+                    "#FAN_DEFAULT_PROFILE quiet\n\t# FAN_DEFAULT_PROFILE x\nFAN_DEFAULT_PROFILES a\n"
+                    "FAN_DEFAULT_PROFILE my-Profile_2\n");
+        /* No final newline; CRLF. */
+        assert_edit(jd_edit_nvfancontrol_profile("a 1\n  FAN_DEFAULT_PROFILE cool", "quiet", &error), &error,
+                    "a 1\n  FAN_DEFAULT_PROFILE quiet");
+        assert_edit(jd_edit_nvfancontrol_profile("a 1\r\n  FAN_DEFAULT_PROFILE cool\r\nb\r\n", "quiet", &error),
+                    &error, "a 1\r\n  FAN_DEFAULT_PROFILE quiet\r\nb\r\n");
+
+        static const char *const refused_confs[] = {
+                "",
+                "POLLING_INTERVAL 2\n",
+                "#FAN_DEFAULT_PROFILE cool\n",
+                "FAN_DEFAULT_PROFILE\n",
+                "FAN_DEFAULT_PROFILE   \r\n",
+                "FAN_DEFAULT_PROFILE",
+                "<FAN 1>\nFAN_DEFAULT_PROFILE cool\n<FAN 2>\nFAN_DEFAULT_PROFILE quiet\n",
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(refused_confs); i++) {
+                error = NULL;
+                assert_refused(jd_edit_nvfancontrol_profile(refused_confs[i], "quiet", &error), &error);
+        }
+        static const char *const refused_names[] = {
+                "", "a b", "cool\n", "x;rm", "../x", "caf\xc3\xa9", "a\tb", "#",
+                "abcdefghijklmnopqrstuvwxyz012345", /* 32 */
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(refused_names); i++) {
+                error = NULL;
+                assert_refused(jd_edit_nvfancontrol_profile("FAN_DEFAULT_PROFILE cool\n", refused_names[i], &error),
+                               &error);
+        }
+        /* 31 characters is the limit. */
+        assert_edit(jd_edit_nvfancontrol_profile("FAN_DEFAULT_PROFILE cool\n", "abcdefghijklmnopqrstuvwxyz01234",
+                                                 &error),
+                    &error, "FAN_DEFAULT_PROFILE abcdefghijklmnopqrstuvwxyz01234\n");
+}
+
+static void test_fstab_fixtures(void **state)
+{
+        (void) state;
+        static const char *const boards[] = { "agx-orin-jp62", "orin-nano-jp62", "xavier-nx-jp51", "nano-jp46",
+                                              "x86-pc" };
+        for (size_t i = 0; i < G_N_ELEMENTS(boards); i++) {
+                g_autofree char *file = g_strconcat(boards[i], "/etc/fstab", NULL);
+                g_autofree char *fstab = fixture_read_aux(file);
+                g_autofree char *expected = g_strconcat(fstab, "/swapfile none swap sw 0 0\n", NULL);
+                const char *error = NULL;
+                g_autofree char *added = jd_fstab_add_swap(fstab, "/swapfile", &error);
+                assert_non_null(added);
+                assert_string_equal(added, expected);
+                assert_true(jd_fstab_has_swap(added, "/swapfile"));
+                /* Once only. */
+                error = NULL;
+                assert_refused(jd_fstab_add_swap(added, "/swapfile", &error), &error);
+                /* And back: the original, byte for byte. */
+                assert_edit(jd_fstab_remove_swap(added, "/swapfile", &error), &error, fstab);
+                /* Nothing to remove in the original. */
+                error = NULL;
+                assert_refused(jd_fstab_remove_swap(fstab, "/swapfile", &error), &error);
+        }
+}
+
+static void test_fstab_hand_written(void **state)
+{
+        (void) state;
+        const char *error = NULL;
+        /* Xavier NX: a tab-separated /swfile entry and a commented /swapfile. */
+        g_autofree char *nx = fixture_read_aux("xavier-nx-jp51/etc/fstab");
+        error = NULL;
+        assert_refused(jd_fstab_add_swap(nx, "/swfile", &error), &error);
+        g_autofree char *nx_without = replace_once(nx, "/swfile  none\tswap    sw\t0 0\n", "");
+        assert_edit(jd_fstab_remove_swap(nx, "/swfile", &error), &error, nx_without);
+        g_autofree char *nx_with = g_strconcat(nx, "/swapfile none swap sw 0 0\n", NULL);
+        assert_edit(jd_fstab_add_swap(nx, "/swapfile", &error), &error, nx_with);
+
+        /* Only our line goes; the partition swap and everything else stay. */
+        g_autofree char *pc = fixture_read_aux("x86-pc/etc/fstab");
+        g_autofree char *pc_both = g_strconcat(pc, "/swapfile none swap sw 0 0\n", NULL);
+        assert_edit(jd_fstab_remove_swap(pc_both, "/swapfile", &error), &error, pc);
+        g_autofree char *pc_without = replace_once(pc, "/dev/nvme0n1p3 none            swap    sw              0       0\n",
+                                                   "");
+        g_autofree char *pc_both_without = g_strconcat(pc_without, "/swapfile none swap sw 0 0\n", NULL);
+        assert_edit(jd_fstab_remove_swap(pc_both, "/dev/nvme0n1p3", &error), &error, pc_both_without);
+
+        /* Escaped blanks in other entries; an equivalent entry with other
+         * options, CRLF, and no final newline; duplicates all go. */
+        const char *fstab = "/dev/root / ext4 defaults 0 1\r\n"
+                            "/swap\\040file none swap sw 0 0\n"
+                            "/mnt/my\\040disk /mnt/x ext4 defaults 0 0\n"
+                            "\t/swapfile\tnone\tswap\tdefaults,pri=5\t0\t0\r\n"
+                            "#/swapfile none swap sw 0 0\n"
+                            "/swapfile /mnt/y ext4 defaults 0 0\n"
+                            "/swapfile.old none swap sw 0 0\n"
+                            "/swapfile none swap sw";
+        assert_edit(jd_fstab_remove_swap(fstab, "/swapfile", &error), &error,
+                    "/dev/root / ext4 defaults 0 1\r\n"
+                    "/swap\\040file none swap sw 0 0\n"
+                    "/mnt/my\\040disk /mnt/x ext4 defaults 0 0\n"
+                    "#/swapfile none swap sw 0 0\n"
+                    "/swapfile /mnt/y ext4 defaults 0 0\n"
+                    "/swapfile.old none swap sw 0 0\n");
+        error = NULL;
+        assert_refused(jd_fstab_add_swap(fstab, "/swapfile", &error), &error);
+        /* "/swap" is not "/swap\040file" (= "/swap file"). */
+        assert_edit(jd_fstab_add_swap("/swap\\040file none swap sw 0 0", "/swap", &error), &error,
+                    "/swap\\040file none swap sw 0 0\n/swap none swap sw 0 0\n");
+        assert_edit(jd_fstab_add_swap("", "/swapfile", &error), &error, "/swapfile none swap sw 0 0\n");
+        assert_edit(jd_fstab_add_swap("a b c\r\n", "/swapfile", &error), &error,
+                    "a b c\r\n/swapfile none swap sw 0 0\n");
+        assert_edit(jd_fstab_remove_swap("/swapfile none swap sw 0 0\n", "/swapfile", &error), &error, "");
+}
+
+static void test_fstab_paths(void **state)
+{
+        (void) state;
+        g_autofree char *long_path = g_strnfill(255, 'a');
+        long_path[0] = '/';
+        static const char *const refused[] = {
+                "", "swapfile", "./swapfile", "/swap file", "/swap\tfile", "/swap\nfile", "/swap\\040file",
+                "/swap\rfile", "/swap\x7f", "/swap\x01",
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+                const char *error = NULL;
+                assert_refused(jd_fstab_add_swap("", refused[i], &error), &error);
+                error = NULL;
+                assert_refused(jd_fstab_remove_swap("/swapfile none swap sw 0 0\n", refused[i], &error), &error);
+        }
+        const char *error = NULL;
+        assert_refused(jd_fstab_add_swap("", long_path, &error), &error);
+        long_path[254] = '\0';
+        g_autofree char *line = g_strconcat(long_path, " none swap sw 0 0\n", NULL);
+        assert_edit(jd_fstab_add_swap("", long_path, &error), &error, line);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_nvpmodel_fixtures), cmocka_unit_test(test_nvpmodel_headers),
+                cmocka_unit_test(test_fan_fixtures),      cmocka_unit_test(test_fan_lines),
+                cmocka_unit_test(test_fstab_fixtures),    cmocka_unit_test(test_fstab_hand_written),
+                cmocka_unit_test(test_fstab_paths),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
