@@ -59,13 +59,14 @@ static void on_checked(GObject *source, GAsyncResult *res, gpointer data)
         g_autoptr(PolkitAuthorizationResult) result =
                 polkit_authority_check_authorization_finish(POLKIT_AUTHORITY(source), res, &error);
         const char *sender = sd_bus_message_get_sender(p->call);
+        bool authorized = false;
 
         if (sd_bus_track_count_name(p->caller, sender) <= 0) {
-                /* Nobody to answer, and acting for a caller that is gone
-                 * would surprise whoever reuses the situation. */
+                /* Nobody to answer, and a change nobody waits for any more
+                 * is not one to make. */
                 jd_log_info("Caller %s left before polkit answered for %s; nothing done", sender, p->action);
         } else if (result && polkit_authorization_result_get_is_authorized(result)) {
-                p->fn(p->call, p->userdata);
+                authorized = true;
         } else if (result && polkit_authorization_result_get_is_challenge(result) && !p->interactive) {
                 sd_bus_reply_method_errorf(p->call, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
                                            "Interactive authentication required to perform %s", p->action);
@@ -75,6 +76,7 @@ static void on_checked(GObject *source, GAsyncResult *res, gpointer data)
                 sd_bus_reply_method_errorf(p->call, SD_BUS_ERROR_ACCESS_DENIED, "Not authorized to perform %s",
                                            p->action);
         }
+        p->fn(p->call, authorized, p->userdata);
         pending_free(p);
 }
 

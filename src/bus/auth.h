@@ -6,10 +6,13 @@
 #pragma once
 
 #include <glib.h>
+#include <stdbool.h>
 #include <systemd/sd-bus.h>
 
-/* Runs once the caller is authorized; must send the reply to CALL. */
-typedef void (*jd_authorized_fn)(sd_bus_message *call, void *userdata);
+/* Runs once polkit has answered. If AUTHORIZED, the callee must send the
+ * reply to CALL; otherwise the error has been sent already and the
+ * callee only cleans up. */
+typedef void (*jd_authorized_fn)(sd_bus_message *call, bool authorized, void *userdata);
 
 /* Connects to polkit's authority on the system bus (the one
  * DBUS_SYSTEM_BUS_ADDRESS names). Failure is logged, not fatal: every
@@ -19,9 +22,10 @@ void jd_auth_init(sd_bus *bus);
  * their callbacks, so nothing is left behind. */
 void jd_auth_shutdown(void);
 
-/* Asks polkit whether the sender of M may perform ACTION; if so runs
- * FN(M, USERDATA), otherwise replies AccessDenied or
- * InteractiveAuthorizationRequired. Returns what an sd-bus method
- * handler returns (1: the reply is deferred, or a negative errno). */
+/* Asks polkit whether the sender of M may perform ACTION, replies
+ * AccessDenied or InteractiveAuthorizationRequired if not, and then runs
+ * FN. Returns what an sd-bus method handler returns: 1 (the reply is
+ * deferred; FN will run) or a negative errno / ERROR set (FN will not
+ * run). */
 int jd_auth_then(sd_bus_message *m, const char *action, jd_authorized_fn fn, void *userdata,
                  sd_bus_error *error);

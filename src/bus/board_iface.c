@@ -28,9 +28,11 @@ static int get_libraries(sd_bus *bus, const char *path, const char *interface, c
         return r;
 }
 
-static void reply_serial(sd_bus_message *call, void *userdata)
+static void reply_serial(sd_bus_message *call, bool authorized, void *userdata)
 {
         const jd_board *b = userdata;
+        if (!authorized)
+                return;
         if (!b->serial[0]) {
                 sd_bus_reply_method_errorf(call, JD_ERROR_NOT_SUPPORTED,
                                            "This board exposes no readable serial number");

@@ -61,6 +61,36 @@ static int get_profiles(sd_bus *bus, const char *path, const char *interface, co
         return r;
 }
 
+/* Issue 4, not done yet: validated like the contract says, then refused
+ * before polkit is asked or anything is touched. */
+static int method_set_speed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) userdata;
+        double pct;
+        int r = sd_bus_message_read(m, "d", &pct);
+        if (r < 0)
+                return r;
+        if (!(pct >= 0.0 && pct <= 100.0))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Fan speed %g is not between 0 and 100", pct);
+        return sd_bus_error_set(error, JD_ERROR_NOT_SUPPORTED, "Fan control is not available in this version of jetsond yet");
+}
+
+static int method_set_profile(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const jd_fan *f = fan(userdata);
+        const char *profile;
+        int r = sd_bus_message_read(m, "s", &profile);
+        if (r < 0)
+                return r;
+        bool known = false;
+        for (size_t i = 0; i < f->n_profiles; i++)
+                known = known || strcmp(f->profiles[i], profile) == 0;
+        if (!known)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Fan %s has no profile \"%s\"", f->name,
+                                         profile);
+        return sd_bus_error_set(error, JD_ERROR_NOT_SUPPORTED, "Fan control is not available in this version of jetsond yet");
+}
+
 static const sd_bus_vtable fan_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Name", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -70,6 +100,10 @@ static const sd_bus_vtable fan_vtable[] = {
         SD_BUS_PROPERTY("Profiles", "as", get_profiles, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Governor", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Control", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD_WITH_ARGS("SetSpeed", SD_BUS_ARGS("d", percent), SD_BUS_NO_RESULT, method_set_speed,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetProfile", SD_BUS_ARGS("s", profile), SD_BUS_NO_RESULT, method_set_profile,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 

@@ -2,16 +2,60 @@
  * maximum, read from sysfs so it also follows jetson_clocks runs outside
  * jetsond; exported only on boards with the jetson_clocks tool
  * (introspection/org.jetsond.Jetson1.JetsonClocks.xml). */
+#include <errno.h>
 #include <limits.h>
 #include <string.h>
 
+#include "atomic_file.h"
+#include "jetson_clocks_control.h"
 #include "jetsond-dbus.h"
+#include "log.h"
 #include "service.h"
+#include "write.h"
+
+/* OnBoot and the boot it was last applied in, kept across restarts. */
+#define STATE_FILE JD_STATE_DIR "/jetson-clocks.state"
 
 typedef struct {
         jd_iface base;
         bool active, on_boot;         /* last published */
+        guint boot_timer;
 } jetson_clocks_iface;
+
+static const char *const set_jetson_clocks[] = { JD_ACTION_SET_JETSON_CLOCKS, NULL };
+
+static GKeyFile *load_state(const jd_sysroot *sr)
+{
+        GKeyFile *kf = g_key_file_new();
+        g_autofree char *text = NULL;
+        if (jd_read_text(sr, STATE_FILE, 4096, &text) == 0)
+                g_key_file_load_from_data(kf, text, (gsize) -1, G_KEY_FILE_NONE, NULL);
+        return kf;
+}
+
+static int save_state(const jd_sysroot *sr, GKeyFile *kf)
+{
+        gsize len;
+        g_autofree char *text = g_key_file_to_data(kf, &len, NULL);
+        return jd_atomic_write(sr, STATE_FILE, text, len, 0644);
+}
+
+static char *current_boot_id(const jd_sysroot *sr)
+{
+        char id[64] = "";
+        jd_read_str(sr, id, sizeof(id), "/proc/sys/kernel/random/boot_id");
+        return g_strdup(id);
+}
+
+/* The fan PWM files, whose values jetson_clocks must not change. */
+static void fan_pwm_paths(const jd_service *svc, const char *paths[JD_MAX_FANS + 1])
+{
+        size_t n = 0;
+        for (size_t i = 0; svc->sample->fans && i < svc->sample->fans->n; i++)
+                if (svc->sample->fans->fans[i].pwm_path[0])
+                        paths[n++] = svc->sample->fans->fans[i].pwm_path;
+        paths[n] = NULL;
+}
 
 static bool is_active(const jd_service *svc)
 {
@@ -27,10 +71,80 @@ static int get_active(sd_bus *bus, const char *path, const char *interface, cons
         return sd_bus_message_append_basic(reply, 'b', &v);
 }
 
+static void on_clocks_set(const jd_result *result, void *userdata)
+{
+        jd_write_finish(userdata, result);
+}
+
+static void apply_set_active(jd_write *w)
+{
+        /* Already in the requested state: nothing to store or restore. */
+        if (is_active(w->svc) == w->b) {
+                jd_result ok;
+                jd_result_set(&ok, JD_OK, "jetson_clocks is already %s", w->b ? "on" : "off");
+                jd_write_finish(w, &ok);
+                return;
+        }
+        const char *pwms[JD_MAX_FANS + 1];
+        fan_pwm_paths(w->svc, pwms);
+        jd_jetson_clocks_set(w->svc->sr, &w->svc->config, w->b, pwms, on_clocks_set, w);
+}
+
+static int method_set_active(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        int on;
+        int r = sd_bus_message_read(m, "b", &on);
+        if (r < 0)
+                return r;
+        jd_write *w = jd_write_new(((jetson_clocks_iface *) userdata)->base.svc, m, JD_DOMAIN_JETSON_CLOCKS, error);
+        if (!w)
+                return -EBUSY;
+        w->b = on;
+        return jd_write_authorize(w, set_jetson_clocks, apply_set_active, error);
+}
+
+static void apply_set_on_boot(jd_write *w)
+{
+        jetson_clocks_iface *self = w->target;
+        g_autoptr(GKeyFile) kf = load_state(w->svc->sr);
+        g_key_file_set_boolean(kf, "JetsonClocks", "OnBoot", w->b);
+        int r = save_state(w->svc->sr, kf);
+        jd_result result;
+        if (r < 0) {
+                jd_result_set(&result, JD_FAILED, "Cannot save %s: %s", STATE_FILE, g_strerror(-r));
+        } else {
+                jd_result_set(&result, JD_OK, "jetson_clocks on boot: %s", w->b ? "yes" : "no");
+                if (self->on_boot != w->b) {
+                        self->on_boot = w->b;
+                        jd_emit_changed(w->svc, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS,
+                                        (const char *[]) { "OnBoot", NULL });
+                }
+        }
+        jd_write_finish(w, &result);
+}
+
+static int method_set_on_boot(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        int on;
+        int r = sd_bus_message_read(m, "b", &on);
+        if (r < 0)
+                return r;
+        jd_write *w = jd_write_new(((jetson_clocks_iface *) userdata)->base.svc, m, JD_DOMAIN_JETSON_CLOCKS, error);
+        if (!w)
+                return -EBUSY;
+        w->b = on;
+        w->target = userdata;
+        return jd_write_authorize(w, set_jetson_clocks, apply_set_on_boot, error);
+}
+
 static const sd_bus_vtable jetson_clocks_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Active", "b", get_active, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("OnBoot", "b", get_active, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD_WITH_ARGS("SetActive", SD_BUS_ARGS("b", active), SD_BUS_NO_RESULT, method_set_active,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetOnBoot", SD_BUS_ARGS("b", on_boot), SD_BUS_NO_RESULT, method_set_on_boot,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 
@@ -46,7 +160,62 @@ static void jetson_clocks_update(jd_iface *base)
 
 static void jetson_clocks_destroy(jd_iface *base)
 {
+        jetson_clocks_iface *self = (jetson_clocks_iface *) base;
+        if (self->boot_timer)
+                g_source_remove(self->boot_timer);
         g_free(base);
+}
+
+static void on_boot_applied(const jd_result *result, void *userdata)
+{
+        jetson_clocks_iface *self = userdata;
+        jd_service *svc = self->base.svc;
+        svc->busy_domains &= ~(unsigned) JD_DOMAIN_JETSON_CLOCKS;
+        if (result->outcome != JD_OK) {
+                jd_log_error("Applying jetson_clocks at boot failed: %s", result->message);
+                return;
+        }
+        jd_log_info("jetson_clocks applied at boot");
+        g_autoptr(GKeyFile) kf = load_state(svc->sr);
+        g_autofree char *boot = current_boot_id(svc->sr);
+        g_key_file_set_string(kf, "JetsonClocks", "AppliedBoot", boot);
+        save_state(svc->sr, kf);
+        jd_service_resample(svc);
+}
+
+static gboolean on_boot_delay(gpointer data)
+{
+        jetson_clocks_iface *self = data;
+        jd_service *svc = self->base.svc;
+        self->boot_timer = 0;
+        if (svc->busy_domains & JD_DOMAIN_JETSON_CLOCKS || is_active(svc) || !self->on_boot)
+                return G_SOURCE_REMOVE;
+        svc->busy_domains |= JD_DOMAIN_JETSON_CLOCKS;
+        const char *pwms[JD_MAX_FANS + 1];
+        fan_pwm_paths(svc, pwms);
+        jd_jetson_clocks_set(svc->sr, &svc->config, true, pwms, on_boot_applied, self);
+        return G_SOURCE_REMOVE;
+}
+
+/* OnBoot applies once per boot, once the system has been up for the
+ * configured delay (so it does not fight nvpmodel's own boot work); a
+ * restart of jetsond in the same boot does not apply it again. */
+static void schedule_boot_apply(jetson_clocks_iface *self)
+{
+        jd_service *svc = self->base.svc;
+        g_autoptr(GKeyFile) kf = load_state(svc->sr);
+        self->on_boot = g_key_file_get_boolean(kf, "JetsonClocks", "OnBoot", NULL);
+        if (!self->on_boot)
+                return;
+        g_autofree char *applied = g_key_file_get_string(kf, "JetsonClocks", "AppliedBoot", NULL);
+        g_autofree char *boot = current_boot_id(svc->sr);
+        if (applied && strcmp(applied, boot) == 0)
+                return;
+        uint64_t uptime = svc->sample->system && svc->sample->system->uptime_s.present
+                                  ? svc->sample->system->uptime_s.value
+                                  : 0;
+        unsigned delay = uptime >= svc->config.boot_delay_s ? 0 : svc->config.boot_delay_s - (unsigned) uptime;
+        self->boot_timer = g_timeout_add_seconds(delay, on_boot_delay, self);
 }
 
 jd_iface *jd_jetson_clocks_iface_new(jd_service *svc, GError **error)
@@ -59,6 +228,7 @@ jd_iface *jd_jetson_clocks_iface_new(jd_service *svc, GError **error)
         self->base.update = jetson_clocks_update;
         self->base.destroy = jetson_clocks_destroy;
         self->active = is_active(svc);
+        schedule_boot_apply(self);
         int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS,
                                          jetson_clocks_vtable, self);
         if (r < 0) {

@@ -1,9 +1,12 @@
 /* org.jetsond.Jetson1.Memory: RAM and swap areas, in bytes
  * (introspection/org.jetsond.Jetson1.Memory.xml). */
+#include <errno.h>
 #include <string.h>
 
+#include "caches_control.h"
 #include "jetsond-dbus.h"
 #include "service.h"
+#include "write.h"
 
 typedef struct {
         jd_iface base;
@@ -41,11 +44,45 @@ static int get_total(sd_bus *bus, const char *path, const char *interface, const
         return sd_bus_message_append_basic(reply, 't', &v);
 }
 
+static const char *const drop_caches[] = { JD_ACTION_DROP_CACHES, NULL };
+
+static void on_dropped(const jd_result *result, void *userdata)
+{
+        jd_write_finish(userdata, result);
+}
+
+static void apply_drop_caches(jd_write *w)
+{
+        jd_drop_caches(w->svc->sr, on_dropped, w);
+}
+
+static int method_drop_caches(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        jd_write *w = jd_write_new(((memory_iface *) userdata)->base.svc, m, JD_DOMAIN_CACHES, error);
+        if (!w)
+                return -EBUSY;
+        return jd_write_authorize(w, drop_caches, apply_drop_caches, error);
+}
+
+/* Issue 4, not done yet: the contract's methods exist (so introspection
+ * matches it) but refuse before asking polkit or touching anything. */
+static int method_swap_not_implemented(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) m, (void) userdata;
+        return sd_bus_error_set(error, JD_ERROR_NOT_SUPPORTED, "Swap files cannot be managed by this version of jetsond yet");
+}
+
 static const sd_bus_vtable memory_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Swaps", "a(ssttib)", get_swaps, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("SwapTotal", "t", get_total, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("RamTotal", "t", get_total, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_METHOD_WITH_ARGS("CreateSwap", SD_BUS_ARGS("t", size_bytes, "b", on_boot), SD_BUS_NO_RESULT,
+                                method_swap_not_implemented, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("RemoveSwap", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_swap_not_implemented,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("DropCaches", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_drop_caches,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 

@@ -2,10 +2,13 @@
  * files so they follow changes made outside jetsond; exported only on
  * boards with an /etc/nvpmodel.conf
  * (introspection/org.jetsond.Jetson1.NVPModel.xml). */
+#include <errno.h>
 #include <string.h>
 
 #include "jetsond-dbus.h"
+#include "nvpmodel_control.h"
 #include "service.h"
+#include "write.h"
 
 /* What was last published, to emit PropertiesChanged only for changes. */
 typedef struct {
@@ -51,12 +54,76 @@ static int get_mode(sd_bus *bus, const char *path, const char *interface, const 
         return sd_bus_message_append_basic(reply, 'u', &id);
 }
 
+static const char *const set_nvpmodel[] = { JD_ACTION_SET_NVPMODEL, NULL };
+
+/* Validated before polkit is asked: an unknown ID never costs a prompt. */
+static int read_known_id(sd_bus_message *m, const nvpmodel_iface *self, uint32_t *id, sd_bus_error *error)
+{
+        int r = sd_bus_message_read(m, "u", id);
+        if (r < 0)
+                return r;
+        if (!jd_nvpmodel_mode_name(nv(self), *id))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Power mode %" PRIu32 " is not defined in /etc/nvpmodel.conf", *id);
+        return 0;
+}
+
+static void on_mode_set(const jd_result *result, void *userdata)
+{
+        jd_write_finish(userdata, result);
+}
+
+static void apply_set_mode(jd_write *w)
+{
+        const jd_sample *s = w->svc->sample;
+        bool clocks = s->jetson_clocks_active.present && s->jetson_clocks_active.value;
+        jd_nvpmodel_set_mode(w->svc->sr, &w->svc->config, (unsigned) w->u,
+                             jd_nvpmodel_mode_name(s->nvpmodel, (unsigned) w->u), clocks, on_mode_set, w);
+}
+
+static int method_set_mode(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        uint32_t id;
+        int r = read_known_id(m, userdata, &id, error);
+        if (r < 0)
+                return r;
+        jd_write *w = jd_write_new(((nvpmodel_iface *) userdata)->base.svc, m, JD_DOMAIN_NVPMODEL, error);
+        if (!w)
+                return -EBUSY;
+        w->u = id;
+        return jd_write_authorize(w, set_nvpmodel, apply_set_mode, error);
+}
+
+static void apply_set_default(jd_write *w)
+{
+        jd_result result;
+        jd_nvpmodel_set_default(w->svc->sr, (unsigned) w->u, &result);
+        jd_write_finish(w, &result);
+}
+
+static int method_set_default_mode(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        uint32_t id;
+        int r = read_known_id(m, userdata, &id, error);
+        if (r < 0)
+                return r;
+        jd_write *w = jd_write_new(((nvpmodel_iface *) userdata)->base.svc, m, JD_DOMAIN_NVPMODEL, error);
+        if (!w)
+                return -EBUSY;
+        w->u = id;
+        return jd_write_authorize(w, set_nvpmodel, apply_set_default, error);
+}
+
 static const sd_bus_vtable nvpmodel_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Modes", "a(us)", get_modes, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Mode", "u", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("ModeName", "s", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("DefaultMode", "u", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("u", id), SD_BUS_NO_RESULT, method_set_mode,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetDefaultMode", SD_BUS_ARGS("u", id), SD_BUS_NO_RESULT, method_set_default_mode,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 

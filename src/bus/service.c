@@ -34,11 +34,8 @@ static void destroy_iface(gpointer p)
         iface->destroy(iface);
 }
 
-static gboolean on_tick(gpointer data)
+static void publish(jd_service *svc, unsigned tiers)
 {
-        jd_service *svc = data;
-        uint64_t now = (uint64_t) g_get_monotonic_time();
-        unsigned tiers = jd_schedule_take(&svc->schedule, now);
         svc->sample = jd_sampler_sample(svc->sampler, tiers);
         jd_values_from_sample(&svc->values, svc->sample);
         for (guint i = 0; i < svc->ifaces->len; i++) {
@@ -46,6 +43,18 @@ static gboolean on_tick(gpointer data)
                 if (iface->update)
                         iface->update(iface);
         }
+}
+
+void jd_service_resample(jd_service *svc)
+{
+        publish(svc, JD_TIER_ALL);
+}
+
+static gboolean on_tick(gpointer data)
+{
+        jd_service *svc = data;
+        uint64_t now = (uint64_t) g_get_monotonic_time();
+        publish(svc, jd_schedule_take(&svc->schedule, now));
         g_source_set_ready_time(svc->ticker, (gint64) jd_schedule_next(&svc->schedule));
         return G_SOURCE_CONTINUE;
 }
@@ -69,6 +78,7 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, uint64_t default_i
         svc->interval_us = default_interval_us;
         svc->ifaces = g_ptr_array_new_with_free_func(destroy_iface);
         jd_values_init(&svc->values);
+        jd_config_load(&svc->config, sr);
         jd_board_read(&svc->board, sr);
         svc->sampler = jd_sampler_new(sr);
         if (!svc->sampler) {
@@ -96,6 +106,8 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, uint64_t default_i
                 add_iface(svc, jd_jetson_clocks_iface_new(svc, &e));
         if (!e)
                 add_iface(svc, jd_memory_iface_new(svc, &e));
+        if (!e)
+                add_iface(svc, jd_manager_iface_new(svc, &e));
         for (size_t i = 0; !e && svc->sample->fans && i < svc->sample->fans->n; i++)
                 add_iface(svc, jd_fan_iface_new(svc, i, &e));
         if (e) {

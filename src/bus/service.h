@@ -10,6 +10,7 @@
 #include <systemd/sd-bus.h>
 
 #include "board.h"
+#include "config.h"
 #include "sampler.h"
 #include "schedule.h"
 #include "sysroot.h"
@@ -40,6 +41,8 @@ struct jd_service {
         GSource *ticker;
         sd_bus_slot *object_manager;
         GPtrArray *ifaces;            /* jd_iface *, in creation order */
+        jd_config config;
+        unsigned busy_domains;        /* jd_domain bits of changes in flight */
 };
 
 /* Reads the board, takes the first sample and exports every interface
@@ -53,6 +56,10 @@ void jd_service_start(jd_service *svc);
  * PropertiesChanged for Interval if it changed. */
 void jd_service_set_interval(jd_service *svc, uint64_t interval_us);
 
+/* Samples every tier now (after a change jetsond made) and publishes it
+ * like a regular tick: Sample and PropertiesChanged. */
+void jd_service_resample(jd_service *svc);
+
 /* Emits PropertiesChanged for NAMES (NULL-terminated) if any. */
 void jd_emit_changed(jd_service *svc, const char *path, const char *iface, const char **names);
 
@@ -65,6 +72,7 @@ jd_iface *jd_nvpmodel_iface_new(jd_service *svc, GError **error);
 jd_iface *jd_jetson_clocks_iface_new(jd_service *svc, GError **error);
 jd_iface *jd_memory_iface_new(jd_service *svc, GError **error);
 jd_iface *jd_fan_iface_new(jd_service *svc, size_t index, GError **error);
+jd_iface *jd_manager_iface_new(jd_service *svc, GError **error);
 
 /* For constructors: sets ERROR from a negative errno of sd-bus. */
 void jd_set_bus_error(GError **error, int r, const char *what);

@@ -1,0 +1,127 @@
+#include "write.h"
+
+#include "auth.h"
+#include "jetsond-dbus.h"
+#include "log.h"
+
+static const char *domain_busy_message(unsigned domains)
+{
+        if (domains & JD_DOMAIN_NVPMODEL)
+                return "Another power mode change is in progress";
+        if (domains & JD_DOMAIN_JETSON_CLOCKS)
+                return "Another jetson_clocks change is in progress";
+        if (domains & JD_DOMAIN_FAN)
+                return "Another fan change is in progress";
+        if (domains & JD_DOMAIN_SWAP)
+                return "Another swap change is in progress";
+        return "Another cache drop is in progress";
+}
+
+jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, sd_bus_error *error)
+{
+        unsigned taken = svc->busy_domains & domains;
+        if (taken) {
+                sd_bus_error_set(error, JD_ERROR_BUSY, domain_busy_message(taken));
+                return NULL;
+        }
+        jd_write *w = g_new0(jd_write, 1);
+        w->svc = svc;
+        w->call = sd_bus_message_ref(m);
+        w->domains = domains;
+        svc->busy_domains |= domains;
+        return w;
+}
+
+static void jd_write_free(jd_write *w)
+{
+        w->svc->busy_domains &= ~w->domains;
+        sd_bus_message_unref(w->call);
+        g_free(w);
+}
+
+static int next_check(jd_write *w, sd_bus_error *error);
+
+static void on_authorized(sd_bus_message *call, bool authorized, void *userdata)
+{
+        (void) call;
+        jd_write *w = userdata;
+        if (!authorized) {
+                jd_write_free(w);
+                return;
+        }
+        w->actions++;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = next_check(w, &error);
+        if (r < 0) {
+                sd_bus_reply_method_error(w->call, &error);
+                sd_bus_error_free(&error);
+                jd_write_free(w);
+        }
+}
+
+static int next_check(jd_write *w, sd_bus_error *error)
+{
+        if (!*w->actions) {
+                w->apply(w);
+                return 1;
+        }
+        return jd_auth_then(w->call, *w->actions, on_authorized, w, error);
+}
+
+int jd_write_authorize(jd_write *w, const char *const *actions, jd_write_apply apply, sd_bus_error *error)
+{
+        w->actions = actions;
+        w->apply = apply;
+        int r = next_check(w, error);
+        if (r < 0)
+                jd_write_free(w);
+        return r;
+}
+
+static const char *error_name(jd_outcome outcome)
+{
+        switch (outcome) {
+        case JD_OK:
+                return NULL;
+        case JD_TIMEOUT:
+                return JD_ERROR_TIMEOUT;
+        case JD_REBOOT_REQUIRED:
+                return JD_ERROR_REBOOT_REQUIRED;
+        case JD_NOT_SUPPORTED:
+                return JD_ERROR_NOT_SUPPORTED;
+        case JD_BUSY:
+                return JD_ERROR_BUSY;
+        case JD_NOT_FOUND:
+                return SD_BUS_ERROR_FILE_NOT_FOUND;
+        case JD_FAILED:
+                break;
+        }
+        return JD_ERROR_FAILED;
+}
+
+static void done(jd_write *w)
+{
+        jd_service_resample(w->svc);
+        jd_write_free(w);
+}
+
+void jd_write_finish(jd_write *w, const jd_result *result)
+{
+        const char *name = error_name(result->outcome);
+        if (name) {
+                jd_log_warning("%s.%s() from %s: %s", sd_bus_message_get_interface(w->call),
+                               sd_bus_message_get_member(w->call), sd_bus_message_get_sender(w->call),
+                               result->message);
+                sd_bus_reply_method_errorf(w->call, name, "%s", result->message);
+        } else {
+                jd_log_info("%s (for %s)", result->message, sd_bus_message_get_sender(w->call));
+                sd_bus_reply_method_return(w->call, NULL);
+        }
+        done(w);
+}
+
+void jd_write_finish_reply(jd_write *w, sd_bus_message *reply)
+{
+        sd_bus_send(NULL, reply, NULL);
+        done(w);
+}

@@ -1,0 +1,51 @@
+/* A method call that changes the board, from arrival to reply:
+ * arguments already validated by the handler, then a per-domain lock
+ * (a second change to the same thing gets Error.Busy), polkit for every
+ * action the method needs, the change itself, the reply (errors mapped
+ * as introspection/errors.md says) and a fresh sample so properties and
+ * the next Sample show the result. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "result.h"
+#include "service.h"
+
+typedef enum {
+        JD_DOMAIN_FAN = 1 << 0,
+        JD_DOMAIN_NVPMODEL = 1 << 1,
+        JD_DOMAIN_JETSON_CLOCKS = 1 << 2,
+        JD_DOMAIN_SWAP = 1 << 3,
+        JD_DOMAIN_CACHES = 1 << 4,
+} jd_domain;
+
+typedef struct jd_write jd_write;
+typedef void (*jd_write_apply)(jd_write *w);
+
+struct jd_write {
+        jd_service *svc;
+        sd_bus_message *call;
+        unsigned domains;
+        const char *const *actions;   /* still to check, NULL-terminated */
+        jd_write_apply apply;
+        /* The handler's validated arguments. */
+        void *target;                 /* the interface object */
+        uint64_t u;
+        double d;
+        bool b;
+        char s[64];
+};
+
+/* Locks DOMAINS for M; NULL (and Error.Busy in ERROR) if one is taken. */
+jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, sd_bus_error *error);
+/* Asks polkit for each of ACTIONS (static, NULL-terminated) in turn, then
+ * runs APPLY, which must end in jd_write_finish(). Returns what the
+ * method handler returns. */
+int jd_write_authorize(jd_write *w, const char *const *actions, jd_write_apply apply, sd_bus_error *error);
+/* Replies (an empty reply for JD_OK, else the mapped error), unlocks,
+ * resamples and frees W. */
+void jd_write_finish(jd_write *w, const jd_result *result);
+/* The same with a reply built by the caller (for out arguments). */
+void jd_write_finish_reply(jd_write *w, sd_bus_message *reply);

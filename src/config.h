@@ -1,0 +1,20 @@
+/* jetsond's own configuration, /etc/jetsond/jetsond.conf (GKeyFile,
+ * resolved under the sysroot like every other path). Every key is
+ * optional; the defaults are what the shipped systemd unit allows. */
+#pragma once
+
+#include "sysroot.h"
+
+#define JD_STATE_DIR "/var/lib/jetsond"
+#define JD_CONFIG_PATH "/etc/jetsond/jetsond.conf"
+
+typedef struct {
+        char swap_path[256];          /* [Swap] Path: the one swap file jetsond manages */
+        unsigned tool_timeout_ms;     /* [Tools] TimeoutSec: nvpmodel, jetson_clocks, swap tools */
+        unsigned unit_timeout_ms;     /* [Tools] UnitTimeoutSec: systemd start/stop of nvfancontrol */
+        unsigned boot_delay_s;        /* [JetsonClocks] BootDelaySec: uptime before OnBoot applies */
+} jd_config;
+
+/* Loads the file if present; a malformed file or value is reported on
+ * stderr and the default kept, so a typo never stops the service. */
+void jd_config_load(jd_config *cfg, const jd_sysroot *sr);

@@ -1,0 +1,125 @@
+#include "jetson_clocks_control.h"
+
+#include <glib.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "sysfile.h"
+#include "sysfs_write.h"
+#include "tool.h"
+
+#define MAX_PWMS 4
+
+typedef struct {
+        const jd_sysroot *sr;
+        unsigned timeout_ms;
+        bool on;
+        char *pwm_paths[MAX_PWMS];
+        uint64_t pwm_values[MAX_PWMS];
+        bool pwm_saved[MAX_PWMS];
+        jd_result result;
+        jd_result_fn done;
+        void *userdata;
+} clocks_op;
+
+static void restore_fans(clocks_op *op)
+{
+        for (size_t i = 0; i < MAX_PWMS && op->pwm_paths[i]; i++) {
+                if (!op->pwm_saved[i])
+                        continue;
+                char v[24];
+                g_snprintf(v, sizeof(v), "%" G_GUINT64_FORMAT "\n", op->pwm_values[i]);
+                int r = jd_write_attribute(op->sr, op->pwm_paths[i], v);
+                if (r < 0 && op->result.outcome == JD_OK)
+                        jd_result_set(&op->result, JD_FAILED, "Cannot restore the fan speed in %s: %s",
+                                      op->pwm_paths[i], g_strerror(-r));
+        }
+}
+
+static void finish(clocks_op *op)
+{
+        restore_fans(op);
+        op->done(&op->result, op->userdata);
+        for (size_t i = 0; i < MAX_PWMS; i++)
+                g_free(op->pwm_paths[i]);
+        g_free(op);
+}
+
+/* Outcomes known at once are still reported from the loop, like every
+ * other outcome, so callers never see DONE before the call returns. */
+static gboolean finish_later(gpointer data)
+{
+        finish(data);
+        return G_SOURCE_REMOVE;
+}
+
+static bool tool_failed(clocks_op *op, const jd_tool_result *r, const char *what)
+{
+        if (r->exited && r->exit_status == 0)
+                return false;
+        g_autofree char *line = jd_tool_last_line(r->output);
+        if (r->timed_out)
+                jd_result_set(&op->result, JD_TIMEOUT, "%s did not finish within %u s", what, op->timeout_ms / 1000);
+        else
+                jd_result_set(&op->result, r->started ? JD_FAILED : JD_NOT_SUPPORTED, "%s failed: %s", what, line);
+        return true;
+}
+
+static void on_applied(const jd_tool_result *r, void *data)
+{
+        clocks_op *op = data;
+        if (!tool_failed(op, r, "jetson_clocks"))
+                jd_result_set(&op->result, JD_OK, "jetson_clocks is on");
+        finish(op);
+}
+
+static void on_stored(const jd_tool_result *r, void *data)
+{
+        clocks_op *op = data;
+        if (tool_failed(op, r, "jetson_clocks --store")) {
+                finish(op);
+                return;
+        }
+        jd_tool_run(op->sr, "jetson_clocks", NULL, op->timeout_ms, on_applied, op);
+}
+
+static void on_restored(const jd_tool_result *r, void *data)
+{
+        clocks_op *op = data;
+        if (!tool_failed(op, r, "jetson_clocks --restore")) {
+                /* Used once: limits stored now would be stale after the
+                 * next power mode change. */
+                char host[4096];
+                if (jd_sysroot_host_path(op->sr, JD_JETSON_CLOCKS_STORE, host, sizeof(host)) == 0)
+                        unlink(host);
+                jd_result_set(&op->result, JD_OK, "jetson_clocks is off");
+        }
+        finish(op);
+}
+
+void jd_jetson_clocks_set(const jd_sysroot *sr, const jd_config *cfg, bool on, const char *const *pwm_paths,
+                          jd_result_fn done, void *userdata)
+{
+        clocks_op *op = g_new0(clocks_op, 1);
+        op->sr = sr;
+        op->timeout_ms = cfg->tool_timeout_ms;
+        op->on = on;
+        op->done = done;
+        op->userdata = userdata;
+        for (size_t i = 0; i < MAX_PWMS && pwm_paths && pwm_paths[i]; i++) {
+                op->pwm_paths[i] = g_strdup(pwm_paths[i]);
+                op->pwm_saved[i] = jd_read_u64(sr, &op->pwm_values[i], "%s", pwm_paths[i]);
+        }
+        if (on) {
+                const char *args[] = { "--store", JD_JETSON_CLOCKS_STORE, NULL };
+                jd_tool_run(sr, "jetson_clocks", args, op->timeout_ms, on_stored, op);
+        } else if (jd_sysroot_exists(sr, JD_JETSON_CLOCKS_STORE)) {
+                const char *args[] = { "--restore", JD_JETSON_CLOCKS_STORE, NULL };
+                jd_tool_run(sr, "jetson_clocks", args, op->timeout_ms, on_restored, op);
+        } else {
+                jd_result_set(&op->result, JD_FAILED,
+                              "jetson_clocks was not switched on by jetsond, so there are no stored clocks to "
+                              "restore; set the power mode again to reset them");
+                g_idle_add(finish_later, op);
+        }
+}

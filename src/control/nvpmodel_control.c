@@ -1,0 +1,135 @@
+#include "nvpmodel_control.h"
+
+#include <glib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "config_edit.h"
+#include "jetson_clocks_control.h"
+#include "tool.h"
+
+typedef struct {
+        const jd_sysroot *sr;
+        unsigned timeout_ms;
+        unsigned id;
+        char mode_name[64];
+        bool reapply_clocks;
+        jd_result result;
+        jd_result_fn done;
+        void *userdata;
+} set_mode;
+
+static void finish(set_mode *op)
+{
+        op->done(&op->result, op->userdata);
+        g_free(op);
+}
+
+static void on_clocks_reapplied(const jd_tool_result *r, void *data)
+{
+        set_mode *op = data;
+        /* The mode outcome stands; a failed re-apply is added to it. */
+        if (!r->exited || r->exit_status != 0) {
+                g_autofree char *line = jd_tool_last_line(r->output);
+                size_t len = strlen(op->result.message);
+                g_snprintf(op->result.message + len, sizeof(op->result.message) - len,
+                           "%sjetson_clocks could not be applied again: %s", len ? "; " : "", line);
+                if (op->result.outcome == JD_OK)
+                        op->result.outcome = JD_FAILED;
+        }
+        finish(op);
+}
+
+/* The last "NVPM ERROR" line, else the last line. */
+static char *nvpm_error(const char *output)
+{
+        const char *e = g_strrstr(output, "NVPM ERROR");
+        return e ? g_strstrip(g_strndup(e, strcspn(e, "\n"))) : jd_tool_last_line(output);
+}
+
+static void on_nvpmodel(const jd_tool_result *r, void *data)
+{
+        set_mode *op = data;
+        if (r->timed_out) {
+                jd_result_set(&op->result, JD_TIMEOUT, "nvpmodel -m %u did not finish within %u s", op->id,
+                              op->timeout_ms / 1000);
+        } else if (strstr(r->output, "Reboot required")) {
+                jd_result_set(&op->result, JD_REBOOT_REQUIRED,
+                              "Switching to power mode %u (%s) requires a reboot; use SetDefaultMode(%u) and reboot",
+                              op->id, op->mode_name, op->id);
+        } else if (!r->started || !r->exited || r->exit_status != 0 || strstr(r->output, "NVPM ERROR")) {
+                g_autofree char *line = nvpm_error(r->output);
+                jd_result_set(&op->result, JD_FAILED, "nvpmodel -m %u failed: %s", op->id, line);
+        } else {
+                jd_result_set(&op->result, JD_OK, "Power mode %u (%s) set", op->id, op->mode_name);
+        }
+        if (op->reapply_clocks) {
+                jd_tool_run(op->sr, "jetson_clocks", NULL, op->timeout_ms, on_clocks_reapplied, op);
+                return;
+        }
+        finish(op);
+}
+
+static void run_nvpmodel(set_mode *op)
+{
+        char id[16];
+        g_snprintf(id, sizeof(id), "%u", op->id);
+        const char *args[] = { "-m", id, NULL };
+        jd_tool_run(op->sr, "nvpmodel", args, op->timeout_ms, on_nvpmodel, op);
+}
+
+static void on_clocks_restored(const jd_tool_result *r, void *data)
+{
+        set_mode *op = data;
+        if (!r->exited || r->exit_status != 0) {
+                g_autofree char *line = jd_tool_last_line(r->output);
+                jd_result_set(&op->result, r->timed_out ? JD_TIMEOUT : JD_FAILED,
+                              "jetson_clocks --restore failed before the mode change: %s", line);
+                finish(op);
+                return;
+        }
+        run_nvpmodel(op);
+}
+
+void jd_nvpmodel_set_mode(const jd_sysroot *sr, const jd_config *cfg, unsigned id, const char *mode_name,
+                          bool jetson_clocks_active, jd_result_fn done, void *userdata)
+{
+        set_mode *op = g_new0(set_mode, 1);
+        op->sr = sr;
+        op->timeout_ms = cfg->tool_timeout_ms;
+        op->id = id;
+        g_strlcpy(op->mode_name, mode_name ? mode_name : "", sizeof(op->mode_name));
+        op->reapply_clocks = jetson_clocks_active;
+        op->done = done;
+        op->userdata = userdata;
+        /* Restore only what jetsond stored; clocks pinned by someone else
+         * are reset by the mode change itself. */
+        if (jetson_clocks_active && jd_sysroot_exists(sr, JD_JETSON_CLOCKS_STORE)) {
+                const char *args[] = { "--restore", JD_JETSON_CLOCKS_STORE, NULL };
+                jd_tool_run(sr, "jetson_clocks", args, op->timeout_ms, on_clocks_restored, op);
+                return;
+        }
+        run_nvpmodel(op);
+}
+
+void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result *result)
+{
+        g_autofree char *conf = NULL;
+        int r = jd_read_text(sr, "/etc/nvpmodel.conf", 1 << 20, &conf);
+        if (r < 0) {
+                jd_result_set(result, JD_NOT_SUPPORTED, "Cannot read /etc/nvpmodel.conf: %s", g_strerror(-r));
+                return;
+        }
+        const char *why = NULL;
+        g_autofree char *edited = jd_edit_nvpmodel_default(conf, id, &why);
+        if (!edited) {
+                jd_result_set(result, JD_FAILED, "Cannot change the default in /etc/nvpmodel.conf: %s", why);
+                return;
+        }
+        r = jd_atomic_write(sr, "/etc/nvpmodel.conf", edited, strlen(edited), 0644);
+        if (r < 0) {
+                jd_result_set(result, JD_FAILED, "Cannot rewrite /etc/nvpmodel.conf: %s", g_strerror(-r));
+                return;
+        }
+        jd_result_set(result, JD_OK, "Boot power mode set to %u", id);
+}
