@@ -135,10 +135,7 @@ static void check_object(sd_bus *bus, const char *path, const char *const *expec
 
 static void test_live_matches_contract(void **state)
 {
-        testbus *tb = testbus_new(NULL);
-        *state = tb;
-        testbus_make_root(tb, "agx-orin-jp62"); /* a board with every interface */
-        testbus_start_daemon(tb, NULL);
+        testbus_start(state, "agx-orin-jp62", NULL); /* a board with every interface */
         sd_bus *bus = testbus_connect();
         const char *const root[] = { JD_IFACE_BOARD, JD_IFACE_METRICS, JD_IFACE_NVPMODEL, JD_IFACE_JETSON_CLOCKS,
                                      JD_IFACE_MEMORY, JD_IFACE_MANAGER, NULL };
@@ -166,16 +163,10 @@ static void test_every_file_checked(void **state)
         assert_int_equal(n, G_N_ELEMENTS(interfaces));
 }
 
-static int teardown(void **state)
-{
-        testbus_free(*state);
-        return 0;
-}
-
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_teardown(test_live_matches_contract, teardown),
+                cmocka_unit_test_teardown(test_live_matches_contract, testbus_teardown),
                 cmocka_unit_test(test_every_file_checked),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -159,31 +159,6 @@ static double number(const snapshot *s, const char *key)
         return *v;
 }
 
-/* The testbus lives in *STATE so that teardown() stops everything even
- * when an assertion ends the test early. */
-static testbus *start(void **state, const char *board, const char *const *args)
-{
-        testbus *tb = testbus_new(NULL);
-        *state = tb;
-        testbus_make_root(tb, board);
-        testbus_start_daemon(tb, args);
-        return tb;
-}
-
-/* SIGTERM must end jetsond cleanly. */
-static void stop(testbus *tb)
-{
-        int status = testbus_stop_daemon(tb);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
-}
-
-static int teardown(void **state)
-{
-        testbus_free(*state);
-        return 0;
-}
-
 static const char *const required_keys[] = {
         "cpu.load", "cpu.0.load", "cpu.0.freq", "cpu.0.online", "gpu.load", "gpu.freq", "emc.load",
         "emc.freq", "engine.NVENC.online", "ram.total", "ram.used", "ram.free", "ram.buffers", "ram.cached",
@@ -196,7 +171,7 @@ static const char *const required_keys[] = {
 
 static void test_snapshot_keys(void **state)
 {
-        testbus *tb = start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
+        testbus *tb = testbus_start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
         sd_bus *bus = testbus_connect();
         /* Loads are rates: let the counters move and give jetsond a few
          * readings. */
@@ -237,13 +212,13 @@ static void test_snapshot_keys(void **state)
         free_docs(docs);
         snapshot_free(s);
         sd_bus_flush_close_unref(bus);
-        stop(tb);
+        testbus_stop_cleanly(tb);
 }
 
 /* A PC: what Linux offers, nothing Jetson-only, still every key documented. */
 static void test_snapshot_pc(void **state)
 {
-        testbus *tb = start(state, "x86-pc", NULL);
+        testbus *tb = testbus_start(state, "x86-pc", NULL);
         sd_bus *bus = testbus_connect();
         snapshot *s = get_snapshot(bus);
         GArray *docs = documented_keys();
@@ -264,7 +239,7 @@ static void test_snapshot_pc(void **state)
         free_docs(docs);
         snapshot_free(s);
         sd_bus_flush_close_unref(bus);
-        stop(tb);
+        testbus_stop_cleanly(tb);
 }
 
 /* ---- signals ---------------------------------------------------------- */
@@ -314,7 +289,7 @@ static unsigned count_samples(sd_bus *bus, sample_counter *c, uint64_t window_us
 
 static void test_default_rate(void **state)
 {
-        testbus *tb = start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
+        testbus *tb = testbus_start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
         sd_bus *bus = testbus_connect();
         sample_counter c;
         sd_bus_slot *slot = watch_samples(bus, &c);
@@ -327,7 +302,7 @@ static void test_default_rate(void **state)
         assert_int_equal(testbus_get_u64(bus, JD_OBJECT_PATH, JD_IFACE_METRICS, "DefaultInterval"), 100000);
         sd_bus_slot_unref(slot);
         sd_bus_flush_close_unref(bus);
-        stop(tb);
+        testbus_stop_cleanly(tb);
 }
 
 static int call_subscribe(sd_bus *bus, uint64_t interval, sd_bus_error *e)
@@ -347,7 +322,7 @@ static uint64_t wait_interval(sd_bus *bus, uint64_t want)
 
 static void test_subscribe(void **state)
 {
-        testbus *tb = start(state, "agx-orin-jp62", NULL); /* default 1 s */
+        testbus *tb = testbus_start(state, "agx-orin-jp62", NULL); /* default 1 s */
         sd_bus *observer = testbus_connect(), *fast = testbus_connect(), *slow = testbus_connect();
         sample_counter c;
         sd_bus_slot *slot = watch_samples(observer, &c);
@@ -392,7 +367,7 @@ static void test_subscribe(void **state)
         sd_bus_slot_unref(slot);
         sd_bus_flush_close_unref(slow);
         sd_bus_flush_close_unref(observer);
-        stop(tb);
+        testbus_stop_cleanly(tb);
 }
 
 /* ---- PropertiesChanged -------------------------------------------------- */
@@ -432,7 +407,7 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
 
 static void test_nvpmodel_changed_outside(void **state)
 {
-        testbus *tb = start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
+        testbus *tb = testbus_start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
         sd_bus *bus = testbus_connect();
         nvpmodel_change c = { 0 };
         sd_bus_slot *slot = NULL;
@@ -454,14 +429,14 @@ static void test_nvpmodel_changed_outside(void **state)
 
         sd_bus_slot_unref(slot);
         sd_bus_flush_close_unref(bus);
-        stop(tb);
+        testbus_stop_cleanly(tb);
 }
 
 /* ---- the bus policy ------------------------------------------------------ */
 
 static void test_policy(void **state)
 {
-        testbus *tb = start(state, "orin-nano-jp62", NULL);
+        testbus *tb = testbus_start(state, "orin-nano-jp62", NULL);
         sd_bus *bus = testbus_connect();
         sd_bus_error e = SD_BUS_ERROR_NULL;
         /* An interface the policy does not list never reaches jetsond. */
@@ -492,12 +467,12 @@ static void test_policy(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_teardown(test_snapshot_keys, teardown),
-                cmocka_unit_test_teardown(test_snapshot_pc, teardown),
-                cmocka_unit_test_teardown(test_default_rate, teardown),
-                cmocka_unit_test_teardown(test_subscribe, teardown),
-                cmocka_unit_test_teardown(test_nvpmodel_changed_outside, teardown),
-                cmocka_unit_test_teardown(test_policy, teardown),
+                cmocka_unit_test_teardown(test_snapshot_keys, testbus_teardown),
+                cmocka_unit_test_teardown(test_snapshot_pc, testbus_teardown),
+                cmocka_unit_test_teardown(test_default_rate, testbus_teardown),
+                cmocka_unit_test_teardown(test_subscribe, testbus_teardown),
+                cmocka_unit_test_teardown(test_nvpmodel_changed_outside, testbus_teardown),
+                cmocka_unit_test_teardown(test_policy, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

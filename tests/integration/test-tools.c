@@ -28,29 +28,9 @@
 
 /* ---- harness ------------------------------------------------------------ */
 
-/* The testbus lives in *STATE so that teardown() stops everything even
- * when an assertion ends the test early. */
 static testbus *start(void **state)
 {
-        testbus *tb = testbus_new(NULL);
-        *state = tb;
-        testbus_make_root(tb, BOARD);
-        testbus_start_daemon(tb, (const char *[]) { "--interval=200", NULL });
-        return tb;
-}
-
-/* SIGTERM must end jetsond cleanly. */
-static void stop(testbus *tb)
-{
-        int status = testbus_stop_daemon(tb);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
-}
-
-static int teardown(void **state)
-{
-        testbus_free(*state);
-        return 0;
+        return testbus_start(state, BOARD, (const char *[]) { "--interval=200", NULL });
 }
 
 /* The unique name that owns org.jetsond.Jetson1, to compare with the
@@ -271,7 +251,7 @@ static void test_busctl(void **state)
                                                      "Subscribe", "t", "5", NULL },
                                   &out),
                          1);
-        stop(tb);
+        testbus_stop_cleanly(tb);
 }
 
 /* ---- gdbus -------------------------------------------------------------- */
@@ -322,7 +302,7 @@ static void test_gdbus(void **state)
         uint32_t freq = 0;
         assert_true(g_variant_dict_lookup(dict, "cpu.0.freq", "u", &freq));
         assert_int_equal(freq, 729600);
-        stop(tb);
+        testbus_stop_cleanly(tb);
 }
 
 /* ---- gjs ---------------------------------------------------------------- */
@@ -360,15 +340,15 @@ static void test_gjs(void **state)
         assert_string_equal(name, "MAXN");
         assert_string_equal(freq, "729600");
         assert_fresh(g_ascii_strtoull(stamp, NULL, 10));
-        stop(tb);
+        testbus_stop_cleanly(tb);
 }
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_teardown(test_busctl, teardown),
-                cmocka_unit_test_teardown(test_gdbus, teardown),
-                cmocka_unit_test_teardown(test_gjs, teardown),
+                cmocka_unit_test_teardown(test_busctl, testbus_teardown),
+                cmocka_unit_test_teardown(test_gdbus, testbus_teardown),
+                cmocka_unit_test_teardown(test_gjs, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -256,3 +256,25 @@ uint32_t testbus_get_u32(sd_bus *bus, const char *path, const char *iface, const
         sd_bus_message_unref(reply);
         return v;
 }
+
+testbus *testbus_start(void **state, const char *board, const char *const *args)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, board);
+        testbus_start_daemon(tb, args);
+        return tb;
+}
+
+void testbus_stop_cleanly(testbus *tb)
+{
+        int status = testbus_stop_daemon(tb);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int testbus_teardown(void **state)
+{
+        testbus_free(*state);
+        return 0;
+}

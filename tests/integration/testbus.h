@@ -40,6 +40,14 @@ int testbus_stop_daemon(testbus *tb);
 /* Stops what is still running and removes the directory. */
 void testbus_free(testbus *tb);
 
+/* For cmocka tests: a bus, a copy of BOARD and jetsond with ARGS, kept in
+ * *STATE so that testbus_teardown() stops everything even when an
+ * assertion ends the test early. */
+testbus *testbus_start(void **state, const char *board, const char *const *args);
+/* SIGTERM must end jetsond cleanly: exit status 0. */
+void testbus_stop_cleanly(testbus *tb);
+int testbus_teardown(void **state);
+
 /* A new client connection to the private bus. */
 sd_bus *testbus_connect(void);
 /* Processes messages on BUS for up to TIMEOUT_US or until *DONE. */
