@@ -4,6 +4,7 @@
  * leaves, PropertiesChanged when nvpmodel's status changes behind
  * jetsond's back, and the bus policy rejecting what it does not list. */
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -464,6 +465,23 @@ static void test_policy(void **state)
         }
 }
 
+/* The bus goes away: jetsond exits non-zero so that systemd restarts it. */
+static void test_bus_gone(void **state)
+{
+        testbus *tb = testbus_start(state, "x86-pc", NULL);
+        assert_int_equal(kill(tb->bus_pid, SIGTERM), 0);
+        tb->bus_pid = 0;
+        int status = -1;
+        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        while (waitpid(tb->daemon_pid, &status, WNOHANG) == 0 && testbus_now_us() < deadline)
+                g_usleep(10000);
+        if (status == -1)
+                fail_msg("jetsond still runs 10 s after its bus went away");
+        tb->daemon_pid = 0;
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 1);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -473,6 +491,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_subscribe, testbus_teardown),
                 cmocka_unit_test_teardown(test_nvpmodel_changed_outside, testbus_teardown),
                 cmocka_unit_test_teardown(test_policy, testbus_teardown),
+                cmocka_unit_test_teardown(test_bus_gone, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
