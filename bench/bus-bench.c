@@ -1,0 +1,476 @@
+/* jetsond-bus-bench: what the service costs on the bus.
+ *
+ * 1. GetSnapshot round trip: CALLS calls (after 100 warm-up calls), each
+ *    timed on CLOCK_MONOTONIC from the call until its whole reply has
+ *    been received; p50/p90/p99/max, with the reply's size on the wire
+ *    and its number of keys (counted once, outside the timing).
+ * 2. The daemon's CPU per sample, over a window of whole sampling
+ *    periods (from just after one Sample signal to just after another):
+ *    (i) at the default period, with one watcher connection and no
+ *    Subscribe(); (ii) with SUBSCRIBERS connections that each call
+ *    Subscribe(INTERVAL) and read every value of every Sample, all pumped
+ *    from this one process. The first listener is the watcher that
+ *    counts the samples. CPU is read from /proc/PID/stat (utime+stime, in
+ *    clock ticks: too coarse for a 1 s period) and from the process CPU
+ *    clock (clock_getcpuclockid, ns), for jetsond and, if its PID is
+ *    given, for dbus-daemon.
+ *
+ * Usage: jetsond-bus-bench [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC]
+ *                          JETSOND_PID [DBUS_DAEMON_PID]
+ * on the bus of DBUS_SYSTEM_BUS_ADDRESS (bench/run-bus-bench.sh sets up a
+ * private one). Not a timed test: numbers depend on the machine. */
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jetsond-dbus.h"
+
+#define WARMUP_CALLS 100
+#define MAX_LISTENERS 64
+
+static uint64_t now_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+__attribute__((noreturn)) static void die(const char *what, int r, const sd_bus_error *e)
+{
+        fprintf(stderr, "jetsond-bus-bench: %s: %s\n", what,
+                e && sd_bus_error_is_set(e) ? e->message : strerror(r < 0 ? -r : r));
+        exit(1);
+}
+
+static sd_bus *connect_bus(void)
+{
+        sd_bus *bus = NULL;
+        int r = sd_bus_open_system(&bus);
+        if (r < 0)
+                die("cannot connect to the system bus", r, NULL);
+        return bus;
+}
+
+/* ---- reply size on the wire ------------------------------------------ */
+
+static size_t align_to(size_t off, size_t a)
+{
+        return (off + a - 1) / a * a;
+}
+
+static size_t type_alignment(char t)
+{
+        switch (t) {
+        case 'y': case 'g': case 'v':
+                return 1;
+        case 'n': case 'q':
+                return 2;
+        case 'x': case 't': case 'd': case '(': case '{': case 'r': case 'e':
+                return 8;
+        default:            /* b i u h s o a */
+                return 4;
+        }
+}
+
+/* The marshalled size of the rest of the current container, from offset
+ * OFF (alignment is relative to the start of the body, which is 8-aligned). */
+static int walk(sd_bus_message *m, size_t *off)
+{
+        for (;;) {
+                char type;
+                const char *contents;
+                int r = sd_bus_message_peek_type(m, &type, &contents);
+                if (r <= 0)
+                        return r;
+                switch (type) {
+                case 'a':
+                        *off = align_to(align_to(*off, 4) + 4, type_alignment(contents[0]));
+                        break;
+                case 'v':
+                        *off += 1 + strlen(contents) + 1;
+                        break;
+                case 'r': case 'e':
+                        *off = align_to(*off, 8);
+                        break;
+                default: {
+                        union { uint64_t u; double d; const char *s; int b; } v;
+                        r = sd_bus_message_read_basic(m, type, &v);
+                        if (r < 0)
+                                return r;
+                        if (type == 's' || type == 'o')
+                                *off = align_to(*off, 4) + 4 + strlen(v.s) + 1;
+                        else if (type == 'g')
+                                *off += 1 + strlen(v.s) + 1;
+                        else
+                                *off = align_to(*off, type_alignment(type)) + (type == 'b' ? 4 : type_alignment(type));
+                        continue;
+                }
+                }
+                r = sd_bus_message_enter_container(m, type, contents);
+                if (r >= 0)
+                        r = walk(m, off);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+}
+
+static size_t header_field(size_t off, char sig, const char *s, size_t fixed)
+{
+        off = align_to(off, 8) + 1 + 3;               /* code, signature "u"/"s"/"g" */
+        if (sig == 'g')
+                return off + 1 + strlen(s) + 1;
+        off = align_to(off, 4);
+        return sig == 's' ? off + 4 + strlen(s) + 1 : off + fixed;
+}
+
+/* A method return as dbus-daemon delivers it: fixed header, then
+ * REPLY_SERIAL, DESTINATION, SENDER and SIGNATURE, padded to 8. */
+static size_t wire_size(sd_bus_message *m)
+{
+        size_t h = 16;
+        h = header_field(h, 'u', NULL, 4);
+        if (sd_bus_message_get_destination(m))
+                h = header_field(h, 's', sd_bus_message_get_destination(m), 0);
+        if (sd_bus_message_get_sender(m))
+                h = header_field(h, 's', sd_bus_message_get_sender(m), 0);
+        h = header_field(h, 'g', sd_bus_message_get_signature(m, true), 0);
+        size_t body = 0;
+        if (sd_bus_message_rewind(m, true) < 0 || walk(m, &body) < 0)
+                return 0;
+        return align_to(h, 8) + body;
+}
+
+/* ---- reading the values, as a client would ----------------------------- */
+
+/* Reads the timestamp and every value; returns the number of keys. */
+static int read_values(sd_bus_message *m)
+{
+        uint64_t ts;
+        int r = sd_bus_message_read(m, "t", &ts);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        int n = 0;
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *key, *contents;
+                char type;
+                union { uint64_t u; double d; const char *s; int b; } v;
+                r = sd_bus_message_read_basic(m, 's', &key);
+                if (r >= 0)
+                        r = sd_bus_message_peek_type(m, &type, &contents);
+                if (r >= 0)
+                        r = sd_bus_message_enter_container(m, 'v', contents);
+                if (r >= 0)
+                        r = sd_bus_message_read_basic(m, contents[0], &v);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                n++;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : n;
+}
+
+/* ---- 1. GetSnapshot round trip ------------------------------------------ */
+
+static int compare_u64(const void *a, const void *b)
+{
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+/* Nearest rank. */
+static double percentile_us(const uint64_t *sorted, size_t n, double q)
+{
+        size_t rank = (size_t) (q * (double) n + 0.999999);
+        return (double) sorted[rank ? rank - 1 : 0] / 1000.0;
+}
+
+static sd_bus_message *get_snapshot(sd_bus *bus)
+{
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "GetSnapshot", &e, &reply,
+                                   "");
+        if (r < 0)
+                die("GetSnapshot", r, &e);
+        return reply;
+}
+
+static void bench_snapshot(sd_bus *bus, size_t calls)
+{
+        uint64_t *t = calloc(calls, sizeof(*t));
+        if (!t)
+                die("out of memory", ENOMEM, NULL);
+        for (int i = 0; i < WARMUP_CALLS; i++)
+                sd_bus_message_unref(get_snapshot(bus));
+        for (size_t i = 0; i < calls; i++) {
+                uint64_t t0 = now_ns();
+                sd_bus_message *reply = get_snapshot(bus);
+                t[i] = now_ns() - t0;
+                sd_bus_message_unref(reply);
+        }
+        qsort(t, calls, sizeof(*t), compare_u64);
+
+        sd_bus_message *reply = get_snapshot(bus);
+        size_t bytes = wire_size(reply);
+        sd_bus_message_rewind(reply, true);
+        int keys = read_values(reply);
+        sd_bus_message_unref(reply);
+
+        printf("GetSnapshot: %zu calls after %d warm-up, reply %zu bytes on the wire, %d keys\n", calls,
+               WARMUP_CALLS, bytes, keys);
+        printf("  round trip: p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n", percentile_us(t, calls, 0.50),
+               percentile_us(t, calls, 0.90), percentile_us(t, calls, 0.99), (double) t[calls - 1] / 1000.0);
+        free(t);
+}
+
+/* ---- 2. CPU per sample ------------------------------------------------ */
+
+typedef struct {
+        pid_t pid;
+        clockid_t clock;
+        bool has_clock;
+} cpu_source;
+
+static uint64_t self_cpu_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+typedef struct {
+        uint64_t ticks;               /* utime + stime of /proc/PID/stat */
+        uint64_t clock_ns;            /* the process CPU clock */
+} cpu_reading;
+
+static cpu_source cpu_source_new(pid_t pid)
+{
+        cpu_source s = { .pid = pid };
+        s.has_clock = clock_getcpuclockid(pid, &s.clock) == 0;
+        return s;
+}
+
+static cpu_reading read_cpu(const cpu_source *s)
+{
+        cpu_reading c = { 0 };
+        char path[64], buf[1024];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) s->pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                die(path, errno, NULL);
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        /* After "(comm)": state ppid pgrp session tty_nr tpgid flags
+         * minflt cminflt majflt cmajflt utime stime */
+        const char *p = strrchr(buf, ')');
+        unsigned long ut = 0, st = 0;
+        if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+                die(path, EINVAL, NULL);
+        c.ticks = ut + st;
+        struct timespec ts;
+        if (s->has_clock && clock_gettime(s->clock, &ts) == 0)
+                c.clock_ns = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+        return c;
+}
+
+typedef struct {
+        sd_bus *bus;
+        sd_bus_slot *match;
+        uint64_t samples;
+        int keys;
+} listener;
+
+static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) error;
+        listener *l = userdata;
+        l->keys = read_values(m);
+        l->samples++;
+        return 0;
+}
+
+static void listener_open(listener *l, uint64_t subscribe_usec)
+{
+        *l = (listener) { .bus = connect_bus() };
+        int r = sd_bus_match_signal(l->bus, &l->match, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
+                                    on_sample, l);
+        if (r < 0)
+                die("AddMatch", r, NULL);
+        if (subscribe_usec) {
+                sd_bus_error e = SD_BUS_ERROR_NULL;
+                r = sd_bus_call_method(l->bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", &e, NULL,
+                                       "t", subscribe_usec);
+                if (r < 0)
+                        die("Subscribe", r, &e);
+        }
+}
+
+static void listener_close(listener *l)
+{
+        sd_bus_slot_unref(l->match);
+        sd_bus_flush_close_unref(l->bus);
+}
+
+/* Processes every connection until UNTIL_NS, or until the first
+ * listener's sample count reaches STOP_AT (if nonzero). */
+static void pump(listener *ls, size_t n, uint64_t until_ns, uint64_t stop_at)
+{
+        struct pollfd fds[MAX_LISTENERS];
+        for (;;) {
+                bool busy = false;
+                for (size_t i = 0; i < n; i++) {
+                        int r;
+                        while ((r = sd_bus_process(ls[i].bus, NULL)) > 0) {
+                                busy = true;
+                                if (i == 0 && stop_at && ls[0].samples >= stop_at)
+                                        return;
+                        }
+                        if (r < 0)
+                                die("sd_bus_process", r, NULL);
+                }
+                uint64_t now = now_ns();
+                if (now >= until_ns)
+                        return;
+                if (busy)
+                        continue;
+                int timeout_ms = (int) ((until_ns - now + 999999) / 1000000);
+                for (size_t i = 0; i < n; i++) {
+                        uint64_t t;
+                        fds[i] = (struct pollfd) { .fd = sd_bus_get_fd(ls[i].bus),
+                                                   .events = (short) sd_bus_get_events(ls[i].bus) };
+                        if (sd_bus_get_timeout(ls[i].bus, &t) >= 0 && t != UINT64_MAX) {
+                                uint64_t now_us = now / 1000;
+                                int ms = t <= now_us ? 0 : (int) ((t - now_us + 999) / 1000);
+                                if (ms < timeout_ms)
+                                        timeout_ms = ms;
+                        }
+                }
+                if (poll(fds, n, timeout_ms) < 0 && errno != EINTR)
+                        die("poll", errno, NULL);
+        }
+}
+
+static void report_cpu(const char *who, const cpu_reading *a, const cpu_reading *b, double wall_s,
+                       uint64_t samples, bool has_clock)
+{
+        static long tck;
+        if (!tck)
+                tck = sysconf(_SC_CLK_TCK);
+        double stat_s = (double) (b->ticks - a->ticks) / (double) tck;
+        printf("  %-11s", who);
+        if (has_clock) {
+                double cpu_s = (double) (b->clock_ns - a->clock_ns) / 1e9;
+                printf(" %6.3f %% of one core, %7.1f us per sample;", 100.0 * cpu_s / wall_s,
+                       cpu_s * 1e6 / (double) samples);
+        }
+        printf(" /proc stat: %llu ticks = %.3f %%, %.1f us per sample\n", (unsigned long long) (b->ticks - a->ticks),
+               100.0 * stat_s / wall_s, stat_s * 1e6 / (double) samples);
+}
+
+static void bench_cpu(const char *title, const cpu_source *daemon, const cpu_source *bus_daemon, size_t n,
+                      uint64_t subscribe_usec, double window_s)
+{
+        listener ls[MAX_LISTENERS];
+        for (size_t i = 0; i < n; i++)
+                listener_open(&ls[i], subscribe_usec);
+        uint64_t period = 0;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r = sd_bus_get_property_trivial(ls[0].bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval", &e,
+                                            't', &period);
+        if (r < 0)
+                die("Get Interval", r, &e);
+        /* Let the new rate settle, then start just after a sample. */
+        pump(ls, n, now_ns() + 1000000000u, 0);
+        pump(ls, n, now_ns() + 5000000000u, ls[0].samples + 1);
+
+        uint64_t first = ls[0].samples, others0 = n > 1 ? ls[n - 1].samples : 0;
+        cpu_reading d0 = read_cpu(daemon), b0 = bus_daemon ? read_cpu(bus_daemon) : (cpu_reading) { 0 };
+        uint64_t self0 = self_cpu_ns(), t0 = now_ns();
+        pump(ls, n, t0 + (uint64_t) (window_s * 1e9), 0);
+        pump(ls, n, now_ns() + 5000000000u, ls[0].samples + 1);
+        cpu_reading d1 = read_cpu(daemon), b1 = bus_daemon ? read_cpu(bus_daemon) : (cpu_reading) { 0 };
+        uint64_t self_ns = self_cpu_ns() - self0;
+        double wall = (double) (now_ns() - t0) / 1e9;
+        uint64_t samples = ls[0].samples - first;
+
+        printf("%s (Interval %llu us): %zu listener%s%s, %llu samples in %.2f s (%.1f/s), the last with %d keys",
+               title, (unsigned long long) period, n, n > 1 ? "s" : "",
+               subscribe_usec ? " with Subscribe()" : ", no Subscribe()", (unsigned long long) samples, wall,
+               (double) samples / wall, ls[0].keys);
+        if (n > 1)
+                printf("; last listener got %llu", (unsigned long long) (ls[n - 1].samples - others0));
+        printf("\n");
+        if (samples == 0) {
+                printf("  no Sample signal received\n");
+        } else {
+                report_cpu("jetsond", &d0, &d1, wall, samples, daemon->has_clock);
+                if (bus_daemon)
+                        report_cpu("dbus-daemon", &b0, &b1, wall, samples, bus_daemon->has_clock);
+                printf("  this bench  %6.3f %% of one core (its listeners, competing for the same CPUs)\n",
+                       100.0 * (double) self_ns / 1e9 / wall);
+        }
+        for (size_t i = 0; i < n; i++)
+                listener_close(&ls[i]);
+}
+
+static void usage(void)
+{
+        fprintf(stderr, "usage: jetsond-bus-bench [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC] "
+                        "JETSOND_PID [DBUS_DAEMON_PID]\n");
+        exit(2);
+}
+
+int main(int argc, char **argv)
+{
+        long calls = 2000, subscribers = 10;
+        double window = 10.0;
+        unsigned long long interval = JD_INTERVAL_MIN_USEC;
+        int opt;
+        while ((opt = getopt(argc, argv, "n:w:s:i:")) != -1) {
+                switch (opt) {
+                case 'n': calls = atol(optarg); break;
+                case 'w': window = atof(optarg); break;
+                case 's': subscribers = atol(optarg); break;
+                case 'i': interval = strtoull(optarg, NULL, 10); break;
+                default: usage();
+                }
+        }
+        if (optind >= argc || argc - optind > 2 || calls <= 0 || window <= 0 || subscribers <= 0 ||
+            subscribers > MAX_LISTENERS || interval < JD_INTERVAL_MIN_USEC)
+                usage();
+        cpu_source daemon = cpu_source_new((pid_t) atoi(argv[optind]));
+        cpu_source bus_daemon = { 0 };
+        if (argc - optind == 2)
+                bus_daemon = cpu_source_new((pid_t) atoi(argv[optind + 1]));
+        const cpu_source *busd = bus_daemon.pid > 0 ? &bus_daemon : NULL;
+        read_cpu(&daemon);            /* fails early on a wrong PID */
+
+        /* The first sample (at start-up) has no rates yet: wait for a tick. */
+        listener first;
+        listener_open(&first, 0);
+        pump(&first, 1, now_ns() + 5000000000u, 1);
+        if (!first.samples)
+                die("no Sample signal within 5 s", ETIMEDOUT, NULL);
+        listener_close(&first);
+        sd_bus *bus = connect_bus();
+        bench_snapshot(bus, (size_t) calls);
+        sd_bus_flush_close_unref(bus);
+
+        printf("CPU per sample (window %.0f s of whole periods, CLK_TCK %ld):\n", window, sysconf(_SC_CLK_TCK));
+        bench_cpu("default period", &daemon, busd, 1, 0, window);
+        bench_cpu("subscribed", &daemon, busd, (size_t) subscribers, interval, window);
+        return 0;
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# run-bus-bench.sh [BUILDDIR] [-- BENCH ARGS]
+# Runs jetsond-bus-bench against a throw-away setup: a private system bus
+# with the project's policy (tests/integration/system-bus.conf.in), a copy
+# of the AGX Orin fake board made live by simulate.py (50 ms period), and
+# jetsond --system at the default 1000 ms interval. Everything is removed
+# on exit: processes are killed by their recorded PIDs, the directory with
+# rm -rf. BUILDDIR (default build/) must hold src/jetsond and
+# bench/jetsond-bus-bench. Needs root (the policy lets only root own the name).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
+build=build
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then
+    build=$1
+    shift
+fi
+[ $# -eq 0 ] || { [ "$1" = "--" ] && shift; }
+build=$(cd "$build" && pwd)
+jetsond=$build/src/jetsond
+bench=$build/bench/jetsond-bus-bench
+for f in "$jetsond" "$bench"; do
+    [ -x "$f" ] || { echo "$0: $f not built (ninja -C $build)" >&2; exit 2; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "$0: must run as root (bus policy)" >&2; exit 2; }
+
+dir=""
+bus_pid=""
+sim_pid=""
+daemon_pid=""
+cleanup() {
+    status=$?
+    for pid in $daemon_pid $sim_pid; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    [ -z "$bus_pid" ] || kill "$bus_pid" 2>/dev/null || true
+    [ -z "$dir" ] || rm -rf "$dir"
+    exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+dir=$(mktemp -d /tmp/jetsond-bus-bench.XXXXXX)
+chmod 755 "$dir"
+mkdir "$dir/services"
+sed -e "s|@BUSDIR@|$dir|g" -e "s|@SRCDIR@|$src|g" -e "s|@EXTRA@||g" \
+    "$src/tests/integration/system-bus.conf.in" >"$dir/bus.conf"
+dbus-daemon --config-file="$dir/bus.conf" --fork --print-address=1 --print-pid=1 >"$dir/bus.out"
+{ read -r address; read -r bus_pid; } <"$dir/bus.out"
+[ -n "$bus_pid" ] || { echo "$0: dbus-daemon did not start" >&2; exit 1; }
+DBUS_SYSTEM_BUS_ADDRESS=$address
+export DBUS_SYSTEM_BUS_ADDRESS
+
+sh "$src/tests/fixtures/make-sysroot.sh" agx-orin-jp62 "$dir/root" >/dev/null
+/usr/bin/python3 "$src/tests/fixtures/simulate.py" "$dir/root" --period-ms 50 &
+sim_pid=$!
+
+"$jetsond" --sysroot "$dir/root" --system --interval 1000 >"$dir/jetsond.log" 2>&1 &
+daemon_pid=$!
+tries=0
+until busctl --system status org.jetsond.Jetson1 >/dev/null 2>&1; do
+    if ! kill -0 "$daemon_pid" 2>/dev/null || [ $tries -ge 300 ]; then
+        echo "$0: jetsond did not own its name:" >&2
+        cat "$dir/jetsond.log" >&2
+        exit 1
+    fi
+    tries=$((tries + 1))
+    sleep 0.01
+done
+
+echo "jetsond $daemon_pid, dbus-daemon $bus_pid, simulate.py $sim_pid; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+"$bench" "$@" "$daemon_pid" "$bus_pid"
