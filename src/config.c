@@ -15,7 +15,7 @@ static void defaults(jd_config *cfg)
         cfg->boot_delay_s = 60;
 }
 
-static void read_seconds(GKeyFile *kf, const char *group, const char *key, unsigned *out_ms, unsigned scale)
+static void read_seconds(GKeyFile *kf, const char *group, const char *key, unsigned *out, unsigned scale)
 {
         g_autoptr(GError) error = NULL;
         if (!g_key_file_has_key(kf, group, key, NULL))
@@ -24,7 +24,7 @@ static void read_seconds(GKeyFile *kf, const char *group, const char *key, unsig
         if (error || v < 1 || v > 86400)
                 jd_log_warning("%s: [%s] %s must be 1 to 86400 seconds; using the default", JD_CONFIG_PATH, group, key);
         else
-                *out_ms = (unsigned) v * scale;
+                *out = (unsigned) v * scale;
 }
 
 void jd_config_load(jd_config *cfg, const jd_sysroot *sr)

@@ -90,19 +90,6 @@ static void apply_set_active(jd_write *w)
         jd_jetson_clocks_set(w->svc->sr, &w->svc->config, w->b, pwms, on_clocks_set, w);
 }
 
-static int method_set_active(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        int on;
-        int r = sd_bus_message_read(m, "b", &on);
-        if (r < 0)
-                return r;
-        jd_write *w = jd_write_new(((jetson_clocks_iface *) userdata)->base.svc, m, JD_DOMAIN_JETSON_CLOCKS, error);
-        if (!w)
-                return -EBUSY;
-        w->b = on;
-        return jd_write_authorize(w, set_jetson_clocks, apply_set_active, error);
-}
-
 static void apply_set_on_boot(jd_write *w)
 {
         jetson_clocks_iface *self = w->target;
@@ -123,7 +110,8 @@ static void apply_set_on_boot(jd_write *w)
         jd_write_finish(w, &result);
 }
 
-static int method_set_on_boot(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/* SetActive and SetOnBoot: the same argument, lock and action. */
+static int method_set(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         int on;
         int r = sd_bus_message_read(m, "b", &on);
@@ -134,16 +122,17 @@ static int method_set_on_boot(sd_bus_message *m, void *userdata, sd_bus_error *e
                 return -EBUSY;
         w->b = on;
         w->target = userdata;
-        return jd_write_authorize(w, set_jetson_clocks, apply_set_on_boot, error);
+        bool on_boot = strcmp(sd_bus_message_get_member(m), "SetOnBoot") == 0;
+        return jd_write_authorize(w, set_jetson_clocks, on_boot ? apply_set_on_boot : apply_set_active, error);
 }
 
 static const sd_bus_vtable jetson_clocks_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Active", "b", get_active, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("OnBoot", "b", get_active, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_METHOD_WITH_ARGS("SetActive", SD_BUS_ARGS("b", active), SD_BUS_NO_RESULT, method_set_active,
+        SD_BUS_METHOD_WITH_ARGS("SetActive", SD_BUS_ARGS("b", active), SD_BUS_NO_RESULT, method_set,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("SetOnBoot", SD_BUS_ARGS("b", on_boot), SD_BUS_NO_RESULT, method_set_on_boot,
+        SD_BUS_METHOD_WITH_ARGS("SetOnBoot", SD_BUS_ARGS("b", on_boot), SD_BUS_NO_RESULT, method_set,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
@@ -170,7 +159,7 @@ static void on_boot_applied(const jd_result *result, void *userdata)
 {
         jetson_clocks_iface *self = userdata;
         jd_service *svc = self->base.svc;
-        svc->busy_domains &= ~(unsigned) JD_DOMAIN_JETSON_CLOCKS;
+        jd_domains_unlock(svc, JD_DOMAIN_JETSON_CLOCKS);
         if (result->outcome != JD_OK) {
                 jd_log_error("Applying jetson_clocks at boot failed: %s", result->message);
                 return;
@@ -188,9 +177,9 @@ static gboolean on_boot_delay(gpointer data)
         jetson_clocks_iface *self = data;
         jd_service *svc = self->base.svc;
         self->boot_timer = 0;
-        if (svc->busy_domains & JD_DOMAIN_JETSON_CLOCKS || is_active(svc) || !self->on_boot)
+        /* A change a client started wins; OnBoot is not retried. */
+        if (is_active(svc) || !self->on_boot || !jd_domains_lock(svc, JD_DOMAIN_JETSON_CLOCKS))
                 return G_SOURCE_REMOVE;
-        svc->busy_domains |= JD_DOMAIN_JETSON_CLOCKS;
         const char *pwms[JD_MAX_FANS + 1];
         fan_pwm_paths(svc, pwms);
         jd_jetson_clocks_set(svc->sr, &svc->config, true, pwms, on_boot_applied, self);

@@ -81,19 +81,6 @@ static void apply_set_mode(jd_write *w)
                              jd_nvpmodel_mode_name(s->nvpmodel, (unsigned) w->u), clocks, on_mode_set, w);
 }
 
-static int method_set_mode(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        uint32_t id;
-        int r = read_known_id(m, userdata, &id, error);
-        if (r < 0)
-                return r;
-        jd_write *w = jd_write_new(((nvpmodel_iface *) userdata)->base.svc, m, JD_DOMAIN_NVPMODEL, error);
-        if (!w)
-                return -EBUSY;
-        w->u = id;
-        return jd_write_authorize(w, set_nvpmodel, apply_set_mode, error);
-}
-
 static void apply_set_default(jd_write *w)
 {
         jd_result result;
@@ -101,7 +88,8 @@ static void apply_set_default(jd_write *w)
         jd_write_finish(w, &result);
 }
 
-static int method_set_default_mode(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/* SetMode and SetDefaultMode: the same argument, lock and action. */
+static int method_set(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         uint32_t id;
         int r = read_known_id(m, userdata, &id, error);
@@ -111,7 +99,8 @@ static int method_set_default_mode(sd_bus_message *m, void *userdata, sd_bus_err
         if (!w)
                 return -EBUSY;
         w->u = id;
-        return jd_write_authorize(w, set_nvpmodel, apply_set_default, error);
+        bool boot_default = strcmp(sd_bus_message_get_member(m), "SetDefaultMode") == 0;
+        return jd_write_authorize(w, set_nvpmodel, boot_default ? apply_set_default : apply_set_mode, error);
 }
 
 static const sd_bus_vtable nvpmodel_vtable[] = {
@@ -120,9 +109,9 @@ static const sd_bus_vtable nvpmodel_vtable[] = {
         SD_BUS_PROPERTY("Mode", "u", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("ModeName", "s", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("DefaultMode", "u", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("u", id), SD_BUS_NO_RESULT, method_set_mode,
+        SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("u", id), SD_BUS_NO_RESULT, method_set,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("SetDefaultMode", SD_BUS_ARGS("u", id), SD_BUS_NO_RESULT, method_set_default_mode,
+        SD_BUS_METHOD_WITH_ARGS("SetDefaultMode", SD_BUS_ARGS("u", id), SD_BUS_NO_RESULT, method_set,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

@@ -17,24 +17,35 @@ static const char *domain_busy_message(unsigned domains)
         return "Another cache drop is in progress";
 }
 
+bool jd_domains_lock(jd_service *svc, unsigned domains)
+{
+        if (svc->busy_domains & domains)
+                return false;
+        svc->busy_domains |= domains;
+        return true;
+}
+
+void jd_domains_unlock(jd_service *svc, unsigned domains)
+{
+        svc->busy_domains &= ~domains;
+}
+
 jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, sd_bus_error *error)
 {
-        unsigned taken = svc->busy_domains & domains;
-        if (taken) {
-                sd_bus_error_set(error, JD_ERROR_BUSY, domain_busy_message(taken));
+        if (!jd_domains_lock(svc, domains)) {
+                sd_bus_error_set(error, JD_ERROR_BUSY, domain_busy_message(svc->busy_domains & domains));
                 return NULL;
         }
         jd_write *w = g_new0(jd_write, 1);
         w->svc = svc;
         w->call = sd_bus_message_ref(m);
         w->domains = domains;
-        svc->busy_domains |= domains;
         return w;
 }
 
 static void jd_write_free(jd_write *w)
 {
-        w->svc->busy_domains &= ~w->domains;
+        jd_domains_unlock(w->svc, w->domains);
         sd_bus_message_unref(w->call);
         g_free(w);
 }

@@ -38,6 +38,11 @@ struct jd_write {
         char s[64];
 };
 
+/* The per-domain locks, for changes jetsond starts itself (jetson_clocks
+ * at boot) as well as for method calls: false if one is taken. */
+bool jd_domains_lock(jd_service *svc, unsigned domains);
+void jd_domains_unlock(jd_service *svc, unsigned domains);
+
 /* Locks DOMAINS for M; NULL (and Error.Busy in ERROR) if one is taken. */
 jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, sd_bus_error *error);
 /* Asks polkit for each of ACTIONS (static, NULL-terminated) in turn, then

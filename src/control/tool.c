@@ -2,7 +2,6 @@
 
 #include <gio/gio.h>
 #include <limits.h>
-#include <signal.h>
 #include <string.h>
 
 typedef struct {
