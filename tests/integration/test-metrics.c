@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "jetsond-dbus.h"
 #include "testbus.h"
 
@@ -418,7 +419,7 @@ static void test_nvpmodel_changed_outside(void **state)
         assert_false(c.seen_mode); /* nothing changes by itself */
 
         /* What `nvpmodel -m 1` run by hand leaves behind. */
-        testbus_write(tb, "var/lib/nvpmodel/status", "pmode:0001 fmode:cool\n");
+        fixture_write_str(tb->root, "var/lib/nvpmodel/status", "pmode:0001 fmode:cool\n");
         testbus_pump(bus, 3 * G_USEC_PER_SEC, &c.seen_mode);
         assert_true(c.seen_mode);
         assert_int_equal(c.mode, 1);

@@ -207,17 +207,6 @@ int testbus_run(const char *const *argv, char **out)
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-void testbus_write(testbus *tb, const char *path, const char *content)
-{
-        g_autofree char *host = g_build_filename(tb->root, path, NULL);
-        /* In place (same inode), as a tool rewriting a status file could. */
-        FILE *f = fopen(host, "r+");
-        assert_non_null(f);
-        assert_true(fputs(content, f) >= 0);
-        assert_int_equal(ftruncate(fileno(f), (off_t) strlen(content)), 0);
-        assert_int_equal(fclose(f), 0);
-}
-
 static sd_bus_message *get_property(sd_bus *bus, const char *path, const char *iface, const char *prop,
                                     const char *sig)
 {

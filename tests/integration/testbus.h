@@ -55,8 +55,6 @@ void testbus_pump(sd_bus *bus, uint64_t timeout_us, const bool *done);
 /* Runs a command (argv) with a timeout in seconds; returns its exit
  * status and its stdout in *out (g_free). */
 int testbus_run(const char *const *argv, char **out);
-/* Writes CONTENT to the in-root PATH of tb->root in place. */
-void testbus_write(testbus *tb, const char *path, const char *content);
 
 uint64_t testbus_now_us(void);
 
