@@ -15,6 +15,7 @@ typedef struct {
 
 static struct {
         sd_bus *bus;
+        GDBusConnection *system_bus;  /* the connection polkit-gobject uses */
         PolkitAuthority *authority;
         GCancellable *cancellable;
         unsigned pending;
@@ -25,6 +26,15 @@ void jd_auth_init(sd_bus *bus)
         g_autoptr(GError) error = NULL;
         auth.bus = bus;
         auth.cancellable = g_cancellable_new();
+        /* polkit-gobject talks over GLib's shared system bus connection,
+         * which by default raises SIGTERM when the bus goes away; jetsond
+         * would then exit 0 as if asked to stop. The sd-bus connection
+         * notices the loss and exits 1, so systemd restarts the service. */
+        /* Held until shutdown: GLib frees the shared connection with
+         * its last reference, and a new one would raise SIGTERM again. */
+        auth.system_bus = g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, NULL);
+        if (auth.system_bus)
+                g_dbus_connection_set_exit_on_close(auth.system_bus, FALSE);
         auth.authority = polkit_authority_get_sync(NULL, &error);
         if (!auth.authority)
                 jd_log_warning("Cannot reach polkit, every privileged call will be denied: %s",
@@ -40,6 +50,7 @@ void jd_auth_shutdown(void)
                 g_main_context_iteration(NULL, TRUE);
         g_clear_object(&auth.cancellable);
         g_clear_object(&auth.authority);
+        g_clear_object(&auth.system_bus);
         auth.bus = NULL;
 }
 
