@@ -85,13 +85,13 @@ sd_bus *testbus_connect(void)
         return bus;
 }
 
-static bool name_has_owner(sd_bus *bus)
+static bool name_has_owner(sd_bus *bus, const char *name)
 {
         int has = 0;
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                               "NameHasOwner", &e, &reply, "s", JD_BUS_NAME) >= 0)
+                               "NameHasOwner", &e, &reply, "s", name) >= 0)
                 sd_bus_message_read(reply, "b", &has);
         sd_bus_error_free(&e);
         sd_bus_message_unref(reply);
@@ -131,7 +131,7 @@ void testbus_start_daemon(testbus *tb, const char *const *args)
 
         sd_bus *bus = testbus_connect();
         uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
-        while (!name_has_owner(bus)) {
+        while (!name_has_owner(bus, JD_BUS_NAME)) {
                 int status;
                 if (waitpid(tb->daemon_pid, &status, WNOHANG) == tb->daemon_pid) {
                         tb->daemon_pid = 0;
@@ -170,6 +170,10 @@ void testbus_free(testbus *tb)
         if (tb->simulator_pid > 0) {
                 kill(tb->simulator_pid, SIGTERM);
                 waitpid(tb->simulator_pid, NULL, 0);
+        }
+        for (size_t i = 0; i < tb->n_mocks; i++) {
+                kill(tb->mock_pids[i], SIGTERM);
+                waitpid(tb->mock_pids[i], NULL, 0);
         }
         if (tb->bus_pid > 0)
                 kill(tb->bus_pid, SIGTERM);
@@ -266,4 +270,69 @@ int testbus_teardown(void **state)
 {
         testbus_free(*state);
         return 0;
+}
+
+void testbus_start_mock(testbus *tb, const char *template, const char *bus_name)
+{
+        assert_true(tb->n_mocks < G_N_ELEMENTS(tb->mock_pids));
+        g_autofree char *log_path = g_strdup_printf("%s/mock-%s.log", tb->dir, template);
+        int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        assert_true(log_fd >= 0);
+        const char *argv[] = { "/usr/bin/python3", "-m", "dbusmock", "--system", "--template", template, NULL };
+        GPid pid;
+        GError *error = NULL;
+        gboolean ok = g_spawn_async_with_fds(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                             &pid, -1, log_fd, log_fd, &error);
+        close(log_fd);
+        if (!ok)
+                fail_msg("cannot start dbusmock %s: %s", template, error->message);
+        tb->mock_pids[tb->n_mocks++] = pid;
+
+        sd_bus *bus = testbus_connect();
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
+        while (!name_has_owner(bus, bus_name)) {
+                if (waitpid(pid, NULL, WNOHANG) == pid) {
+                        tb->mock_pids[--tb->n_mocks] = 0;
+                        g_autofree char *log = NULL;
+                        g_file_get_contents(log_path, &log, NULL, NULL);
+                        fail_msg("dbusmock %s exited:\n%s", template, log);
+                }
+                if (testbus_now_us() > deadline)
+                        fail_msg("dbusmock %s did not own %s within 30 s", template, bus_name);
+                g_usleep(5000);
+        }
+        sd_bus_flush_close_unref(bus);
+}
+
+void testbus_mock_call(const char *bus_name, const char *path, const char *method, const char *types, ...)
+{
+        sd_bus *bus = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        va_list ap;
+        va_start(ap, types);
+        int r = sd_bus_call_methodv(bus, bus_name, path, "org.freedesktop.DBus.Mock", method, &e, NULL, types, ap);
+        va_end(ap);
+        if (r < 0)
+                fail_msg("mock %s.%s: %s: %s", bus_name, method, e.name, e.message);
+        sd_bus_flush_close_unref(bus);
+}
+
+void testbus_start_polkit(testbus *tb, const char *const *allowed)
+{
+        testbus_start_mock(tb, "polkitd", TESTBUS_POLKIT_NAME);
+        testbus_polkit_allow(allowed);
+}
+
+void testbus_polkit_allow(const char *const *actions)
+{
+        sd_bus *bus = testbus_connect();
+        sd_bus_message *m = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        assert_true(sd_bus_message_new_method_call(bus, &m, TESTBUS_POLKIT_NAME, TESTBUS_POLKIT_PATH,
+                                                   "org.freedesktop.DBus.Mock", "SetAllowed") >= 0);
+        assert_true(sd_bus_message_append_strv(m, (char **) actions) >= 0);
+        if (sd_bus_call(bus, m, 0, &e, NULL) < 0)
+                fail_msg("polkit mock SetAllowed: %s: %s", e.name, e.message);
+        sd_bus_message_unref(m);
+        sd_bus_flush_close_unref(bus);
 }

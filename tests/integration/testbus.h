@@ -21,6 +21,8 @@ typedef struct {
         GPid daemon_pid;
         char *daemon_log;
         GPid simulator_pid;
+        GPid mock_pids[4];    /* python-dbusmock templates */
+        size_t n_mocks;
 } testbus;
 
 /* Starts a bus (DBUS_SYSTEM_BUS_ADDRESS is set to it for this process and
@@ -62,3 +64,23 @@ uint64_t testbus_now_us(void);
 char *testbus_get_string(sd_bus *bus, const char *path, const char *iface, const char *prop);
 uint64_t testbus_get_u64(sd_bus *bus, const char *path, const char *iface, const char *prop);
 uint32_t testbus_get_u32(sd_bus *bus, const char *path, const char *iface, const char *prop);
+
+/* python-dbusmock: TEMPLATE ("polkitd", "systemd") on the test bus, as
+ * root (the test bus policy lets root own their names), until
+ * testbus_free(); waits until it owns BUS_NAME. Its log is
+ * tb->dir/mock-TEMPLATE.log. */
+void testbus_start_mock(testbus *tb, const char *template, const char *bus_name);
+/* A method of the mock's org.freedesktop.DBus.Mock interface, e.g.
+ * testbus_mock_call(TESTBUS_POLKIT_NAME, TESTBUS_POLKIT_PATH, "SimulateHang", "b", 1). */
+void testbus_mock_call(const char *bus_name, const char *path, const char *method, const char *types, ...);
+
+#define TESTBUS_POLKIT_NAME "org.freedesktop.PolicyKit1"
+#define TESTBUS_POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
+#define TESTBUS_SYSTEMD_NAME "org.freedesktop.systemd1"
+#define TESTBUS_SYSTEMD_PATH "/org/freedesktop/systemd1"
+
+/* The polkitd mock, allowing exactly ALLOWED (NULL-terminated, NULL for
+ * none); every caller gets the same answer (it ignores the subject). */
+void testbus_start_polkit(testbus *tb, const char *const *allowed);
+/* Replaces the allow-list. */
+void testbus_polkit_allow(const char *const *actions);
