@@ -336,3 +336,28 @@ void testbus_polkit_allow(const char *const *actions)
         sd_bus_message_unref(m);
         sd_bus_flush_close_unref(bus);
 }
+
+char *testbus_root_file(testbus *tb, const char *rel)
+{
+        g_autofree char *path = g_build_filename(tb->root, rel, NULL);
+        char *text = NULL;
+        if (!g_file_get_contents(path, &text, NULL, NULL))
+                return g_strdup("<missing>");
+        return text;
+}
+
+char *testbus_call(char **message, const char *path, const char *iface, const char *method, const char *types, ...)
+{
+        sd_bus *bus = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        va_list ap;
+        va_start(ap, types);
+        int r = sd_bus_call_methodv(bus, JD_BUS_NAME, path, iface, method, &e, NULL, types, ap);
+        va_end(ap);
+        char *name = g_strdup(r < 0 ? e.name : "");
+        if (message)
+                *message = g_strdup(r < 0 && e.message ? e.message : "");
+        sd_bus_error_free(&e);
+        sd_bus_flush_close_unref(bus);
+        return name;
+}

@@ -84,3 +84,10 @@ void testbus_mock_call(const char *bus_name, const char *path, const char *metho
 void testbus_start_polkit(testbus *tb, const char *const *allowed);
 /* Replaces the allow-list. */
 void testbus_polkit_allow(const char *const *actions);
+
+/* A file of the board copy, "<missing>" if it cannot be read (g_free). */
+char *testbus_root_file(testbus *tb, const char *rel);
+/* Calls METHOD on jetsond from a new connection; returns the error name
+ * ("" on success, g_free). MESSAGE (may be NULL) receives the error
+ * message ("" on success, g_free). */
+char *testbus_call(char **message, const char *path, const char *iface, const char *method, const char *types, ...);
