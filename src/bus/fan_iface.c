@@ -1,9 +1,12 @@
 /* org.jetsond.Jetson1.Fan: one object per fan, /org/jetsond/Jetson1/fan/N
  * (introspection/org.jetsond.Jetson1.Fan.xml). */
+#include <errno.h>
 #include <string.h>
 
+#include "fan_control.h"
 #include "jetsond-dbus.h"
 #include "service.h"
+#include "write.h"
 
 typedef struct {
         jd_iface base;
@@ -61,23 +64,52 @@ static int get_profiles(sd_bus *bus, const char *path, const char *interface, co
         return r;
 }
 
-/* Issue 4, not done yet: validated like the contract says, then refused
- * before polkit is asked or anything is touched. */
+static const char *const set_fan[] = { JD_ACTION_SET_FAN, NULL };
+
+/* jetson_clocks drives the fan and nvpmodel re-applies jetson_clocks, so
+ * a fan change waits for neither and they wait for it. */
+#define FAN_DOMAINS (JD_DOMAIN_FAN | JD_DOMAIN_NVPMODEL | JD_DOMAIN_JETSON_CLOCKS)
+
+static void on_fan_set(const jd_result *result, void *userdata)
+{
+        jd_write_finish(userdata, result);
+}
+
+static void apply_speed(jd_write *w)
+{
+        const fan_iface *self = w->target;
+        jd_fan_set_speed(w->svc->sr, fan(self), w->d, jd_service_fan_switch(w->svc), on_fan_set, w);
+}
+
+static void apply_profile(jd_write *w)
+{
+        const fan_iface *self = w->target;
+        jd_fan_set_profile(w->svc->sr, fan(self), w->s, jd_service_fan_switch(w->svc), on_fan_set, w);
+}
+
 static int method_set_speed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        (void) userdata;
+        fan_iface *self = userdata;
         double pct;
         int r = sd_bus_message_read(m, "d", &pct);
         if (r < 0)
                 return r;
         if (!(pct >= 0.0 && pct <= 100.0))
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Fan speed %g is not between 0 and 100", pct);
-        return sd_bus_error_set(error, JD_ERROR_NOT_SUPPORTED, "Fan control is not available in this version of jetsond yet");
+        if (!fan(self)->pwm_path[0])
+                return sd_bus_error_setf(error, JD_ERROR_NOT_SUPPORTED, "Fan %s has no writable PWM", fan(self)->name);
+        jd_write *w = jd_write_new(self->base.svc, m, FAN_DOMAINS, error);
+        if (!w)
+                return -EBUSY;
+        w->target = self;
+        w->d = pct;
+        return jd_write_authorize(w, set_fan, apply_speed, error);
 }
 
 static int method_set_profile(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        const jd_fan *f = fan(userdata);
+        fan_iface *self = userdata;
+        const jd_fan *f = fan(self);
         const char *profile;
         int r = sd_bus_message_read(m, "s", &profile);
         if (r < 0)
@@ -88,7 +120,12 @@ static int method_set_profile(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (!known)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Fan %s has no profile \"%s\"", f->name,
                                          profile);
-        return sd_bus_error_set(error, JD_ERROR_NOT_SUPPORTED, "Fan control is not available in this version of jetsond yet");
+        jd_write *w = jd_write_new(self->base.svc, m, FAN_DOMAINS, error);
+        if (!w)
+                return -EBUSY;
+        w->target = self;
+        g_strlcpy(w->s, profile, sizeof(w->s));
+        return jd_write_authorize(w, set_fan, apply_profile, error);
 }
 
 static const sd_bus_vtable fan_vtable[] = {

@@ -6,6 +6,7 @@
 
 #include "jetsond-dbus.h"
 #include "log.h"
+#include "systemd_unit.h"
 
 void jd_set_bus_error(GError **error, int r, const char *what)
 {
@@ -48,6 +49,33 @@ static void publish(jd_service *svc, unsigned tiers)
 void jd_service_resample(jd_service *svc)
 {
         publish(svc, JD_TIER_ALL);
+}
+
+/* nvfancontrol.service: systemd's word on whether it runs decides the
+ * fans' Profile ("manual" when stopped), so a change is published at once. */
+static void on_fan_service_changed(void *data)
+{
+        jd_service *svc = data;
+        jd_sampler_set_fan_service_active(svc->sampler, jd_unit_active(svc->fan_service));
+        jd_service_resample(svc);
+}
+
+static void switch_fan_service(bool start, jd_result_fn done, void *done_data, void *switch_data)
+{
+        jd_unit_run(((jd_service *) switch_data)->fan_service, start, done, done_data);
+}
+
+jd_fan_switch jd_service_fan_switch(jd_service *svc)
+{
+        return (jd_fan_switch) { .run = switch_fan_service, .data = svc };
+}
+
+static bool has_nvfancontrol(const jd_fan_sample *fans)
+{
+        for (size_t i = 0; fans && i < fans->n; i++)
+                if (fans->fans[i].controller == JD_FAN_CONTROL_NVFANCONTROL)
+                        return true;
+        return false;
 }
 
 static gboolean on_tick(gpointer data)
@@ -110,6 +138,9 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, uint64_t default_i
                 add_iface(svc, jd_manager_iface_new(svc, &e));
         for (size_t i = 0; !e && svc->sample->fans && i < svc->sample->fans->n; i++)
                 add_iface(svc, jd_fan_iface_new(svc, i, &e));
+        if (!e && has_nvfancontrol(svc->sample->fans))
+                svc->fan_service = jd_unit_new(bus, JD_NVFANCONTROL_UNIT, svc->config.unit_timeout_ms,
+                                               on_fan_service_changed, svc);
         if (e) {
                 g_propagate_error(error, e);
                 jd_service_free(svc);
@@ -146,6 +177,7 @@ void jd_service_free(jd_service *svc)
                 g_source_destroy(svc->ticker);
                 g_source_unref(svc->ticker);
         }
+        jd_unit_free(svc->fan_service);
         g_ptr_array_unref(svc->ifaces);
         sd_bus_slot_unref(svc->object_manager);
         jd_sampler_free(svc->sampler);

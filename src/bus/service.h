@@ -11,6 +11,7 @@
 
 #include "board.h"
 #include "config.h"
+#include "fan_control.h"
 #include "sampler.h"
 #include "schedule.h"
 #include "sysroot.h"
@@ -43,6 +44,7 @@ struct jd_service {
         GPtrArray *ifaces;            /* jd_iface *, in creation order */
         jd_config config;
         unsigned busy_domains;        /* jd_domain bits of changes in flight */
+        struct jd_unit *fan_service;  /* nvfancontrol.service, on JetPack 5+ boards */
 };
 
 /* Reads the board, takes the first sample and exports every interface
@@ -59,6 +61,10 @@ void jd_service_set_interval(jd_service *svc, uint64_t interval_us);
 /* Samples every tier now (after a change jetsond made) and publishes it
  * like a regular tick: Sample and PropertiesChanged. */
 void jd_service_resample(jd_service *svc);
+
+/* Starts and stops nvfancontrol.service through systemd, for
+ * src/control/fan_control.c. */
+jd_fan_switch jd_service_fan_switch(jd_service *svc);
 
 /* Emits PropertiesChanged for NAMES (NULL-terminated) if any. */
 void jd_emit_changed(jd_service *svc, const char *path, const char *iface, const char **names);

@@ -9,8 +9,6 @@
 #include "parse.h"
 
 #define NVFANCONTROL_UNIT "/etc/systemd/system/nvfancontrol.service"
-#define NVFANCONTROL_CONF "/etc/nvfancontrol.conf"
-#define NVFANCONTROL_STATUS "/var/lib/nvfancontrol/status"
 #define LEGACY_DIR "/sys/devices/pwm-fan"
 
 typedef struct {
@@ -23,7 +21,13 @@ struct jd_fan_reader {
         jd_cached_file conf, status;
         jd_fan_sample sample;
         bool nvfancontrol;
+        jd_opt_bool service_active;
 };
+
+void jd_fan_reader_set_service_active(jd_fan_reader *r, jd_opt_bool active)
+{
+        r->service_active = active;
+}
 
 uint64_t jd_fan_pwm_from_percent(double pct)
 {
@@ -174,8 +178,8 @@ jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr)
                 if (r->nvfancontrol && fan->pwm_path[0] && fan->controller == JD_FAN_CONTROL_NONE)
                         fan->controller = JD_FAN_CONTROL_NVFANCONTROL;
         }
-        jd_cached_file_init(&r->conf, sr, NVFANCONTROL_CONF, 1 << 20);
-        jd_cached_file_init(&r->status, sr, NVFANCONTROL_STATUS, 4096);
+        jd_cached_file_init(&r->conf, sr, JD_NVFANCONTROL_CONF, 1 << 20);
+        jd_cached_file_init(&r->status, sr, JD_NVFANCONTROL_STATUS, 4096);
         jd_fan_reader_sample(r);
         return r;
 }
@@ -234,6 +238,27 @@ bool jd_parse_nvfancontrol_status(const char *status, unsigned fan, const char *
         return false;
 }
 
+/* Fact sheet §7: the current profile is the service's while it runs and
+ * "manual" when it does not. Its cached status says which profile it
+ * runs; without one it runs the conf's FAN_DEFAULT_PROFILE. While the
+ * service state is unknown (no systemd to ask), the status file is all
+ * there is. */
+static void read_nvfancontrol_state(const jd_fan_reader *r, jd_fan *fan, unsigned num, const char *status)
+{
+        if (r->service_active.present && !r->service_active.value) {
+                jd_strlcpy(fan->profile, "manual", sizeof(fan->profile));
+                jd_strlcpy(fan->control, "manual", sizeof(fan->control));
+                return;
+        }
+        if (status) {
+                jd_parse_nvfancontrol_status(status, num, "FAN_PROFILE", fan->profile, sizeof(fan->profile));
+                jd_parse_nvfancontrol_status(status, num, "FAN_GOVERNOR", fan->governor, sizeof(fan->governor));
+                jd_parse_nvfancontrol_status(status, num, "FAN_CONTROL", fan->control, sizeof(fan->control));
+        } else if (r->service_active.present) {
+                jd_strlcpy(fan->profile, fan->default_profile, sizeof(fan->profile));
+        }
+}
+
 const jd_fan_sample *jd_fan_reader_sample(jd_fan_reader *r)
 {
         const char *status = NULL;
@@ -252,11 +277,8 @@ const jd_fan_sample *jd_fan_reader_sample(jd_fan_reader *r)
                 fan->speed.value = fan->pwm.present ? jd_fan_percent_from_pwm(fan->pwm.value) : 0;
                 fan->rpm.present = jd_file_u64(&f->rpm, &fan->rpm.value);
                 fan->profile[0] = fan->governor[0] = fan->control[0] = '\0';
-                if (fan->controller == JD_FAN_CONTROL_NVFANCONTROL && status) {
-                        unsigned num = (unsigned) i + 1;
-                        jd_parse_nvfancontrol_status(status, num, "FAN_PROFILE", fan->profile, sizeof(fan->profile));
-                        jd_parse_nvfancontrol_status(status, num, "FAN_GOVERNOR", fan->governor, sizeof(fan->governor));
-                        jd_parse_nvfancontrol_status(status, num, "FAN_CONTROL", fan->control, sizeof(fan->control));
+                if (fan->controller == JD_FAN_CONTROL_NVFANCONTROL) {
+                        read_nvfancontrol_state(r, fan, (unsigned) i + 1, status);
                 } else if (fan->controller == JD_FAN_CONTROL_TEMP_CONTROL) {
                         uint64_t tc;
                         if (jd_file_u64(&f->temp_control, &tc))

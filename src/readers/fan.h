@@ -7,6 +7,12 @@
 #include "opt.h"
 #include "sysfile.h"
 
+/* nvfancontrol's files: the profiles and default, and the cached state
+ * that wins over the default while it exists (also rewritten by
+ * src/control/fan_control.c). */
+#define JD_NVFANCONTROL_CONF "/etc/nvfancontrol.conf"
+#define JD_NVFANCONTROL_STATUS "/var/lib/nvfancontrol/status"
+
 #define JD_MAX_FANS 4
 #define JD_FAN_MAX_PROFILES 8
 
@@ -42,6 +48,9 @@ typedef struct jd_fan_reader jd_fan_reader;
 jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr);
 void jd_fan_reader_free(jd_fan_reader *r);
 const jd_fan_sample *jd_fan_reader_sample(jd_fan_reader *r);
+/* Whether nvfancontrol.service runs, as systemd says (absent while
+ * unknown): a stopped service means the profile is "manual". */
+void jd_fan_reader_set_service_active(jd_fan_reader *r, jd_opt_bool active);
 
 /* PWM <-> percent as the fact sheet rounds them. */
 uint64_t jd_fan_pwm_from_percent(double pct);

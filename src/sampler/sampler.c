@@ -110,6 +110,11 @@ const jd_sample *jd_sampler_sample(jd_sampler *s, unsigned tiers)
         return out;
 }
 
+void jd_sampler_set_fan_service_active(jd_sampler *s, jd_opt_bool active)
+{
+        jd_fan_reader_set_service_active(s->fans, active);
+}
+
 const jd_sample *jd_sampler_current(const jd_sampler *s)
 {
         return &s->sample;

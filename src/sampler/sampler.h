@@ -54,6 +54,9 @@ void jd_sampler_free(jd_sampler *s);
 /* Reads the readers of TIERS (a jd_tier mask). */
 const jd_sample *jd_sampler_sample(jd_sampler *s, unsigned tiers);
 const jd_sample *jd_sampler_current(const jd_sampler *s);
+/* What the bus layer learns from systemd about nvfancontrol.service
+ * (jd_fan_reader_set_service_active); shows from the next sample. */
+void jd_sampler_set_fan_service_active(jd_sampler *s, jd_opt_bool active);
 
 uint64_t jd_monotonic_us(void);
 uint64_t jd_realtime_us(void);

@@ -96,6 +96,41 @@ static void test_jp4_temp_control(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* Fact sheet §7: "manual" while nvfancontrol is stopped; while it runs,
+ * its status file, or the conf's default once the status is removed. */
+static void test_nvfancontrol_service_state(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        jd_fan_reader *r = jd_fan_reader_new(sr);
+        const jd_fan *f = &jd_fan_reader_sample(r)->fans[0];
+        assert_string_equal(f->profile, "cool");      /* unknown: the status file */
+        assert_string_equal(f->governor, "pid");
+
+        jd_fan_reader_set_service_active(r, (jd_opt_bool) { .present = true, .value = false });
+        f = &jd_fan_reader_sample(r)->fans[0];
+        assert_string_equal(f->profile, "manual");
+        assert_string_equal(f->control, "manual");
+        assert_string_equal(f->governor, "");
+
+        jd_fan_reader_set_service_active(r, (jd_opt_bool) { .present = true, .value = true });
+        fixture_write_str(dir, "var/lib/nvfancontrol/status",
+                          "FAN1:FAN_PROFILE:quiet\nFAN1:FAN_GOVERNOR:pid\nFAN1:FAN_CONTROL:close_loop\n");
+        f = &jd_fan_reader_sample(r)->fans[0];
+        assert_string_equal(f->profile, "quiet");
+        fixture_unlink(dir, "var/lib/nvfancontrol/status");
+        f = &jd_fan_reader_sample(r)->fans[0];
+        assert_string_equal(f->profile, "cool");      /* FAN_DEFAULT_PROFILE */
+
+        /* Unknown state and no status: nothing to say. */
+        jd_fan_reader_set_service_active(r, (jd_opt_bool) { 0 });
+        f = &jd_fan_reader_sample(r)->fans[0];
+        assert_string_equal(f->profile, "");
+        jd_fan_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 static void test_pc_has_no_fan(void **state)
 {
         (void) state;
@@ -111,7 +146,8 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_jp6), cmocka_unit_test(test_jp5),
-                cmocka_unit_test(test_jp4_temp_control), cmocka_unit_test(test_pc_has_no_fan),
+                cmocka_unit_test(test_jp4_temp_control), cmocka_unit_test(test_nvfancontrol_service_state),
+                cmocka_unit_test(test_pc_has_no_fan),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
