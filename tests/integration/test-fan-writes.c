@@ -88,30 +88,8 @@ static testbus *start_agx(void **state, const char *const *allowed)
         return tb;
 }
 
-static char *call(const char *method, const char *types, ...)
-{
-        sd_bus *bus = testbus_connect();
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        va_list ap;
-        va_start(ap, types);
-        int r = sd_bus_call_methodv(bus, JD_BUS_NAME, FAN0, JD_IFACE_FAN, method, &e, NULL, types, ap);
-        va_end(ap);
-        char *result = g_strdup(r < 0 ? e.name : "");
-        if (r < 0)
-                fprintf(stderr, "%s: %s: %s\n", method, e.name, e.message);
-        sd_bus_error_free(&e);
-        sd_bus_flush_close_unref(bus);
-        return result;
-}
-
-static char *root_file(testbus *tb, const char *rel)
-{
-        g_autofree char *path = g_build_filename(tb->root, rel, NULL);
-        char *text = NULL;
-        if (!g_file_get_contents(path, &text, NULL, NULL))
-                return g_strdup("<missing>");
-        return text;
-}
+/* Calls a Fan method on fan 0; the error name, "" on success. */
+#define call(method, ...) testbus_call(NULL, FAN0, JD_IFACE_FAN, method, __VA_ARGS__)
 
 static char *fan_string(const char *prop)
 {
@@ -152,7 +130,7 @@ static void test_profile_switch_restarts_nvfancontrol(void **state)
 {
         testbus *tb = start_agx(state, ALL_ACTIONS);
         wait_profile("cool");
-        g_autofree char *conf_before = root_file(tb, AGX_CONF);
+        g_autofree char *conf_before = testbus_root_file(tb, AGX_CONF);
 
         g_autofree char *err = call("SetProfile", "s", "quiet");
         assert_string_equal(err, "");
@@ -160,7 +138,7 @@ static void test_profile_switch_restarts_nvfancontrol(void **state)
         g_autofree char *calls = unit_calls();
         assert_string_equal(calls, "StopUnit " UNIT "\nStartUnit " UNIT "\n");
         /* Exactly the one value changed; every other byte as it was. */
-        g_autofree char *conf_after = root_file(tb, AGX_CONF);
+        g_autofree char *conf_after = testbus_root_file(tb, AGX_CONF);
         g_autoptr(GString) expected = g_string_new(conf_before);
         assert_int_equal(g_string_replace(expected, "FAN_DEFAULT_PROFILE cool", "FAN_DEFAULT_PROFILE quiet", 0), 1);
         assert_string_equal(conf_after, expected->str);
@@ -168,7 +146,7 @@ static void test_profile_switch_restarts_nvfancontrol(void **state)
         g_autofree char *link = g_build_filename(tb->root, "etc/nvfancontrol.conf", NULL);
         assert_true(g_file_test(link, G_FILE_TEST_IS_SYMLINK));
         /* The cached state would win over the new default. */
-        g_autofree char *status = root_file(tb, AGX_STATUS);
+        g_autofree char *status = testbus_root_file(tb, AGX_STATUS);
         assert_string_equal(status, "<missing>");
         g_autofree char *profile = fan_string("Profile");
         assert_string_equal(profile, "quiet");
@@ -179,12 +157,12 @@ static void test_manual_profile_only_stops(void **state)
 {
         testbus *tb = start_agx(state, ALL_ACTIONS);
         wait_profile("cool");
-        g_autofree char *conf_before = root_file(tb, AGX_CONF);
+        g_autofree char *conf_before = testbus_root_file(tb, AGX_CONF);
         g_autofree char *err = call("SetProfile", "s", "manual");
         assert_string_equal(err, "");
         g_autofree char *calls = unit_calls();
         assert_string_equal(calls, "StopUnit " UNIT "\n");
-        g_autofree char *conf_after = root_file(tb, AGX_CONF);
+        g_autofree char *conf_after = testbus_root_file(tb, AGX_CONF);
         assert_string_equal(conf_after, conf_before);
         g_autofree char *profile = fan_string("Profile");
         assert_string_equal(profile, "manual");
@@ -201,7 +179,7 @@ static void test_speed_stops_nvfancontrol_first(void **state)
         assert_string_equal(err, "");
         g_autofree char *calls = unit_calls();
         assert_string_equal(calls, "StopUnit " UNIT "\n");
-        g_autofree char *pwm = root_file(tb, AGX_PWM);
+        g_autofree char *pwm = testbus_root_file(tb, AGX_PWM);
         assert_string_equal(pwm, "127\n");   /* floor(50 * 255 / 100) */
         assert_float_equal(fan_speed(), 127 * 100.0 / 255, 1e-9);
         g_autofree char *profile = fan_string("Profile");
@@ -213,7 +191,7 @@ static void test_speed_stops_nvfancontrol_first(void **state)
         assert_string_equal(err2, "");
         g_autofree char *calls2 = unit_calls();
         assert_string_equal(calls2, "");
-        g_autofree char *pwm2 = root_file(tb, AGX_PWM);
+        g_autofree char *pwm2 = testbus_root_file(tb, AGX_PWM);
         assert_string_equal(pwm2, "51\n");
         testbus_stop_cleanly(tb);
 }
@@ -222,18 +200,18 @@ static void test_denied_changes_nothing(void **state)
 {
         testbus *tb = start_agx(state, ALL_BUT_SET_FAN);
         wait_profile("cool");
-        g_autofree char *conf_before = root_file(tb, AGX_CONF);
+        g_autofree char *conf_before = testbus_root_file(tb, AGX_CONF);
         g_autofree char *err = call("SetSpeed", "d", 80.0);
         assert_string_equal(err, SD_BUS_ERROR_ACCESS_DENIED);
         g_autofree char *err2 = call("SetProfile", "s", "quiet");
         assert_string_equal(err2, SD_BUS_ERROR_ACCESS_DENIED);
         g_autofree char *calls = unit_calls();
         assert_string_equal(calls, "");
-        g_autofree char *pwm = root_file(tb, AGX_PWM);
+        g_autofree char *pwm = testbus_root_file(tb, AGX_PWM);
         assert_string_equal(pwm, "102\n");
-        g_autofree char *conf_after = root_file(tb, AGX_CONF);
+        g_autofree char *conf_after = testbus_root_file(tb, AGX_CONF);
         assert_string_equal(conf_after, conf_before);
-        g_autofree char *status = root_file(tb, AGX_STATUS);
+        g_autofree char *status = testbus_root_file(tb, AGX_STATUS);
         assert_non_null(strstr(status, "FAN_PROFILE:cool"));
         testbus_stop_cleanly(tb);
 }
@@ -255,7 +233,7 @@ static void test_invalid_arguments(void **state)
         }
         g_autofree char *calls = unit_calls();
         assert_string_equal(calls, "");
-        g_autofree char *pwm = root_file(tb, AGX_PWM);
+        g_autofree char *pwm = testbus_root_file(tb, AGX_PWM);
         assert_string_equal(pwm, "102\n");
         testbus_stop_cleanly(tb);
 }
@@ -313,16 +291,16 @@ static void test_jp4_temp_control(void **state)
 
         g_autofree char *err = call("SetSpeed", "d", 20.0);
         assert_string_equal(err, "");
-        g_autofree char *tc = root_file(tb, "sys/devices/pwm-fan/hwmon/hwmon0/temp_control");
+        g_autofree char *tc = testbus_root_file(tb, "sys/devices/pwm-fan/hwmon/hwmon0/temp_control");
         assert_string_equal(tc, "0\n");
-        g_autofree char *pwm = root_file(tb, "sys/devices/pwm-fan/hwmon/hwmon0/target_pwm");
+        g_autofree char *pwm = testbus_root_file(tb, "sys/devices/pwm-fan/hwmon/hwmon0/target_pwm");
         assert_string_equal(pwm, "51\n");
         g_autofree char *p1 = fan_string("Profile");
         assert_string_equal(p1, "manual");
 
         g_autofree char *err2 = call("SetProfile", "s", "temp_control");
         assert_string_equal(err2, "");
-        g_autofree char *tc2 = root_file(tb, "sys/devices/pwm-fan/hwmon/hwmon0/temp_control");
+        g_autofree char *tc2 = testbus_root_file(tb, "sys/devices/pwm-fan/hwmon/hwmon0/temp_control");
         assert_string_equal(tc2, "1\n");
         g_autofree char *p2 = fan_string("Profile");
         assert_string_equal(p2, "temp_control");
