@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "jetsond-dbus.h"
 #include "nvpmodel_control.h"
 #include "service.h"
@@ -73,9 +74,26 @@ static void on_mode_set(const jd_result *result, void *userdata)
         jd_write_finish(userdata, result);
 }
 
+/* Switching to the mode already in effect succeeds without running
+ * nvpmodel. The status file is read now rather than taken from the last
+ * sample, which may predate a change made by hand. */
+static bool mode_is_current(const jd_sysroot *sr, unsigned id)
+{
+        g_autofree char *text = NULL;
+        jd_nvpmodel_sample now = { 0 };
+        return jd_read_text(sr, "/var/lib/nvpmodel/status", 4096, &text) == 0 &&
+               jd_parse_nvpmodel_status(text, &now) && now.current_id.present && now.current_id.value == id;
+}
+
 static void apply_set_mode(jd_write *w)
 {
         const jd_sample *s = w->svc->sample;
+        if (mode_is_current(w->svc->sr, (unsigned) w->u)) {
+                jd_result ok;
+                jd_result_set(&ok, JD_OK, "The power mode is already %u", (unsigned) w->u);
+                jd_write_finish(w, &ok);
+                return;
+        }
         bool clocks = s->jetson_clocks_active.present && s->jetson_clocks_active.value;
         jd_nvpmodel_set_mode(w->svc->sr, &w->svc->config, (unsigned) w->u,
                              jd_nvpmodel_mode_name(s->nvpmodel, (unsigned) w->u), clocks, on_mode_set, w);

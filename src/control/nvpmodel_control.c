@@ -126,6 +126,11 @@ void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result *resul
                 jd_result_set(result, JD_FAILED, "Cannot change the default in /etc/nvpmodel.conf: %s", why);
                 return;
         }
+        /* Already the default: succeed without rewriting the file. */
+        if (strcmp(edited, conf) == 0) {
+                jd_result_set(result, JD_OK, "The boot power mode is already %u", id);
+                return;
+        }
         r = jd_atomic_write(sr, "/etc/nvpmodel.conf", edited, strlen(edited), 0644);
         if (r < 0) {
                 jd_result_set(result, JD_FAILED, "Cannot rewrite /etc/nvpmodel.conf: %s", g_strerror(-r));
