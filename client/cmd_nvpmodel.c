@@ -1,0 +1,129 @@
+/* jetsonctl nvpmodel: list the power modes, switch now, or choose the
+ * mode applied at boot. A mode is given by ID or name; both are checked
+ * against Modes here, and again by jetsond. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bus.h"
+#include "json_out.h"
+#include "jetsond-dbus.h"
+#include "parse.h"
+#include "props.h"
+
+#define NO_NVPMODEL "this board has no nvpmodel (no /etc/nvpmodel.conf)"
+
+static int fetch(jc_ctx *c, GVariant **props)
+{
+        return jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, false, "reading the power modes", NO_NVPMODEL,
+                              props);
+}
+
+static int list(jc_ctx *c)
+{
+        g_autoptr(GVariant) props = NULL;
+        int ret = fetch(c, &props);
+        if (ret)
+                return ret;
+        uint32_t mode = UINT32_MAX, def = UINT32_MAX;
+        jc_prop_u32(props, "Mode", &mode);
+        jc_prop_u32(props, "DefaultMode", &def);
+        g_autoptr(GVariant) modes = g_variant_lookup_value(props, "Modes", G_VARIANT_TYPE("a(us)"));
+        if (c->json) {
+                JsonBuilder *b = json_builder_new();
+                json_builder_begin_object(b);
+                jc_json_add_property(b, "mode", props, "Mode");
+                jc_json_add_property(b, "mode_name", props, "ModeName");
+                jc_json_add_property(b, "default_mode", props, "DefaultMode");
+                json_builder_set_member_name(b, "modes");
+                json_builder_begin_array(b);
+                GVariantIter it;
+                uint32_t id;
+                const char *name;
+                g_variant_iter_init(&it, modes);
+                while (g_variant_iter_next(&it, "(u&s)", &id, &name)) {
+                        json_builder_begin_object(b);
+                        json_builder_set_member_name(b, "id");
+                        json_builder_add_int_value(b, id);
+                        json_builder_set_member_name(b, "name");
+                        json_builder_add_string_value(b, name);
+                        json_builder_end_object(b);
+                }
+                json_builder_end_array(b);
+                json_builder_end_object(b);
+                jc_json_print_builder(b);
+                return JC_EXIT_OK;
+        }
+        printf("%-4s %s\n", "ID", "NAME");
+        GVariantIter it;
+        uint32_t id;
+        const char *name;
+        g_variant_iter_init(&it, modes);
+        while (g_variant_iter_next(&it, "(u&s)", &id, &name)) {
+                const char *note = id == mode && id == def ? "current, at boot" : id == mode ? "current"
+                                                                   : id == def                 ? "at boot"
+                                                                                               : "";
+                g_autofree char *line = g_strdup_printf("%-4u %-20s %s", id, name, note);
+                g_strchomp(line);
+                printf("%s\n", line);
+        }
+        if (mode == UINT32_MAX)
+                printf("The current mode is unknown (nvpmodel's status file is missing).\n");
+        return JC_EXIT_OK;
+}
+
+/* ID or NAME -> an ID in Modes (names exactly, then ignoring case). */
+static int resolve(GVariant *props, const char *arg, uint32_t *id)
+{
+        g_autoptr(GVariant) modes = g_variant_lookup_value(props, "Modes", G_VARIANT_TYPE("a(us)"));
+        g_autoptr(GString) known = g_string_new(NULL);
+        uint64_t want = 0;
+        bool numeric = jc_parse_uint(arg, UINT32_MAX, &want);
+        for (int pass = 0; pass < 2; pass++) {
+                GVariantIter it;
+                uint32_t mid;
+                const char *name;
+                g_variant_iter_init(&it, modes);
+                while (g_variant_iter_next(&it, "(u&s)", &mid, &name)) {
+                        bool match = numeric ? mid == want
+                                             : pass == 0 ? strcmp(name, arg) == 0 : g_ascii_strcasecmp(name, arg) == 0;
+                        if (match) {
+                                *id = mid;
+                                return JC_EXIT_OK;
+                        }
+                        if (pass == 0)
+                                g_string_append_printf(known, "%s%u %s", known->len ? ", " : "", mid, name);
+                }
+        }
+        return jc_usage_error("nvpmodel", "no power mode \"%s\"; modes: %s", arg, known->str);
+}
+
+static int set(jc_ctx *c, const char *arg, bool boot)
+{
+        g_autoptr(GVariant) props = NULL;
+        int ret = fetch(c, &props);
+        if (ret)
+                return ret;
+        uint32_t id = 0;
+        ret = resolve(props, arg, &id);
+        if (ret)
+                return ret;
+        return jc_write(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, boot ? "SetDefaultMode" : "SetMode",
+                        boot ? "setting the boot power mode" : "switching power mode", JD_ACTION_SET_NVPMODEL,
+                        NO_NVPMODEL, NULL, "u", id);
+}
+
+int jc_cmd_nvpmodel(jc_ctx *c, int argc, char **argv)
+{
+        const char *sub = argc > 1 ? argv[1] : "list";
+        if (strcmp(sub, "list") == 0 || strcmp(sub, "show") == 0) {
+                if (argc > 2)
+                        return jc_usage_error("nvpmodel", "nvpmodel %s takes no arguments", sub);
+                return list(c);
+        }
+        if (strcmp(sub, "set") == 0 || strcmp(sub, "default") == 0) {
+                if (argc != 3)
+                        return jc_usage_error("nvpmodel", "usage: jetsonctl nvpmodel %s ID|NAME", sub);
+                return set(c, argv[2], strcmp(sub, "default") == 0);
+        }
+        return jc_usage_error("nvpmodel", "unknown nvpmodel command \"%s\" (list, set, default)", sub);
+}

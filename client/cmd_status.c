@@ -1,0 +1,422 @@
+/* jetsonctl status: everything on one screen. The board comes from the
+ * properties, the readings from one GetSnapshot(), so every reading
+ * shown belongs to the same sample. A reading the sample lacks is left
+ * out (or shown as "-"), never shown as 0, as the contract requires. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_out.h"
+#include "jetsond-dbus.h"
+#include "output.h"
+#include "props.h"
+#include "sample.h"
+
+#define LABEL_WIDTH 8
+#define BAR_WIDTH 20
+
+typedef struct {
+        GVariant *board, *nvpmodel, *clocks;
+        GPtrArray *fans;
+        jc_sample sample;
+} status_data;
+
+static void status_data_clear(status_data *d)
+{
+        g_clear_pointer(&d->board, g_variant_unref);
+        g_clear_pointer(&d->nvpmodel, g_variant_unref);
+        g_clear_pointer(&d->clocks, g_variant_unref);
+        g_clear_pointer(&d->fans, g_ptr_array_unref);
+        jc_sample_clear(&d->sample);
+}
+
+static int fetch(jc_ctx *c, status_data *d)
+{
+        int ret = jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_BOARD, false, "reading the board", NULL, &d->board);
+        /* NVPModel and JetsonClocks are not exported on boards without
+         * them: optional. */
+        if (!ret)
+                ret = jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, true, "reading the power mode", NULL,
+                                     &d->nvpmodel);
+        if (!ret)
+                ret = jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, true, "reading jetson_clocks", NULL,
+                                     &d->clocks);
+        if (!ret)
+                ret = jc_fans_fetch(c, "listing the fans", &d->fans);
+        if (!ret)
+                ret = jc_sample_fetch(c, &d->sample);
+        return ret;
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+static void label(GString *out, bool color, const char *text)
+{
+        g_autofree char *padded = g_strdup_printf("%-*s", LABEL_WIDTH, text);
+        jc_append_colored(out, color, JC_COLOR_BOLD, padded);
+}
+
+/* "LABEL  55.0% [#####.....]  DETAIL"; without a percentage the bar is
+ * left out rather than drawn empty, which would read as 0 %. */
+static void bar_row(GString *out, bool color, const char *name, bool have, double pct, const char *detail)
+{
+        label(out, color, name);
+        if (have) {
+                g_string_append_printf(out, "%5.1f%% ", pct);
+                jc_append_bar(out, color, pct, BAR_WIDTH);
+        } else {
+                g_string_append_printf(out, "%6s %*s", "-", BAR_WIDTH + 2, "");
+        }
+        if (detail && *detail)
+                g_string_append_printf(out, "  %s", detail);
+        /* No trailing blanks when there is no detail. */
+        while (out->len && out->str[out->len - 1] == ' ')
+                g_string_truncate(out, out->len - 1);
+        g_string_append_c(out, '\n');
+}
+
+static void header(GString *out, const status_data *d, bool color)
+{
+        const char *model = jc_prop_str(d->board, "Model");
+        jc_append_colored(out, color, JC_COLOR_BOLD, *model ? model : "unknown board");
+        g_string_append_c(out, '\n');
+
+        const char *module = jc_prop_str(d->board, "Module");
+        if (*module)
+                g_string_append_printf(out, "  %-12s%s\n", "Module", module);
+        const char *jetpack = jc_prop_str(d->board, "JetPack"), *l4t = jc_prop_str(d->board, "L4T");
+        const char *soc = jc_prop_str(d->board, "SoC");
+        g_autoptr(GString) sw = g_string_new(NULL);
+        if (*jetpack)
+                g_string_append_printf(sw, "JetPack %s", jetpack);
+        if (*l4t)
+                g_string_append_printf(sw, "%s(L4T %s)", sw->len ? " " : "", l4t);
+        if (*soc)
+                g_string_append_printf(sw, "%sSoC %s", sw->len ? ", " : "", soc);
+        if (!sw->len)
+                g_string_append_printf(sw, "%s, kernel %s", jc_prop_str(d->board, "Distribution"),
+                                       jc_prop_str(d->board, "KernelRelease"));
+        g_string_append_printf(out, "  %-12s%s\n", "Software", sw->str);
+
+        uint32_t mode, def;
+        if (d->nvpmodel && jc_prop_u32(d->nvpmodel, "Mode", &mode) && jc_prop_u32(d->nvpmodel, "DefaultMode", &def)) {
+                g_string_append_printf(out, "  %-12s", "Power mode");
+                if (mode == UINT32_MAX)
+                        g_string_append(out, "unknown");
+                else
+                        g_string_append_printf(out, "%u %s", mode, jc_prop_str(d->nvpmodel, "ModeName"));
+                const char *def_name = jc_mode_name(d->nvpmodel, def);
+                if (def != UINT32_MAX)
+                        g_string_append_printf(out, " (at boot: %u%s%s)", def, def_name ? " " : "",
+                                               def_name ? def_name : "");
+                g_string_append_c(out, '\n');
+        }
+        bool active, on_boot;
+        if (d->clocks && jc_prop_bool(d->clocks, "Active", &active) && jc_prop_bool(d->clocks, "OnBoot", &on_boot)) {
+                g_string_append_printf(out, "  %-12sjetson_clocks ", "Clocks");
+                jc_append_colored(out, color, active ? JC_COLOR_YELLOW : JC_COLOR_NONE, active ? "on" : "off");
+                g_string_append_printf(out, " (at boot: %s)\n", on_boot ? "on" : "off");
+        }
+        for (guint i = 0; d->fans && i < d->fans->len; i++) {
+                const jc_fan *f = g_ptr_array_index(d->fans, i);
+                double speed = 0;
+                uint32_t rpm = 0;
+                jc_prop_double(f->props, "Speed", &speed);
+                g_autofree char *name = g_strdup_printf("Fan %u", f->index);
+                g_string_append_printf(out, "  %-12s%s %.0f%%", name, jc_prop_str(f->props, "Name"), speed);
+                if (jc_prop_u32(f->props, "Rpm", &rpm) && rpm)
+                        g_string_append_printf(out, " %u rpm", rpm);
+                const char *profile = jc_prop_str(f->props, "Profile");
+                if (*profile)
+                        g_string_append_printf(out, ", profile %s", profile);
+                g_string_append_c(out, '\n');
+        }
+}
+
+/* The CPU numbers N of the cpu.N.* keys, in sample order. */
+static GArray *cpu_indices(const jc_sample *s)
+{
+        GArray *cpus = g_array_new(FALSE, FALSE, sizeof(unsigned));
+        GVariantIter it;
+        const char *key;
+        g_variant_iter_init(&it, s->values);
+        while (g_variant_iter_next(&it, "{&sv}", &key, NULL)) {
+                if (!g_str_has_prefix(key, "cpu.") || !g_ascii_isdigit(key[4]))
+                        continue;
+                unsigned n = (unsigned) strtoul(key + 4, NULL, 10);
+                bool seen = false;
+                for (guint i = 0; i < cpus->len && !seen; i++)
+                        seen = g_array_index(cpus, unsigned, i) == n;
+                if (!seen)
+                        g_array_append_val(cpus, n);
+        }
+        return cpus;
+}
+
+static void cpu_rows(GString *out, const jc_sample *s, bool color)
+{
+        g_autoptr(GArray) cpus = cpu_indices(s);
+        double load;
+        bool have = jc_sample_double(s, "cpu.load", &load);
+        if (!cpus->len && !have)
+                return;
+        bar_row(out, color, "CPU", have, load, NULL);
+        for (guint i = 0; i < cpus->len; i++) {
+                unsigned n = g_array_index(cpus, unsigned, i);
+                g_autofree char *name = g_strdup_printf("  cpu%u", n);
+                bool online = true;
+                jc_sample_boolf(s, &online, "cpu.%u.online", n);
+                if (!online) {
+                        label(out, color, name);
+                        g_string_append_printf(out, "%6s\n", "off");
+                        continue;
+                }
+                uint64_t freq;
+                g_autofree char *detail = jc_sample_uintf(s, &freq, "cpu.%u.freq", n) ? jc_format_khz(freq) : NULL;
+                bool have_load = jc_sample_doublef(s, &load, "cpu.%u.load", n);
+                bar_row(out, color, name, have_load, load, detail);
+        }
+}
+
+/* "306 MHz (306-1300 MHz)" from PREFIX.freq, .min_freq, .max_freq. */
+static char *freq_detail(const jc_sample *s, const char *prefix)
+{
+        uint64_t f, lo, hi;
+        g_autoptr(GString) d = g_string_new(NULL);
+        if (jc_sample_uintf(s, &f, "%s.freq", prefix))
+                g_string_append_printf(d, "%" G_GUINT64_FORMAT " MHz", f / 1000);
+        if (jc_sample_uintf(s, &lo, "%s.min_freq", prefix) && jc_sample_uintf(s, &hi, "%s.max_freq", prefix))
+                g_string_append_printf(d, "%s(%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT " MHz)", d->len ? " " : "",
+                                       lo / 1000, hi / 1000);
+        return g_string_free(g_steal_pointer(&d), FALSE);
+}
+
+static void unit_row(GString *out, const jc_sample *s, bool color, const char *name, const char *prefix)
+{
+        double load;
+        bool have = jc_sample_doublef(s, &load, "%s.load", prefix);
+        g_autofree char *detail = freq_detail(s, prefix);
+        if (have || *detail)
+                bar_row(out, color, name, have, load, detail);
+}
+
+static void memory_rows(GString *out, const jc_sample *s, bool color)
+{
+        uint64_t total, used, v;
+        if (jc_sample_uint(s, "ram.total", &total) && jc_sample_uint(s, "ram.used", &used) && total) {
+                g_autofree char *u = jc_format_kib(used), *t = jc_format_kib(total);
+                g_autoptr(GString) d = g_string_new(NULL);
+                g_string_append_printf(d, "%s of %s", u, t);
+                g_autoptr(GString) extra = g_string_new(NULL);
+                if (jc_sample_uint(s, "ram.shared", &v)) {
+                        g_autofree char *sh = jc_format_kib(v);
+                        g_string_append_printf(extra, "GPU shared %s", sh);
+                }
+                if (jc_sample_uint(s, "ram.lfb", &v))
+                        g_string_append_printf(extra, "%slfb %" G_GUINT64_FORMAT "x4MB", extra->len ? ", " : "", v);
+                if (extra->len)
+                        g_string_append_printf(d, " (%s)", extra->str);
+                bar_row(out, color, "RAM", true, 100.0 * (double) used / (double) total, d->str);
+        }
+        if (jc_sample_uint(s, "iram.total", &total) && jc_sample_uint(s, "iram.used", &used) && total) {
+                g_autofree char *u = jc_format_kib(used), *t = jc_format_kib(total);
+                g_autofree char *d = g_strdup_printf("%s of %s", u, t);
+                bar_row(out, color, "IRAM", true, 100.0 * (double) used / (double) total, d);
+        }
+        if (jc_sample_uint(s, "swap.total", &total) && jc_sample_uint(s, "swap.used", &used)) {
+                if (!total) {
+                        label(out, color, "Swap");
+                        g_string_append(out, "  none\n");
+                        return;
+                }
+                g_autofree char *u = jc_format_kib(used), *t = jc_format_kib(total);
+                g_autoptr(GString) d = g_string_new(NULL);
+                g_string_append_printf(d, "%s of %s", u, t);
+                if (jc_sample_uint(s, "swap.cached", &v)) {
+                        g_autofree char *ca = jc_format_kib(v);
+                        g_string_append_printf(d, " (cached %s)", ca);
+                }
+                bar_row(out, color, "Swap", true, 100.0 * (double) used / (double) total, d->str);
+        }
+}
+
+/* RAIL of a "power.RAIL.power" key, or NULL. */
+static char *rail_of(const char *key)
+{
+        if (!g_str_has_prefix(key, "power.") || !g_str_has_suffix(key, ".power"))
+                return NULL;
+        size_t len = strlen(key) - strlen("power.") - strlen(".power");
+        return (ssize_t) len > 0 ? g_strndup(key + strlen("power."), len) : NULL;
+}
+
+static void power_rows(GString *out, const jc_sample *s, bool color)
+{
+        uint64_t total;
+        if (!jc_sample_uint(s, "power.total", &total))
+                return;
+        bool is_sum = false;
+        jc_sample_bool(s, "power.total_is_sum", &is_sum);
+        label(out, color, "Power");
+        g_string_append_printf(out, "%" G_GUINT64_FORMAT " mW%s\n", total,
+                               is_sum ? " (sum of the rails: the board has no input rail)" : "");
+        GVariantIter it;
+        const char *key;
+        g_variant_iter_init(&it, s->values);
+        while (g_variant_iter_next(&it, "{&sv}", &key, NULL)) {
+                g_autofree char *rail = rail_of(key);
+                uint64_t mw, mv, ma;
+                if (!rail || !jc_sample_uint(s, key, &mw))
+                        continue;
+                g_string_append_printf(out, "  %-20s %6" G_GUINT64_FORMAT " mW", rail, mw);
+                if (jc_sample_uintf(s, &mv, "power.%s.voltage", rail))
+                        g_string_append_printf(out, " %6" G_GUINT64_FORMAT " mV", mv);
+                if (jc_sample_uintf(s, &ma, "power.%s.current", rail))
+                        g_string_append_printf(out, " %6" G_GUINT64_FORMAT " mA", ma);
+                g_string_append_c(out, '\n');
+        }
+}
+
+static void temp_row(GString *out, const jc_sample *s, bool color)
+{
+        g_autoptr(GString) line = g_string_new(NULL);
+        GVariantIter it;
+        const char *key;
+        GVariant *v;
+        g_variant_iter_init(&it, s->values);
+        while (g_variant_iter_next(&it, "{&sv}", &key, &v)) {
+                if (g_str_has_prefix(key, "temp.") && g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
+                        g_string_append_printf(line, "%s%s %.1fC", line->len ? "  " : "", key + 5,
+                                               g_variant_get_double(v));
+                g_variant_unref(v);
+        }
+        if (!line->len)
+                return;
+        label(out, color, "Temp");
+        g_string_append_printf(out, "%s\n", line->str);
+}
+
+static void engine_row(GString *out, const jc_sample *s, bool color)
+{
+        g_autoptr(GString) line = g_string_new(NULL);
+        bool any = false;
+        GVariantIter it;
+        const char *key;
+        g_variant_iter_init(&it, s->values);
+        while (g_variant_iter_next(&it, "{&sv}", &key, NULL)) {
+                if (!g_str_has_prefix(key, "engine.") || !g_str_has_suffix(key, ".online"))
+                        continue;
+                any = true;
+                bool on = false;
+                if (!jc_sample_bool(s, key, &on) || !on)
+                        continue;
+                g_autofree char *name = g_strndup(key + 7, strlen(key) - 7 - strlen(".online"));
+                uint64_t f;
+                g_string_append_printf(line, "%s%s", line->len ? ", " : "", name);
+                if (jc_sample_uintf(s, &f, "engine.%s.freq", name))
+                        g_string_append_printf(line, " %" G_GUINT64_FORMAT " MHz", f / 1000);
+        }
+        if (!any)
+                return;
+        label(out, color, "Engines");
+        g_string_append_printf(out, "%s\n", line->len ? line->str : "none on");
+}
+
+static void print_text(const status_data *d, bool color)
+{
+        g_autoptr(GString) out = g_string_new(NULL);
+        header(out, d, color);
+        g_string_append_c(out, '\n');
+        const jc_sample *s = &d->sample;
+        cpu_rows(out, s, color);
+        unit_row(out, s, color, "GPU", "gpu");
+        unit_row(out, s, color, "EMC", "emc");
+        memory_rows(out, s, color);
+        power_rows(out, s, color);
+        temp_row(out, s, color);
+        engine_row(out, s, color);
+        fputs(out->str, stdout);
+}
+
+/* ---- JSON ----------------------------------------------------------- */
+
+static void print_json(const status_data *d)
+{
+        JsonBuilder *b = json_builder_new();
+        json_builder_begin_object(b);
+
+        json_builder_set_member_name(b, "board");
+        json_builder_begin_object(b);
+        jc_json_add_property(b, "model", d->board, "Model");
+        jc_json_add_property(b, "module", d->board, "Module");
+        jc_json_add_property(b, "jetpack", d->board, "JetPack");
+        jc_json_add_property(b, "l4t", d->board, "L4T");
+        jc_json_add_property(b, "soc", d->board, "SoC");
+        json_builder_end_object(b);
+
+        json_builder_set_member_name(b, "nvpmodel");
+        uint32_t def = UINT32_MAX;
+        if (d->nvpmodel) {
+                json_builder_begin_object(b);
+                jc_json_add_property(b, "mode", d->nvpmodel, "Mode");
+                jc_json_add_property(b, "name", d->nvpmodel, "ModeName");
+                jc_json_add_property(b, "default_mode", d->nvpmodel, "DefaultMode");
+                jc_prop_u32(d->nvpmodel, "DefaultMode", &def);
+                const char *def_name = jc_mode_name(d->nvpmodel, def);
+                json_builder_set_member_name(b, "default_name");
+                if (def_name)
+                        json_builder_add_string_value(b, def_name);
+                else
+                        json_builder_add_null_value(b);
+                json_builder_end_object(b);
+        } else {
+                json_builder_add_null_value(b);
+        }
+
+        json_builder_set_member_name(b, "jetson_clocks");
+        if (d->clocks) {
+                json_builder_begin_object(b);
+                jc_json_add_property(b, "active", d->clocks, "Active");
+                jc_json_add_property(b, "on_boot", d->clocks, "OnBoot");
+                json_builder_end_object(b);
+        } else {
+                json_builder_add_null_value(b);
+        }
+
+        json_builder_set_member_name(b, "fans");
+        json_builder_begin_array(b);
+        for (guint i = 0; d->fans && i < d->fans->len; i++) {
+                const jc_fan *f = g_ptr_array_index(d->fans, i);
+                json_builder_begin_object(b);
+                json_builder_set_member_name(b, "index");
+                json_builder_add_int_value(b, f->index);
+                jc_json_add_property(b, "name", f->props, "Name");
+                jc_json_add_property(b, "speed", f->props, "Speed");
+                jc_json_add_property(b, "rpm", f->props, "Rpm");
+                jc_json_add_property(b, "profile", f->props, "Profile");
+                json_builder_end_object(b);
+        }
+        json_builder_end_array(b);
+
+        json_builder_set_member_name(b, "timestamp_usec");
+        json_builder_add_int_value(b, (gint64) d->sample.timestamp_usec);
+        jc_json_add_variant(b, "values", d->sample.values);
+        json_builder_end_object(b);
+        jc_json_print_builder(b);
+}
+
+int jc_cmd_status(jc_ctx *c, int argc, char **argv)
+{
+        (void) argv;
+        if (argc > 1)
+                return jc_usage_error("status", "status takes no arguments");
+        status_data d = { 0 };
+        int ret = fetch(c, &d);
+        if (ret == JC_EXIT_OK) {
+                if (c->json)
+                        print_json(&d);
+                else
+                        print_text(&d, c->color);
+        }
+        status_data_clear(&d);
+        return ret;
+}

@@ -1,0 +1,289 @@
+/* jetsonctl watch: streams Sample signals. The match is added before
+ * Subscribe() so no sample is missed; SIGINT/SIGTERM end the sd-event
+ * loop cleanly, and the Subscribe() request is dropped explicitly with
+ * Unsubscribe() before leaving (jetsond would also drop it when the
+ * connection closes, through sd_bus_track). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <systemd/sd-event.h>
+
+#include "bus.h"
+#include "json_out.h"
+#include "jetsond-dbus.h"
+#include "parse.h"
+#include "sample.h"
+
+typedef struct {
+        jc_ctx *c;
+        char **globs;
+        int n_globs;
+        int seen;
+        int exit_code;
+} watch_state;
+
+/* "HH:MM:SS.mmm" local time of a CLOCK_REALTIME µs timestamp. */
+static void append_time(GString *out, uint64_t usec)
+{
+        time_t secs = (time_t) (usec / 1000000);
+        struct tm tm;
+        char buf[16] = "??:??:??";
+        if (localtime_r(&secs, &tm))
+                strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+        g_string_append_printf(out, "%s.%03u", buf, (unsigned) (usec / 1000 % 1000));
+}
+
+static void append_pct_at(GString *out, const jc_sample *s, const char *load_key, const char *freq_key)
+{
+        double load;
+        uint64_t f;
+        if (jc_sample_double(s, load_key, &load))
+                g_string_append_printf(out, "%.0f%%", load);
+        else
+                g_string_append_c(out, '-');
+        if (jc_sample_uint(s, freq_key, &f))
+                g_string_append_printf(out, "@%" G_GUINT64_FORMAT, f / 1000);
+}
+
+/* One tegrastats-like line: RAM, SWAP, CPU [load@MHz,...], EMC, GPU,
+ * engines that are on, temperatures, power. */
+static void compact_line(GString *out, const jc_sample *s)
+{
+        uint64_t a, b, v;
+        if (jc_sample_uint(s, "ram.used", &a) && jc_sample_uint(s, "ram.total", &b)) {
+                g_string_append_printf(out, " RAM %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "MB", a / 1024, b / 1024);
+                if (jc_sample_uint(s, "ram.lfb", &v))
+                        g_string_append_printf(out, " (lfb %" G_GUINT64_FORMAT "x4MB)", v);
+        }
+        if (jc_sample_uint(s, "swap.used", &a) && jc_sample_uint(s, "swap.total", &b)) {
+                g_string_append_printf(out, " SWAP %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "MB", a / 1024, b / 1024);
+                if (jc_sample_uint(s, "swap.cached", &v))
+                        g_string_append_printf(out, " (cached %" G_GUINT64_FORMAT "MB)", v / 1024);
+        }
+        g_autoptr(GString) cpus = g_string_new(NULL);
+        for (unsigned n = 0; n < 1024; n++) {
+                bool online;
+                g_autofree char *online_key = g_strdup_printf("cpu.%u.online", n);
+                if (!jc_sample_bool(s, online_key, &online))
+                        break;
+                if (cpus->len)
+                        g_string_append_c(cpus, ',');
+                if (!online) {
+                        g_string_append(cpus, "off");
+                        continue;
+                }
+                g_autofree char *lk = g_strdup_printf("cpu.%u.load", n), *fk = g_strdup_printf("cpu.%u.freq", n);
+                append_pct_at(cpus, s, lk, fk);
+        }
+        if (cpus->len)
+                g_string_append_printf(out, " CPU [%s]", cpus->str);
+        double load;
+        if (jc_sample_uint(s, "emc.freq", &v) || jc_sample_double(s, "emc.load", &load)) {
+                g_string_append(out, " EMC_FREQ ");
+                append_pct_at(out, s, "emc.load", "emc.freq");
+        }
+        if (jc_sample_uint(s, "gpu.freq", &v) || jc_sample_double(s, "gpu.load", &load)) {
+                g_string_append(out, " GR3D_FREQ ");
+                append_pct_at(out, s, "gpu.load", "gpu.freq");
+        }
+        GVariantIter it;
+        const char *key;
+        GVariant *val;
+        g_variant_iter_init(&it, s->values);
+        while (g_variant_iter_next(&it, "{&sv}", &key, &val)) {
+                if (g_str_has_prefix(key, "engine.") && g_str_has_suffix(key, ".freq") &&
+                    g_variant_is_of_type(val, G_VARIANT_TYPE_UINT32) && g_variant_get_uint32(val))
+                        g_string_append_printf(out, " %.*s %u", (int) (strlen(key) - 12), key + 7,
+                                               g_variant_get_uint32(val) / 1000);
+                else if (g_str_has_prefix(key, "temp.") && g_variant_is_of_type(val, G_VARIANT_TYPE_DOUBLE))
+                        g_string_append_printf(out, " %s@%.1fC", key + 5, g_variant_get_double(val));
+                else if (g_str_has_prefix(key, "power.") && g_str_has_suffix(key, ".power") &&
+                         g_variant_is_of_type(val, G_VARIANT_TYPE_UINT32))
+                        g_string_append_printf(out, " %.*s %umW", (int) (strlen(key) - 12), key + 6,
+                                               g_variant_get_uint32(val));
+                g_variant_unref(val);
+        }
+        if (jc_sample_uint(s, "power.total", &v))
+                g_string_append_printf(out, " total %" G_GUINT64_FORMAT "mW", v);
+}
+
+static void print_sample(watch_state *w, const jc_sample *s)
+{
+        if (w->c->json) {
+                JsonBuilder *b = json_builder_new();
+                json_builder_begin_object(b);
+                json_builder_set_member_name(b, "timestamp_usec");
+                json_builder_add_int_value(b, (gint64) s->timestamp_usec);
+                json_builder_set_member_name(b, "values");
+                json_builder_begin_object(b);
+                GVariantIter it;
+                const char *key;
+                GVariant *val;
+                g_variant_iter_init(&it, s->values);
+                while (g_variant_iter_next(&it, "{&sv}", &key, &val)) {
+                        if (jc_key_matches(key, w->globs, w->n_globs))
+                                jc_json_add_variant(b, key, val);
+                        g_variant_unref(val);
+                }
+                json_builder_end_object(b);
+                json_builder_end_object(b);
+                jc_json_print_builder(b);
+                return;
+        }
+        g_autoptr(GString) out = g_string_new(NULL);
+        append_time(out, s->timestamp_usec);
+        if (w->n_globs == 0) {
+                compact_line(out, s);
+        } else {
+                GVariantIter it;
+                const char *key;
+                GVariant *val;
+                g_variant_iter_init(&it, s->values);
+                while (g_variant_iter_next(&it, "{&sv}", &key, &val)) {
+                        if (jc_key_matches(key, w->globs, w->n_globs)) {
+                                g_autofree char *text = jc_value_to_text(val);
+                                g_string_append_printf(out, " %s=%s", key, text);
+                        }
+                        g_variant_unref(val);
+                }
+        }
+        g_string_append_c(out, '\n');
+        fputs(out->str, stdout);
+        /* One line per sample as it arrives, also into a pipe. */
+        fflush(stdout);
+}
+
+static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        watch_state *w = userdata;
+        g_autoptr(GVariant) args = jc_message_to_variant(m);
+        jc_sample s = { 0 };
+        if (!args || !jc_sample_from_variant(&s, args)) {
+                fprintf(stderr, "jetsonctl: ignoring a malformed Sample signal\n");
+                return 0;
+        }
+        print_sample(w, &s);
+        jc_sample_clear(&s);
+        w->seen++;
+        if (jc_watch_count > 0 && w->seen >= jc_watch_count)
+                sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 0);
+        return 0;
+}
+
+/* jetsond left the bus (stopped, crashed, restarted): its samples, and
+ * our Subscribe() request, are gone. */
+static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        watch_state *w = userdata;
+        const char *name, *old_owner, *new_owner;
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || *new_owner)
+                return 0;
+        fprintf(stderr, "jetsonctl: jetsond left the bus\n");
+        w->exit_code = JC_EXIT_FAILURE;
+        sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 0);
+        return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        (void) si;
+        (void) userdata;
+        sd_event_exit(sd_event_source_get_event(s), 0);
+        return 0;
+}
+
+int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
+{
+        if (jc_watch_interval_ms != 0 &&
+            (jc_watch_interval_ms < (int) (JD_INTERVAL_MIN_USEC / 1000) ||
+             (uint64_t) jc_watch_interval_ms > JD_INTERVAL_MAX_USEC / 1000))
+                return jc_usage_error("watch", "--interval %d is out of range (%llu to %llu ms)", jc_watch_interval_ms,
+                                      JD_INTERVAL_MIN_USEC / 1000, JD_INTERVAL_MAX_USEC / 1000);
+        if (jc_watch_count < 0)
+                return jc_usage_error("watch", "--count must not be negative");
+
+        watch_state w = { .c = c, .globs = argv + 1, .n_globs = argc - 1 };
+        sd_event *event = NULL;
+        sd_bus_slot *sample_slot = NULL, *owner_slot = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        GVariant *reply = NULL;
+        int ret = JC_EXIT_OK, r;
+        bool subscribed = false;
+
+        /* The signals must be blocked for sd-event's signalfd to get them. */
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+
+        r = sd_event_default(&event);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGINT, on_signal, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGTERM, on_signal, NULL);
+        if (r >= 0)
+                r = sd_bus_attach_event(c->bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0) {
+                fprintf(stderr, "jetsonctl: watching: %s\n", strerror(-r));
+                ret = JC_EXIT_FAILURE;
+                goto out;
+        }
+        r = sd_bus_add_match(c->bus, &owner_slot,
+                             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                             "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" JD_BUS_NAME "'",
+                             on_owner_changed, &w);
+        if (r >= 0)
+                r = sd_bus_match_signal(c->bus, &sample_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
+                                        on_sample, &w);
+        if (r < 0) {
+                fprintf(stderr, "jetsonctl: watching: adding the match: %s\n", strerror(-r));
+                ret = JC_EXIT_FAILURE;
+                goto out;
+        }
+
+        /* Either call also tells us whether jetsond runs at all. */
+        if (jc_watch_interval_ms) {
+                reply = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", false, &error, &r, "t",
+                                (uint64_t) jc_watch_interval_ms * 1000);
+                subscribed = reply != NULL;
+        } else {
+                reply = jc_call(c, JD_OBJECT_PATH, "org.freedesktop.DBus.Properties", "Get", false, &error, &r, "ss",
+                                JD_IFACE_METRICS, "Interval");
+        }
+        if (!reply) {
+                ret = jc_report_error("subscribing to samples", &error, r, NULL, NULL);
+                goto out;
+        }
+
+        r = sd_event_loop(event);
+        if (r < 0) {
+                fprintf(stderr, "jetsonctl: watching: %s\n", strerror(-r));
+                ret = JC_EXIT_FAILURE;
+        } else {
+                ret = w.exit_code;
+        }
+
+out:
+        if (subscribed && ret == JC_EXIT_OK) {
+                sd_bus_error_free(&error);
+                /* Errors do not matter: closing the connection drops the
+                 * request anyway. */
+                GVariant *done = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", false, &error, &r, NULL);
+                if (done)
+                        g_variant_unref(done);
+        }
+        if (reply)
+                g_variant_unref(reply);
+        sd_bus_error_free(&error);
+        sd_bus_slot_unref(sample_slot);
+        sd_bus_slot_unref(owner_slot);
+        sd_bus_detach_event(c->bus);
+        sd_event_unref(event);
+        sigprocmask(SIG_UNBLOCK, &mask, NULL);
+        return ret;
+}

@@ -1,0 +1,49 @@
+/* jetsonctl: state shared by every command. The client talks to jetsond
+ * only over D-Bus; the bus names come from include/jetsond-dbus.h, which
+ * is the only thing it shares with the daemon. */
+#pragma once
+
+#include <stdbool.h>
+#include <glib.h>
+#include <systemd/sd-bus.h>
+
+/* Exit codes, documented in man/jetsonctl.1.scd (EXIT STATUS). */
+enum {
+        JC_EXIT_OK = 0,
+        JC_EXIT_FAILURE = 1,
+        JC_EXIT_USAGE = 2,      /* also InvalidArgs from jetsond: the arguments must change */
+        JC_EXIT_NOT_AUTHORIZED = 4,
+};
+
+typedef struct {
+        sd_bus *bus;
+        bool json;
+        bool color;
+        bool ask_password;      /* set the ALLOW_INTERACTIVE_AUTHORIZATION flag on calls */
+        bool session;
+        const char *address;
+} jc_ctx;
+
+/* Every command: ARGV[0] is the command's name, the rest its positional
+ * arguments (options already parsed). Returns an exit code. */
+typedef int (*jc_command_fn)(jc_ctx *c, int argc, char **argv);
+
+int jc_cmd_status(jc_ctx *c, int argc, char **argv);
+int jc_cmd_board(jc_ctx *c, int argc, char **argv);
+int jc_cmd_watch(jc_ctx *c, int argc, char **argv);
+int jc_cmd_get(jc_ctx *c, int argc, char **argv);
+int jc_cmd_fan(jc_ctx *c, int argc, char **argv);
+int jc_cmd_nvpmodel(jc_ctx *c, int argc, char **argv);
+int jc_cmd_clocks(jc_ctx *c, int argc, char **argv);
+int jc_cmd_swap(jc_ctx *c, int argc, char **argv);
+int jc_cmd_drop_caches(jc_ctx *c, int argc, char **argv);
+int jc_cmd_restore(jc_ctx *c, int argc, char **argv);
+int jc_cmd_serial(jc_ctx *c, int argc, char **argv);
+
+/* Options of individual commands, filled in by main.c's option parser. */
+extern int jc_watch_interval_ms;  /* 0: do not Subscribe(), take the default period */
+extern int jc_watch_count;        /* 0: until interrupted */
+extern gboolean jc_swap_on_boot;
+
+/* A usage error: prints "jetsonctl: MESSAGE" and a hint to --help. */
+int jc_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

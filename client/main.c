@@ -1,0 +1,275 @@
+/* jetsonctl: the command-line client of jetsond, in the spirit of
+ * hostnamectl and powerprofilesctl. Options are parsed with GOption in
+ * two steps: the global options before the command (strict POSIX, so
+ * parsing stops at the command), then the command's own options together
+ * with the global ones again, so "jetsonctl status --json" works as well
+ * as "jetsonctl --json status". */
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bus.h"
+#include "jetsonctl.h"
+#include "output.h"
+
+#define BUSCTL "busctl --system"
+#define DEST "org.jetsond.Jetson1 /org/jetsond/Jetson1"
+
+int jc_watch_interval_ms;
+int jc_watch_count;
+gboolean jc_swap_on_boot;
+
+static gboolean opt_json, opt_no_color, opt_session, opt_no_ask_password, opt_help, opt_version;
+static char *opt_address, *opt_color;
+
+static const GOptionEntry global_entries[] = {
+        { "json", 'j', 0, G_OPTION_ARG_NONE, &opt_json, "Print one JSON document (watch: one per sample)", NULL },
+        { "no-color", 0, 0, G_OPTION_ARG_NONE, &opt_no_color, "Plain output without colours (also NO_COLOR=1)", NULL },
+        { "color", 0, 0, G_OPTION_ARG_STRING, &opt_color, "Colours: auto (on a terminal), always, never", "WHEN" },
+        { "address", 0, 0, G_OPTION_ARG_STRING, &opt_address, "Connect to the bus at ADDRESS", "ADDRESS" },
+        { "session", 0, 0, G_OPTION_ARG_NONE, &opt_session, "Connect to the session bus (for testing)", NULL },
+        { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &opt_no_ask_password,
+          "Never let polkit ask for a password", NULL },
+        { "help", 'h', 0, G_OPTION_ARG_NONE, &opt_help, "Show help", NULL },
+        { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Show the version", NULL },
+        G_OPTION_ENTRY_NULL
+};
+
+static const GOptionEntry watch_entries[] = {
+        { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_watch_interval_ms,
+          "Ask jetsond for a sample every MS milliseconds (10 to 3600000) while watching", "MS" },
+        { "count", 'n', 0, G_OPTION_ARG_INT, &jc_watch_count, "Stop after N samples", "N" },
+        G_OPTION_ENTRY_NULL
+};
+
+static const GOptionEntry swap_entries[] = {
+        { "on-boot", 0, 0, G_OPTION_ARG_NONE, &jc_swap_on_boot, "swap create: also enable it at boot (/etc/fstab)",
+          NULL },
+        G_OPTION_ENTRY_NULL
+};
+
+typedef struct {
+        const char *name;
+        const char *args;       /* usage after the command name */
+        const char *summary;
+        const char *details;    /* what it does and the busctl equivalent */
+        const GOptionEntry *entries;
+        jc_command_fn run;
+} command;
+
+static const command commands[] = {
+        { "status", "", "Board, power mode, clocks, fan and the latest sample on one screen",
+          "Shows the board, the power mode, jetson_clocks, the fans, then CPU (per core), GPU, EMC, RAM, swap,\n"
+          "power rails, temperatures and the engines that are on, from the latest sample.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot\n"
+          "  " BUSCTL " introspect " DEST " org.jetsond.Jetson1.Board",
+          NULL, jc_cmd_status },
+        { "board", "", "Board identity and library versions (like jetson_release)",
+          "busctl equivalent:\n"
+          "  " BUSCTL " introspect " DEST " org.jetsond.Jetson1.Board",
+          NULL, jc_cmd_board },
+        { "watch", "[--interval MS] [--count N] [KEY-GLOB...]", "Stream samples, one line per sample",
+          "Prints one compact line per Sample signal (tegrastats-like), or with KEY-GLOBs (e.g. 'power.*')\n"
+          "the matching keys as key=value; with --json one JSON document per line. With --interval,\n"
+          "asks jetsond for faster samples (Metrics.Subscribe) until jetsonctl ends; Ctrl-C ends cleanly.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics Subscribe t 100000\n"
+          "  " BUSCTL " monitor --match \"type='signal',interface='org.jetsond.Jetson1.Metrics',member='Sample'\"",
+          watch_entries, jc_cmd_watch },
+        { "get", "KEY...", "Print the current values of sample keys, one per line",
+          "Keys are listed in org.jetsond.Jetson1.Metrics.xml (e.g. gpu.load, temp.cpu, power.total).\n"
+          "A key the sample does not have is an error (exit status 1).\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot",
+          NULL, jc_cmd_get },
+        { "fan", "[list] | speed [FAN] PCT | profile [FAN] NAME", "Show fans, set a fan's speed or profile",
+          "FAN is the fan's index (0, 1, ...) or name; it may be left out on a board with one fan.\n"
+          "Setting a speed switches the fan to the \"manual\" profile; \"fan profile FAN cool\" hands it back.\n"
+          "polkit action: org.jetsond.Jetson1.set-fan.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " call " DEST " org.freedesktop.DBus.ObjectManager GetManagedObjects\n"
+          "  " BUSCTL " call org.jetsond.Jetson1 /org/jetsond/Jetson1/fan/0 org.jetsond.Jetson1.Fan SetSpeed d 50\n"
+          "  " BUSCTL " call org.jetsond.Jetson1 /org/jetsond/Jetson1/fan/0 org.jetsond.Jetson1.Fan SetProfile s quiet",
+          NULL, jc_cmd_fan },
+        { "nvpmodel", "[list] | set ID|NAME | default ID|NAME", "Show or change the nvpmodel power mode",
+          "\"set\" switches now (a mode that needs a reboot is refused: use \"default\" and reboot);\n"
+          "\"default\" chooses the mode applied at boot. polkit action: org.jetsond.Jetson1.set-nvpmodel.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " get-property " DEST " org.jetsond.Jetson1.NVPModel Modes Mode ModeName DefaultMode\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.NVPModel SetMode u 1\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.NVPModel SetDefaultMode u 2",
+          NULL, jc_cmd_nvpmodel },
+        { "clocks", "[show] | on | off | boot on|off", "Show or switch jetson_clocks, now or at boot",
+          "polkit action: org.jetsond.Jetson1.set-jetson-clocks.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " get-property " DEST " org.jetsond.Jetson1.JetsonClocks Active OnBoot\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.JetsonClocks SetActive b true\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.JetsonClocks SetOnBoot b true",
+          NULL, jc_cmd_clocks },
+        { "swap", "[show] | create SIZE [--on-boot] | remove", "Show swap; create or remove jetsond's swap file",
+          "SIZE is bytes or a number with K, M, G or T (powers of 1024), at least 64M and a multiple of the\n"
+          "page size; jetsond also refuses sizes above the free disk space minus 1G.\n"
+          "polkit action: org.jetsond.Jetson1.manage-swap.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " get-property " DEST " org.jetsond.Jetson1.Memory Swaps SwapTotal RamTotal\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Memory CreateSwap tb 8589934592 true\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Memory RemoveSwap",
+          swap_entries, jc_cmd_swap },
+        { "drop-caches", "", "Write dirty data and drop the page cache",
+          "polkit action: org.jetsond.Jetson1.drop-caches.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Memory DropCaches",
+          NULL, jc_cmd_drop_caches },
+        { "restore", "", "Put jetson_clocks, fans and the power mode back to their defaults",
+          "Prints one line per step. polkit actions: org.jetsond.Jetson1.set-jetson-clocks, set-fan and\n"
+          "set-nvpmodel, all three.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Manager RestoreDefaults",
+          NULL, jc_cmd_restore },
+        { "serial", "", "Print the board's serial number",
+          "polkit action: org.jetsond.Jetson1.read-serial.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Board GetSerialNumber",
+          NULL, jc_cmd_serial },
+};
+
+static const command *find_command(const char *name)
+{
+        for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+                if (strcmp(commands[i].name, name) == 0)
+                        return &commands[i];
+        return NULL;
+}
+
+int jc_usage_error(const char *cmd, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "jetsonctl: %s\n", msg);
+        fprintf(stderr, "Try 'jetsonctl %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+        return JC_EXIT_USAGE;
+}
+
+static void print_main_help(GOptionContext *ctx)
+{
+        g_autofree char *help = g_option_context_get_help(ctx, TRUE, NULL);
+        fputs(help, stdout);
+}
+
+static char *commands_description(void)
+{
+        GString *s = g_string_new("Commands (default: status):\n");
+        for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+                g_string_append_printf(s, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        g_string_append(s,
+                        "\nExit status: 0 success, 1 failure (also: jetsond not running), 2 usage error or an\n"
+                        "argument jetsond refused, 4 not authorized.\n"
+                        "Every command has a busctl equivalent: see 'jetsonctl COMMAND --help' and jetsonctl(1).\n");
+        return g_string_free(s, FALSE);
+}
+
+/* Parses the options of CMD in ARGV (ARGV[0] is the command name) and
+ * leaves its positional arguments there. */
+static int parse_command(const command *cmd, int *argc, char ***argv, bool *help)
+{
+        g_autofree char *param = g_strdup_printf("%s%s%s", cmd->name, *cmd->args ? " " : "", cmd->args);
+        g_autoptr(GOptionContext) ctx = g_option_context_new(param);
+        g_option_context_set_help_enabled(ctx, FALSE);
+        g_option_context_set_summary(ctx, cmd->summary);
+        g_autofree char *details = g_strconcat(cmd->details, "\n", NULL);
+        g_option_context_set_description(ctx, details);
+        /* The command's own options first, the global ones in a group of
+         * their own so --help shows them apart. */
+        if (cmd->entries) {
+                g_autofree char *title = g_strdup_printf("Options of %s:", cmd->name);
+                GOptionGroup *own = g_option_group_new(cmd->name, title, "Show the command's options", NULL, NULL);
+                g_option_group_add_entries(own, cmd->entries);
+                g_option_context_set_main_group(ctx, own);
+        }
+        GOptionGroup *global = g_option_group_new("global", "Global options:", "Show the global options", NULL, NULL);
+        g_option_group_add_entries(global, global_entries);
+        g_option_context_add_group(ctx, global);
+        g_autoptr(GError) error = NULL;
+        if (!g_option_context_parse(ctx, argc, argv, &error))
+                return jc_usage_error(cmd->name, "%s", error->message);
+        if (opt_help) {
+                /* GOption's prog name is ours, not the command's. */
+                g_autofree char *text = g_option_context_get_help(ctx, FALSE, NULL);
+                fputs(text, stdout);
+                *help = true;
+        }
+        return JC_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+        /* Only LC_CTYPE: numbers are always printed with a '.', as scripts
+         * and the golden tests expect. */
+        setlocale(LC_CTYPE, "");
+        g_set_prgname("jetsonctl");
+
+        g_autoptr(GOptionContext) ctx = g_option_context_new("[COMMAND [ARGS...]]");
+        g_option_context_set_help_enabled(ctx, FALSE);
+        g_option_context_set_strict_posix(ctx, TRUE);
+        g_option_context_set_summary(ctx, "Show and control an NVIDIA Jetson board through jetsond (org.jetsond.Jetson1).");
+        g_autofree char *description = commands_description();
+        g_option_context_set_description(ctx, description);
+        g_option_context_add_main_entries(ctx, global_entries, NULL);
+        g_autoptr(GError) error = NULL;
+        if (!g_option_context_parse(ctx, &argc, &argv, &error))
+                return jc_usage_error(NULL, "%s", error->message);
+        if (opt_version) {
+                printf("jetsonctl %s\n", JETSONCTL_VERSION);
+                return JC_EXIT_OK;
+        }
+        if (opt_help && argc < 2) {
+                print_main_help(ctx);
+                return JC_EXIT_OK;
+        }
+
+        /* argv[0] is the program; the command, if any, follows. */
+        char *default_argv[] = { (char *) "status", NULL };
+        int cmd_argc = argc > 1 ? argc - 1 : 1;
+        char **cmd_argv = argc > 1 ? argv + 1 : default_argv;
+        const command *cmd = find_command(cmd_argv[0]);
+        if (!cmd)
+                return jc_usage_error(NULL, "unknown command \"%s\"", cmd_argv[0]);
+
+        /* GOption rearranges the array it is given; work on a copy. */
+        char **args = g_new0(char *, (gsize) cmd_argc + 1);
+        memcpy(args, cmd_argv, sizeof(char *) * (size_t) cmd_argc);
+        char **args_owner = args;
+        bool help = false;
+        int ret = parse_command(cmd, &cmd_argc, &args, &help);
+        if (ret != JC_EXIT_OK || help) {
+                g_free(args_owner);
+                return ret;
+        }
+        if (opt_color && strcmp(opt_color, "auto") && strcmp(opt_color, "always") && strcmp(opt_color, "never")) {
+                g_free(args_owner);
+                return jc_usage_error(cmd->name, "--color must be auto, always or never, not \"%s\"", opt_color);
+        }
+
+        jc_ctx c = {
+                .json = opt_json,
+                .color = !opt_json && jc_want_color(opt_no_color ? "never" : opt_color ? opt_color : "auto", STDOUT_FILENO),
+                /* As systemctl: polkit may ask for a password only if
+                 * there is a terminal to ask on. */
+                .ask_password = !opt_no_ask_password && isatty(STDIN_FILENO),
+                .session = opt_session,
+                .address = opt_address,
+        };
+        ret = jc_bus_open(&c);
+        if (ret == JC_EXIT_OK)
+                ret = cmd->run(&c, cmd_argc, args);
+        c.bus = sd_bus_flush_close_unref(c.bus);
+        g_free(args_owner);
+        g_free(opt_address);
+        g_free(opt_color);
+        return ret;
+}

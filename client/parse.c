@@ -1,0 +1,146 @@
+#include "parse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+bool jc_parse_uint(const char *text, uint64_t max, uint64_t *value)
+{
+        if (!text || !g_ascii_isdigit(text[0]))
+                return false;
+        uint64_t v = 0;
+        for (const char *p = text; *p; p++) {
+                if (!g_ascii_isdigit(*p))
+                        return false;
+                unsigned d = (unsigned) (*p - '0');
+                if (v > (max - d) / 10)
+                        return false;
+                v = v * 10 + d;
+        }
+        *value = v;
+        return true;
+}
+
+bool jc_parse_size(const char *text, uint64_t *bytes, char **error)
+{
+        const char *p = text;
+        uint64_t n = 0;
+        if (!g_ascii_isdigit(*p)) {
+                *error = g_strdup_printf("\"%s\" is not a size (examples: 8G, 512M, 67108864)", text);
+                return false;
+        }
+        while (g_ascii_isdigit(*p)) {
+                unsigned d = (unsigned) (*p - '0');
+                if (n > (UINT64_MAX - d) / 10)
+                        goto too_big;
+                n = n * 10 + d;
+                p++;
+        }
+        unsigned shift = 0;
+        switch (g_ascii_toupper(*p)) {
+        case '\0': break;
+        case 'K': shift = 10; break;
+        case 'M': shift = 20; break;
+        case 'G': shift = 30; break;
+        case 'T': shift = 40; break;
+        default:
+                *error = g_strdup_printf("\"%s\": unknown size unit (use K, M, G or T)", text);
+                return false;
+        }
+        if (shift) {
+                p++;
+                /* "G", "GB" and "GiB" all mean 1024^3, as in swapon(8). */
+                if (g_ascii_strcasecmp(p, "iB") == 0 || g_ascii_strcasecmp(p, "B") == 0)
+                        p += strlen(p);
+        }
+        if (*p) {
+                *error = g_strdup_printf("\"%s\" is not a size (examples: 8G, 512M, 67108864)", text);
+                return false;
+        }
+        if (shift && n > (UINT64_MAX >> shift))
+                goto too_big;
+        *bytes = n << shift;
+        return true;
+too_big:
+        *error = g_strdup_printf("\"%s\" is too large", text);
+        return false;
+}
+
+static char *human_bytes(uint64_t b)
+{
+        if (b >= (1ULL << 30) && b % (1ULL << 30) == 0)
+                return g_strdup_printf("%" G_GUINT64_FORMAT "G", b >> 30);
+        if (b >= (1ULL << 20) && b % (1ULL << 20) == 0)
+                return g_strdup_printf("%" G_GUINT64_FORMAT "M", b >> 20);
+        if (b >= (1ULL << 10) && b % (1ULL << 10) == 0)
+                return g_strdup_printf("%" G_GUINT64_FORMAT "K", b >> 10);
+        return g_strdup_printf("%" G_GUINT64_FORMAT " bytes", b);
+}
+
+bool jc_parse_swap_size(const char *text, uint64_t page_size, uint64_t *bytes, char **error)
+{
+        uint64_t n;
+        if (!jc_parse_size(text, &n, error))
+                return false;
+        if (n < JC_SWAP_MIN_BYTES) {
+                *error = g_strdup_printf("swap size %s is too small: at least 64M", text);
+                return false;
+        }
+        if (page_size && n % page_size != 0) {
+                g_autofree char *ps = human_bytes(page_size);
+                *error = g_strdup_printf("swap size %s is not a multiple of the page size (%s)", text, ps);
+                return false;
+        }
+        *bytes = n;
+        return true;
+}
+
+bool jc_parse_percent(const char *text, double *percent, char **error)
+{
+        g_autofree char *copy = g_strdup(text);
+        size_t len = strlen(copy);
+        if (len > 0 && copy[len - 1] == '%')
+                copy[len - 1] = '\0';
+        char *end = NULL;
+        errno = 0;
+        /* Locale-independent: "37.5" everywhere, never "37,5". */
+        double v = g_ascii_strtod(copy, &end);
+        if (!*copy || !g_ascii_isdigit(copy[0]) || *end || errno || !isfinite(v)) {
+                *error = g_strdup_printf("\"%s\" is not a percentage (a number from 0 to 100)", text);
+                return false;
+        }
+        if (v < 0 || v > 100) {
+                *error = g_strdup_printf("%s is out of range: a percentage is 0 to 100", text);
+                return false;
+        }
+        *percent = v;
+        return true;
+}
+
+bool jc_parse_on_off(const char *text, bool *on, char **error)
+{
+        static const char *const yes[] = { "on", "yes", "true", "1" };
+        static const char *const no[] = { "off", "no", "false", "0" };
+        for (size_t i = 0; i < G_N_ELEMENTS(yes); i++) {
+                if (g_ascii_strcasecmp(text, yes[i]) == 0) {
+                        *on = true;
+                        return true;
+                }
+                if (g_ascii_strcasecmp(text, no[i]) == 0) {
+                        *on = false;
+                        return true;
+                }
+        }
+        *error = g_strdup_printf("\"%s\": expected on or off", text);
+        return false;
+}
+
+bool jc_key_matches(const char *key, char *const *patterns, int n_patterns)
+{
+        if (n_patterns <= 0)
+                return true;
+        for (int i = 0; i < n_patterns; i++)
+                if (g_pattern_match_simple(patterns[i], key))
+                        return true;
+        return false;
+}
