@@ -10,6 +10,7 @@
 static void defaults(jd_config *cfg)
 {
         jd_strlcpy(cfg->swap_path, JD_STATE_DIR "/swap/swapfile", sizeof(cfg->swap_path));
+        cfg->swapoff_timeout_ms = 600000;
         cfg->tool_timeout_ms = 20000;
         cfg->unit_timeout_ms = 20000;
         cfg->boot_delay_s = 60;
@@ -49,6 +50,7 @@ void jd_config_load(jd_config *cfg, const jd_sysroot *sr)
                 else
                         jd_strlcpy(cfg->swap_path, path, sizeof(cfg->swap_path));
         }
+        read_seconds(kf, "Swap", "OffTimeoutSec", &cfg->swapoff_timeout_ms, 1000);
         read_seconds(kf, "Tools", "TimeoutSec", &cfg->tool_timeout_ms, 1000);
         read_seconds(kf, "Tools", "UnitTimeoutSec", &cfg->unit_timeout_ms, 1000);
         read_seconds(kf, "JetsonClocks", "BootDelaySec", &cfg->boot_delay_s, 1);

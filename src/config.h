@@ -10,6 +10,7 @@
 
 typedef struct {
         char swap_path[256];          /* [Swap] Path: the one swap file jetsond manages */
+        unsigned swapoff_timeout_ms;  /* [Swap] OffTimeoutSec: swapoff moves pages back to RAM */
         unsigned tool_timeout_ms;     /* [Tools] TimeoutSec: nvpmodel, jetson_clocks, swap tools */
         unsigned unit_timeout_ms;     /* [Tools] UnitTimeoutSec: systemd start/stop of nvfancontrol */
         unsigned boot_delay_s;        /* [JetsonClocks] BootDelaySec: uptime before OnBoot applies */

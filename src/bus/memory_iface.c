@@ -6,6 +6,7 @@
 #include "caches_control.h"
 #include "jetsond-dbus.h"
 #include "service.h"
+#include "swap_control.h"
 #include "write.h"
 
 typedef struct {
@@ -64,12 +65,57 @@ static int method_drop_caches(sd_bus_message *m, void *userdata, sd_bus_error *e
         return jd_write_authorize(w, drop_caches, apply_drop_caches, error);
 }
 
-/* Issue 4, not done yet: the contract's methods exist (so introspection
- * matches it) but refuse before asking polkit or touching anything. */
-static int method_swap_not_implemented(sd_bus_message *m, void *userdata, sd_bus_error *error)
+static const char *const manage_swap[] = { JD_ACTION_MANAGE_SWAP, NULL };
+
+static void on_swap_done(const jd_result *result, void *userdata)
 {
-        (void) m, (void) userdata;
-        return sd_bus_error_set(error, JD_ERROR_NOT_SUPPORTED, "Swap files cannot be managed by this version of jetsond yet");
+        jd_write_finish(userdata, result);
+}
+
+static void apply_create_swap(jd_write *w)
+{
+        jd_swap_create(w->svc->sr, &w->svc->config, w->u, w->b, on_swap_done, w);
+}
+
+static bool swap_active(const jd_service *svc)
+{
+        const jd_swap_sample *s = svc->sample->swap;
+        for (size_t i = 0; i < s->n; i++)
+                if (strcmp(s->swaps[i].path, svc->config.swap_path) == 0)
+                        return true;
+        return false;
+}
+
+static void apply_remove_swap(jd_write *w)
+{
+        jd_swap_remove(w->svc->sr, &w->svc->config, swap_active(w->svc), on_swap_done, w);
+}
+
+static int method_create_swap(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        jd_service *svc = ((memory_iface *) userdata)->base.svc;
+        uint64_t size;
+        int on_boot;
+        int r = sd_bus_message_read(m, "tb", &size, &on_boot);
+        if (r < 0)
+                return r;
+        char why[256];
+        if (jd_swap_size_problem(svc->sr, svc->config.swap_path, size, why, sizeof(why)))
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, why);
+        jd_write *w = jd_write_new(svc, m, JD_DOMAIN_SWAP, error);
+        if (!w)
+                return -EBUSY;
+        w->u = size;
+        w->b = on_boot;
+        return jd_write_authorize(w, manage_swap, apply_create_swap, error);
+}
+
+static int method_remove_swap(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        jd_write *w = jd_write_new(((memory_iface *) userdata)->base.svc, m, JD_DOMAIN_SWAP, error);
+        if (!w)
+                return -EBUSY;
+        return jd_write_authorize(w, manage_swap, apply_remove_swap, error);
 }
 
 static const sd_bus_vtable memory_vtable[] = {
@@ -78,8 +124,8 @@ static const sd_bus_vtable memory_vtable[] = {
         SD_BUS_PROPERTY("SwapTotal", "t", get_total, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("RamTotal", "t", get_total, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_METHOD_WITH_ARGS("CreateSwap", SD_BUS_ARGS("t", size_bytes, "b", on_boot), SD_BUS_NO_RESULT,
-                                method_swap_not_implemented, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("RemoveSwap", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_swap_not_implemented,
+                                method_create_swap, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("RemoveSwap", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_remove_swap,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("DropCaches", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_drop_caches,
                                 SD_BUS_VTABLE_UNPRIVILEGED),

@@ -110,3 +110,15 @@ char *jd_tool_last_line(const char *output)
         const char *nl = strrchr(copy, '\n');
         return g_strdup(g_strstrip(nl ? (char *) nl + 1 : copy));
 }
+
+bool jd_tool_failed(const jd_tool_result *r, const char *what, unsigned timeout_ms, jd_result *out)
+{
+        if (r->exited && r->exit_status == 0)
+                return false;
+        g_autofree char *line = jd_tool_last_line(r->output);
+        if (r->timed_out)
+                jd_result_set(out, JD_TIMEOUT, "%s did not finish within %u s", what, timeout_ms / 1000);
+        else
+                jd_result_set(out, r->started ? JD_FAILED : JD_NOT_SUPPORTED, "%s failed: %s", what, line);
+        return true;
+}

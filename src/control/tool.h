@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "result.h"
 #include "sysroot.h"
 
 typedef struct {
@@ -29,3 +30,9 @@ void jd_tool_run(const jd_sysroot *sr, const char *name, const char *const *args
 /* The last non-empty line of OUTPUT (tools print their error last),
  * without trailing whitespace; g_free. */
 char *jd_tool_last_line(const char *output);
+
+/* For a tool whose success is exit status 0: false if R succeeded; else
+ * true with OUT set to JD_TIMEOUT ("WHAT did not finish within N s"),
+ * JD_NOT_SUPPORTED (the tool is missing) or JD_FAILED ("WHAT failed: "
+ * and the tool's last line). */
+bool jd_tool_failed(const jd_tool_result *r, const char *what, unsigned timeout_ms, jd_result *out);

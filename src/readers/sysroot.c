@@ -177,6 +177,46 @@ int jd_sysroot_host_path(const jd_sysroot *sr, const char *path, char *out, size
         return join_host(sr, canon, out, out_size);
 }
 
+int jd_sysroot_host_path_to_create(const jd_sysroot *sr, const char *path, char *out, size_t out_size)
+{
+        char head[PATH_MAX];
+        int n = snprintf(head, sizeof(head), "%s", path);
+        if (n < 0 || (size_t) n >= sizeof(head))
+                return -ENAMETOOLONG;
+        for (;;) {
+                int r = jd_sysroot_host_path(sr, head, out, out_size);
+                if (r == 0)
+                        break;
+                char *slash = strrchr(head, '/');
+                if (r != -ENOENT || !slash || strcmp(head, "/") == 0)
+                        return r;
+                slash[slash == head ? 1 : 0] = '\0';   /* "/var" -> "/" */
+        }
+        /* The missing components, as given ("/swap/swapfile"). */
+        const char *rest = path + (strcmp(head, "/") == 0 ? 0 : strlen(head));
+        size_t olen = strlen(out);
+        if (olen > 0 && out[olen - 1] == '/' && rest[0] == '/')
+                rest++;
+        if (olen + strlen(rest) >= out_size)
+                return -ENAMETOOLONG;
+        memcpy(out + olen, rest, strlen(rest) + 1);
+        /* Each of them must really be missing: one that exists although
+         * resolving said ENOENT is a dangling symlink, which creating the
+         * path would follow, possibly out of the sysroot. */
+        for (char *p = out + olen; *p; p++) {
+                if (p[1] != '/' && p[1] != '\0')
+                        continue;
+                char saved = p[1];
+                p[1] = '\0';
+                struct stat st;
+                bool exists = lstat(out, &st) == 0;
+                p[1] = saved;
+                if (exists)
+                        return -ENOENT;
+        }
+        return 0;
+}
+
 int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags)
 {
         if (sr->host) {

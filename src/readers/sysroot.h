@@ -31,6 +31,10 @@ int jd_sysroot_resolve(const jd_sysroot *sr, const char *path, char *out, size_t
 /* Like jd_sysroot_resolve() but writes the host path (sysroot prefix +
  * canonical path), ready for open(2), execve(2) or statvfs(3). */
 int jd_sysroot_host_path(const jd_sysroot *sr, const char *path, char *out, size_t out_size);
+/* The same for a path that may not exist yet (a file or directories to
+ * create): its deepest existing ancestor resolved, then the missing
+ * components as given. */
+int jd_sysroot_host_path_to_create(const jd_sysroot *sr, const char *path, char *out, size_t out_size);
 
 /* open(2) of an in-root path, O_CLOEXEC always added. Returns fd or -errno. */
 int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags);

@@ -89,6 +89,27 @@ static void test_relative_links(void **state)
         assert_string_equal(out, "/sys/devices/platform/fan/hwmon/hwmon3/name");
 }
 
+/* Paths to create: the existing part resolved (links followed inside the
+ * sysroot), the rest appended; a dangling link on the way is refused. */
+static void test_host_path_to_create(void **state)
+{
+        scratch *s = *state;
+        char out[PATH_MAX];
+        assert_int_equal(jd_sysroot_host_path_to_create(s->sr, "/proc/device-tree/new/file", out, sizeof(out)), 0);
+        g_autofree char *want = g_build_filename(s->root, "sys/firmware/devicetree/base/new/file", NULL);
+        assert_string_equal(out, want);
+        assert_int_equal(jd_sysroot_host_path_to_create(s->sr, "/var/lib/jetsond/swap/swapfile", out, sizeof(out)), 0);
+        g_autofree char *want2 = g_build_filename(s->root, "var/lib/jetsond/swap/swapfile", NULL);
+        assert_string_equal(out, want2);
+        /* Existing paths come back as jd_sysroot_host_path gives them. */
+        assert_int_equal(jd_sysroot_host_path_to_create(s->sr, "/sys/class/hwmon/hwmon3/pwm1", out, sizeof(out)), 0);
+        g_autofree char *want3 = g_build_filename(s->root, "sys/devices/platform/fan/hwmon/hwmon3/pwm1", NULL);
+        assert_string_equal(out, want3);
+        link_(s->root, "var/dangling", "/nowhere/at/all");
+        assert_int_equal(jd_sysroot_host_path_to_create(s->sr, "/var/dangling/file", out, sizeof(out)), -ENOENT);
+        assert_int_equal(jd_sysroot_host_path_to_create(s->sr, "/etc/hop/file", out, sizeof(out)), -EXDEV);
+}
+
 static void test_absolute_link_stays_inside(void **state)
 {
         scratch *s = *state;
@@ -179,6 +200,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_relative_links, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_absolute_link_stays_inside, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_host_path_to_create, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_escape_is_absent, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_loops_and_missing, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_list_sorted_naturally, setup, teardown),
