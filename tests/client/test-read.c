@@ -1,0 +1,298 @@
+/* jetsonctl's read commands against jetsond on every fake board: the
+ * text output against golden files written from the fixtures' known
+ * values (tests/fixtures/BOARD.expected.md), and --json parsed and
+ * checked field by field. Without the simulator the fixture does not
+ * change, so the readings are static: CPU loads are absent (no /proc/stat
+ * delta) except in test_status_with_loads, which supplies one. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "jctest.h"
+#include "jetsond-dbus.h"
+
+static const char *const BOARDS[] = { "agx-orin-jp62", "orin-nano-jp62", "xavier-nx-jp51", "nano-jp46", "x86-pc" };
+
+static void golden_for_every_board(void **state, const char *command, const char *suffix)
+{
+        for (size_t i = 0; i < G_N_ELEMENTS(BOARDS); i++) {
+                testbus *tb = jc_start(state, BOARDS[i], NULL);
+                g_autofree char *out = jc_ok(command, NULL);
+                g_autofree char *name = g_strdup_printf("%s.%s", BOARDS[i], suffix);
+                jc_check_golden(name, out);
+                testbus_stop_cleanly(tb);
+                testbus_free(tb);
+                *state = NULL;
+        }
+}
+
+static void test_status_every_board(void **state)
+{
+        golden_for_every_board(state, "status", "status");
+}
+
+static void test_board_every_board(void **state)
+{
+        golden_for_every_board(state, "board", "board");
+}
+
+/* No command is status. */
+static void test_default_command_is_status(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        g_autofree char *a = jc_ok("status", NULL);
+        g_autofree char *b = jc_ok("--no-color", NULL);
+        assert_string_equal(a, b);
+}
+
+/* The fixture's second /proc/stat snapshot (1 s after the tree's) gives
+ * the loads of the expected.md table (55 % overall, cpu1 85 %, cpu7
+ * 100 %, ...) in exactly one sample: the one after it is written. jetsond
+ * samples every 3 s here, so status runs well inside that sample's life;
+ * its JSON timestamp proves both outputs came from it. */
+static void test_status_with_loads(void **state)
+{
+        testbus *tb = jc_start(state, "agx-orin-jp62", (const char *[]) { "--interval=3000", NULL });
+        g_autofree char *stat_b = NULL;
+        assert_true(g_file_get_contents(FIXTURES_DIR "/proc-stat/agx-orin-jp62-b", &stat_b, NULL, NULL));
+        /* Rewritten in place: jetsond keeps the file open and re-reads it
+         * with pread, so a new inode (g_file_set_contents) would go unseen. */
+        g_autofree char *stat_path = g_build_filename(tb->root, "proc/stat", NULL);
+        FILE *f = fopen(stat_path, "w");
+        assert_non_null(f);
+        assert_int_equal(fputs(stat_b, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+
+        /* Wait for the sample that has the loads. */
+        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        g_autofree char *loaded = NULL;
+        while (!loaded) {
+                jc_result r = jc_run("get", "cpu.load", NULL);
+                if (r.status == 0)
+                        loaded = g_strdup(r.out);
+                jc_result_clear(&r);
+                if (!loaded && testbus_now_us() > deadline)
+                        fail_msg("no sample with cpu.load within 10 s of a new /proc/stat");
+                if (!loaded)
+                        g_usleep(50000);
+        }
+        assert_string_equal(loaded, "55\n");
+
+        g_autofree char *json = jc_ok("status", "--json", NULL);
+        g_autofree char *text = jc_ok("status", NULL);
+        g_autofree char *json_after = jc_ok("status", "--json", NULL);
+        g_autoptr(JsonNode) a = jc_parse_json(json), b = jc_parse_json(json_after);
+        if (json_node_get_int(jc_json_at(a, "timestamp_usec")) != json_node_get_int(jc_json_at(b, "timestamp_usec")))
+                fail_msg("jetsond took a new sample during the test (machine too slow for a 3 s window?)");
+        jc_check_golden("agx-orin-jp62.status-loads", text);
+        jc_assert_json_double(a, "values|cpu.load", 55.0);
+        jc_assert_json_double(a, "values|cpu.1.load", 85.0);
+        jc_assert_json_double(a, "values|cpu.7.load", 100.0);
+        jc_assert_json_double(a, "values|cpu.5.load", 0.0);
+}
+
+static void test_status_json(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        g_autofree char *out = jc_ok("status", "--json", NULL);
+        /* One document on one line. */
+        assert_non_null(strchr(out, '\n'));
+        assert_string_equal(strchr(out, '\n'), "\n");
+        g_autoptr(JsonNode) j = jc_parse_json(out);
+        jc_assert_json_string(j, "board.model", "NVIDIA Jetson AGX Orin Developer Kit");
+        jc_assert_json_string(j, "board.module", "NVIDIA Jetson AGX Orin (64GB ram)");
+        jc_assert_json_string(j, "board.jetpack", "6.2");
+        jc_assert_json_string(j, "board.l4t", "36.4.3");
+        jc_assert_json_string(j, "board.soc", "tegra234");
+        jc_assert_json_int(j, "nvpmodel.mode", 0);
+        jc_assert_json_string(j, "nvpmodel.name", "MAXN");
+        jc_assert_json_int(j, "nvpmodel.default_mode", 2);
+        jc_assert_json_string(j, "nvpmodel.default_name", "MODE_30W");
+        jc_assert_json_bool(j, "jetson_clocks.active", FALSE);
+        jc_assert_json_bool(j, "jetson_clocks.on_boot", FALSE);
+        assert_int_equal(json_array_get_length(json_node_get_array(jc_json_at(j, "fans"))), 1);
+        jc_assert_json_int(j, "fans.[0].index", 0);
+        jc_assert_json_string(j, "fans.[0].name", "pwmfan");
+        jc_assert_json_double(j, "fans.[0].speed", 40.0);
+        jc_assert_json_int(j, "fans.[0].rpm", 2100);
+        jc_assert_json_string(j, "fans.[0].profile", "cool");
+        /* The sample: types as the contract's key table says. */
+        jc_assert_json_int(j, "values|ram.total", 64302080);
+        jc_assert_json_int(j, "values|ram.used", 3662848);
+        jc_assert_json_int(j, "values|ram.lfb", 14204);
+        jc_assert_json_int(j, "values|swap.total", 32151024);
+        jc_assert_json_double(j, "values|gpu.load", 34.7);
+        jc_assert_json_int(j, "values|gpu.freq", 306000);
+        jc_assert_json_double(j, "values|emc.load", 20.0);
+        jc_assert_json_int(j, "values|cpu.1.freq", 1190400);
+        jc_assert_json_bool(j, "values|cpu.0.online", TRUE);
+        jc_assert_json_string(j, "values|cpu.0.governor", "schedutil");
+        jc_assert_json_int(j, "values|power.total", 7113);
+        jc_assert_json_bool(j, "values|power.total_is_sum", TRUE);
+        jc_assert_json_int(j, "values|power.VDD_GPU_SOC.power", 2392);
+        jc_assert_json_double(j, "values|temp.cpu", 46.5);
+        jc_assert_json_double(j, "values|temp.soc1", 43.906);
+        jc_assert_json_bool(j, "values|engine.DLA1.online", TRUE);
+        jc_assert_json_string(j, "values|process.5377.name", "(my) app");
+        /* Absent stays absent: offline zones, loads without a delta. */
+        JsonObject *values = json_node_get_object(jc_json_at(j, "values"));
+        assert_false(json_object_has_member(values, "temp.cv0"));
+        assert_false(json_object_has_member(values, "cpu.load"));
+        gint64 stamp = json_node_get_int(jc_json_at(j, "timestamp_usec"));
+        gint64 now = g_get_real_time();
+        assert_true(stamp > now - 60 * G_USEC_PER_SEC && stamp <= now);
+}
+
+/* A PC: no nvpmodel, no jetson_clocks, no fan -> null, null, []. */
+static void test_status_json_pc(void **state)
+{
+        jc_start(state, "x86-pc", NULL);
+        g_autofree char *out = jc_ok("--json", "status", NULL);
+        g_autoptr(JsonNode) j = jc_parse_json(out);
+        jc_assert_json_string(j, "board.model", "LENOVO 20L7S0ET00");
+        jc_assert_json_string(j, "board.jetpack", "");
+        assert_true(JSON_NODE_HOLDS_NULL(jc_json_at(j, "nvpmodel")));
+        assert_true(JSON_NODE_HOLDS_NULL(jc_json_at(j, "jetson_clocks")));
+        assert_int_equal(json_array_get_length(json_node_get_array(jc_json_at(j, "fans"))), 0);
+        JsonObject *values = json_node_get_object(jc_json_at(j, "values"));
+        assert_false(json_object_has_member(values, "gpu.load"));
+}
+
+static void test_board_json(void **state)
+{
+        jc_start(state, "nano-jp46", NULL);
+        g_autofree char *out = jc_ok("board", "--json", NULL);
+        g_autoptr(JsonNode) j = jc_parse_json(out);
+        jc_assert_json_string(j, "model", "NVIDIA Jetson Nano Developer Kit");
+        jc_assert_json_string(j, "module", "NVIDIA Jetson Nano (4 GB ram)");
+        jc_assert_json_string(j, "part_number", "");
+        jc_assert_json_string(j, "p_number", "p3448-0000");
+        jc_assert_json_string(j, "board_ids", "p3448");
+        jc_assert_json_string(j, "soc", "tegra210");
+        jc_assert_json_string(j, "cuda_arch", "5.3");
+        jc_assert_json_string(j, "codename", "Porg");
+        jc_assert_json_string(j, "l4t", "32.7.1");
+        jc_assert_json_string(j, "jetpack", "4.6.1");
+        jc_assert_json_string(j, "machine", "aarch64");
+        jc_assert_json_string(j, "distribution", "Ubuntu 18.04.6 LTS");
+        jc_assert_json_string(j, "kernel_release", "4.9.337-tegra");
+        jc_assert_json_string(j, "libraries.cuda", "10.2.300");
+        assert_int_equal(json_object_get_size(json_node_get_object(jc_json_at(j, "libraries"))), 7);
+}
+
+static void test_get(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        g_autofree char *out = jc_ok("get", "gpu.load", "temp.cpu", "power.total", "nvpmodel.name",
+                                     "jetson_clocks.active", "fan.0.rpm", "ram.total", "temp.soc1", NULL);
+        assert_string_equal(out, "34.7\n46.5\n7113\nMAXN\nfalse\n2100\n64302080\n43.906\n");
+
+        g_autofree char *json = jc_ok("get", "--json", "fan.0.speed", "process.5377.name", NULL);
+        g_autoptr(JsonNode) j = jc_parse_json(json);
+        jc_assert_json_double(j, "|fan.0.speed", 40.0);
+        jc_assert_json_string(j, "|process.5377.name", "(my) app");
+        assert_int_equal(json_object_get_size(json_node_get_object(j)), 2);
+
+        /* All or nothing: one absent key (an offline zone) fails the lot. */
+        jc_result r = jc_run("get", "temp.cpu", "temp.cv0", NULL);
+        assert_int_equal(r.status, 1);
+        assert_string_equal(r.out, "");
+        assert_string_equal(r.err, "jetsonctl: temp.cv0 is not in the sample (see 'jetsonctl watch' for the keys "
+                                   "this board has)\n");
+        jc_result_clear(&r);
+        r = jc_run("get", NULL);
+        assert_int_equal(r.status, 2);
+        jc_result_clear(&r);
+}
+
+static void test_lists(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        static const char *const cmds[][2] = { { "fan", "fan" }, { "nvpmodel", "nvpmodel" }, { "clocks", "clocks" },
+                                               { "swap", "swap" } };
+        for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
+                g_autofree char *out = jc_ok(cmds[i][0], NULL);
+                g_autofree char *name = g_strdup_printf("agx-orin-jp62.%s", cmds[i][1]);
+                jc_check_golden(name, out);
+        }
+        /* The explicit sub-commands print the same. */
+        g_autofree char *a = jc_ok("fan", "list", NULL), *b = jc_ok("fan", NULL);
+        assert_string_equal(a, b);
+        g_autofree char *c = jc_ok("clocks", "show", NULL), *d = jc_ok("clocks", NULL);
+        assert_string_equal(c, d);
+}
+
+static void test_lists_json(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        g_autofree char *fan = jc_ok("fan", "--json", NULL);
+        g_autoptr(JsonNode) f = jc_parse_json(fan);
+        jc_assert_json_string(f, "fans.[0].path", JD_FAN_PATH_PREFIX "0");
+        jc_assert_json_string(f, "fans.[0].name", "pwmfan");
+        jc_assert_json_double(f, "fans.[0].speed", 40.0);
+        jc_assert_json_int(f, "fans.[0].rpm", 2100);
+        jc_assert_json_string(f, "fans.[0].profile", "cool");
+        jc_assert_json_string(f, "fans.[0].profiles.[0]", "cool");
+        jc_assert_json_string(f, "fans.[0].profiles.[1]", "quiet");
+        jc_assert_json_string(f, "fans.[0].profiles.[2]", "manual");
+        jc_assert_json_string(f, "fans.[0].governor", "pid");
+        jc_assert_json_string(f, "fans.[0].control", "close_loop");
+
+        g_autofree char *nvp = jc_ok("nvpmodel", "list", "--json", NULL);
+        g_autoptr(JsonNode) n = jc_parse_json(nvp);
+        jc_assert_json_int(n, "mode", 0);
+        jc_assert_json_string(n, "mode_name", "MAXN");
+        jc_assert_json_int(n, "default_mode", 2);
+        static const char *const names[] = { "MAXN", "MODE_15W", "MODE_30W", "MODE_50W" };
+        assert_int_equal(json_array_get_length(json_node_get_array(jc_json_at(n, "modes"))), 4);
+        for (int i = 0; i < 4; i++) {
+                g_autofree char *id = g_strdup_printf("modes.[%d].id", i), *name = g_strdup_printf("modes.[%d].name", i);
+                jc_assert_json_int(n, id, i);
+                jc_assert_json_string(n, name, names[i]);
+        }
+
+        g_autofree char *clk = jc_ok("clocks", "--json", NULL);
+        g_autoptr(JsonNode) c = jc_parse_json(clk);
+        jc_assert_json_bool(c, "active", FALSE);
+        jc_assert_json_bool(c, "on_boot", FALSE);
+
+        g_autofree char *swap = jc_ok("swap", "--json", NULL);
+        g_autoptr(JsonNode) s = jc_parse_json(swap);
+        jc_assert_json_int(s, "swap_total", 32151024LL * 1024);
+        jc_assert_json_int(s, "ram_total", 64302080LL * 1024);
+        assert_int_equal(json_array_get_length(json_node_get_array(jc_json_at(s, "swaps"))), 12);
+        jc_assert_json_string(s, "swaps.[0].path", "/dev/zram0");
+        jc_assert_json_string(s, "swaps.[0].type", "zram");
+        jc_assert_json_int(s, "swaps.[0].size", 2743554048LL);
+        jc_assert_json_int(s, "swaps.[0].used", 2097152);
+        jc_assert_json_int(s, "swaps.[0].priority", 5);
+        jc_assert_json_bool(s, "swaps.[0].on_boot", FALSE);
+}
+
+/* Xavier NX: /swfile is in fstab (on boot), cores 4 and 5 are offline. */
+static void test_xavier_swap_and_offline_cores(void **state)
+{
+        jc_start(state, "xavier-nx-jp51", NULL);
+        g_autofree char *swap = jc_ok("swap", NULL);
+        jc_check_golden("xavier-nx-jp51.swap", swap);
+        g_autofree char *online = jc_ok("get", "cpu.4.online", "cpu.5.online", "cpu.3.online", NULL);
+        assert_string_equal(online, "false\nfalse\ntrue\n");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_teardown(test_status_every_board, testbus_teardown),
+                cmocka_unit_test_teardown(test_board_every_board, testbus_teardown),
+                cmocka_unit_test_teardown(test_default_command_is_status, testbus_teardown),
+                cmocka_unit_test_teardown(test_status_with_loads, testbus_teardown),
+                cmocka_unit_test_teardown(test_status_json, testbus_teardown),
+                cmocka_unit_test_teardown(test_status_json_pc, testbus_teardown),
+                cmocka_unit_test_teardown(test_board_json, testbus_teardown),
+                cmocka_unit_test_teardown(test_get, testbus_teardown),
+                cmocka_unit_test_teardown(test_lists, testbus_teardown),
+                cmocka_unit_test_teardown(test_lists_json, testbus_teardown),
+                cmocka_unit_test_teardown(test_xavier_swap_and_offline_cores, testbus_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,209 @@
+/* jetsonctl watch: samples stream at the asked interval, filters apply,
+ * and the Subscribe() request is released when watch ends, by --count,
+ * Ctrl-C (SIGINT) or SIGTERM: jetsond's Interval is back to its default
+ * right after jetsonctl exits. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jctest.h"
+#include "jetsond-dbus.h"
+
+#define DEFAULT_INTERVAL 1000000ULL
+
+static uint64_t interval_now(void)
+{
+        sd_bus *bus = testbus_connect();
+        uint64_t v = testbus_get_u64(bus, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval");
+        sd_bus_flush_close_unref(bus);
+        return v;
+}
+
+static void test_count_and_interval(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        assert_int_equal(interval_now(), DEFAULT_INTERVAL);
+
+        jc_result r = jc_run("watch", "--count", "3", "--interval", "50", NULL);
+        uint64_t after = interval_now();
+        if (r.status != 0)
+                fail_msg("exit %d: %s", r.status, r.err);
+        assert_string_equal(r.err, "");
+        /* Three samples at 50 ms, not at the default 1 s. */
+        if (r.usec >= G_USEC_PER_SEC)
+                fail_msg("3 samples took %" G_GUINT64_FORMAT " ms", r.usec / 1000);
+        g_auto(GStrv) lines = g_strsplit(r.out, "\n", -1);
+        assert_int_equal(g_strv_length(lines), 4); /* 3 lines and "" after the last newline */
+        jc_check_golden("agx-orin-jp62.watch", r.out);
+        assert_int_equal(after, DEFAULT_INTERVAL);
+        jc_result_clear(&r);
+}
+
+static void test_json_lines_and_globs(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        jc_result r = jc_run("watch", "--json", "-n", "3", "-i", "50", "temp.*", "power.total", NULL);
+        assert_int_equal(r.status, 0);
+        g_auto(GStrv) lines = g_strsplit(r.out, "\n", -1);
+        assert_int_equal(g_strv_length(lines), 4);
+        gint64 prev = 0;
+        for (int i = 0; i < 3; i++) {
+                g_autoptr(JsonNode) j = jc_parse_json(lines[i]);
+                JsonObject *values = json_node_get_object(jc_json_at(j, "values"));
+                /* Exactly the matching keys, in the sample's order. */
+                g_autoptr(GList) keys = json_object_get_members(values);
+                GString *joined = g_string_new(NULL);
+                for (GList *k = keys; k; k = k->next)
+                        g_string_append_printf(joined, "%s ", (const char *) k->data);
+                assert_string_equal(joined->str, "power.total temp.cpu temp.gpu temp.soc0 temp.soc1 temp.soc2 temp.tj ");
+                g_string_free(joined, TRUE);
+                jc_assert_json_double(j, "values|temp.soc0", 44.125);
+                jc_assert_json_int(j, "values|power.total", 7113);
+                /* Samples arrive at the subscribed period, far below 1 s. */
+                gint64 stamp = json_node_get_int(jc_json_at(j, "timestamp_usec"));
+                if (prev && (stamp <= prev || stamp - prev > 500000))
+                        fail_msg("samples %" G_GINT64_FORMAT " µs apart", stamp - prev);
+                prev = stamp;
+        }
+        jc_result_clear(&r);
+
+        r = jc_run("watch", "-n", "1", "-i", "50", "power.*.power", "fan.0.rpm", NULL);
+        assert_int_equal(r.status, 0);
+        jc_check_golden("agx-orin-jp62.watch-globs", r.out);
+        jc_result_clear(&r);
+        assert_int_equal(interval_now(), DEFAULT_INTERVAL);
+}
+
+/* Starts `jetsonctl watch --interval 50`, waits for two lines. */
+static GPid start_watch(int *out_fd)
+{
+        const char *argv[] = { JETSONCTL_PATH, "watch", "--interval", "50", NULL };
+        GPid pid = 0;
+        GError *error = NULL;
+        if (!g_spawn_async_with_pipes(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL,
+                                      out_fd, NULL, &error))
+                fail_msg("cannot run jetsonctl: %s", error->message);
+        return pid;
+}
+
+/* Reads from FD until N newlines or 5 s; returns the count seen. */
+static int read_lines(int fd, int n)
+{
+        int seen = 0;
+        uint64_t deadline = testbus_now_us() + 5 * G_USEC_PER_SEC;
+        while (seen < n && testbus_now_us() < deadline) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                if (poll(&p, 1, 100) <= 0)
+                        continue;
+                char buf[4096];
+                ssize_t len = read(fd, buf, sizeof(buf));
+                if (len <= 0)
+                        break;
+                for (ssize_t i = 0; i < len; i++)
+                        seen += buf[i] == '\n';
+        }
+        return seen;
+}
+
+/* Waits for PID with a 10 s limit; its exit status (128+N for a signal). */
+static int wait_exit(GPid pid)
+{
+        int status = 0;
+        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        while (waitpid(pid, &status, WNOHANG) == 0) {
+                if (testbus_now_us() > deadline) {
+                        kill(pid, SIGKILL);
+                        waitpid(pid, &status, 0);
+                        fail_msg("jetsonctl watch did not end within 10 s");
+                }
+                g_usleep(10000);
+        }
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void stop_by_signal(void **state, int sig)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        int fd = -1;
+        GPid pid = start_watch(&fd);
+        int lines = read_lines(fd, 2);
+        uint64_t during = interval_now();
+        kill(pid, sig);
+        int status = wait_exit(pid);
+        uint64_t after = interval_now();
+        close(fd);
+        assert_int_equal(lines, 2);
+        assert_int_equal(during, 50000);
+        assert_int_equal(status, 0);
+        assert_int_equal(after, DEFAULT_INTERVAL);
+}
+
+static void test_ctrl_c(void **state)
+{
+        stop_by_signal(state, SIGINT);
+}
+
+static void test_sigterm(void **state)
+{
+        stop_by_signal(state, SIGTERM);
+}
+
+/* jetsond stops while watching: a clear line and exit status 1. */
+static void test_jetsond_leaves(void **state)
+{
+        testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
+        int fd = -1;
+        const char *argv[] = { JETSONCTL_PATH, "watch", "--interval", "50", NULL };
+        GPid pid = 0;
+        int err_fd = -1;
+        GError *error = NULL;
+        if (!g_spawn_async_with_pipes(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL,
+                                      &fd, &err_fd, &error))
+                fail_msg("cannot run jetsonctl: %s", error->message);
+        int lines = read_lines(fd, 1);
+        testbus_stop_cleanly(tb);
+        int status = wait_exit(pid);
+        char err[512] = "";
+        ssize_t n = read(err_fd, err, sizeof(err) - 1);
+        err[n > 0 ? n : 0] = '\0';
+        close(fd);
+        close(err_fd);
+        assert_int_equal(lines, 1);
+        assert_int_equal(status, 1);
+        assert_string_equal(err, "jetsonctl: jetsond left the bus\n");
+}
+
+static void test_bad_options(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        static const char *const bad[][3] = { { "--interval", "5", NULL }, { "--interval", "3600001", NULL },
+                                              { "--count", "-1", NULL }, { "--interval", "fast", NULL } };
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                jc_result r = jc_run("watch", bad[i][0], bad[i][1], NULL);
+                if (r.status != 2)
+                        fail_msg("watch %s %s: exit %d", bad[i][0], bad[i][1], r.status);
+                assert_true(g_str_has_prefix(r.err, "jetsonctl: "));
+                jc_result_clear(&r);
+        }
+        jc_result r = jc_run("watch", "--interval", "5", NULL);
+        assert_string_equal(r.err, "jetsonctl: --interval 5 is out of range (10 to 3600000 ms)\n"
+                                   "Try 'jetsonctl watch --help'.\n");
+        jc_result_clear(&r);
+        assert_int_equal(interval_now(), DEFAULT_INTERVAL);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_teardown(test_count_and_interval, testbus_teardown),
+                cmocka_unit_test_teardown(test_json_lines_and_globs, testbus_teardown),
+                cmocka_unit_test_teardown(test_ctrl_c, testbus_teardown),
+                cmocka_unit_test_teardown(test_sigterm, testbus_teardown),
+                cmocka_unit_test_teardown(test_jetsond_leaves, testbus_teardown),
+                cmocka_unit_test_teardown(test_bad_options, testbus_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

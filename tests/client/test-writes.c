@@ -1,0 +1,151 @@
+/* jetsonctl's changes going through: with polkit allowing everything
+ * (python-dbusmock's polkitd), each command exits 0 and the change is
+ * visible afterwards through jetsonctl's own read commands; what jetsond
+ * refuses (a mode that needs a reboot) is one line and exit status 1. */
+#include <string.h>
+
+#include "jctest.h"
+#include "jetsond-dbus.h"
+
+#define UNIT "nvfancontrol.service"
+
+static const char *const ALL[] = { JD_ACTION_SET_FAN, JD_ACTION_SET_NVPMODEL, JD_ACTION_SET_JETSON_CLOCKS,
+                                   JD_ACTION_MANAGE_SWAP, JD_ACTION_DROP_CACHES, JD_ACTION_READ_SERIAL, NULL };
+
+/* `jetsonctl ARGS --json`'s member PATH as text, polled until it is WANT
+ * (PropertiesChanged may trail the reply) or 5 s pass. */
+static void wait_json(const char *cmd, const char *path, const char *want)
+{
+        uint64_t deadline = testbus_now_us() + 5 * G_USEC_PER_SEC;
+        for (;;) {
+                g_autofree char *out = jc_ok(cmd, "--json", NULL);
+                g_autoptr(JsonNode) j = jc_parse_json(out);
+                g_autofree char *got = json_to_string(jc_json_at(j, path), FALSE);
+                if (strcmp(got, want) == 0)
+                        return;
+                if (testbus_now_us() > deadline)
+                        fail_msg("jetsonctl %s --json: %s is %s, expected %s", cmd, path, got, want);
+                g_usleep(20000);
+        }
+}
+
+static void test_serial(void **state)
+{
+        jc_start_with_polkit(state, "agx-orin-jp62", ALL);
+        g_autofree char *out = jc_ok("serial", NULL);
+        assert_string_equal(out, "1424021012345\n");
+        g_autofree char *json = jc_ok("serial", "--json", NULL);
+        g_autoptr(JsonNode) j = jc_parse_json(json);
+        jc_assert_json_string(j, "serial", "1424021012345");
+}
+
+static void test_nvpmodel(void **state)
+{
+        jc_start_with_polkit(state, "agx-orin-jp62", ALL);
+        g_autofree char *out = jc_ok("nvpmodel", "default", "MODE_50W", NULL);
+        assert_string_equal(out, "");
+        wait_json("nvpmodel", "default_mode", "3");
+        g_autofree char *by_id = jc_ok("nvpmodel", "default", "1", NULL);
+        wait_json("nvpmodel", "default_mode", "1");
+        /* Names are matched ignoring case when nothing matches exactly. */
+        g_autofree char *by_name = jc_ok("nvpmodel", "default", "mode_30w", NULL);
+        wait_json("nvpmodel", "default_mode", "2");
+
+        /* On the AGX Orin fixture MODE_15W changes the online cores, so
+         * nvpmodel wants a reboot: jetsond refuses, the mode stays. */
+        jc_result r = jc_run("nvpmodel", "set", "MODE_15W", NULL);
+        assert_int_equal(r.status, 1);
+        assert_true(g_str_has_prefix(r.err, "jetsonctl: switching power mode: "));
+        assert_non_null(strstr(r.err, "reboot"));
+        assert_int_equal(strchr(r.err, '\n') - r.err, (long) strlen(r.err) - 1); /* one line */
+        jc_result_clear(&r);
+        wait_json("nvpmodel", "mode", "0");
+        /* The current mode again: nothing to do, success. */
+        g_autofree char *same = jc_ok("nvpmodel", "set", "MAXN", NULL);
+        assert_string_equal(same, "");
+}
+
+static void test_clocks(void **state)
+{
+        jc_start_with_polkit(state, "agx-orin-jp62", ALL);
+        g_autofree char *on = jc_ok("clocks", "on", NULL);
+        assert_string_equal(on, "");
+        wait_json("clocks", "active", "true");
+        g_autofree char *status = jc_ok("status", NULL);
+        assert_non_null(strstr(status, "jetson_clocks on (at boot: off)"));
+        g_autofree char *off = jc_ok("clocks", "off", NULL);
+        wait_json("clocks", "active", "false");
+        g_autofree char *boot = jc_ok("clocks", "boot", "on", NULL);
+        wait_json("clocks", "on_boot", "true");
+        g_autofree char *noboot = jc_ok("clocks", "boot", "off", NULL);
+        wait_json("clocks", "on_boot", "false");
+}
+
+static void test_drop_caches(void **state)
+{
+        testbus *tb = jc_start_with_polkit(state, "agx-orin-jp62", ALL);
+        g_autofree char *out = jc_ok("drop-caches", NULL);
+        assert_string_equal(out, "");
+        g_autofree char *written = testbus_root_file(tb, "proc/sys/vm/drop_caches");
+        assert_string_equal(g_strstrip(written), "3");
+}
+
+/* JetPack 6: nvfancontrol through systemd (python-dbusmock's template). */
+static void start_systemd(testbus *tb)
+{
+        testbus_start_mock(tb, "systemd", TESTBUS_SYSTEMD_NAME);
+        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMockUnit", "s", UNIT);
+        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMethod", "sssss",
+                          "org.freedesktop.systemd1.Manager", "Subscribe", "", "", "");
+        sd_bus *bus = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        if (sd_bus_call_method(bus, TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "org.freedesktop.systemd1.Manager",
+                               "StartUnit", &e, NULL, "ss", UNIT, "replace") < 0)
+                fail_msg("systemd mock StartUnit: %s", e.message);
+        sd_bus_flush_close_unref(bus);
+}
+
+static void test_fan_jetpack6(void **state)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, "agx-orin-jp62");
+        start_systemd(tb);
+        testbus_start_polkit(tb, ALL);
+        testbus_start_daemon(tb, NULL);
+        wait_json("fan", "fans.[0].profile", "\"cool\"");
+
+        g_autofree char *out = jc_ok("fan", "speed", "50", NULL);
+        assert_string_equal(out, "");
+        /* PWM floor(50 x 255 / 100) = 127 -> 127 x 100 / 255 % */
+        wait_json("fan", "fans.[0].profile", "\"manual\"");
+        g_autofree char *pwm = testbus_root_file(tb, "sys/devices/platform/pwm-fan/hwmon/hwmon3/pwm1");
+        assert_string_equal(g_strstrip(pwm), "127");
+
+        g_autofree char *back = jc_ok("fan", "profile", "pwmfan", "quiet", NULL);
+        wait_json("fan", "fans.[0].profile", "\"quiet\"");
+}
+
+/* JetPack 4: the kernel's temp_control. */
+static void test_fan_jetpack4(void **state)
+{
+        jc_start_with_polkit(state, "nano-jp46", ALL);
+        g_autofree char *out = jc_ok("fan", "speed", "0", "100%", NULL);
+        wait_json("fan", "fans.[0].profile", "\"manual\"");
+        wait_json("fan", "fans.[0].speed", "100.0");
+        g_autofree char *back = jc_ok("fan", "profile", "temp_control", NULL);
+        wait_json("fan", "fans.[0].profile", "\"temp_control\"");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_teardown(test_serial, testbus_teardown),
+                cmocka_unit_test_teardown(test_nvpmodel, testbus_teardown),
+                cmocka_unit_test_teardown(test_clocks, testbus_teardown),
+                cmocka_unit_test_teardown(test_drop_caches, testbus_teardown),
+                cmocka_unit_test_teardown(test_fan_jetpack6, testbus_teardown),
+                cmocka_unit_test_teardown(test_fan_jetpack4, testbus_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
