@@ -22,6 +22,9 @@ typedef struct {
         guint boot_timer;
 } jetson_clocks_iface;
 
+/* What switching jetson_clocks on or off touches: the clocks and the fan. */
+#define CLOCKS_DOMAINS (JD_DOMAIN_JETSON_CLOCKS | JD_DOMAIN_FAN)
+
 static const char *const set_jetson_clocks[] = { JD_ACTION_SET_JETSON_CLOCKS, NULL };
 
 static GKeyFile *load_state(const jd_sysroot *sr)
@@ -110,19 +113,24 @@ static void apply_set_on_boot(jd_write *w)
         jd_write_finish(w, &result);
 }
 
-/* SetActive and SetOnBoot: the same argument, lock and action. */
+/* SetActive and SetOnBoot: the same argument and action. SetActive
+ * excludes power mode changes (SetMode takes the jetson_clocks domain)
+ * and fan changes (it saves and restores the fan PWM). SetOnBoot only
+ * rewrites the state file, synchronously, so it needs no lock and, as its
+ * contract says, never answers Busy. */
 static int method_set(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         int on;
         int r = sd_bus_message_read(m, "b", &on);
         if (r < 0)
                 return r;
-        jd_write *w = jd_write_new(((jetson_clocks_iface *) userdata)->base.svc, m, JD_DOMAIN_JETSON_CLOCKS, error);
+        bool on_boot = strcmp(sd_bus_message_get_member(m), "SetOnBoot") == 0;
+        jd_write *w = jd_write_new(((jetson_clocks_iface *) userdata)->base.svc, m, on_boot ? 0 : CLOCKS_DOMAINS,
+                                   error);
         if (!w)
                 return -EBUSY;
         w->b = on;
         w->target = userdata;
-        bool on_boot = strcmp(sd_bus_message_get_member(m), "SetOnBoot") == 0;
         return jd_write_authorize(w, set_jetson_clocks, on_boot ? apply_set_on_boot : apply_set_active, error);
 }
 
@@ -159,7 +167,7 @@ static void on_boot_applied(const jd_result *result, void *userdata)
 {
         jetson_clocks_iface *self = userdata;
         jd_service *svc = self->base.svc;
-        jd_domains_unlock(svc, JD_DOMAIN_JETSON_CLOCKS);
+        jd_domains_unlock(svc, CLOCKS_DOMAINS);
         if (result->outcome != JD_OK) {
                 jd_log_error("Applying jetson_clocks at boot failed: %s", result->message);
                 return;
@@ -178,7 +186,7 @@ static gboolean on_boot_delay(gpointer data)
         jd_service *svc = self->base.svc;
         self->boot_timer = 0;
         /* A change a client started wins; OnBoot is not retried. */
-        if (is_active(svc) || !self->on_boot || !jd_domains_lock(svc, JD_DOMAIN_JETSON_CLOCKS))
+        if (is_active(svc) || !self->on_boot || !jd_domains_lock(svc, CLOCKS_DOMAINS))
                 return G_SOURCE_REMOVE;
         const char *pwms[JD_MAX_FANS + 1];
         fan_pwm_paths(svc, pwms);

@@ -106,18 +106,24 @@ static void apply_set_default(jd_write *w)
         jd_write_finish(w, &result);
 }
 
-/* SetMode and SetDefaultMode: the same argument, lock and action. */
+/* A mode switch restores and re-applies jetson_clocks (which also drives
+ * the fan), so it excludes jetson_clocks and fan changes too, as its
+ * Busy error says; a new boot default only touches the configuration. */
+#define SET_MODE_DOMAINS (JD_DOMAIN_NVPMODEL | JD_DOMAIN_JETSON_CLOCKS | JD_DOMAIN_FAN)
+
+/* SetMode and SetDefaultMode: the same argument and action. */
 static int method_set(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         uint32_t id;
         int r = read_known_id(m, userdata, &id, error);
         if (r < 0)
                 return r;
-        jd_write *w = jd_write_new(((nvpmodel_iface *) userdata)->base.svc, m, JD_DOMAIN_NVPMODEL, error);
+        bool boot_default = strcmp(sd_bus_message_get_member(m), "SetDefaultMode") == 0;
+        jd_write *w = jd_write_new(((nvpmodel_iface *) userdata)->base.svc, m,
+                                   boot_default ? JD_DOMAIN_NVPMODEL : SET_MODE_DOMAINS, error);
         if (!w)
                 return -EBUSY;
         w->u = id;
-        bool boot_default = strcmp(sd_bus_message_get_member(m), "SetDefaultMode") == 0;
         return jd_write_authorize(w, set_nvpmodel, boot_default ? apply_set_default : apply_set_mode, error);
 }
 
