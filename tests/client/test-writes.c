@@ -137,6 +137,49 @@ static void test_fan_jetpack4(void **state)
         wait_json("fan", "fans.[0].profile", "\"temp_control\"");
 }
 
+/* jetsond's one swap file: created with --on-boot, listed (as a file,
+ * enabled at boot), removed; removing it again is FileNotFound, exit 1;
+ * a size beyond the free disk space is refused by jetsond itself
+ * (InvalidArgs), exit 2 like a usage error. */
+static void test_swap(void **state)
+{
+        testbus *tb = jc_start_with_polkit(state, "xavier-nx-jp51", ALL);
+        g_autofree char *out = jc_ok("swap", "create", "64M", "--on-boot", NULL);
+        assert_string_equal(out, "");
+        wait_json("swap", "swaps.[7].path", "\"/var/lib/jetsond/swap/swapfile\"");
+        wait_json("swap", "swaps.[7].type", "\"file\"");
+        /* /proc/swaps counts the area without its header page: 64 MiB - 4 KiB. */
+        wait_json("swap", "swaps.[7].size", "67104768");
+        wait_json("swap", "swaps.[7].on_boot", "true");
+        g_autofree char *fstab = testbus_root_file(tb, "etc/fstab");
+        assert_non_null(strstr(fstab, "/var/lib/jetsond/swap/swapfile none swap sw 0 0\n"));
+
+        /* The file exists now: Busy, one line, exit 1. */
+        jc_result r = jc_run("swap", "create", "64M", NULL);
+        assert_int_equal(r.status, 1);
+        assert_true(g_str_has_prefix(r.err, "jetsonctl: creating the swap file: "));
+        jc_result_clear(&r);
+
+        g_autofree char *removed = jc_ok("swap", "remove", NULL);
+        assert_string_equal(removed, "");
+        g_autofree char *json = jc_ok("swap", "--json", NULL);
+        assert_null(strstr(json, "/var/lib/jetsond/swap/swapfile"));
+        g_autofree char *fstab_after = testbus_root_file(tb, "etc/fstab");
+        assert_null(strstr(fstab_after, "/var/lib/jetsond/swap/swapfile"));
+
+        r = jc_run("swap", "remove", NULL);
+        assert_int_equal(r.status, 1);
+        assert_true(g_str_has_prefix(r.err, "jetsonctl: removing the swap file: "));
+        assert_string_equal(r.out, "");
+        jc_result_clear(&r);
+
+        r = jc_run("swap", "create", "1000T", NULL);
+        assert_int_equal(r.status, 2);
+        assert_true(g_str_has_prefix(r.err, "jetsonctl: creating the swap file: "));
+        assert_int_equal(strchr(r.err, '\n') - r.err, (long) strlen(r.err) - 1);
+        jc_result_clear(&r);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -146,6 +189,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_drop_caches, testbus_teardown),
                 cmocka_unit_test_teardown(test_fan_jetpack6, testbus_teardown),
                 cmocka_unit_test_teardown(test_fan_jetpack4, testbus_teardown),
+                cmocka_unit_test_teardown(test_swap, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
