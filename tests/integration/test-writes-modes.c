@@ -37,7 +37,7 @@ static const char *const all_actions[] = { JD_ACTION_READ_SERIAL, JD_ACTION_SET_
                                            JD_ACTION_DROP_CACHES, NULL };
 
 /* polkit allows every action but DENIED: only DENIED may gate the method. */
-static void start_polkit_denying(testbus *tb, const char *denied)
+static void deny_only(const char *denied)
 {
         const char *others[G_N_ELEMENTS(all_actions)];
         size_t n = 0;
@@ -46,7 +46,7 @@ static void start_polkit_denying(testbus *tb, const char *denied)
                         others[n++] = all_actions[i];
         others[n] = NULL;
         assert_int_equal(n, G_N_ELEMENTS(all_actions) - 2);
-        testbus_start_polkit(tb, others);
+        testbus_polkit_allow(others);
 }
 
 static void start_polkit_allowing(testbus *tb, const char *allowed)
@@ -146,10 +146,9 @@ static void watch_free(watch *w)
 
 /* ---- NVPModel: set-nvpmodel -------------------------------------------- */
 
-static void test_nvpmodel_denied(void **state)
+static void check_nvpmodel_denied(testbus *tb)
 {
-        testbus *tb = testbus_start(state, BOARD, NULL);
-        start_polkit_denying(tb, JD_ACTION_SET_NVPMODEL);
+        deny_only(JD_ACTION_SET_NVPMODEL);
         g_autofree char *conf = testbus_root_file(tb, NVPMODEL_CONF);
         g_autofree char *status = testbus_root_file(tb, NVPMODEL_STATUS);
         g_autofree char *calls = testbus_root_file(tb, CALLS);
@@ -169,7 +168,6 @@ static void test_nvpmodel_denied(void **state)
         assert_int_equal(testbus_get_u32(bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode"), 1);
         assert_int_equal(testbus_get_u32(bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "DefaultMode"), 1);
         sd_bus_flush_close_unref(bus);
-        testbus_stop_cleanly(tb);
 }
 
 static void test_set_mode_allowed(void **state)
@@ -499,10 +497,9 @@ static void test_set_default_mode_allowed(void **state)
 
 /* ---- JetsonClocks: set-jetson-clocks ----------------------------------- */
 
-static void test_jetson_clocks_denied(void **state)
+static void check_jetson_clocks_denied(testbus *tb)
 {
-        testbus *tb = testbus_start(state, BOARD, NULL);
-        start_polkit_denying(tb, JD_ACTION_SET_JETSON_CLOCKS);
+        deny_only(JD_ACTION_SET_JETSON_CLOCKS);
         g_autofree char *calls = testbus_root_file(tb, CALLS);
         g_autofree char *cpu_min = testbus_root_file(tb, CPU0_MIN);
 
@@ -523,7 +520,6 @@ static void test_jetson_clocks_denied(void **state)
         assert_false(get_bool(bus, JD_IFACE_JETSON_CLOCKS, "Active"));
         assert_false(get_bool(bus, JD_IFACE_JETSON_CLOCKS, "OnBoot"));
         sd_bus_flush_close_unref(bus);
-        testbus_stop_cleanly(tb);
 }
 
 static void test_set_active_on_off(void **state)
@@ -635,14 +631,24 @@ static char *get_serial(char **error)
         return serial;
 }
 
-static void test_serial_denied(void **state)
+static void check_serial_denied(void)
 {
-        testbus *tb = testbus_start(state, BOARD, NULL);
-        start_polkit_denying(tb, JD_ACTION_READ_SERIAL);
+        deny_only(JD_ACTION_READ_SERIAL);
         g_autofree char *err = NULL;
         g_autofree char *serial = get_serial(&err);
         assert_string_equal(err, SD_BUS_ERROR_ACCESS_DENIED);
         assert_null(serial);
+}
+
+/* ---- Denied: one daemon, polkit denying one action at a time ---------- */
+
+static void test_each_action_denied(void **state)
+{
+        testbus *tb = testbus_start(state, BOARD, NULL);
+        testbus_start_polkit(tb, NULL);
+        check_nvpmodel_denied(tb);
+        check_jetson_clocks_denied(tb);
+        check_serial_denied();
         testbus_stop_cleanly(tb);
 }
 
@@ -660,7 +666,7 @@ static void test_serial_allowed(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_teardown(test_nvpmodel_denied, testbus_teardown),
+                cmocka_unit_test_teardown(test_each_action_denied, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_mode_allowed, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_current_mode_and_default, testbus_teardown),
                 cmocka_unit_test_teardown(test_unknown_id_never_reaches_polkit, testbus_teardown),
@@ -668,10 +674,8 @@ int main(void)
                 cmocka_unit_test_teardown(test_set_mode_tool_error, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_mode_tool_hangs, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_default_mode_allowed, testbus_teardown),
-                cmocka_unit_test_teardown(test_jetson_clocks_denied, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_active_on_off, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_on_boot, testbus_teardown),
-                cmocka_unit_test_teardown(test_serial_denied, testbus_teardown),
                 cmocka_unit_test_teardown(test_serial_allowed, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
