@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jetsond-dbus.h"
+#include "polkit_agent.h"
 
 /* Writes can wait for a person typing a password at a polkit prompt, and
  * for tools jetsond runs (swapoff can take long), so they get far more
@@ -204,10 +205,12 @@ int jc_write(jc_ctx *c, const char *path, const char *iface, const char *method,
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r = 0;
+        GPid agent = jc_polkit_agent_start(c);
         va_list ap;
         va_start(ap, types);
         GVariant *result = jc_callv(c, path, iface, method, true, &error, &r, types, ap);
         va_end(ap);
+        jc_polkit_agent_stop(agent);
         if (!result) {
                 int ret = jc_report_error(doing, &error, r, action, absent);
                 sd_bus_error_free(&error);

@@ -45,6 +45,22 @@ static void test_default_command_is_status(void **state)
         assert_string_equal(a, b);
 }
 
+/* Colour only adds SGR sequences: without them the text is the plain one
+ * (a pipe, as in every other test, is never coloured). */
+static void test_color(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        g_autofree char *plain = jc_ok("status", NULL);
+        g_autofree char *colored = jc_ok("status", "--color=always", NULL);
+        assert_non_null(strstr(colored, "\033[1mNVIDIA Jetson AGX Orin Developer Kit\033[0m\n"));
+        assert_non_null(strstr(colored, "[\033[32m####\033[0m\033[90m................\033[0m]")); /* EMC 20 % */
+        g_autoptr(GRegex) sgr = g_regex_new("\033\\[[0-9;]*m", 0, 0, NULL);
+        g_autofree char *stripped = g_regex_replace_literal(sgr, colored, -1, 0, "", 0, NULL);
+        assert_string_equal(stripped, plain);
+        g_autofree char *never = jc_ok("status", "--color=always", "--no-color", NULL);
+        assert_string_equal(never, plain);
+}
+
 /* The fixture's second /proc/stat snapshot (1 s after the tree's) gives
  * the loads of the expected.md table (55 % overall, cpu1 85 %, cpu7
  * 100 %, ...) in exactly one sample: the one after it is written. jetsond
@@ -285,6 +301,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_status_every_board, testbus_teardown),
                 cmocka_unit_test_teardown(test_board_every_board, testbus_teardown),
                 cmocka_unit_test_teardown(test_default_command_is_status, testbus_teardown),
+                cmocka_unit_test_teardown(test_color, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_with_loads, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_json, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_json_pc, testbus_teardown),
