@@ -90,6 +90,14 @@ print("Interval while subscribed: %d us, samples in 1 s: %d" % (props.unpack()[0
 PY
 run busctl --system get-property org.jetsond.Jetson1 /org/jetsond/Jetson1 org.jetsond.Jetson1.Metrics Interval
 
+# ---- jetsonctl (client/, issue 5) -------------------------------------
+echo
+echo "== jetsonctl, the command-line client, against the same daemon"
+run build/client/jetsonctl status
+run build/client/jetsonctl board
+run build/client/jetsonctl watch --count 3 --interval 100
+# ---- end of jetsonctl ---------------------------------------------------
+
 echo
 echo "== the daemon's log"
 cat "$work/jetsond.log"
