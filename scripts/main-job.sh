@@ -1,10 +1,11 @@
 #!/bin/sh
 # The main job: build jetsond, start a private system bus (with the
-# project's bus policy enforced) and a mock polkit, bring a copy of the
-# AGX Orin (JetPack 6.2) fake board to life with the simulator, run the
-# daemon on it, and show what a client sees: the introspection, board
-# properties, live samples, a faster subscription. Everything started
-# here is stopped at the end.
+# project's bus policy enforced), python-dbusmock's polkitd and systemd
+# (with nvfancontrol.service running), bring a copy of the AGX Orin
+# (JetPack 6.2) fake board to life with the simulator, run the daemon on
+# it, and show what a client sees: the introspection, board properties,
+# live samples, a faster subscription, and writes that polkit first
+# denies and then allows. Everything started here is stopped at the end.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -15,9 +16,10 @@ ninja -C build > /tmp/jetsond-main-job-build.log 2>&1 || { cat /tmp/jetsond-main
 work=$(mktemp -d /tmp/jetsond-demo.XXXXXX)
 chmod 755 "$work"
 mkdir "$work/services"
-sim="" daemon="" bus_pid=""
+sim="" daemon="" bus_pid="" mocks=""
 cleanup() {
         [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+        for m in $mocks; do kill "$m" 2>/dev/null && wait "$m" 2>/dev/null; done
         [ -n "$sim" ] && kill "$sim" 2>/dev/null && wait "$sim" 2>/dev/null
         [ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
         rm -rf "$work"
@@ -34,6 +36,28 @@ export DBUS_SYSTEM_BUS_ADDRESS
 sh tests/fixtures/make-sysroot.sh agx-orin-jp62 "$work/root" >/dev/null
 /usr/bin/python3 tests/fixtures/simulate.py "$work/root" --period-ms 100 &
 sim=$!
+# polkit and systemd as python-dbusmock templates (the private bus lets
+# root own their names): polkit denies everything until told otherwise.
+wait_name() {
+        for _ in $(seq 200); do
+                busctl --system status "$1" >/dev/null 2>&1 && return 0
+                sleep 0.05
+        done
+        echo "main-job: $1 did not appear on the bus" >&2; exit 1
+}
+/usr/bin/python3 -m dbusmock --system --template polkitd > "$work/polkit.log" 2>&1 &
+mocks="$mocks $!"
+/usr/bin/python3 -m dbusmock --system --template systemd > "$work/systemd.log" 2>&1 &
+mocks="$mocks $!"
+wait_name org.freedesktop.PolicyKit1
+wait_name org.freedesktop.systemd1
+polkit_mock() { gdbus call --system --dest org.freedesktop.PolicyKit1 --object-path /org/freedesktop/PolicyKit1/Authority \
+        --method "org.freedesktop.DBus.Mock.$1" "$2" >/dev/null; }
+systemd_mock() { gdbus call --system --dest org.freedesktop.systemd1 --object-path /org/freedesktop/systemd1 --method "$@" >/dev/null; }
+systemd_mock org.freedesktop.DBus.Mock.AddMockUnit nvfancontrol.service
+systemd_mock org.freedesktop.DBus.Mock.AddMethod org.freedesktop.systemd1.Manager Subscribe "" "" ""
+systemd_mock org.freedesktop.systemd1.Manager.StartUnit nvfancontrol.service replace
+
 build/src/jetsond --sysroot "$work/root" --system 2> "$work/jetsond.log" &
 daemon=$!
 for _ in $(seq 100); do
@@ -97,6 +121,22 @@ run build/client/jetsonctl status
 run build/client/jetsonctl board
 run build/client/jetsonctl watch --count 3 --interval 100
 # ---- end of jetsonctl ---------------------------------------------------
+
+echo
+echo "== writes go through polkit: denied first, then allowed (gdbus shows the D-Bus error names)"
+fan=/org/jetsond/Jetson1/fan/0
+run gdbus call --system --dest org.jetsond.Jetson1 --object-path $fan --method org.jetsond.Jetson1.Fan.SetSpeed 80 || true
+echo "(the polkit mock now allows org.jetsond.Jetson1.set-fan and .set-nvpmodel)"
+polkit_mock SetAllowed "['org.jetsond.Jetson1.set-fan', 'org.jetsond.Jetson1.set-nvpmodel']"
+run busctl --system call org.jetsond.Jetson1 $fan org.jetsond.Jetson1.Fan SetSpeed d 80
+run busctl --system get-property org.jetsond.Jetson1 $fan org.jetsond.Jetson1.Fan Speed Profile
+echo "(jetsond stopped nvfancontrol.service through systemd first, so the speed sticks; the PWM file now holds $(cat "$work/root/sys/devices/platform/pwm-fan/hwmon/hwmon3/pwm1"))"
+run busctl --system call org.jetsond.Jetson1 $fan org.jetsond.Jetson1.Fan SetProfile s quiet
+run busctl --system get-property org.jetsond.Jetson1 $fan org.jetsond.Jetson1.Fan Profile
+run gdbus call --system --dest org.jetsond.Jetson1 --object-path /org/jetsond/Jetson1 --method org.jetsond.Jetson1.NVPModel.SetMode 2 || true
+run busctl --system call org.jetsond.Jetson1 /org/jetsond/Jetson1 org.jetsond.Jetson1.NVPModel SetMode u 3
+run busctl --system get-property org.jetsond.Jetson1 /org/jetsond/Jetson1 org.jetsond.Jetson1.NVPModel Mode ModeName
+run gdbus call --system --dest org.jetsond.Jetson1 --object-path $fan --method org.jetsond.Jetson1.Fan.SetSpeed 101 || true
 
 echo
 echo "== the daemon's log"
