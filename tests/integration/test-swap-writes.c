@@ -144,7 +144,7 @@ static void test_denied(void **state)
         /* A file that exists (made by hand here) is not removed either. */
         g_autofree char *dir = g_path_get_dirname(host);
         assert_int_equal(g_mkdir_with_parents(dir, 0700), 0);
-        fixture_write_str(tb->root, SWAP_PATH + 1, "x");
+        fixture_write_str(tb->root, "var/lib/jetsond/swap/swapfile", "x");
         g_autofree char *err2 = call("RemoveSwap", "");
         assert_string_equal(err2, SD_BUS_ERROR_ACCESS_DENIED);
         assert_int_equal(access(host, F_OK), 0);
