@@ -79,37 +79,48 @@ static void on_clocks_set(const jd_result *result, void *userdata)
         jd_write_finish(userdata, result);
 }
 
-static void apply_set_active(jd_write *w)
+bool jd_jetson_clocks_switch(jd_service *svc, bool on, jd_result_fn done, void *userdata, jd_result *already)
 {
         /* Already in the requested state: nothing to store or restore. */
-        if (is_active(w->svc) == w->b) {
-                jd_result ok;
-                jd_result_set(&ok, JD_OK, "jetson_clocks is already %s", w->b ? "on" : "off");
-                jd_write_finish(w, &ok);
-                return;
+        if (is_active(svc) == on) {
+                jd_result_set(already, JD_OK, "jetson_clocks is already %s", on ? "on" : "off");
+                return false;
         }
         const char *pwms[JD_MAX_FANS + 1];
-        fan_pwm_paths(w->svc, pwms);
-        jd_jetson_clocks_set(w->svc->sr, &w->svc->config, w->b, pwms, on_clocks_set, w);
+        fan_pwm_paths(svc, pwms);
+        jd_jetson_clocks_set(svc->sr, &svc->config, on, pwms, done, userdata);
+        return true;
+}
+
+static void apply_set_active(jd_write *w)
+{
+        jd_result already;
+        if (!jd_jetson_clocks_switch(w->svc, w->b, on_clocks_set, w, &already))
+                jd_write_finish(w, &already);
+}
+
+void jd_jetson_clocks_set_on_boot(jd_iface *iface, bool on, jd_result *result)
+{
+        jetson_clocks_iface *self = (jetson_clocks_iface *) iface;
+        jd_service *svc = iface->svc;
+        g_autoptr(GKeyFile) kf = load_state(svc->sr);
+        g_key_file_set_boolean(kf, "JetsonClocks", "OnBoot", on);
+        int r = save_state(svc->sr, kf);
+        if (r < 0) {
+                jd_result_set(result, JD_FAILED, "Cannot save %s: %s", STATE_FILE, g_strerror(-r));
+                return;
+        }
+        jd_result_set(result, JD_OK, "jetson_clocks on boot: %s", on ? "yes" : "no");
+        if (self->on_boot != on) {
+                self->on_boot = on;
+                jd_emit_changed(svc, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, (const char *[]) { "OnBoot", NULL });
+        }
 }
 
 static void apply_set_on_boot(jd_write *w)
 {
-        jetson_clocks_iface *self = w->target;
-        g_autoptr(GKeyFile) kf = load_state(w->svc->sr);
-        g_key_file_set_boolean(kf, "JetsonClocks", "OnBoot", w->b);
-        int r = save_state(w->svc->sr, kf);
         jd_result result;
-        if (r < 0) {
-                jd_result_set(&result, JD_FAILED, "Cannot save %s: %s", STATE_FILE, g_strerror(-r));
-        } else {
-                jd_result_set(&result, JD_OK, "jetson_clocks on boot: %s", w->b ? "yes" : "no");
-                if (self->on_boot != w->b) {
-                        self->on_boot = w->b;
-                        jd_emit_changed(w->svc, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS,
-                                        (const char *[]) { "OnBoot", NULL });
-                }
-        }
+        jd_jetson_clocks_set_on_boot(w->target, w->b, &result);
         jd_write_finish(w, &result);
 }
 

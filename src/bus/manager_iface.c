@@ -1,15 +1,251 @@
 /* org.jetsond.Jetson1.Manager: operations that span several parts of the
- * board (introspection/org.jetsond.Jetson1.Manager.xml). */
-#include "jetsond-dbus.h"
-#include "service.h"
+ * board (introspection/org.jetsond.Jetson1.Manager.xml).
+ *
+ * RestoreDefaults runs its steps one after the other (each may wait for a
+ * tool or systemd), records one line per step, and goes on after a
+ * failure: jetson_clocks off and not on boot, every fan to its default
+ * profile, nvpmodel to its default mode. */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
 
-/* Issue 4, not done yet: refused before polkit is asked or anything is
- * touched, so the interface matches the contract without pretending. */
+#include "fan_control.h"
+#include "jetsond-dbus.h"
+#include "nvpmodel_control.h"
+#include "service.h"
+#include "write.h"
+
+/* All three are asked before anything changes (jd_write_authorize). */
+static const char *const restore_actions[] = { JD_ACTION_SET_JETSON_CLOCKS, JD_ACTION_SET_FAN,
+                                               JD_ACTION_SET_NVPMODEL, NULL };
+
+#define RESTORE_DOMAINS (JD_DOMAIN_JETSON_CLOCKS | JD_DOMAIN_FAN | JD_DOMAIN_NVPMODEL)
+
+typedef enum { STEP_CLOCKS, STEP_CLOCKS_ON_BOOT, STEP_FANS, STEP_NVPMODEL, STEP_DONE } step;
+
+typedef struct {
+        jd_write *w;
+        step next;
+        size_t fan;                   /* the fan STEP_FANS is at */
+        GPtrArray *lines;             /* char *, one per step */
+        bool failed;
+        /* The step in flight: its line if it succeeds, and what a failure
+         * line starts with. */
+        char done_line[128];
+        char name[48];
+} restore_op;
+
+static void run_next(restore_op *op);
+
+static void record(restore_op *op, const jd_result *result)
+{
+        if (result->outcome == JD_OK) {
+                g_ptr_array_add(op->lines, g_strdup(op->done_line));
+        } else if (result->outcome == JD_REBOOT_REQUIRED) {
+                /* Not a failure: the default mode applies at the next boot. */
+                g_ptr_array_add(op->lines, g_strdup_printf("%s (needs a reboot: applies at the next boot)",
+                                                           op->done_line));
+        } else {
+                op->failed = true;
+                g_ptr_array_add(op->lines, g_strdup_printf("%s: failed: %s", op->name, result->message));
+        }
+}
+
+/* A step that waited: record it, publish what changed, go on. */
+static void on_step_done(const jd_result *result, void *userdata)
+{
+        restore_op *op = userdata;
+        record(op, result);
+        jd_service_resample(op->w->svc);
+        run_next(op);
+}
+
+/* A step with nothing to do, or that cannot be done. */
+static void note(restore_op *op, bool failure, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+static void note(restore_op *op, bool failure, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        g_autofree char *why = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+        op->failed = op->failed || failure;
+        g_ptr_array_add(op->lines, g_strdup_printf("%s: %s", op->name, why));
+}
+
+/* Each returns true if it started something that ends in on_step_done. */
+static bool step_clocks(restore_op *op)
+{
+        jd_service *svc = op->w->svc;
+        g_strlcpy(op->name, "jetson_clocks", sizeof(op->name));
+        g_strlcpy(op->done_line, "jetson_clocks: switched off", sizeof(op->done_line));
+        if (!svc->jetson_clocks) {
+                note(op, false, "not on this board, left alone");
+                return false;
+        }
+        jd_result already;
+        if (jd_jetson_clocks_switch(svc, false, on_step_done, op, &already))
+                return true;
+        note(op, false, "already off");
+        return false;
+}
+
+static void step_clocks_on_boot(restore_op *op)
+{
+        jd_service *svc = op->w->svc;
+        if (!svc->jetson_clocks)
+                return;
+        jd_result result;
+        g_strlcpy(op->done_line, "jetson_clocks: not switched on at boot", sizeof(op->done_line));
+        jd_jetson_clocks_set_on_boot(svc->jetson_clocks, false, &result);
+        record(op, &result);
+}
+
+static const char *default_profile(const jd_fan *f)
+{
+        switch (f->controller) {
+        case JD_FAN_CONTROL_NVFANCONTROL:
+                return f->default_profile[0] ? f->default_profile : NULL;
+        case JD_FAN_CONTROL_TEMP_CONTROL:
+                return "temp_control";
+        default:
+                return NULL;
+        }
+}
+
+/* One fan per call; true while a fan change is in flight. */
+static bool step_fan(restore_op *op)
+{
+        jd_service *svc = op->w->svc;
+        const jd_fan_sample *fans = svc->sample->fans;
+        const jd_fan *f = &fans->fans[op->fan];
+        g_snprintf(op->name, sizeof(op->name), "fan %zu (%s)", op->fan, f->name);
+        const char *target = default_profile(f);
+        if (!target) {
+                note(op, false, "no controller, left alone");
+                return false;
+        }
+        if (strcmp(f->profile, target) == 0) {
+                note(op, false, "already %s", target);
+                return false;
+        }
+        g_snprintf(op->done_line, sizeof(op->done_line), "%s: profile %s -> %s", op->name,
+                   f->profile[0] ? f->profile : "unknown", target);
+        jd_fan_set_profile(svc->sr, f, target, jd_service_fan_switch(svc), on_step_done, op);
+        return true;
+}
+
+static bool step_nvpmodel(restore_op *op)
+{
+        jd_service *svc = op->w->svc;
+        const jd_nvpmodel_sample *nv = svc->sample->nvpmodel;
+        g_strlcpy(op->name, "nvpmodel", sizeof(op->name));
+        if (!nv || nv->n_modes == 0) {
+                note(op, false, "not on this board, left alone");
+                return false;
+        }
+        if (!nv->default_id.present || !jd_nvpmodel_mode_name(nv, (unsigned) nv->default_id.value)) {
+                note(op, true, "failed: the default mode in /etc/nvpmodel.conf is unknown");
+                return false;
+        }
+        unsigned id = (unsigned) nv->default_id.value;
+        const char *name = jd_nvpmodel_mode_name(nv, id);
+        if (nv->current_id.present && nv->current_id.value == id) {
+                note(op, false, "already mode %u (%s)", id, name);
+                return false;
+        }
+        if (nv->current_id.present)
+                g_snprintf(op->done_line, sizeof(op->done_line), "nvpmodel: mode %u (%s) -> %u (%s)",
+                           (unsigned) nv->current_id.value, nv->current_name, id, name);
+        else
+                g_snprintf(op->done_line, sizeof(op->done_line), "nvpmodel: mode -> %u (%s)", id, name);
+        const jd_sample *s = svc->sample;
+        bool clocks = s->jetson_clocks_active.present && s->jetson_clocks_active.value;
+        jd_nvpmodel_set_mode(svc->sr, &svc->config, id, name, clocks, on_step_done, op);
+        return true;
+}
+
+static void finish(restore_op *op)
+{
+        jd_write *w = op->w;
+        if (op->failed) {
+                jd_result result;
+                g_ptr_array_add(op->lines, NULL);
+                g_autofree char *all = g_strjoinv("\n", (char **) op->lines->pdata);
+                jd_result_set(&result, JD_FAILED, "%s", all);
+                jd_write_finish(w, &result);
+        } else {
+                sd_bus_message *reply = NULL;
+                g_ptr_array_add(op->lines, NULL);
+                if (sd_bus_message_new_method_return(w->call, &reply) >= 0 &&
+                    sd_bus_message_append_strv(reply, (char **) op->lines->pdata) >= 0) {
+                        jd_write_finish_reply(w, reply);
+                } else {
+                        jd_result result;
+                        jd_result_set(&result, JD_FAILED, "Out of memory");
+                        jd_write_finish(w, &result);
+                }
+                sd_bus_message_unref(reply);
+        }
+        g_ptr_array_unref(op->lines);
+        g_free(op);
+}
+
+/* A step that finishes at once adds its line itself; one that starts a
+ * tool or a systemd job comes back through on_step_done, which calls
+ * run_next again. */
+static void run_next(restore_op *op)
+{
+        for (;;) {
+                switch (op->next) {
+                case STEP_CLOCKS:
+                        op->next = STEP_CLOCKS_ON_BOOT;
+                        if (step_clocks(op))
+                                return;
+                        break;
+                case STEP_CLOCKS_ON_BOOT:
+                        op->next = STEP_FANS;
+                        op->fan = 0;
+                        step_clocks_on_boot(op);
+                        break;
+                case STEP_FANS: {
+                        const jd_fan_sample *fans = op->w->svc->sample->fans;
+                        if (!fans || op->fan >= fans->n) {
+                                op->next = STEP_NVPMODEL;
+                                break;
+                        }
+                        bool started = step_fan(op);
+                        op->fan++;
+                        if (started)
+                                return;
+                        break;
+                }
+                case STEP_NVPMODEL:
+                        op->next = STEP_DONE;
+                        if (step_nvpmodel(op))
+                                return;
+                        break;
+                case STEP_DONE:
+                        finish(op);
+                        return;
+                }
+        }
+}
+
+static void apply_restore(jd_write *w)
+{
+        restore_op *op = g_new0(restore_op, 1);
+        op->w = w;
+        op->lines = g_ptr_array_new_with_free_func(g_free);
+        run_next(op);
+}
+
 static int method_restore_defaults(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        (void) m, (void) userdata;
-        return sd_bus_error_set(error, JD_ERROR_NOT_SUPPORTED,
-                                "Restoring defaults is not available in this version of jetsond yet");
+        jd_iface *self = userdata;
+        jd_write *w = jd_write_new(self->svc, m, RESTORE_DOMAINS, error);
+        if (!w)
+                return -EBUSY;
+        return jd_write_authorize(w, restore_actions, apply_restore, error);
 }
 
 static const sd_bus_vtable manager_vtable[] = {
@@ -29,7 +265,7 @@ jd_iface *jd_manager_iface_new(jd_service *svc, GError **error)
         jd_iface *self = g_new0(jd_iface, 1);
         self->svc = svc;
         self->destroy = manager_destroy;
-        int r = sd_bus_add_object_vtable(svc->bus, &self->slot, JD_OBJECT_PATH, JD_IFACE_MANAGER, manager_vtable, NULL);
+        int r = sd_bus_add_object_vtable(svc->bus, &self->slot, JD_OBJECT_PATH, JD_IFACE_MANAGER, manager_vtable, self);
         if (r < 0) {
                 jd_set_bus_error(error, r, "Cannot export " JD_IFACE_MANAGER);
                 g_free(self);

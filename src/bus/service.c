@@ -131,7 +131,7 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, uint64_t default_i
         if (!e)
                 add_iface(svc, jd_nvpmodel_iface_new(svc, &e));
         if (!e)
-                add_iface(svc, jd_jetson_clocks_iface_new(svc, &e));
+                add_iface(svc, svc->jetson_clocks = jd_jetson_clocks_iface_new(svc, &e));
         if (!e)
                 add_iface(svc, jd_memory_iface_new(svc, &e));
         if (!e)

@@ -45,6 +45,7 @@ struct jd_service {
         jd_config config;
         unsigned busy_domains;        /* jd_domain bits of changes in flight */
         struct jd_unit *fan_service;  /* nvfancontrol.service, on JetPack 5+ boards */
+        jd_iface *jetson_clocks;      /* the JetsonClocks interface, NULL without the tool */
 };
 
 /* Reads the board, takes the first sample and exports every interface
@@ -79,6 +80,13 @@ jd_iface *jd_jetson_clocks_iface_new(jd_service *svc, GError **error);
 jd_iface *jd_memory_iface_new(jd_service *svc, GError **error);
 jd_iface *jd_fan_iface_new(jd_service *svc, size_t index, GError **error);
 jd_iface *jd_manager_iface_new(jd_service *svc, GError **error);
+
+/* jetson_clocks for Manager.RestoreDefaults, which holds the locks and
+ * has asked polkit itself. jd_jetson_clocks_switch() returns false, with
+ * ALREADY set, when there is nothing to do; otherwise DONE follows. */
+bool jd_jetson_clocks_switch(jd_service *svc, bool on, jd_result_fn done, void *userdata, jd_result *already);
+/* OnBoot, saved in jetsond's state file; IFACE is svc->jetson_clocks. */
+void jd_jetson_clocks_set_on_boot(jd_iface *iface, bool on, jd_result *result);
 
 /* For constructors: sets ERROR from a negative errno of sd-bus. */
 void jd_set_bus_error(GError **error, int r, const char *what);

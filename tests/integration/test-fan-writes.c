@@ -22,67 +22,12 @@ static const char *const ALL_BUT_SET_FAN[] = { JD_ACTION_SET_NVPMODEL, JD_ACTION
                                                JD_ACTION_MANAGE_SWAP, JD_ACTION_DROP_CACHES,
                                                JD_ACTION_READ_SERIAL, NULL };
 
-static void systemd_call(const char *method, const char *unit)
-{
-        sd_bus *bus = testbus_connect();
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        if (sd_bus_call_method(bus, TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "org.freedesktop.systemd1.Manager",
-                               method, &e, NULL, "ss", unit, "replace") < 0)
-                fail_msg("systemd mock %s: %s", method, e.message);
-        sd_bus_flush_close_unref(bus);
-}
-
-/* The mock's record of Start/StopUnit calls, one "Method unit" per line. */
-static char *unit_calls(void)
-{
-        sd_bus *bus = testbus_connect();
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
-        if (sd_bus_call_method(bus, TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "org.freedesktop.DBus.Mock",
-                               "GetCalls", &e, &reply, "") < 0)
-                fail_msg("GetCalls: %s", e.message);
-        GString *out = g_string_new("");
-        assert_true(sd_bus_message_enter_container(reply, 'a', "(tsav)") > 0);
-        uint64_t when;
-        const char *method;
-        while (sd_bus_message_enter_container(reply, 'r', "tsav") > 0) {
-                assert_true(sd_bus_message_read(reply, "ts", &when, &method) > 0);
-                bool unit_job = strcmp(method, "StartUnit") == 0 || strcmp(method, "StopUnit") == 0;
-                assert_true(sd_bus_message_enter_container(reply, 'a', "v") > 0);
-                const char *arg0 = NULL;
-                if (unit_job)
-                        assert_true(sd_bus_message_read(reply, "v", "s", &arg0) > 0);
-                while (sd_bus_message_skip(reply, "v") > 0)
-                        ;
-                assert_true(sd_bus_message_exit_container(reply) > 0);
-                assert_true(sd_bus_message_exit_container(reply) > 0);
-                if (unit_job)
-                        g_string_append_printf(out, "%s %s\n", method, arg0);
-        }
-        sd_bus_message_unref(reply);
-        sd_bus_flush_close_unref(bus);
-        return g_string_free(out, FALSE);
-}
-
-/* systemd with nvfancontrol running, as on a booted JetPack 5/6 board;
- * the call log starts empty. */
-static void start_systemd(testbus *tb)
-{
-        testbus_start_mock(tb, "systemd", TESTBUS_SYSTEMD_NAME);
-        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMockUnit", "s", UNIT);
-        /* Real systemd has Subscribe(); the template lacks it. */
-        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMethod", "sssss",
-                          "org.freedesktop.systemd1.Manager", "Subscribe", "", "", "");
-        systemd_call("StartUnit", UNIT);
-        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "ClearCalls", "");
-}
-
 static testbus *start_agx(void **state, const char *const *allowed)
 {
         testbus *tb = testbus_new(NULL);
         *state = tb;
         testbus_make_root(tb, "agx-orin-jp62");
-        start_systemd(tb);
+        testbus_start_systemd(tb, UNIT);
         testbus_start_polkit(tb, allowed);
         testbus_start_daemon(tb, NULL);
         return tb;
@@ -135,7 +80,7 @@ static void test_profile_switch_restarts_nvfancontrol(void **state)
         g_autofree char *err = call("SetProfile", "s", "quiet");
         assert_string_equal(err, "");
 
-        g_autofree char *calls = unit_calls();
+        g_autofree char *calls = testbus_systemd_unit_calls(false);
         assert_string_equal(calls, "StopUnit " UNIT "\nStartUnit " UNIT "\n");
         /* Exactly the one value changed; every other byte as it was. */
         g_autofree char *conf_after = testbus_root_file(tb, AGX_CONF);
@@ -160,7 +105,7 @@ static void test_manual_profile_only_stops(void **state)
         g_autofree char *conf_before = testbus_root_file(tb, AGX_CONF);
         g_autofree char *err = call("SetProfile", "s", "manual");
         assert_string_equal(err, "");
-        g_autofree char *calls = unit_calls();
+        g_autofree char *calls = testbus_systemd_unit_calls(false);
         assert_string_equal(calls, "StopUnit " UNIT "\n");
         g_autofree char *conf_after = testbus_root_file(tb, AGX_CONF);
         assert_string_equal(conf_after, conf_before);
@@ -177,7 +122,7 @@ static void test_speed_stops_nvfancontrol_first(void **state)
         wait_profile("cool");
         g_autofree char *err = call("SetSpeed", "d", 50.0);
         assert_string_equal(err, "");
-        g_autofree char *calls = unit_calls();
+        g_autofree char *calls = testbus_systemd_unit_calls(true);
         assert_string_equal(calls, "StopUnit " UNIT "\n");
         g_autofree char *pwm = testbus_root_file(tb, AGX_PWM);
         assert_string_equal(pwm, "127\n");   /* floor(50 * 255 / 100) */
@@ -186,10 +131,9 @@ static void test_speed_stops_nvfancontrol_first(void **state)
         assert_string_equal(profile, "manual");
 
         /* Already manual: the next speed is a plain write. */
-        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "ClearCalls", "");
         g_autofree char *err2 = call("SetSpeed", "d", 20.0);
         assert_string_equal(err2, "");
-        g_autofree char *calls2 = unit_calls();
+        g_autofree char *calls2 = testbus_systemd_unit_calls(false);
         assert_string_equal(calls2, "");
         g_autofree char *pwm2 = testbus_root_file(tb, AGX_PWM);
         assert_string_equal(pwm2, "51\n");
@@ -205,7 +149,7 @@ static void test_denied_changes_nothing(void **state)
         assert_string_equal(err, SD_BUS_ERROR_ACCESS_DENIED);
         g_autofree char *err2 = call("SetProfile", "s", "quiet");
         assert_string_equal(err2, SD_BUS_ERROR_ACCESS_DENIED);
-        g_autofree char *calls = unit_calls();
+        g_autofree char *calls = testbus_systemd_unit_calls(false);
         assert_string_equal(calls, "");
         g_autofree char *pwm = testbus_root_file(tb, AGX_PWM);
         assert_string_equal(pwm, "102\n");
@@ -231,7 +175,7 @@ static void test_invalid_arguments(void **state)
                 g_autofree char *err = call("SetProfile", "s", profiles[i]);
                 assert_string_equal(err, SD_BUS_ERROR_INVALID_ARGS);
         }
-        g_autofree char *calls = unit_calls();
+        g_autofree char *calls = testbus_systemd_unit_calls(false);
         assert_string_equal(calls, "");
         g_autofree char *pwm = testbus_root_file(tb, AGX_PWM);
         assert_string_equal(pwm, "102\n");
@@ -270,7 +214,7 @@ static void test_outside_stop_means_manual(void **state)
         bool manual = false;
         assert_true(sd_bus_match_signal(bus, NULL, JD_BUS_NAME, FAN0, "org.freedesktop.DBus.Properties",
                                         "PropertiesChanged", on_changed, &manual) >= 0);
-        systemd_call("StopUnit", UNIT);
+        testbus_systemd_job("StopUnit", UNIT);
         testbus_pump(bus, 10 * G_USEC_PER_SEC, &manual);
         assert_true(manual);
         sd_bus_flush_close_unref(bus);

@@ -60,10 +60,6 @@ typedef struct {
         int (*append)(sd_bus_message *m); /* valid arguments for BOARD */
         void (*prepare)(const char *root); /* puts the board in a state where the call is valid */
         const char *actions[4];           /* its PolkitAction annotation */
-        /* Not implemented yet: may still answer NotSupported before polkit
-         * is asked (README, "writes behind polkit"). Once a method answers
-         * otherwise it is held to the full contract; drop the flag then. */
-        bool stub;
 } write_method;
 
 static int no_args(sd_bus_message *m)
@@ -147,7 +143,7 @@ static const write_method methods[] = {
         { "Board.GetSerialNumber", JD_OBJECT_PATH, JD_IFACE_BOARD, "GetSerialNumber", no_args, NULL,
           { ACTION("read-serial") } },
         { "Manager.RestoreDefaults", JD_OBJECT_PATH, JD_IFACE_MANAGER, "RestoreDefaults", no_args, NULL,
-          { ACTION("set-fan"), ACTION("set-nvpmodel"), ACTION("set-jetson-clocks") }, .stub = true },
+          { ACTION("set-fan"), ACTION("set-nvpmodel"), ACTION("set-jetson-clocks") } },
 };
 
 static const write_method *method(const char *name)
@@ -274,16 +270,6 @@ static bool start_polkitd(world *w)
         return true;
 }
 
-static void start_unit(const char *unit)
-{
-        sd_bus *bus = testbus_connect();
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        if (sd_bus_call_method(bus, TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "org.freedesktop.systemd1.Manager",
-                               "StartUnit", &e, NULL, "ss", unit, "replace") < 0)
-                fail_msg("systemd mock StartUnit: %s", e.message);
-        sd_bus_flush_close_unref(bus);
-}
-
 /* One world for every test, started by the first: copying the board
  * takes most of the time. Each refused call compares the board before
  * and after itself, so the tests stay independent; the ones that change
@@ -322,11 +308,7 @@ static world *the_world(void)
         }
         /* systemd (python-dbusmock) with nvfancontrol running, for the
          * fan writes. */
-        testbus_start_mock(w->tb, "systemd", TESTBUS_SYSTEMD_NAME);
-        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMockUnit", "s", "nvfancontrol.service");
-        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMethod", "sssss",
-                          "org.freedesktop.systemd1.Manager", "Subscribe", "", "", "");
-        start_unit("nvfancontrol.service");
+        testbus_start_systemd(w->tb, "nvfancontrol.service");
         testbus_start_daemon(w->tb, NULL);   /* after polkitd: jetsond connects to it at start */
         shared.starting = false;
         return w;
@@ -633,14 +615,6 @@ static void expect_all_refused(world *w, const char *user, bool interactive, con
                 g_auto(outcome) o = call_as(user, m, interactive);
                 g_autofree char *after = snapshot(w);
                 assert_unchanged(before, after, what);
-                if (m->stub && strcmp(o.error, JD_ERROR_NOT_SUPPORTED) == 0) {
-                        /* Refused before polkit: then polkit must not have
-                         * been asked either. */
-                        g_autoptr(GPtrArray) asked = polkit_asked(w);
-                        assert_int_equal(asked->len, 0);
-                        print_message("note: %s is not implemented yet (%s)\n", what, o.text);
-                        continue;
-                }
                 if (strcmp(o.error, want) != 0)
                         fail_msg("%s: got %s \"%s\", want %s", what, *o.error ? o.error : "success", o.text, want);
                 assert_asked_some(w, m, user);
@@ -819,6 +793,12 @@ static void test_jetson_group_member_succeeds(void **state)
         assert_false(g_file_test(swap, G_FILE_TEST_EXISTS));
         g_autofree char *swaps_after = root_text(w, "proc/swaps");
         assert_null(strstr(swaps_after, "/" SWAP_FILE " "));
+
+        /* All three of its actions, granted by the rule: jetson_clocks
+         * (switched on above) goes off, not on at boot. */
+        expect_ok(w, "nobody", "Manager.RestoreDefaults");
+        wait_bool(JD_IFACE_JETSON_CLOCKS, "Active", false);
+        wait_bool(JD_IFACE_JETSON_CLOCKS, "OnBoot", false);
 }
 
 /* root: polkitd authorizes uid 0 without rules (so the test rules log

@@ -361,3 +361,57 @@ char *testbus_call(char **message, const char *path, const char *iface, const ch
         sd_bus_flush_close_unref(bus);
         return name;
 }
+
+void testbus_systemd_job(const char *method, const char *unit)
+{
+        sd_bus *bus = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        if (sd_bus_call_method(bus, TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "org.freedesktop.systemd1.Manager",
+                               method, &e, NULL, "ss", unit, "replace") < 0)
+                fail_msg("systemd mock %s: %s", method, e.message);
+        sd_bus_flush_close_unref(bus);
+}
+
+void testbus_start_systemd(testbus *tb, const char *unit)
+{
+        testbus_start_mock(tb, "systemd", TESTBUS_SYSTEMD_NAME);
+        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMockUnit", "s", unit);
+        /* Real systemd has Subscribe(); the template lacks it. */
+        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMethod", "sssss",
+                          "org.freedesktop.systemd1.Manager", "Subscribe", "", "", "");
+        testbus_systemd_job("StartUnit", unit);
+        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "ClearCalls", "");
+}
+
+char *testbus_systemd_unit_calls(bool clear)
+{
+        sd_bus *bus = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        if (sd_bus_call_method(bus, TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "org.freedesktop.DBus.Mock",
+                               "GetCalls", &e, &reply, "") < 0)
+                fail_msg("GetCalls: %s", e.message);
+        GString *out = g_string_new("");
+        assert_true(sd_bus_message_enter_container(reply, 'a', "(tsav)") > 0);
+        uint64_t when;
+        const char *method;
+        while (sd_bus_message_enter_container(reply, 'r', "tsav") > 0) {
+                assert_true(sd_bus_message_read(reply, "ts", &when, &method) > 0);
+                bool unit_job = strcmp(method, "StartUnit") == 0 || strcmp(method, "StopUnit") == 0;
+                assert_true(sd_bus_message_enter_container(reply, 'a', "v") > 0);
+                const char *arg0 = NULL;
+                if (unit_job)
+                        assert_true(sd_bus_message_read(reply, "v", "s", &arg0) > 0);
+                while (sd_bus_message_skip(reply, "v") > 0)
+                        ;
+                assert_true(sd_bus_message_exit_container(reply) > 0);
+                assert_true(sd_bus_message_exit_container(reply) > 0);
+                if (unit_job)
+                        g_string_append_printf(out, "%s %s\n", method, arg0);
+        }
+        sd_bus_message_unref(reply);
+        sd_bus_flush_close_unref(bus);
+        if (clear)
+                testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "ClearCalls", "");
+        return g_string_free(out, FALSE);
+}

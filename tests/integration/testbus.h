@@ -91,3 +91,14 @@ char *testbus_root_file(testbus *tb, const char *rel);
  * ("" on success, g_free). MESSAGE (may be NULL) receives the error
  * message ("" on success, g_free). */
 char *testbus_call(char **message, const char *path, const char *iface, const char *method, const char *types, ...);
+
+/* python-dbusmock's systemd with UNIT loaded and running (as on a booted
+ * JetPack 5/6 board) and a Subscribe() like the real one; its call log
+ * starts empty. */
+void testbus_start_systemd(testbus *tb, const char *unit);
+/* StartUnit/StopUnit (METHOD) of UNIT on the systemd mock, as
+ * `systemctl start/stop` would do behind jetsond's back. */
+void testbus_systemd_job(const char *method, const char *unit);
+/* The mock's record of StartUnit/StopUnit calls, "Method unit" per line;
+ * CLEAR empties the record afterwards. */
+char *testbus_systemd_unit_calls(bool clear);

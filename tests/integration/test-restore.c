@@ -1,0 +1,194 @@
+/* Manager.RestoreDefaults on the AGX Orin with python-dbusmock's polkitd
+ * and systemd: after jetson_clocks on (and on at boot), a manual fan
+ * speed and a power mode other than the default, every step runs in
+ * order and reports itself; polkit must allow all three actions before
+ * anything changes; a default mode that needs a reboot is not a failure. */
+#include <string.h>
+
+#include "fixture.h"
+#include "jetsond-dbus.h"
+#include "testbus.h"
+
+#define FAN0 JD_FAN_PATH_PREFIX "0"
+#define UNIT "nvfancontrol.service"
+#define AGX_PWM "sys/devices/platform/pwm-fan/hwmon/hwmon3/pwm1"
+
+static const char *const ALL[] = { JD_ACTION_SET_FAN, JD_ACTION_SET_NVPMODEL, JD_ACTION_SET_JETSON_CLOCKS, NULL };
+
+static testbus *start(void **state)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, "agx-orin-jp62");
+        testbus_start_systemd(tb, UNIT);
+        testbus_start_polkit(tb, ALL);
+        testbus_start_daemon(tb, NULL);
+        return tb;
+}
+
+static void must(const char *path, const char *iface, const char *method, const char *types, ...)
+{
+        sd_bus *bus = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        va_list ap;
+        va_start(ap, types);
+        int r = sd_bus_call_methodv(bus, JD_BUS_NAME, path, iface, method, &e, NULL, types, ap);
+        va_end(ap);
+        if (r < 0)
+                fail_msg("%s.%s: %s: %s", iface, method, e.name, e.message);
+        sd_bus_flush_close_unref(bus);
+}
+
+/* Away from every default: jetson_clocks on and on at boot, fan at 50 %
+ * (manual), power mode MAXN (0) while the default is DEFAULT. */
+static void leave_defaults(unsigned default_mode)
+{
+        must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
+        must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetOnBoot", "b", 1);
+        must(FAN0, JD_IFACE_FAN, "SetSpeed", "d", 50.0);
+        must(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetDefaultMode", "u", default_mode);
+        g_free(testbus_systemd_unit_calls(true));
+}
+
+/* RestoreDefaults: the error name ("" on success) and the step lines. */
+static char *restore(char **lines)
+{
+        sd_bus *bus = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_MANAGER, "RestoreDefaults", &e, &reply,
+                                   "");
+        char *err = g_strdup(r < 0 ? e.name : "");
+        *lines = NULL;
+        if (r >= 0) {
+                char **strv = NULL;
+                assert_true(sd_bus_message_read_strv(reply, &strv) >= 0);
+                *lines = g_strjoinv("\n", strv);
+                g_strfreev(strv);
+        } else {
+                *lines = g_strdup(e.message);
+        }
+        sd_bus_error_free(&e);
+        sd_bus_message_unref(reply);
+        sd_bus_flush_close_unref(bus);
+        return err;
+}
+
+static bool get_bool(const char *prop)
+{
+        sd_bus *bus = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int v = -1;
+        assert_true(sd_bus_get_property_trivial(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, prop, &e, 'b',
+                                                &v) >= 0);
+        sd_bus_flush_close_unref(bus);
+        return v;
+}
+
+static void test_restores_every_default(void **state)
+{
+        testbus *tb = start(state);
+        leave_defaults(3);
+        assert_true(get_bool("Active"));
+
+        g_autofree char *lines = NULL;
+        g_autofree char *err = restore(&lines);
+        assert_string_equal(err, "");
+        assert_string_equal(lines, "jetson_clocks: switched off\n"
+                                   "jetson_clocks: not switched on at boot\n"
+                                   "fan 0 (pwmfan): profile manual -> cool\n"
+                                   "nvpmodel: mode 0 (MAXN) -> 3 (MODE_50W)");
+
+        assert_false(get_bool("Active"));
+        assert_false(get_bool("OnBoot"));
+        g_autofree char *state_file = testbus_root_file(tb, "var/lib/jetsond/jetson-clocks.state");
+        assert_non_null(strstr(state_file, "OnBoot=false"));
+        /* nvfancontrol runs again with its default profile. */
+        g_autofree char *calls = testbus_systemd_unit_calls(false);
+        assert_string_equal(calls, "StopUnit " UNIT "\nStartUnit " UNIT "\n");
+        sd_bus *bus = testbus_connect();
+        g_autofree char *profile = testbus_get_string(bus, FAN0, JD_IFACE_FAN, "Profile");
+        assert_string_equal(profile, "cool");
+        assert_int_equal(testbus_get_u32(bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode"), 3);
+        sd_bus_flush_close_unref(bus);
+        /* jetson_clocks ran --restore before nvpmodel -m, in that order. */
+        g_autofree char *log = testbus_root_file(tb, ".fake/calls.log");
+        const char *restore_at = strstr(log, "jetson_clocks --restore");
+        const char *mode_at = strstr(log, "nvpmodel -m 3");
+        assert_non_null(restore_at);
+        assert_non_null(mode_at);
+        assert_true(restore_at < mode_at);
+
+        /* Nothing left to do: every step says so, nothing runs. */
+        g_autofree char *log_before = testbus_root_file(tb, ".fake/calls.log");
+        g_autofree char *lines2 = NULL;
+        g_autofree char *err2 = restore(&lines2);
+        assert_string_equal(err2, "");
+        assert_string_equal(lines2, "jetson_clocks: already off\n"
+                                    "jetson_clocks: not switched on at boot\n"
+                                    "fan 0 (pwmfan): already cool\n"
+                                    "nvpmodel: already mode 3 (MODE_50W)");
+        g_autofree char *log_after = testbus_root_file(tb, ".fake/calls.log");
+        assert_string_equal(log_after, log_before);
+        testbus_stop_cleanly(tb);
+}
+
+/* Two of the three actions are not enough, whichever is missing. */
+static void test_needs_all_three_actions(void **state)
+{
+        testbus *tb = start(state);
+        leave_defaults(3);
+        g_autofree char *log_before = testbus_root_file(tb, ".fake/calls.log");
+        for (size_t missing = 0; missing < 3; missing++) {
+                const char *two[3];
+                size_t n = 0;
+                for (size_t i = 0; i < 3; i++)
+                        if (i != missing)
+                                two[n++] = ALL[i];
+                two[n] = NULL;
+                testbus_polkit_allow(two);
+                g_autofree char *lines = NULL;
+                g_autofree char *err = restore(&lines);
+                assert_string_equal(err, SD_BUS_ERROR_ACCESS_DENIED);
+        }
+        g_autofree char *log_after = testbus_root_file(tb, ".fake/calls.log");
+        assert_string_equal(log_after, log_before);
+        g_autofree char *calls = testbus_systemd_unit_calls(false);
+        assert_string_equal(calls, "");
+        assert_true(get_bool("Active"));
+        assert_true(get_bool("OnBoot"));
+        testbus_stop_cleanly(tb);
+}
+
+/* The AGX's shipped default, MODE_30W, has fewer CPUs online than MAXN:
+ * nvpmodel wants a reboot, which is reported, not failed. A failing step
+ * (jetson_clocks here) does not stop the others, and fails the call. */
+static void test_reboot_is_not_failure_but_errors_are(void **state)
+{
+        testbus *tb = start(state);
+        leave_defaults(2);
+        g_autofree char *lines = NULL;
+        g_autofree char *err = restore(&lines);
+        assert_string_equal(err, "");
+        assert_non_null(strstr(lines, "nvpmodel: mode 0 (MAXN) -> 2 (MODE_30W) (needs a reboot: applies at the next boot)"));
+
+        must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
+        fixture_write_str(tb->root, ".fake/jetson_clocks.fail", "Error: cannot restore\n");
+        g_autofree char *lines2 = NULL;
+        g_autofree char *err2 = restore(&lines2);
+        assert_string_equal(err2, JD_ERROR_FAILED);
+        assert_non_null(strstr(lines2, "jetson_clocks: failed: jetson_clocks --restore failed: Error: cannot restore\n"));
+        assert_non_null(strstr(lines2, "jetson_clocks: not switched on at boot\n"));
+        assert_non_null(strstr(lines2, "nvpmodel: "));
+        testbus_stop_cleanly(tb);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_teardown(test_restores_every_default, testbus_teardown),
+                cmocka_unit_test_teardown(test_needs_all_three_actions, testbus_teardown),
+                cmocka_unit_test_teardown(test_reboot_is_not_failure_but_errors_are, testbus_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
