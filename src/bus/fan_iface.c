@@ -66,9 +66,10 @@ static int get_profiles(sd_bus *bus, const char *path, const char *interface, co
 
 static const char *const set_fan[] = { JD_ACTION_SET_FAN, NULL };
 
-/* jetson_clocks drives the fan and nvpmodel re-applies jetson_clocks, so
- * a fan change waits for neither and they wait for it. */
-#define FAN_DOMAINS (JD_DOMAIN_FAN | JD_DOMAIN_NVPMODEL | JD_DOMAIN_JETSON_CLOCKS)
+/* jetson_clocks drives the fan and nvpmodel re-applies jetson_clocks:
+ * SetActive and SetMode also take the fan domain, so one lock excludes
+ * them both, while a boot default (SetDefaultMode) may change meanwhile. */
+#define FAN_DOMAINS JD_DOMAIN_FAN
 
 static void on_fan_set(const jd_result *result, void *userdata)
 {

@@ -42,9 +42,14 @@ static void record(restore_op *op, const jd_result *result)
         if (result->outcome == JD_OK) {
                 g_ptr_array_add(op->lines, g_strdup(op->done_line));
         } else if (result->outcome == JD_REBOOT_REQUIRED) {
-                /* Not a failure: the default mode applies at the next boot. */
-                g_ptr_array_add(op->lines, g_strdup_printf("%s (needs a reboot: applies at the next boot)",
-                                                           op->done_line));
+                /* Not a failure: the default mode applies at the next boot
+                 * once nvpmodel's saved mode is gone. */
+                jd_result discarded;
+                if (jd_nvpmodel_discard_state(op->w->svc->sr, &discarded))
+                        g_ptr_array_add(op->lines, g_strdup_printf("%s (needs a reboot: applies at the next boot)",
+                                                                   op->done_line));
+                else
+                        record(op, &discarded);
         } else {
                 op->failed = true;
                 g_ptr_array_add(op->lines, g_strdup_printf("%s: failed: %s", op->name, result->message));
@@ -157,7 +162,7 @@ static bool step_nvpmodel(restore_op *op)
                 g_snprintf(op->done_line, sizeof(op->done_line), "nvpmodel: mode %u (%s) -> %u (%s)",
                            (unsigned) nv->current_id.value, nv->current_name, id, name);
         else
-                g_snprintf(op->done_line, sizeof(op->done_line), "nvpmodel: mode -> %u (%s)", id, name);
+                g_snprintf(op->done_line, sizeof(op->done_line), "nvpmodel: mode unknown -> %u (%s)", id, name);
         const jd_sample *s = svc->sample;
         bool clocks = s->jetson_clocks_active.present && s->jetson_clocks_active.value;
         jd_nvpmodel_set_mode(svc->sr, &svc->config, id, name, clocks, on_step_done, op);

@@ -81,7 +81,7 @@ static bool mode_is_current(const jd_sysroot *sr, unsigned id)
 {
         g_autofree char *text = NULL;
         jd_nvpmodel_sample now = { 0 };
-        return jd_read_text(sr, "/var/lib/nvpmodel/status", 4096, &text) == 0 &&
+        return jd_read_text(sr, JD_NVPMODEL_STATUS, 4096, &text) == 0 &&
                jd_parse_nvpmodel_status(text, &now) && now.current_id.present && now.current_id.value == id;
 }
 

@@ -1,7 +1,10 @@
 #include "nvpmodel_control.h"
 
+#include <errno.h>
 #include <glib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atomic_file.h"
 #include "config_edit.h"
@@ -136,5 +139,16 @@ void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result *resul
                 jd_result_set(result, JD_FAILED, "Cannot rewrite /etc/nvpmodel.conf: %s", g_strerror(-r));
                 return;
         }
-        jd_result_set(result, JD_OK, "Boot power mode set to %u", id);
+        if (jd_nvpmodel_discard_state(sr, result))
+                jd_result_set(result, JD_OK, "Boot power mode set to %u", id);
+}
+
+bool jd_nvpmodel_discard_state(const jd_sysroot *sr, jd_result *result)
+{
+        char host[PATH_MAX];
+        if (jd_sysroot_host_path(sr, JD_NVPMODEL_STATUS, host, sizeof(host)) < 0 || unlink(host) == 0 ||
+            errno == ENOENT)
+                return true;
+        jd_result_set(result, JD_FAILED, "Cannot remove %s: %s", JD_NVPMODEL_STATUS, g_strerror(errno));
+        return false;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "nvpmodel.h"
 #include "result.h"
 #include "sysroot.h"
 
@@ -16,5 +17,12 @@ void jd_nvpmodel_set_mode(const jd_sysroot *sr, const jd_config *cfg, unsigned i
                           bool jetson_clocks_active, jd_result_fn done, void *userdata);
 
 /* Rewrites `< PM_CONFIG DEFAULT=n >` in the conf (atomically, the rest of
- * the file byte for byte). Synchronous: one small local file. */
+ * the file byte for byte), then discards nvpmodel's saved state.
+ * Synchronous: small local files. */
 void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result *result);
+
+/* Removes nvpmodel's status file (fact sheet §8): at boot nvpmodel
+ * applies the mode saved there, and the conf's default only without it.
+ * The current mode is unknown until then. False with RESULT set if the
+ * file exists and cannot be removed. */
+bool jd_nvpmodel_discard_state(const jd_sysroot *sr, jd_result *result);

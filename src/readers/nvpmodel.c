@@ -7,7 +7,6 @@
 #include "parse.h"
 
 #define CONF "/etc/nvpmodel.conf"
-#define STATUS "/var/lib/nvpmodel/status"
 
 struct jd_nvpmodel_reader {
         jd_cached_file conf, status;
@@ -109,7 +108,7 @@ jd_nvpmodel_reader *jd_nvpmodel_reader_new(const jd_sysroot *sr)
         if (!r)
                 return NULL;
         jd_cached_file_init(&r->conf, sr, CONF, 1 << 20);
-        jd_cached_file_init(&r->status, sr, STATUS, 256);
+        jd_cached_file_init(&r->status, sr, JD_NVPMODEL_STATUS, 256);
         jd_nvpmodel_reader_sample(r);
         return r;
 }

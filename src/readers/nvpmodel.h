@@ -2,6 +2,10 @@
  * /var/lib/nvpmodel/status, without running the tool (which can hang). */
 #pragma once
 
+/* nvpmodel's saved state: the current mode, and the mode applied at the
+ * next boot while it exists (fact sheet §8). */
+#define JD_NVPMODEL_STATUS "/var/lib/nvpmodel/status"
+
 #include "opt.h"
 #include "sysfile.h"
 

@@ -43,10 +43,12 @@ static void must(const char *path, const char *iface, const char *method, const 
  * (manual), power mode MAXN (0) while the default is DEFAULT. */
 static void leave_defaults(unsigned default_mode)
 {
+        /* SetDefaultMode discards nvpmodel's saved mode; SetMode saves it. */
+        must(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetDefaultMode", "u", default_mode);
+        must(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "u", 0);
         must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
         must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetOnBoot", "b", 1);
         must(FAN0, JD_IFACE_FAN, "SetSpeed", "d", 50.0);
-        must(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetDefaultMode", "u", default_mode);
         g_free(testbus_systemd_unit_calls(true));
 }
 
@@ -171,6 +173,9 @@ static void test_reboot_is_not_failure_but_errors_are(void **state)
         g_autofree char *err = restore(&lines);
         assert_string_equal(err, "");
         assert_non_null(strstr(lines, "nvpmodel: mode 0 (MAXN) -> 2 (MODE_30W) (needs a reboot: applies at the next boot)"));
+        /* ... because nvpmodel's saved mode is gone. */
+        g_autofree char *status = testbus_root_file(tb, "var/lib/nvpmodel/status");
+        assert_string_equal(status, "<missing>");
 
         must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
         fixture_write_str(tb->root, ".fake/jetson_clocks.fail", "Error: cannot restore\n");
