@@ -55,14 +55,7 @@ static gboolean finish_later(gpointer data)
 
 static bool tool_failed(clocks_op *op, const jd_tool_result *r, const char *what)
 {
-        if (r->exited && r->exit_status == 0)
-                return false;
-        g_autofree char *line = jd_tool_last_line(r->output);
-        if (r->timed_out)
-                jd_result_set(&op->result, JD_TIMEOUT, "%s did not finish within %u s", what, op->timeout_ms / 1000);
-        else
-                jd_result_set(&op->result, r->started ? JD_FAILED : JD_NOT_SUPPORTED, "%s failed: %s", what, line);
-        return true;
+        return jd_tool_failed(r, what, op->timeout_ms, &op->result);
 }
 
 static void on_applied(const jd_tool_result *r, void *data)
