@@ -50,16 +50,6 @@ static char *current_boot_id(const jd_sysroot *sr)
         return g_strdup(id);
 }
 
-/* The fan PWM files, whose values jetson_clocks must not change. */
-static void fan_pwm_paths(const jd_service *svc, const char *paths[JD_MAX_FANS + 1])
-{
-        size_t n = 0;
-        for (size_t i = 0; svc->sample->fans && i < svc->sample->fans->n; i++)
-                if (svc->sample->fans->fans[i].pwm_path[0])
-                        paths[n++] = svc->sample->fans->fans[i].pwm_path;
-        paths[n] = NULL;
-}
-
 static bool is_active(const jd_service *svc)
 {
         return svc->sample->jetson_clocks_active.present && svc->sample->jetson_clocks_active.value;
@@ -87,7 +77,7 @@ bool jd_jetson_clocks_switch(jd_service *svc, bool on, jd_result_fn done, void *
                 return false;
         }
         const char *pwms[JD_MAX_FANS + 1];
-        fan_pwm_paths(svc, pwms);
+        jd_service_fan_pwm_paths(svc, pwms);
         jd_jetson_clocks_set(svc->sr, &svc->config, on, pwms, done, userdata);
         return true;
 }
@@ -200,7 +190,7 @@ static gboolean on_boot_delay(gpointer data)
         if (is_active(svc) || !self->on_boot || !jd_domains_lock(svc, CLOCKS_DOMAINS))
                 return G_SOURCE_REMOVE;
         const char *pwms[JD_MAX_FANS + 1];
-        fan_pwm_paths(svc, pwms);
+        jd_service_fan_pwm_paths(svc, pwms);
         jd_jetson_clocks_set(svc->sr, &svc->config, true, pwms, on_boot_applied, self);
         return G_SOURCE_REMOVE;
 }

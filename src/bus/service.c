@@ -70,6 +70,15 @@ jd_fan_switch jd_service_fan_switch(jd_service *svc)
         return (jd_fan_switch) { .run = switch_fan_service, .data = svc };
 }
 
+void jd_service_fan_pwm_paths(const jd_service *svc, const char *paths[JD_MAX_FANS + 1])
+{
+        size_t n = 0;
+        for (size_t i = 0; svc->sample->fans && i < svc->sample->fans->n; i++)
+                if (svc->sample->fans->fans[i].pwm_path[0])
+                        paths[n++] = svc->sample->fans->fans[i].pwm_path;
+        paths[n] = NULL;
+}
+
 static bool has_nvfancontrol(const jd_fan_sample *fans)
 {
         for (size_t i = 0; fans && i < fans->n; i++)

@@ -63,6 +63,10 @@ void jd_service_set_interval(jd_service *svc, uint64_t interval_us);
  * like a regular tick: Sample and PropertiesChanged. */
 void jd_service_resample(jd_service *svc);
 
+/* The fans' PWM files (in-root, NULL-terminated), whose values
+ * jetson_clocks must not change. */
+void jd_service_fan_pwm_paths(const jd_service *svc, const char *paths[JD_MAX_FANS + 1]);
+
 /* Starts and stops nvfancontrol.service through systemd, for
  * src/control/fan_control.c. */
 jd_fan_switch jd_service_fan_switch(jd_service *svc);

@@ -16,7 +16,9 @@ typedef struct {
         unsigned timeout_ms;
         unsigned id;
         char mode_name[64];
+        const jd_config *cfg;
         bool reapply_clocks;
+        char **fan_pwms;              /* kept by jetson_clocks both ways */
         jd_result result;
         jd_result_fn done;
         void *userdata;
@@ -25,18 +27,18 @@ typedef struct {
 static void finish(set_mode *op)
 {
         op->done(&op->result, op->userdata);
+        g_strfreev(op->fan_pwms);
         g_free(op);
 }
 
-static void on_clocks_reapplied(const jd_tool_result *r, void *data)
+static void on_clocks_reapplied(const jd_result *result, void *data)
 {
         set_mode *op = data;
         /* The mode outcome stands; a failed re-apply is added to it. */
-        if (!r->exited || r->exit_status != 0) {
-                g_autofree char *line = jd_tool_last_line(r->output);
+        if (result->outcome != JD_OK) {
                 size_t len = strlen(op->result.message);
                 g_snprintf(op->result.message + len, sizeof(op->result.message) - len,
-                           "%sjetson_clocks could not be applied again: %s", len ? "; " : "", line);
+                           "%sjetson_clocks could not be applied again: %s", len ? "; " : "", result->message);
                 if (op->result.outcome == JD_OK)
                         op->result.outcome = JD_FAILED;
         }
@@ -67,7 +69,10 @@ static void on_nvpmodel(const jd_tool_result *r, void *data)
                 jd_result_set(&op->result, JD_OK, "Power mode %u (%s) set", op->id, op->mode_name);
         }
         if (op->reapply_clocks) {
-                jd_tool_run(op->sr, "jetson_clocks", NULL, op->timeout_ms, on_clocks_reapplied, op);
+                /* Stores the new mode's limits, so a later SetActive(false)
+                 * restores those and not the old mode's. */
+                jd_jetson_clocks_set(op->sr, op->cfg, true, (const char *const *) op->fan_pwms, on_clocks_reapplied,
+                                     op);
                 return;
         }
         finish(op);
@@ -81,13 +86,11 @@ static void run_nvpmodel(set_mode *op)
         jd_tool_run(op->sr, "nvpmodel", args, op->timeout_ms, on_nvpmodel, op);
 }
 
-static void on_clocks_restored(const jd_tool_result *r, void *data)
+static void on_clocks_restored(const jd_result *result, void *data)
 {
         set_mode *op = data;
-        if (!r->exited || r->exit_status != 0) {
-                g_autofree char *line = jd_tool_last_line(r->output);
-                jd_result_set(&op->result, r->timed_out ? JD_TIMEOUT : JD_FAILED,
-                              "jetson_clocks --restore failed before the mode change: %s", line);
+        if (result->outcome != JD_OK) {
+                jd_result_set(&op->result, result->outcome, "Before the mode change: %s", result->message);
                 finish(op);
                 return;
         }
@@ -95,10 +98,12 @@ static void on_clocks_restored(const jd_tool_result *r, void *data)
 }
 
 void jd_nvpmodel_set_mode(const jd_sysroot *sr, const jd_config *cfg, unsigned id, const char *mode_name,
-                          bool jetson_clocks_active, jd_result_fn done, void *userdata)
+                          bool jetson_clocks_active, const char *const *fan_pwms, jd_result_fn done, void *userdata)
 {
         set_mode *op = g_new0(set_mode, 1);
         op->sr = sr;
+        op->cfg = cfg;
+        op->fan_pwms = g_strdupv((char **) fan_pwms);
         op->timeout_ms = cfg->tool_timeout_ms;
         op->id = id;
         g_strlcpy(op->mode_name, mode_name ? mode_name : "", sizeof(op->mode_name));
@@ -108,8 +113,7 @@ void jd_nvpmodel_set_mode(const jd_sysroot *sr, const jd_config *cfg, unsigned i
         /* Restore only what jetsond stored; clocks pinned by someone else
          * are reset by the mode change itself. */
         if (jetson_clocks_active && jd_sysroot_exists(sr, JD_JETSON_CLOCKS_STORE)) {
-                const char *args[] = { "--restore", JD_JETSON_CLOCKS_STORE, NULL };
-                jd_tool_run(sr, "jetson_clocks", args, op->timeout_ms, on_clocks_restored, op);
+                jd_jetson_clocks_set(sr, cfg, false, fan_pwms, on_clocks_restored, op);
                 return;
         }
         run_nvpmodel(op);

@@ -1,8 +1,11 @@
-/* Manager.RestoreDefaults on the AGX Orin with python-dbusmock's polkitd
- * and systemd: after jetson_clocks on (and on at boot), a manual fan
- * speed and a power mode other than the default, every step runs in
- * order and reports itself; polkit must allow all three actions before
- * anything changes; a default mode that needs a reboot is not a failure. */
+/* Changes that span jetson_clocks, the fan and nvpmodel, on the AGX Orin
+ * with python-dbusmock's polkitd and systemd.
+ *
+ * Manager.RestoreDefaults: after jetson_clocks on (and on at boot), a
+ * manual fan speed and a power mode other than the default, every step
+ * runs in order and reports itself; polkit must allow all three actions
+ * before anything changes; a default mode that needs a reboot is not a
+ * failure. And NVPModel.SetMode while jetson_clocks is on. */
 #include <string.h>
 
 #include "fixture.h"
@@ -188,12 +191,36 @@ static void test_reboot_is_not_failure_but_errors_are(void **state)
         testbus_stop_cleanly(tb);
 }
 
+/* A mode change resets the clock limits: jetson_clocks is restored, the
+ * mode set, and jetson_clocks stored (the new mode's limits) and applied
+ * again, with the fan's PWM kept throughout. */
+static void test_set_mode_with_jetson_clocks_on(void **state)
+{
+        testbus *tb = start(state);
+        must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
+        g_autofree char *pwm_before = testbus_root_file(tb, AGX_PWM);
+        g_autofree char *log_before = testbus_root_file(tb, ".fake/calls.log");
+        must(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "u", 3);
+        g_autofree char *log_after = testbus_root_file(tb, ".fake/calls.log");
+        assert_true(g_str_has_prefix(log_after, log_before));
+        assert_string_equal(log_after + strlen(log_before),
+                            "jetson_clocks --restore /var/lib/jetsond/l4t_dfs.conf\n"
+                            "nvpmodel -m 3\n"
+                            "jetson_clocks --store /var/lib/jetsond/l4t_dfs.conf\n"
+                            "jetson_clocks\n");
+        g_autofree char *pwm_after = testbus_root_file(tb, AGX_PWM);
+        assert_string_equal(pwm_after, pwm_before);
+        assert_true(get_bool("Active"));
+        testbus_stop_cleanly(tb);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_restores_every_default, testbus_teardown),
                 cmocka_unit_test_teardown(test_needs_all_three_actions, testbus_teardown),
                 cmocka_unit_test_teardown(test_reboot_is_not_failure_but_errors_are, testbus_teardown),
+                cmocka_unit_test_teardown(test_set_mode_with_jetson_clocks_on, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
