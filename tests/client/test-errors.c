@@ -55,6 +55,15 @@ static void test_denied(void **state)
         assert_non_null(strstr(out, "MAXN"));
 }
 
+static void test_denied_restore(void **state)
+{
+        jc_start_with_polkit(state, "agx-orin-jp62", NULL);
+        expect(4,
+               "jetsonctl: restoring defaults: not authorized (" JD_ACTION_SET_FAN " " JD_ACTION_SET_NVPMODEL
+               " " JD_ACTION_SET_JETSON_CLOCKS ")\n",
+               "restore", NULL);
+}
+
 static void test_not_running(void **state)
 {
         testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
@@ -159,6 +168,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_denied, testbus_teardown),
+                cmocka_unit_test_teardown(test_denied_restore, testbus_teardown),
                 cmocka_unit_test_teardown(test_not_running, testbus_teardown),
                 cmocka_unit_test(test_no_bus),
                 cmocka_unit_test_teardown(test_invalid_arguments, testbus_teardown),

@@ -42,17 +42,6 @@ static void test_serial(void **state)
 static void test_nvpmodel(void **state)
 {
         jc_start_with_polkit(state, "agx-orin-jp62", ALL);
-        g_autofree char *out = jc_ok("nvpmodel", "default", "MODE_50W", NULL);
-        assert_string_equal(out, "");
-        wait_json("nvpmodel", "default_mode", "3");
-        g_autofree char *by_id = jc_ok("nvpmodel", "default", "1", NULL);
-        assert_string_equal(by_id, ""); /* changes print nothing */
-        wait_json("nvpmodel", "default_mode", "1");
-        /* Names are matched ignoring case when nothing matches exactly. */
-        g_autofree char *by_name = jc_ok("nvpmodel", "default", "mode_30w", NULL);
-        assert_string_equal(by_name, ""); /* changes print nothing */
-        wait_json("nvpmodel", "default_mode", "2");
-
         /* On the AGX Orin fixture MODE_15W changes the online cores, so
          * nvpmodel wants a reboot: jetsond refuses, the mode stays. */
         jc_result r = jc_run("nvpmodel", "set", "MODE_15W", NULL);
@@ -65,6 +54,22 @@ static void test_nvpmodel(void **state)
         /* The current mode again: nothing to do, success. */
         g_autofree char *same = jc_ok("nvpmodel", "set", "MAXN", NULL);
         assert_string_equal(same, "");
+
+        g_autofree char *out = jc_ok("nvpmodel", "default", "MODE_50W", NULL);
+        assert_string_equal(out, "");
+        wait_json("nvpmodel", "default_mode", "3");
+        /* A new default discards nvpmodel's saved mode: unknown until the
+         * next boot (the contract's Mode), and jetsonctl says so. */
+        wait_json("nvpmodel", "mode", "4294967295");
+        g_autofree char *list = jc_ok("nvpmodel", NULL);
+        jc_check_golden("agx-orin-jp62.nvpmodel-new-default", list);
+        g_autofree char *by_id = jc_ok("nvpmodel", "default", "1", NULL);
+        assert_string_equal(by_id, ""); /* changes print nothing */
+        wait_json("nvpmodel", "default_mode", "1");
+        /* Names are matched ignoring case when nothing matches exactly. */
+        g_autofree char *by_name = jc_ok("nvpmodel", "default", "mode_30w", NULL);
+        assert_string_equal(by_name, ""); /* changes print nothing */
+        wait_json("nvpmodel", "default_mode", "2");
 }
 
 static void test_clocks(void **state)
@@ -188,6 +193,33 @@ static void test_swap(void **state)
         jc_result_clear(&r);
 }
 
+/* restore after jetson_clocks on (also at boot) and a manual fan speed:
+ * one line per step on stdout, and everything back (Nano, JetPack 4:
+ * no systemd needed for the fan). */
+static void test_restore(void **state)
+{
+        jc_start_with_polkit(state, "nano-jp46", ALL);
+        g_autofree char *a = jc_ok("clocks", "on", NULL), *b = jc_ok("clocks", "boot", "on", NULL);
+        g_autofree char *c = jc_ok("fan", "speed", "70", NULL);
+        wait_json("clocks", "active", "true");
+        wait_json("fan", "fans.[0].profile", "\"manual\"");
+
+        g_autofree char *steps = jc_ok("restore", NULL);
+        /* Wording is for people; one line per step, each naming its part. */
+        g_auto(GStrv) lines = g_strsplit(steps, "\n", -1);
+        assert_true(g_strv_length(lines) >= 4);
+        assert_true(g_str_has_prefix(lines[0], "jetson_clocks"));
+        assert_non_null(strstr(steps, "fan 0"));
+        assert_non_null(strstr(steps, "nvpmodel"));
+        wait_json("clocks", "active", "false");
+        wait_json("clocks", "on_boot", "false");
+        wait_json("fan", "fans.[0].profile", "\"temp_control\"");
+
+        g_autofree char *json = jc_ok("restore", "--json", NULL);
+        g_autoptr(JsonNode) j = jc_parse_json(json);
+        assert_true(json_array_get_length(json_node_get_array(jc_json_at(j, "steps"))) >= 3);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -198,6 +230,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_fan_jetpack6, testbus_teardown),
                 cmocka_unit_test_teardown(test_fan_jetpack4, testbus_teardown),
                 cmocka_unit_test_teardown(test_swap, testbus_teardown),
+                cmocka_unit_test_teardown(test_restore, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
