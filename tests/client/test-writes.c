@@ -201,6 +201,9 @@ static void test_restore(void **state)
         jc_start_with_polkit(state, "nano-jp46", ALL);
         g_autofree char *a = jc_ok("clocks", "on", NULL), *b = jc_ok("clocks", "boot", "on", NULL);
         g_autofree char *c = jc_ok("fan", "speed", "70", NULL);
+        assert_string_equal(a, "");
+        assert_string_equal(b, "");
+        assert_string_equal(c, "");
         wait_json("clocks", "active", "true");
         wait_json("fan", "fans.[0].profile", "\"manual\"");
 
