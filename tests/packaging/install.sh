@@ -1,14 +1,15 @@
 #!/bin/sh
-# install.sh BUILDDIR EXPECTED LIBEXECDIR DATADIR UNITDIR
+# install.sh BUILDDIR EXPECTED LIBEXECDIR DATADIR UNITDIR BINDIR MANDIR
 #
 # Runs "meson install" of BUILDDIR into a temporary DESTDIR and compares the
 # installed files with EXPECTED, a list of paths in which @LIBEXECDIR@,
-# @DATADIR@ and @UNITDIR@ stand for the absolute directories of this build
+# @DATADIR@, @UNITDIR@, @BINDIR@ and @MANDIR@ stand for the absolute
+# directories of this build
 # (given as arguments by tests/packaging/meson.build, so any --prefix works).
 # Then checks the file modes and the ExecStart= line of the installed unit.
 set -eu
 
-builddir=$1 expected=$2 libexecdir=$3 datadir=$4 unitdir=$5
+builddir=$1 expected=$2 libexecdir=$3 datadir=$4 unitdir=$5 bindir=$6 mandir=$7
 
 if ! command -v meson >/dev/null 2>&1; then
     echo "SKIP: meson is not in PATH"
@@ -32,7 +33,9 @@ sed_esc() { printf '%s\n' "$1" | sed 's/[\\|&]/\\&/g'; }
 grep -v -e '^#' -e '^[[:space:]]*$' "$expected" |
     sed -e "s|@LIBEXECDIR@|$(sed_esc "$libexecdir")|g" \
         -e "s|@DATADIR@|$(sed_esc "$datadir")|g" \
-        -e "s|@UNITDIR@|$(sed_esc "$unitdir")|g" |
+        -e "s|@UNITDIR@|$(sed_esc "$unitdir")|g" \
+        -e "s|@BINDIR@|$(sed_esc "$bindir")|g" \
+        -e "s|@MANDIR@|$(sed_esc "$mandir")|g" |
     LC_ALL=C sort >"$tmp/expected"
 (cd "$dest" && find . ! -type d) | sed 's|^\.||' | LC_ALL=C sort >"$tmp/actual"
 
@@ -42,14 +45,18 @@ if ! diff -u "$tmp/expected" "$tmp/actual" >"$tmp/diff"; then
     fail "installed file list"
 fi
 
-# Modes: the daemon 0755, everything else 0644; only regular files.
+# Modes: the daemon and the client 0755, everything else 0644; only
+# regular files.
 while IFS= read -r f; do
     if [ -L "$dest$f" ] || [ ! -f "$dest$f" ]; then
         fail "$f is not a regular file"
         continue
     fi
     mode=$(stat -c %a "$dest$f")
-    if [ "$f" = "$libexecdir/jetsond" ]; then want=755; else want=644; fi
+    case "$f" in
+        "$libexecdir/jetsond"|"$bindir/jetsonctl") want=755 ;;
+        *) want=644 ;;
+    esac
     [ "$mode" = "$want" ] || fail "$f has mode $mode, expected $want"
 done <"$tmp/actual"
 
@@ -66,7 +73,7 @@ else
 fi
 [ -x "$dest$libexecdir/jetsond" ] || fail "$libexecdir/jetsond is not installed as an executable"
 while IFS= read -r f; do
-    [ "$f" = "$libexecdir/jetsond" ] && continue
+    [ "$f" = "$libexecdir/jetsond" ] || [ "$f" = "$bindir/jetsonctl" ] && continue
     if grep -n -H '@[A-Za-z_][A-Za-z0-9_]*@' "$dest$f" >"$tmp/at"; then
         sed "s|^$(sed_esc "$dest")|    |" "$tmp/at"
         fail "unsubstituted @...@ in $f"
