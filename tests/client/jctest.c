@@ -18,14 +18,7 @@ static jc_result run_v(const char *first, va_list ap)
         g_ptr_array_add(argv, g_strdup("timeout"));
         g_ptr_array_add(argv, g_strdup("-k2"));
         g_ptr_array_add(argv, g_strdup("20"));
-        const char *wrapper = g_getenv("JETSONCTL_TEST_WRAPPER");
-        if (wrapper && *wrapper) {
-                char **words = NULL;
-                assert_true(g_shell_parse_argv(wrapper, NULL, &words, NULL));
-                for (char **w = words; *w; w++)
-                        g_ptr_array_add(argv, g_strdup(*w));
-                g_strfreev(words);
-        }
+        testbus_add_wrapper(argv, "JETSONCTL_TEST_WRAPPER");
         g_ptr_array_add(argv, g_strdup(JETSONCTL_PATH));
         for (const char *a = first; a; a = va_arg(ap, const char *))
                 g_ptr_array_add(argv, g_strdup(a));

@@ -22,17 +22,6 @@ static const char *const ALL_BUT_SET_FAN[] = { JD_ACTION_SET_NVPMODEL, JD_ACTION
                                                JD_ACTION_MANAGE_SWAP, JD_ACTION_DROP_CACHES,
                                                JD_ACTION_READ_SERIAL, NULL };
 
-static testbus *start_agx(void **state, const char *const *allowed)
-{
-        testbus *tb = testbus_new(NULL);
-        *state = tb;
-        testbus_make_root(tb, "agx-orin-jp62");
-        testbus_start_systemd(tb, UNIT);
-        testbus_start_polkit(tb, allowed);
-        testbus_start_daemon(tb, NULL);
-        return tb;
-}
-
 /* Calls a Fan method on fan 0; the error name, "" on success. */
 #define call(method, ...) testbus_call(NULL, FAN0, JD_IFACE_FAN, method, __VA_ARGS__)
 
@@ -73,7 +62,7 @@ static void wait_profile(const char *want)
 
 static void test_profile_switch_restarts_nvfancontrol(void **state)
 {
-        testbus *tb = start_agx(state, ALL_ACTIONS);
+        testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL_ACTIONS, UNIT);
         wait_profile("cool");
         g_autofree char *conf_before = testbus_root_file(tb, AGX_CONF);
 
@@ -100,7 +89,7 @@ static void test_profile_switch_restarts_nvfancontrol(void **state)
 
 static void test_manual_profile_only_stops(void **state)
 {
-        testbus *tb = start_agx(state, ALL_ACTIONS);
+        testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL_ACTIONS, UNIT);
         wait_profile("cool");
         g_autofree char *conf_before = testbus_root_file(tb, AGX_CONF);
         g_autofree char *err = call("SetProfile", "s", "manual");
@@ -118,7 +107,7 @@ static void test_manual_profile_only_stops(void **state)
 
 static void test_speed_stops_nvfancontrol_first(void **state)
 {
-        testbus *tb = start_agx(state, ALL_ACTIONS);
+        testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL_ACTIONS, UNIT);
         wait_profile("cool");
         g_autofree char *err = call("SetSpeed", "d", 50.0);
         assert_string_equal(err, "");
@@ -142,7 +131,7 @@ static void test_speed_stops_nvfancontrol_first(void **state)
 
 static void test_denied_changes_nothing(void **state)
 {
-        testbus *tb = start_agx(state, ALL_BUT_SET_FAN);
+        testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL_BUT_SET_FAN, UNIT);
         wait_profile("cool");
         g_autofree char *conf_before = testbus_root_file(tb, AGX_CONF);
         g_autofree char *err = call("SetSpeed", "d", 80.0);
@@ -164,7 +153,7 @@ static void test_denied_changes_nothing(void **state)
  * systemd. */
 static void test_invalid_arguments(void **state)
 {
-        testbus *tb = start_agx(state, ALL_ACTIONS);
+        testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL_ACTIONS, UNIT);
         const double bad[] = { -0.5, 100.01, NAN, INFINITY };
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
                 g_autofree char *err = call("SetSpeed", "d", bad[i]);
@@ -208,7 +197,7 @@ static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 
 static void test_outside_stop_means_manual(void **state)
 {
-        testbus *tb = start_agx(state, ALL_ACTIONS);
+        testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL_ACTIONS, UNIT);
         wait_profile("cool");
         sd_bus *bus = testbus_connect();
         bool manual = false;
@@ -225,11 +214,7 @@ static void test_outside_stop_means_manual(void **state)
 
 static void test_jp4_temp_control(void **state)
 {
-        testbus *tb = testbus_new(NULL);
-        *state = tb;
-        testbus_make_root(tb, "nano-jp46");
-        testbus_start_polkit(tb, ALL_ACTIONS);
-        testbus_start_daemon(tb, NULL);
+        testbus *tb = testbus_start_with_mocks(state, "nano-jp46", ALL_ACTIONS, NULL);
         g_autofree char *p0 = fan_string("Profile");
         assert_string_equal(p0, "temp_control");
 

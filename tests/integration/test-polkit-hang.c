@@ -44,55 +44,6 @@ static void release_polkit(void)
         testbus_mock_call(TESTBUS_POLKIT_NAME, TESTBUS_POLKIT_PATH, "ReleaseHangingCalls", "");
 }
 
-/* A call whose answer is awaited later, on its own connection. */
-typedef struct {
-        sd_bus *bus;
-        bool done;
-        char *error;                  /* "" for success */
-} pending;
-
-static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        (void) ret_error;
-        pending *p = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-        p->error = g_strdup(e ? e->name : "");
-        p->done = true;
-        return 0;
-}
-
-static pending *start_call(const char *iface, const char *method, const char *types, ...)
-{
-        pending *p = g_new0(pending, 1);
-        p->bus = testbus_connect();
-        sd_bus_message *m = NULL;
-        assert_true(sd_bus_message_new_method_call(p->bus, &m, JD_BUS_NAME, JD_OBJECT_PATH, iface, method) >= 0);
-        va_list ap;
-        va_start(ap, types);
-        assert_true(sd_bus_message_appendv(m, types, ap) >= 0);
-        va_end(ap);
-        assert_true(sd_bus_call_async(p->bus, NULL, m, on_reply, p, 60 * G_USEC_PER_SEC) >= 0);
-        sd_bus_message_unref(m);
-        assert_true(sd_bus_flush(p->bus) >= 0);
-        return p;
-}
-
-static const char *finish_call(pending *p)
-{
-        testbus_pump(p->bus, 30 * G_USEC_PER_SEC, &p->done);
-        if (!p->done)
-                fail_msg("no answer within 30 s");
-        return p->error;
-}
-
-static void pending_free(pending *p)
-{
-        if (p->bus)
-                sd_bus_flush_close_unref(p->bus);
-        g_free(p->error);
-        g_free(p);
-}
-
 /* Until polkit holds a question (jetsond asked it), at most 20 s. */
 static void wait_for_polkit_question(void)
 {
@@ -142,7 +93,7 @@ static void test_reads_served_while_polkit_hangs(void **state)
 {
         testbus *tb = start(state);
         g_autofree char *calls = testbus_root_file(tb, CALLS);
-        pending *w = start_call(JD_IFACE_NVPMODEL, "SetMode", "u", 0);
+        testbus_pending *w = testbus_call_start(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "u", 0);
         wait_for_polkit_question();
 
         sd_bus *reader = testbus_connect();
@@ -159,11 +110,11 @@ static void test_reads_served_while_polkit_hangs(void **state)
         assert_string_equal(ran, calls);
 
         release_polkit();
-        assert_string_equal(finish_call(w), "");
+        assert_string_equal(testbus_call_finish(w), "");
         g_autofree char *status = testbus_root_file(tb, NVPMODEL_STATUS);
         assert_string_equal(status, "pmode:0000 fmode:quiet\n");
         assert_int_equal(testbus_get_u32(reader, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode"), 0);
-        pending_free(w);
+        testbus_pending_free(w);
         sd_bus_flush_close_unref(reader);
         testbus_stop_cleanly(tb);
 }
@@ -173,7 +124,7 @@ static void test_reads_served_while_polkit_hangs(void **state)
 static void test_busy_while_waiting(void **state)
 {
         testbus *tb = start(state);
-        pending *w = start_call(JD_IFACE_NVPMODEL, "SetMode", "u", 0);
+        testbus_pending *w = testbus_call_start(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "u", 0);
         wait_for_polkit_question();
 
         g_autofree char *msg = NULL;
@@ -190,10 +141,10 @@ static void test_busy_while_waiting(void **state)
         assert_string_equal(err4, SD_BUS_ERROR_INVALID_ARGS);
 
         release_polkit();
-        assert_string_equal(finish_call(w), "");
+        assert_string_equal(testbus_call_finish(w), "");
         g_autofree char *status = testbus_root_file(tb, NVPMODEL_STATUS);
         assert_string_equal(status, "pmode:0000 fmode:quiet\n");
-        pending_free(w);
+        testbus_pending_free(w);
 
         /* The lock went with the answer. */
         testbus_mock_call(TESTBUS_POLKIT_NAME, TESTBUS_POLKIT_PATH, "SimulateHang", "b", 0);
@@ -205,7 +156,7 @@ static void test_busy_while_waiting(void **state)
 static void test_busy_jetson_clocks(void **state)
 {
         testbus *tb = start(state);
-        pending *w = start_call(JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
+        testbus_pending *w = testbus_call_start(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
         wait_for_polkit_question();
 
         g_autofree char *err = testbus_call(NULL, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 0);
@@ -215,8 +166,8 @@ static void test_busy_jetson_clocks(void **state)
         /* Only the power mode is locked by neither: SetOnBoot and
          * SetDefaultMode list no Busy against a jetson_clocks change, so
          * they wait for polkit like anything else. */
-        pending *on_boot = start_call(JD_IFACE_JETSON_CLOCKS, "SetOnBoot", "b", 1);
-        pending *def = start_call(JD_IFACE_NVPMODEL, "SetDefaultMode", "u", 2);
+        testbus_pending *on_boot = testbus_call_start(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetOnBoot", "b", 1);
+        testbus_pending *def = testbus_call_start(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetDefaultMode", "u", 2);
         g_usleep(200000);
         testbus_pump(on_boot->bus, 0, NULL);
         testbus_pump(def->bus, 0, NULL);
@@ -224,7 +175,7 @@ static void test_busy_jetson_clocks(void **state)
         assert_false(def->done);
 
         release_polkit();
-        assert_string_equal(finish_call(w), "");
+        assert_string_equal(testbus_call_finish(w), "");
         /* Released before the two later questions reached polkit? Then
          * they are held again: keep releasing until they are answered. */
         uint64_t deadline = testbus_now_us() + 20 * G_USEC_PER_SEC;
@@ -233,16 +184,16 @@ static void test_busy_jetson_clocks(void **state)
                 testbus_pump(on_boot->bus, 50000, &on_boot->done);
                 testbus_pump(def->bus, 50000, &def->done);
         }
-        assert_string_equal(finish_call(on_boot), "");
-        assert_string_equal(finish_call(def), "");
+        assert_string_equal(testbus_call_finish(on_boot), "");
+        assert_string_equal(testbus_call_finish(def), "");
         g_autofree char *saved = testbus_root_file(tb, CLOCKS_STATE);
         assert_string_equal(saved, "[JetsonClocks]\nOnBoot=true\n");
         sd_bus *bus = testbus_connect();
         assert_int_equal(testbus_get_u32(bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "DefaultMode"), 2);
         sd_bus_flush_close_unref(bus);
-        pending_free(w);
-        pending_free(on_boot);
-        pending_free(def);
+        testbus_pending_free(w);
+        testbus_pending_free(on_boot);
+        testbus_pending_free(def);
         testbus_stop_cleanly(tb);
 }
 
@@ -253,7 +204,7 @@ static void leave_while_waiting(testbus *tb, const char *iface, const char *meth
         g_autofree char *calls = testbus_root_file(tb, CALLS);
         g_autofree char *status = testbus_root_file(tb, NVPMODEL_STATUS);
         g_autofree char *saved = testbus_root_file(tb, CLOCKS_STATE);
-        pending *w = start_call(iface, method, types, arg);
+        testbus_pending *w = testbus_call_start(JD_OBJECT_PATH, iface, method, types, arg);
         wait_for_polkit_question();
 
         const char *unique = NULL;
@@ -291,7 +242,7 @@ static void leave_while_waiting(testbus *tb, const char *iface, const char *meth
         assert_string_equal(saved_after, saved);
         assert_int_equal(testbus_get_u32(bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode"), 1);
         sd_bus_flush_close_unref(bus);
-        pending_free(w);
+        testbus_pending_free(w);
 }
 
 static void test_caller_leaves_while_waiting(void **state)
@@ -319,16 +270,16 @@ static void test_sigterm_while_waiting(void **state)
 {
         testbus *tb = start(state);
         g_autofree char *calls = testbus_root_file(tb, CALLS);
-        pending *w = start_call(JD_IFACE_NVPMODEL, "SetMode", "u", 0);
+        testbus_pending *w = testbus_call_start(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "u", 0);
         wait_for_polkit_question();
         testbus_stop_cleanly(tb);
-        assert_string_equal(finish_call(w), SD_BUS_ERROR_ACCESS_DENIED);
+        assert_string_equal(testbus_call_finish(w), SD_BUS_ERROR_ACCESS_DENIED);
         release_polkit();
         g_autofree char *calls_after = testbus_root_file(tb, CALLS);
         assert_string_equal(calls_after, calls);
         g_autofree char *status = testbus_root_file(tb, NVPMODEL_STATUS);
         assert_string_equal(status, "pmode:0001 fmode:quiet\n");
-        pending_free(w);
+        testbus_pending_free(w);
 }
 
 int main(void)

@@ -18,40 +18,16 @@
 
 static const char *const ALL[] = { JD_ACTION_SET_FAN, JD_ACTION_SET_NVPMODEL, JD_ACTION_SET_JETSON_CLOCKS, NULL };
 
-static testbus *start(void **state)
-{
-        testbus *tb = testbus_new(NULL);
-        *state = tb;
-        testbus_make_root(tb, "agx-orin-jp62");
-        testbus_start_systemd(tb, UNIT);
-        testbus_start_polkit(tb, ALL);
-        testbus_start_daemon(tb, NULL);
-        return tb;
-}
-
-static void must(const char *path, const char *iface, const char *method, const char *types, ...)
-{
-        sd_bus *bus = testbus_connect();
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        va_list ap;
-        va_start(ap, types);
-        int r = sd_bus_call_methodv(bus, JD_BUS_NAME, path, iface, method, &e, NULL, types, ap);
-        va_end(ap);
-        if (r < 0)
-                fail_msg("%s.%s: %s: %s", iface, method, e.name, e.message);
-        sd_bus_flush_close_unref(bus);
-}
-
 /* Away from every default: jetson_clocks on and on at boot, fan at 50 %
  * (manual), power mode MAXN (0) while the default is DEFAULT. */
 static void leave_defaults(unsigned default_mode)
 {
         /* SetDefaultMode discards nvpmodel's saved mode; SetMode saves it. */
-        must(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetDefaultMode", "u", default_mode);
-        must(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "u", 0);
-        must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
-        must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetOnBoot", "b", 1);
-        must(FAN0, JD_IFACE_FAN, "SetSpeed", "d", 50.0);
+        testbus_must_call(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetDefaultMode", "u", default_mode);
+        testbus_must_call(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "u", 0);
+        testbus_must_call(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
+        testbus_must_call(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetOnBoot", "b", 1);
+        testbus_must_call(FAN0, JD_IFACE_FAN, "SetSpeed", "d", 50.0);
         g_free(testbus_systemd_unit_calls(true));
 }
 
@@ -92,7 +68,7 @@ static bool get_bool(const char *prop)
 
 static void test_restores_every_default(void **state)
 {
-        testbus *tb = start(state);
+        testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL, UNIT);
         leave_defaults(3);
         assert_true(get_bool("Active"));
 
@@ -141,7 +117,7 @@ static void test_restores_every_default(void **state)
 /* Two of the three actions are not enough, whichever is missing. */
 static void test_needs_all_three_actions(void **state)
 {
-        testbus *tb = start(state);
+        testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL, UNIT);
         leave_defaults(3);
         g_autofree char *log_before = testbus_root_file(tb, ".fake/calls.log");
         for (size_t missing = 0; missing < 3; missing++) {
@@ -170,7 +146,7 @@ static void test_needs_all_three_actions(void **state)
  * (jetson_clocks here) does not stop the others, and fails the call. */
 static void test_reboot_is_not_failure_but_errors_are(void **state)
 {
-        testbus *tb = start(state);
+        testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL, UNIT);
         leave_defaults(2);
         g_autofree char *lines = NULL;
         g_autofree char *err = restore(&lines);
@@ -180,7 +156,7 @@ static void test_reboot_is_not_failure_but_errors_are(void **state)
         g_autofree char *status = testbus_root_file(tb, "var/lib/nvpmodel/status");
         assert_string_equal(status, "<missing>");
 
-        must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
+        testbus_must_call(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
         fixture_write_str(tb->root, ".fake/jetson_clocks.fail", "Error: cannot restore\n");
         g_autofree char *lines2 = NULL;
         g_autofree char *err2 = restore(&lines2);
@@ -196,11 +172,11 @@ static void test_reboot_is_not_failure_but_errors_are(void **state)
  * again, with the fan's PWM kept throughout. */
 static void test_set_mode_with_jetson_clocks_on(void **state)
 {
-        testbus *tb = start(state);
-        must(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
+        testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL, UNIT);
+        testbus_must_call(JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
         g_autofree char *pwm_before = testbus_root_file(tb, AGX_PWM);
         g_autofree char *log_before = testbus_root_file(tb, ".fake/calls.log");
-        must(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "u", 3);
+        testbus_must_call(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "u", 3);
         g_autofree char *log_after = testbus_root_file(tb, ".fake/calls.log");
         assert_true(g_str_has_prefix(log_after, log_before));
         assert_string_equal(log_after + strlen(log_before),

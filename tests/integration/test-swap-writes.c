@@ -20,16 +20,6 @@ static const char *const ALL_BUT_SWAP[] = { JD_ACTION_SET_FAN, JD_ACTION_SET_NVP
 
 #define call(method, ...) testbus_call(NULL, JD_OBJECT_PATH, JD_IFACE_MEMORY, method, __VA_ARGS__)
 
-static testbus *start(void **state, const char *const *allowed)
-{
-        testbus *tb = testbus_new(NULL);
-        *state = tb;
-        testbus_make_root(tb, "xavier-nx-jp51");
-        testbus_start_polkit(tb, allowed);
-        testbus_start_daemon(tb, NULL);
-        return tb;
-}
-
 static char *swap_host_path(testbus *tb)
 {
         return g_build_filename(tb->root, SWAP_PATH, NULL);
@@ -59,7 +49,7 @@ static char *swaps_property(void)
 
 static void test_create_and_remove(void **state)
 {
-        testbus *tb = start(state, ALLOW_SWAP);
+        testbus *tb = testbus_start_with_mocks(state, "xavier-nx-jp51", ALLOW_SWAP, NULL);
         g_autofree char *fstab_before = testbus_root_file(tb, "etc/fstab");
 
         g_autofree char *err = call("CreateSwap", "tb", 64 * MIB, 1);
@@ -104,7 +94,7 @@ static void test_create_and_remove(void **state)
 
 static void test_create_without_boot_leaves_fstab(void **state)
 {
-        testbus *tb = start(state, ALLOW_SWAP);
+        testbus *tb = testbus_start_with_mocks(state, "xavier-nx-jp51", ALLOW_SWAP, NULL);
         g_autofree char *fstab_before = testbus_root_file(tb, "etc/fstab");
         g_autofree char *err = call("CreateSwap", "tb", 64 * MIB, 0);
         assert_string_equal(err, "");
@@ -118,7 +108,7 @@ static void test_create_without_boot_leaves_fstab(void **state)
 /* Checked before polkit (which allows here): nothing runs. */
 static void test_size_bounds(void **state)
 {
-        testbus *tb = start(state, ALLOW_SWAP);
+        testbus *tb = testbus_start_with_mocks(state, "xavier-nx-jp51", ALLOW_SWAP, NULL);
         const uint64_t page = (uint64_t) sysconf(_SC_PAGESIZE);
         const uint64_t bad[] = { 0, 64 * MIB - page, 64 * MIB + 1, UINT64_C(1) << 62, UINT64_MAX };
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -134,7 +124,7 @@ static void test_size_bounds(void **state)
 
 static void test_denied(void **state)
 {
-        testbus *tb = start(state, ALL_BUT_SWAP);
+        testbus *tb = testbus_start_with_mocks(state, "xavier-nx-jp51", ALL_BUT_SWAP, NULL);
         g_autofree char *fstab_before = testbus_root_file(tb, "etc/fstab");
         g_autofree char *err = call("CreateSwap", "tb", 64 * MIB, 1);
         assert_string_equal(err, SD_BUS_ERROR_ACCESS_DENIED);
@@ -159,7 +149,7 @@ static void test_denied(void **state)
 /* swapon fails: the tool's message comes back and the file goes. */
 static void test_failed_swapon_is_undone(void **state)
 {
-        testbus *tb = start(state, ALLOW_SWAP);
+        testbus *tb = testbus_start_with_mocks(state, "xavier-nx-jp51", ALLOW_SWAP, NULL);
         fixture_write_str(tb->root, ".fake/swapon.fail", "swapon: " SWAP_PATH ": swapon failed: Operation not permitted\n");
         g_autofree char *fstab_before = testbus_root_file(tb, "etc/fstab");
         g_autofree char *message = NULL;
@@ -177,7 +167,7 @@ static void test_failed_swapon_is_undone(void **state)
  * is already on is turned off again and the file goes. */
 static void test_failed_fstab_is_undone(void **state)
 {
-        testbus *tb = start(state, ALLOW_SWAP);
+        testbus *tb = testbus_start_with_mocks(state, "xavier-nx-jp51", ALLOW_SWAP, NULL);
         g_autofree char *fstab = g_build_filename(tb->root, "etc/fstab", NULL);
         assert_int_equal(unlink(fstab), 0);
         assert_int_equal(mkdir(fstab, 0755), 0);

@@ -376,21 +376,6 @@ static pid_t find_child(pid_t parent, const char *comm)
         return found;
 }
 
-typedef struct {
-        bool done;
-        char *error;
-} pending;
-
-static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        (void) ret_error;
-        pending *p = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-        p->error = g_strdup(e ? e->name : "");
-        p->done = true;
-        return 0;
-}
-
 static void test_set_mode_tool_hangs(void **state)
 {
         testbus *tb = testbus_new(NULL);
@@ -405,19 +390,16 @@ static void test_set_mode_tool_hangs(void **state)
         g_autofree char *calls = testbus_root_file(tb, CALLS);
         g_autofree char *status = testbus_root_file(tb, NVPMODEL_STATUS);
 
-        sd_bus *writer = testbus_connect();
-        pending p = { 0 };
-        assert_true(sd_bus_call_method_async(writer, NULL, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode",
-                                             on_reply, &p, "u", 0) >= 0);
+        testbus_pending *p = testbus_call_start(JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "u", 0);
         /* nvpmodel runs and hangs (its PID is now sleep's). */
         pid_t child = 0;
         uint64_t deadline = testbus_now_us() + 20 * G_USEC_PER_SEC;
-        while (!child && !p.done && testbus_now_us() < deadline) {
-                testbus_pump(writer, 5000, NULL);
+        while (!child && !p->done && testbus_now_us() < deadline) {
+                testbus_pump(p->bus, 5000, NULL);
                 child = find_child(tb->daemon_pid, "sleep");
         }
         assert_true(child > 0);
-        assert_false(p.done);
+        assert_false(p->done);
 
         /* Meanwhile jetsond answers at once. */
         sd_bus *reader = testbus_connect();
@@ -428,14 +410,12 @@ static void test_set_mode_tool_hangs(void **state)
                 fail_msg("GetSnapshot during the hang: %s", e.message);
         uint64_t took = testbus_now_us() - t0;
         assert_true(took < 2 * G_USEC_PER_SEC);
-        testbus_pump(writer, 0, NULL);
-        assert_false(p.done);         /* answered while nvpmodel still hung */
+        testbus_pump(p->bus, 0, NULL);
+        assert_false(p->done);        /* answered while nvpmodel still hung */
         assert_int_equal(testbus_get_u32(reader, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode"), 1);
 
-        testbus_pump(writer, 20 * G_USEC_PER_SEC, &p.done);
-        assert_true(p.done);
-        assert_string_equal(p.error, JD_ERROR_TIMEOUT);
-        g_free(p.error);
+        assert_string_equal(testbus_call_finish(p), JD_ERROR_TIMEOUT);
+        testbus_pending_free(p);
 
         /* The hung child was killed (and reaped). */
         deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
@@ -455,7 +435,6 @@ static void test_set_mode_tool_hangs(void **state)
         g_autofree char *status2 = testbus_root_file(tb, NVPMODEL_STATUS);
         assert_string_equal(status2, "pmode:0000 fmode:quiet\n");
         sd_bus_flush_close_unref(reader);
-        sd_bus_flush_close_unref(writer);
         testbus_stop_cleanly(tb);
 }
 

@@ -98,19 +98,24 @@ static bool name_has_owner(sd_bus *bus, const char *name)
         return has;
 }
 
+void testbus_add_wrapper(GPtrArray *argv, const char *env)
+{
+        const char *wrapper = g_getenv(env);
+        if (!wrapper || !*wrapper)
+                return;
+        char **words = NULL;
+        assert_true(g_shell_parse_argv(wrapper, NULL, &words, NULL));
+        for (char **w = words; *w; w++)
+                g_ptr_array_add(argv, g_strdup(*w));
+        g_strfreev(words);
+}
+
 /* JETSOND_TEST_WRAPPER (e.g. "valgrind --error-exitcode=1 ...") runs the
  * daemon under a tool; the wait for its name is long enough for that. */
 void testbus_start_daemon(testbus *tb, const char *const *args)
 {
         g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
-        const char *wrapper = g_getenv("JETSOND_TEST_WRAPPER");
-        if (wrapper && *wrapper) {
-                char **words = NULL;
-                assert_true(g_shell_parse_argv(wrapper, NULL, &words, NULL));
-                for (char **w = words; *w; w++)
-                        g_ptr_array_add(argv, g_strdup(*w));
-                g_strfreev(words);
-        }
+        testbus_add_wrapper(argv, "JETSOND_TEST_WRAPPER");
         g_ptr_array_add(argv, g_strdup(JETSOND_PATH));
         g_ptr_array_add(argv, g_strdup_printf("--sysroot=%s", tb->root));
         g_ptr_array_add(argv, g_strdup("--system"));
@@ -346,20 +351,92 @@ char *testbus_root_file(testbus *tb, const char *rel)
         return text;
 }
 
-char *testbus_call(char **message, const char *path, const char *iface, const char *method, const char *types, ...)
+static char *callv(char **message, const char *path, const char *iface, const char *method, const char *types,
+                   va_list ap)
 {
         sd_bus *bus = testbus_connect();
         sd_bus_error e = SD_BUS_ERROR_NULL;
-        va_list ap;
-        va_start(ap, types);
         int r = sd_bus_call_methodv(bus, JD_BUS_NAME, path, iface, method, &e, NULL, types, ap);
-        va_end(ap);
         char *name = g_strdup(r < 0 ? e.name : "");
         if (message)
                 *message = g_strdup(r < 0 && e.message ? e.message : "");
         sd_bus_error_free(&e);
         sd_bus_flush_close_unref(bus);
         return name;
+}
+
+char *testbus_call(char **message, const char *path, const char *iface, const char *method, const char *types, ...)
+{
+        va_list ap;
+        va_start(ap, types);
+        char *name = callv(message, path, iface, method, types, ap);
+        va_end(ap);
+        return name;
+}
+
+void testbus_must_call(const char *path, const char *iface, const char *method, const char *types, ...)
+{
+        va_list ap;
+        va_start(ap, types);
+        g_autofree char *message = NULL;
+        g_autofree char *name = callv(&message, path, iface, method, types, ap);
+        va_end(ap);
+        if (*name)
+                fail_msg("%s.%s: %s: %s", iface, method, name, message);
+}
+
+static int on_pending_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        testbus_pending *p = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        p->error = g_strdup(e ? e->name : "");
+        p->done = true;
+        return 0;
+}
+
+testbus_pending *testbus_call_start(const char *path, const char *iface, const char *method, const char *types, ...)
+{
+        testbus_pending *p = g_new0(testbus_pending, 1);
+        p->bus = testbus_connect();
+        sd_bus_message *m = NULL;
+        assert_true(sd_bus_message_new_method_call(p->bus, &m, JD_BUS_NAME, path, iface, method) >= 0);
+        va_list ap;
+        va_start(ap, types);
+        assert_true(sd_bus_message_appendv(m, types, ap) >= 0);
+        va_end(ap);
+        assert_true(sd_bus_call_async(p->bus, NULL, m, on_pending_reply, p, 60 * G_USEC_PER_SEC) >= 0);
+        sd_bus_message_unref(m);
+        assert_true(sd_bus_flush(p->bus) >= 0);
+        return p;
+}
+
+const char *testbus_call_finish(testbus_pending *p)
+{
+        testbus_pump(p->bus, 30 * G_USEC_PER_SEC, &p->done);
+        if (!p->done)
+                fail_msg("no answer within 30 s");
+        return p->error;
+}
+
+void testbus_pending_free(testbus_pending *p)
+{
+        if (p->bus)
+                sd_bus_flush_close_unref(p->bus);
+        g_free(p->error);
+        g_free(p);
+}
+
+testbus *testbus_start_with_mocks(void **state, const char *board, const char *const *allowed, const char *unit)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, board);
+        if (unit)
+                testbus_start_systemd(tb, unit);
+        testbus_start_polkit(tb, allowed);
+        testbus_start_daemon(tb, NULL);
+        return tb;
 }
 
 void testbus_systemd_job(const char *method, const char *unit)

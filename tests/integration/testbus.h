@@ -91,6 +91,29 @@ char *testbus_root_file(testbus *tb, const char *rel);
  * ("" on success, g_free). MESSAGE (may be NULL) receives the error
  * message ("" on success, g_free). */
 char *testbus_call(char **message, const char *path, const char *iface, const char *method, const char *types, ...);
+/* The same, failing the test (with the error) unless the call succeeds. */
+void testbus_must_call(const char *path, const char *iface, const char *method, const char *types, ...);
+
+/* A call whose answer is awaited later, on a connection of its own. */
+typedef struct {
+        sd_bus *bus;
+        bool done;
+        char *error;                  /* the error name, "" for success */
+} testbus_pending;
+
+testbus_pending *testbus_call_start(const char *path, const char *iface, const char *method, const char *types, ...);
+/* Waits up to 30 s for the answer; returns its error name ("" for success). */
+const char *testbus_call_finish(testbus_pending *p);
+void testbus_pending_free(testbus_pending *p);
+
+/* The words of the environment variable ENV (e.g. "valgrind --quiet"),
+ * shell-split, appended to ARGV: a tool to run the program under. */
+void testbus_add_wrapper(GPtrArray *argv, const char *env);
+
+/* For write tests: a bus, a copy of BOARD, the polkitd mock allowing
+ * ALLOWED, python-dbusmock's systemd with UNIT running unless UNIT is
+ * NULL, and jetsond; in *STATE for testbus_teardown(). */
+testbus *testbus_start_with_mocks(void **state, const char *board, const char *const *allowed, const char *unit);
 
 /* python-dbusmock's systemd with UNIT loaded and running (as on a booted
  * JetPack 5/6 board) and a Subscribe() like the real one; its call log
