@@ -103,9 +103,7 @@ static void apply_set_mode(jd_write *w)
 
 static void apply_set_default(jd_write *w)
 {
-        jd_result result;
-        jd_nvpmodel_set_default(w->svc->sr, (unsigned) w->u, &result);
-        jd_write_finish(w, &result);
+        jd_nvpmodel_set_default(w->svc->sr, (unsigned) w->u, on_mode_set, w);
 }
 
 /* A mode switch restores and re-applies jetson_clocks (which also drives

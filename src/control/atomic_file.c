@@ -2,7 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glib.h>
+#include <gio/gio.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -196,4 +196,55 @@ int jd_read_text(const jd_sysroot *sr, const char *path, size_t max, char **out)
         buf[got] = '\0';
         *out = buf;
         return 0;
+}
+
+typedef struct {
+        const jd_sysroot *sr;
+        char *path;
+        char *content;
+        size_t len;
+        mode_t mode_if_new;
+        int r;
+        jd_atomic_done done;
+        void *userdata;
+} async_write;
+
+static void write_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+        (void) source, (void) cancellable;
+        async_write *a = data;
+        a->r = jd_atomic_write(a->sr, a->path, a->content, a->len, a->mode_if_new);
+        g_task_return_boolean(task, TRUE);
+}
+
+static void on_written(GObject *source, GAsyncResult *res, gpointer data)
+{
+        (void) source, (void) res;
+        async_write *a = data;
+        a->done(a->r, a->userdata);
+}
+
+static void async_write_free(gpointer data)
+{
+        async_write *a = data;
+        g_free(a->path);
+        g_free(a->content);
+        g_free(a);
+}
+
+void jd_atomic_write_async(const jd_sysroot *sr, const char *path, const char *content, size_t len,
+                           mode_t mode_if_new, jd_atomic_done done, void *userdata)
+{
+        async_write *a = g_new0(async_write, 1);
+        a->sr = sr;
+        a->path = g_strdup(path);
+        a->content = g_malloc(len + 1);
+        memcpy(a->content, content, len);
+        a->len = len;
+        a->mode_if_new = mode_if_new;
+        a->done = done;
+        a->userdata = userdata;
+        g_autoptr(GTask) task = g_task_new(NULL, NULL, on_written, a);
+        g_task_set_task_data(task, a, async_write_free);
+        g_task_run_in_thread(task, write_in_thread);
 }

@@ -26,6 +26,13 @@
 int jd_atomic_write(const jd_sysroot *sr, const char *path, const char *content, size_t len,
                     mode_t mode_if_new);
 
+/* jd_atomic_write() in a worker thread, for the main loop: its fsyncs can
+ * take seconds on a busy eMMC. CONTENT is copied; DONE gets the return
+ * value, on the thread-default main context. */
+typedef void (*jd_atomic_done)(int r, void *userdata);
+void jd_atomic_write_async(const jd_sysroot *sr, const char *path, const char *content, size_t len,
+                           mode_t mode_if_new, jd_atomic_done done, void *userdata);
+
 /* Reads the whole in-root text file PATH (symlinks followed inside the
  * sysroot) into *OUT, NUL-terminated; free with g_free. Returns 0 or
  * -errno: -EFBIG if it is larger than MAX bytes, -EINVAL if it contains a

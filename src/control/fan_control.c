@@ -114,6 +114,22 @@ static void on_started(const jd_result *result, void *data)
         finish(op);
 }
 
+/* The cached state wins over FAN_DEFAULT_PROFILE while it exists, so it
+ * goes; then the service starts again, also after a failed edit: never
+ * leave the fan without its controller because of us. */
+static void on_conf_written(int r, void *data)
+{
+        fan_op *op = data;
+        if (r < 0)
+                jd_result_set(&op->result, JD_FAILED, "Cannot rewrite %s: %s", JD_NVFANCONTROL_CONF, g_strerror(-r));
+        char host[4096];
+        if (op->result.outcome == JD_OK && jd_sysroot_host_path(op->sr, JD_NVFANCONTROL_STATUS, host, sizeof(host)) == 0 &&
+            unlink(host) < 0 && errno != ENOENT)
+                jd_result_set(&op->result, JD_FAILED, "Cannot remove %s: %s", JD_NVFANCONTROL_STATUS,
+                              g_strerror(errno));
+        op->sw.run(true, on_started, op, op->sw.data);
+}
+
 static void on_stopped_for_profile(const jd_result *result, void *data)
 {
         fan_op *op = data;
@@ -122,21 +138,11 @@ static void on_stopped_for_profile(const jd_result *result, void *data)
                 finish(op);
                 return;
         }
-        if (op->new_conf) {
-                int r = jd_atomic_write(op->sr, JD_NVFANCONTROL_CONF, op->new_conf, strlen(op->new_conf), 0644);
-                if (r < 0)
-                        jd_result_set(&op->result, JD_FAILED, "Cannot rewrite %s: %s", JD_NVFANCONTROL_CONF,
-                                      g_strerror(-r));
-        }
-        /* The cached state wins over FAN_DEFAULT_PROFILE while it exists. */
-        char host[4096];
-        if (op->result.outcome == JD_OK && jd_sysroot_host_path(op->sr, JD_NVFANCONTROL_STATUS, host, sizeof(host)) == 0 &&
-            unlink(host) < 0 && errno != ENOENT)
-                jd_result_set(&op->result, JD_FAILED, "Cannot remove %s: %s", JD_NVFANCONTROL_STATUS,
-                              g_strerror(errno));
-        /* Started again even after a failed edit: never leave the fan
-         * without its controller because of us. */
-        op->sw.run(true, on_started, op, op->sw.data);
+        if (op->new_conf)
+                jd_atomic_write_async(op->sr, JD_NVFANCONTROL_CONF, op->new_conf, strlen(op->new_conf), 0644,
+                                      on_conf_written, op);
+        else
+                on_conf_written(0, op);
 }
 
 /* The edit is made before anything stops, so a conf jetsond cannot edit

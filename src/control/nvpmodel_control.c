@@ -119,32 +119,58 @@ void jd_nvpmodel_set_mode(const jd_sysroot *sr, const jd_config *cfg, unsigned i
         run_nvpmodel(op);
 }
 
-void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result *result)
+typedef struct {
+        const jd_sysroot *sr;
+        unsigned id;
+        jd_result result;
+        jd_result_fn done;
+        void *userdata;
+} set_default;
+
+static void default_done(set_default *op)
 {
+        op->done(&op->result, op->userdata);
+        g_free(op);
+}
+
+static gboolean default_done_later(gpointer data)
+{
+        default_done(data);
+        return G_SOURCE_REMOVE;
+}
+
+static void on_conf_written(int r, void *data)
+{
+        set_default *op = data;
+        if (r < 0)
+                jd_result_set(&op->result, JD_FAILED, "Cannot rewrite /etc/nvpmodel.conf: %s", g_strerror(-r));
+        else if (jd_nvpmodel_discard_state(op->sr, &op->result))
+                jd_result_set(&op->result, JD_OK, "Boot power mode set to %u", op->id);
+        default_done(op);
+}
+
+void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result_fn done, void *userdata)
+{
+        set_default *op = g_new0(set_default, 1);
+        op->sr = sr;
+        op->id = id;
+        op->done = done;
+        op->userdata = userdata;
         g_autofree char *conf = NULL;
-        int r = jd_read_text(sr, "/etc/nvpmodel.conf", 1 << 20, &conf);
-        if (r < 0) {
-                jd_result_set(result, JD_NOT_SUPPORTED, "Cannot read /etc/nvpmodel.conf: %s", g_strerror(-r));
-                return;
-        }
+        g_autofree char *edited = NULL;
         const char *why = NULL;
-        g_autofree char *edited = jd_edit_nvpmodel_default(conf, id, &why);
-        if (!edited) {
-                jd_result_set(result, JD_FAILED, "Cannot change the default in /etc/nvpmodel.conf: %s", why);
+        int r = jd_read_text(sr, "/etc/nvpmodel.conf", 1 << 20, &conf);
+        if (r < 0)
+                jd_result_set(&op->result, JD_NOT_SUPPORTED, "Cannot read /etc/nvpmodel.conf: %s", g_strerror(-r));
+        else if (!(edited = jd_edit_nvpmodel_default(conf, id, &why)))
+                jd_result_set(&op->result, JD_FAILED, "Cannot change the default in /etc/nvpmodel.conf: %s", why);
+        else if (strcmp(edited, conf) == 0)   /* already the default: nothing to rewrite */
+                jd_result_set(&op->result, JD_OK, "The boot power mode is already %u", id);
+        else {
+                jd_atomic_write_async(sr, "/etc/nvpmodel.conf", edited, strlen(edited), 0644, on_conf_written, op);
                 return;
         }
-        /* Already the default: succeed without rewriting the file. */
-        if (strcmp(edited, conf) == 0) {
-                jd_result_set(result, JD_OK, "The boot power mode is already %u", id);
-                return;
-        }
-        r = jd_atomic_write(sr, "/etc/nvpmodel.conf", edited, strlen(edited), 0644);
-        if (r < 0) {
-                jd_result_set(result, JD_FAILED, "Cannot rewrite /etc/nvpmodel.conf: %s", g_strerror(-r));
-                return;
-        }
-        if (jd_nvpmodel_discard_state(sr, result))
-                jd_result_set(result, JD_OK, "Boot power mode set to %u", id);
+        g_idle_add(default_done_later, op);
 }
 
 bool jd_nvpmodel_discard_state(const jd_sysroot *sr, jd_result *result)

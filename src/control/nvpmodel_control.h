@@ -19,9 +19,9 @@ void jd_nvpmodel_set_mode(const jd_sysroot *sr, const jd_config *cfg, unsigned i
                           bool jetson_clocks_active, const char *const *fan_pwms, jd_result_fn done, void *userdata);
 
 /* Rewrites `< PM_CONFIG DEFAULT=n >` in the conf (atomically, the rest of
- * the file byte for byte), then discards nvpmodel's saved state.
- * Synchronous: small local files. */
-void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result *result);
+ * the file byte for byte, in a thread), then discards nvpmodel's saved
+ * state; DONE follows from the main loop. */
+void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result_fn done, void *userdata);
 
 /* Removes nvpmodel's status file (fact sheet §8): at boot nvpmodel
  * applies the mode saved there, and the conf's default only without it.

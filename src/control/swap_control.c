@@ -16,7 +16,7 @@
 
 #define FSTAB "/etc/fstab"
 
-typedef struct {
+typedef struct swap_op {
         const jd_sysroot *sr;
         unsigned tool_timeout_ms, off_timeout_ms;
         char path[256];               /* in-root */
@@ -24,6 +24,7 @@ typedef struct {
         uint64_t size;
         bool on_boot, active;
         jd_result result;
+        void (*after_fstab)(struct swap_op *op, bool ok);
         jd_result_fn done;
         void *userdata;
 } swap_op;
@@ -100,33 +101,42 @@ static gboolean finish_later(gpointer data)
         return G_SOURCE_REMOVE;
 }
 
-/* Applies EDIT (add or remove our line) to /etc/fstab; false with
- * op->result set if it cannot be rewritten. A missing fstab is empty. */
-static bool edit_fstab(swap_op *op, bool add)
+static void on_fstab_written(int r, void *data)
 {
+        swap_op *op = data;
+        if (r < 0)
+                jd_result_set(&op->result, JD_FAILED, "Cannot rewrite %s: %s", FSTAB, g_strerror(-r));
+        op->after_fstab(op, r >= 0);
+}
+
+/* Adds or removes our line in /etc/fstab, then AFTER(op, ok); op->result
+ * says why when not ok. A missing fstab is empty. The rewrite (with its
+ * fsyncs) runs in a thread. */
+static void edit_fstab(swap_op *op, bool add, void (*after)(swap_op *op, bool ok))
+{
+        op->after_fstab = after;
         g_autofree char *text = NULL;
         int r = jd_read_text(op->sr, FSTAB, 1 << 20, &text);
-        if (r == -ENOENT)
+        if (r == -ENOENT) {
                 text = g_strdup("");
-        else if (r < 0) {
+        } else if (r < 0) {
                 jd_result_set(&op->result, JD_FAILED, "Cannot read %s: %s", FSTAB, g_strerror(-r));
-                return false;
+                after(op, false);
+                return;
         }
-        if (jd_fstab_has_swap(text, op->path) == add)
-                return true;          /* already as wanted */
+        if (jd_fstab_has_swap(text, op->path) == add) {
+                after(op, true);      /* already as wanted */
+                return;
+        }
         const char *why = NULL;
         g_autofree char *edited = add ? jd_fstab_add_swap(text, op->path, &why)
                                       : jd_fstab_remove_swap(text, op->path, &why);
         if (!edited) {
                 jd_result_set(&op->result, JD_FAILED, "Cannot edit %s: %s", FSTAB, why);
-                return false;
+                after(op, false);
+                return;
         }
-        r = jd_atomic_write(op->sr, FSTAB, edited, strlen(edited), 0644);
-        if (r < 0) {
-                jd_result_set(&op->result, JD_FAILED, "Cannot rewrite %s: %s", FSTAB, g_strerror(-r));
-                return false;
-        }
-        return true;
+        jd_atomic_write_async(op->sr, FSTAB, edited, strlen(edited), 0644, on_fstab_written, op);
 }
 
 /* ---- create --------------------------------------------------------- */
@@ -145,6 +155,18 @@ static void on_undo_swapoff(const jd_tool_result *r, void *data)
         discard(data);
 }
 
+static void after_listed(swap_op *op, bool ok)
+{
+        if (!ok) {
+                const char *args[] = { op->path, NULL };
+                jd_tool_run(op->sr, "swapoff", args, op->off_timeout_ms, on_undo_swapoff, op);
+                return;
+        }
+        jd_result_set(&op->result, JD_OK, "Swap file %s of %" G_GUINT64_FORMAT " bytes is on%s", op->path, op->size,
+                      op->on_boot ? " and listed in /etc/fstab" : "");
+        finish(op);
+}
+
 static void on_swapon(const jd_tool_result *r, void *data)
 {
         swap_op *op = data;
@@ -153,14 +175,10 @@ static void on_swapon(const jd_tool_result *r, void *data)
                 discard(op);
                 return;
         }
-        if (op->on_boot && !edit_fstab(op, true)) {
-                const char *args[] = { op->path, NULL };
-                jd_tool_run(op->sr, "swapoff", args, op->off_timeout_ms, on_undo_swapoff, op);
-                return;
-        }
-        jd_result_set(&op->result, JD_OK, "Swap file %s of %" G_GUINT64_FORMAT " bytes is on%s", op->path, op->size,
-                      op->on_boot ? " and listed in /etc/fstab" : "");
-        finish(op);
+        if (op->on_boot)
+                edit_fstab(op, true, after_listed);
+        else
+                after_listed(op, true);
 }
 
 static void on_mkswap(const jd_tool_result *r, void *data)
@@ -241,15 +259,18 @@ void jd_swap_create(const jd_sysroot *sr, const jd_config *cfg, uint64_t size, b
 
 /* ---- remove --------------------------------------------------------- */
 
+static void after_unlisted(swap_op *op, bool ok)
+{
+        if (ok && unlink(op->host) < 0)
+                jd_result_set(&op->result, JD_FAILED, "Cannot delete %s: %s", op->path, g_strerror(errno));
+        else if (ok)
+                jd_result_set(&op->result, JD_OK, "Swap file %s removed", op->path);
+        finish(op);
+}
+
 static void unlist_and_delete(swap_op *op)
 {
-        if (edit_fstab(op, false)) {
-                if (unlink(op->host) < 0)
-                        jd_result_set(&op->result, JD_FAILED, "Cannot delete %s: %s", op->path, g_strerror(errno));
-                else
-                        jd_result_set(&op->result, JD_OK, "Swap file %s removed", op->path);
-        }
-        finish(op);
+        edit_fstab(op, false, after_unlisted);
 }
 
 static void on_swapoff(const jd_tool_result *r, void *data)

@@ -189,6 +189,47 @@ static void test_write_failures(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+typedef struct {
+        GMainLoop *loop;
+        int r;
+        bool called;
+} async_result;
+
+static void on_async_written(int r, void *userdata)
+{
+        async_result *a = userdata;
+        a->r = r;
+        a->called = true;
+        g_main_loop_quit(a->loop);
+}
+
+/* The same write from a worker thread; the answer comes on the loop. */
+static int write_async(const jd_sysroot *sr, const char *path, const char *content)
+{
+        async_result a = { .loop = g_main_loop_new(NULL, FALSE), .r = 1 };
+        jd_atomic_write_async(sr, path, content, strlen(content), 0640, on_async_written, &a);
+        assert_false(a.called);       /* never before the call returns */
+        g_main_loop_run(a.loop);
+        g_main_loop_unref(a.loop);
+        assert_true(a.called);
+        return a.r;
+}
+
+static void test_write_async(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        assert_int_equal(write_async(sr, "/etc/nvpmodel.conf", "< PM_CONFIG DEFAULT=1 >\n"), 0);
+        g_autofree char *text = slurp(dir, NVPMODEL_TARGET);
+        assert_string_equal(text, "< PM_CONFIG DEFAULT=1 >\n");
+        g_autofree char *link = host(dir, "etc/nvpmodel.conf");
+        assert_true(g_file_test(link, G_FILE_TEST_IS_SYMLINK));
+        /* Errors come back the same way, and the target is untouched. */
+        assert_int_equal(write_async(sr, "/no/such/dir/file", "x"), -ENOENT);
+        fixture_remove_copy(sr, dir);
+}
+
 static void test_read_text(void **state)
 {
         (void) state;
@@ -242,6 +283,7 @@ int main(void)
                 cmocka_unit_test(test_write_through_symlink),
                 cmocka_unit_test(test_write_new_file),
                 cmocka_unit_test(test_write_failures),
+                cmocka_unit_test(test_write_async),
                 cmocka_unit_test(test_read_text),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
