@@ -105,18 +105,6 @@ static void step_clocks_on_boot(restore_op *op)
         record(op, &result);
 }
 
-static const char *default_profile(const jd_fan *f)
-{
-        switch (f->controller) {
-        case JD_FAN_CONTROL_NVFANCONTROL:
-                return f->default_profile[0] ? f->default_profile : NULL;
-        case JD_FAN_CONTROL_TEMP_CONTROL:
-                return "temp_control";
-        default:
-                return NULL;
-        }
-}
-
 /* One fan per call; true while a fan change is in flight. */
 static bool step_fan(restore_op *op)
 {
@@ -124,9 +112,11 @@ static bool step_fan(restore_op *op)
         const jd_fan_sample *fans = svc->sample->fans;
         const jd_fan *f = &fans->fans[op->fan];
         g_snprintf(op->name, sizeof(op->name), "fan %zu (%s)", op->fan, f->name);
-        const char *target = default_profile(f);
-        if (!target) {
-                note(op, false, "no controller, left alone");
+        /* The reader's default: nvfancontrol's FAN_DEFAULT_PROFILE, or
+         * "temp_control" on JetPack 4; none for a fan without a controller. */
+        const char *target = f->default_profile;
+        if (!target[0]) {
+                note(op, false, "no default profile, left alone");
                 return false;
         }
         if (strcmp(f->profile, target) == 0) {

@@ -11,15 +11,6 @@
 #define SYSTEMD_MANAGER "org.freedesktop.systemd1.Manager"
 #define SYSTEMD_UNIT "org.freedesktop.systemd1.Unit"
 
-/* JobRemoved can arrive before the StartUnit reply has told us the job's
- * path (both are queued by systemd); the few seen meanwhile are kept. */
-#define EARLY_JOBS 4
-
-typedef struct {
-        char path[128];
-        char result[32];
-} job_end;
-
 struct jd_unit {
         sd_bus *bus;
         char *name;
@@ -35,9 +26,7 @@ struct jd_unit {
         /* The job in flight. */
         bool running, start;
         sd_bus_slot *call;
-        char job_path[128];
-        job_end early[EARLY_JOBS];
-        size_t n_early;
+        char job_path[128];           /* "" until StartUnit/StopUnit answers */
         guint timer, idle;
         jd_result result;
         jd_result_fn done;
@@ -194,16 +183,12 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
         jd_unit *u = userdata;
         uint32_t id;
         const char *job, *unit, *result;
+        /* systemd answers StartUnit before the job can end, and messages
+         * from one sender arrive in order: the path is known by now. */
         if (!u->running || sd_bus_message_read(m, "uoss", &id, &job, &unit, &result) < 0)
                 return 0;
-        if (u->job_path[0]) {
-                if (strcmp(job, u->job_path) == 0)
-                        job_ended(u, result);
-        } else if (strcmp(unit, u->name) == 0) {
-                job_end *e = &u->early[u->n_early++ % EARLY_JOBS];
-                g_strlcpy(e->path, job, sizeof(e->path));
-                g_strlcpy(e->result, result, sizeof(e->result));
-        }
+        if (u->job_path[0] && strcmp(job, u->job_path) == 0)
+                job_ended(u, result);
         return 0;
 }
 
@@ -225,12 +210,6 @@ static int on_job_queued(sd_bus_message *reply, void *userdata, sd_bus_error *re
                 return 0;
         }
         g_strlcpy(u->job_path, job, sizeof(u->job_path));
-        size_t seen = MIN(u->n_early, (size_t) EARLY_JOBS);
-        for (size_t i = 0; i < seen; i++)
-                if (strcmp(u->early[i].path, job) == 0) {
-                        job_ended(u, u->early[i].result);
-                        return 0;
-                }
         return 0;
 }
 
@@ -260,7 +239,6 @@ void jd_unit_run(jd_unit *u, bool start, jd_result_fn done, void *userdata)
         u->done = done;
         u->done_userdata = userdata;
         u->job_path[0] = '\0';
-        u->n_early = 0;
         int r = sd_bus_call_method_async(u->bus, &u->call, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER,
                                          start ? "StartUnit" : "StopUnit", on_job_queued, u, "ss", u->name,
                                          "replace");
