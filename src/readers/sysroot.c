@@ -217,18 +217,43 @@ int jd_sysroot_host_path_to_create(const jd_sysroot *sr, const char *path, char 
         return 0;
 }
 
+/* Opened with O_NONBLOCK so that a FIFO or a device put where a sysfs,
+ * procfs or config file should be can never block open(2) (a FIFO with no
+ * writer does), then refused unless it is a regular file: every file
+ * jetsond reads or writes is one (sysfs, procfs and debugfs attributes
+ * are too). O_NONBLOCK is cleared again, so reads and writes behave as
+ * usual. */
+static int open_regular(const char *path, int flags)
+{
+        int fd = open(path, flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        struct stat st;
+        int r = 0;
+        if (fstat(fd, &st) < 0)
+                r = -errno;
+        else if (S_ISDIR(st.st_mode))
+                r = -EISDIR;
+        else if (!S_ISREG(st.st_mode))
+                r = -EINVAL;
+        else if (!(flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags) < 0)
+                r = -errno;
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
 int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags)
 {
-        if (sr->host) {
-                int fd = open(path, flags | O_CLOEXEC);
-                return fd < 0 ? -errno : fd;
-        }
+        if (sr->host)
+                return open_regular(path, flags);
         char host[PATH_MAX];
         int r = jd_sysroot_host_path(sr, path, host, sizeof(host));
         if (r < 0)
                 return r;
-        int fd = open(host, flags | O_CLOEXEC);
-        return fd < 0 ? -errno : fd;
+        return open_regular(host, flags);
 }
 
 bool jd_sysroot_exists(const jd_sysroot *sr, const char *path)

@@ -36,7 +36,10 @@ int jd_sysroot_host_path(const jd_sysroot *sr, const char *path, char *out, size
  * components as given. */
 int jd_sysroot_host_path_to_create(const jd_sysroot *sr, const char *path, char *out, size_t out_size);
 
-/* open(2) of an in-root path, O_CLOEXEC always added. Returns fd or -errno. */
+/* open(2) of an in-root regular file, O_CLOEXEC always added. Anything
+ * else (a FIFO, a device, a socket) is refused with -EINVAL and a
+ * directory with -EISDIR, without ever blocking in open(2). Returns fd
+ * or -errno. */
 int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags);
 
 bool jd_sysroot_exists(const jd_sysroot *sr, const char *path);

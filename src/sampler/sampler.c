@@ -1,5 +1,6 @@
 #include "sampler.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -18,8 +19,21 @@ struct jd_sampler {
         jd_nvpmodel_reader *nvpmodel;
         jd_process_reader *processes;
         jd_system_reader *system;
+        unsigned tiers;               /* the jd_tier bits whose readers it owns */
+        _Atomic(const char *) *stage; /* what it is reading now, for stall reports */
         jd_sample sample;
 };
+
+static void stage(jd_sampler *s, const char *what)
+{
+        if (s->stage)
+                atomic_store_explicit(s->stage, what, memory_order_relaxed);
+}
+
+void jd_sampler_set_stage_slot(jd_sampler *s, _Atomic(const char *) *slot)
+{
+        s->stage = slot;
+}
 
 static uint64_t clock_us(clockid_t id)
 {
@@ -33,29 +47,51 @@ uint64_t jd_realtime_us(void) { return clock_us(CLOCK_REALTIME); }
 
 jd_sampler *jd_sampler_new(const jd_sysroot *sr)
 {
+        jd_sampler *s = jd_sampler_new_tiers(sr, JD_TIER_ALL);
+        /* Every part of the sample is set from the start; loads and energy
+         * stay absent until a second reading gives them an interval. */
+        if (s)
+                jd_sampler_sample(s, JD_TIER_ALL);
+        return s;
+}
+
+#define NEW_READER(field, ctor)                 \
+        do {                                    \
+                stage(s, #field);               \
+                s->field = ctor(sr);            \
+                ok = ok && s->field;            \
+        } while (0)
+
+jd_sampler *jd_sampler_new_tiers(const jd_sysroot *sr, unsigned tiers)
+{
         jd_sampler *s = calloc(1, sizeof(*s));
         if (!s)
                 return NULL;
-        s->cpu = jd_cpu_reader_new(sr);
-        s->gpu = jd_gpu_reader_new(sr);
-        s->emc = jd_emc_reader_new(sr);
-        s->engines = jd_engines_reader_new(sr);
-        s->memory = jd_memory_reader_new(sr);
-        s->swap = jd_swap_reader_new(sr);
-        s->power = jd_power_reader_new(sr);
-        s->thermal = jd_thermal_reader_new(sr);
-        s->fans = jd_fan_reader_new(sr);
-        s->nvpmodel = jd_nvpmodel_reader_new(sr);
-        s->processes = jd_process_reader_new(sr);
-        s->system = jd_system_reader_new(sr);
-        if (!s->cpu || !s->gpu || !s->emc || !s->engines || !s->memory || !s->swap || !s->power ||
-            !s->thermal || !s->fans || !s->nvpmodel || !s->processes || !s->system) {
+        s->tiers = tiers;
+        bool ok = true;
+        if (tiers & JD_TIER_FAST) {
+                NEW_READER(cpu, jd_cpu_reader_new);
+                NEW_READER(gpu, jd_gpu_reader_new);
+                NEW_READER(emc, jd_emc_reader_new);
+                NEW_READER(memory, jd_memory_reader_new);
+        }
+        if (tiers & JD_TIER_MEDIUM) {
+                NEW_READER(power, jd_power_reader_new);
+                NEW_READER(engines, jd_engines_reader_new);
+        }
+        if (tiers & JD_TIER_SLOW) {
+                NEW_READER(swap, jd_swap_reader_new);
+                NEW_READER(thermal, jd_thermal_reader_new);
+                NEW_READER(fans, jd_fan_reader_new);
+                NEW_READER(nvpmodel, jd_nvpmodel_reader_new);
+                NEW_READER(processes, jd_process_reader_new);
+                NEW_READER(system, jd_system_reader_new);
+        }
+        stage(s, NULL);
+        if (!ok) {
                 jd_sampler_free(s);
                 return NULL;
         }
-        /* Every part of the sample is set from the start; loads and energy
-         * stay absent until a second reading gives them an interval. */
-        jd_sampler_sample(s, JD_TIER_ALL);
         return s;
 }
 
@@ -78,41 +114,56 @@ void jd_sampler_free(jd_sampler *s)
         free(s);
 }
 
+#define READ(field, call)                       \
+        do {                                    \
+                if (s->field) {                 \
+                        stage(s, #field);       \
+                        out->field = call;      \
+                }                               \
+        } while (0)
+
 const jd_sample *jd_sampler_sample(jd_sampler *s, unsigned tiers)
 {
         jd_sample *out = &s->sample;
         uint64_t now = jd_monotonic_us();
 
         if (tiers & JD_TIER_FAST) {
-                out->cpu = jd_cpu_reader_sample(s->cpu);
-                out->gpu = jd_gpu_reader_sample(s->gpu);
-                out->emc = jd_emc_reader_sample(s->emc);
-                out->memory = jd_memory_reader_sample(s->memory);
+                READ(cpu, jd_cpu_reader_sample(s->cpu));
+                READ(gpu, jd_gpu_reader_sample(s->gpu));
+                READ(emc, jd_emc_reader_sample(s->emc));
+                READ(memory, jd_memory_reader_sample(s->memory));
         }
         if (tiers & JD_TIER_MEDIUM) {
-                out->power = jd_power_reader_sample(s->power, now);
-                out->engines = jd_engines_reader_sample(s->engines);
+                READ(power, jd_power_reader_sample(s->power, now));
+                READ(engines, jd_engines_reader_sample(s->engines));
         }
         if (tiers & JD_TIER_SLOW) {
-                jd_cpu_reader_sample_limits(s->cpu);
-                jd_gpu_reader_sample_limits(s->gpu);
-                jd_emc_reader_sample_limits(s->emc);
-                out->thermal = jd_thermal_reader_sample(s->thermal);
-                out->fans = jd_fan_reader_sample(s->fans);
-                out->nvpmodel = jd_nvpmodel_reader_sample(s->nvpmodel);
-                out->swap = jd_swap_reader_sample(s->swap);
-                out->processes = jd_process_reader_sample(s->processes, now);
-                out->system = jd_system_reader_sample(s->system);
+                /* The fast readers' limits change only through tools. */
+                if (s->cpu) {
+                        stage(s, "limits");
+                        jd_cpu_reader_sample_limits(s->cpu);
+                        jd_gpu_reader_sample_limits(s->gpu);
+                        jd_emc_reader_sample_limits(s->emc);
+                }
+                READ(thermal, jd_thermal_reader_sample(s->thermal));
+                READ(fans, jd_fan_reader_sample(s->fans));
+                READ(nvpmodel, jd_nvpmodel_reader_sample(s->nvpmodel));
+                READ(swap, jd_swap_reader_sample(s->swap));
+                READ(processes, jd_process_reader_sample(s->processes, now));
+                READ(system, jd_system_reader_sample(s->system));
         }
-        /* Derived from the limits (slow) and the current EMC rate (fast). */
-        out->jetson_clocks_active = jd_jetson_clocks_active(out->cpu, out->gpu, out->emc);
+        stage(s, NULL);
+        /* Judged from the limits (slow) and the current EMC rate (fast). */
+        if (s->cpu && out->cpu)
+                out->jetson_clocks_active = jd_jetson_clocks_active(out->cpu, out->gpu, out->emc);
         out->timestamp_us = jd_realtime_us();
         return out;
 }
 
 void jd_sampler_set_fan_service_active(jd_sampler *s, jd_opt_bool active)
 {
-        jd_fan_reader_set_service_active(s->fans, active);
+        if (s->fans)
+                jd_fan_reader_set_service_active(s->fans, active);
 }
 
 const jd_sample *jd_sampler_current(const jd_sampler *s)

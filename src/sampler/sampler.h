@@ -29,7 +29,8 @@ typedef enum {
 } jd_tier;
 
 /* One consistent view: the latest reading of every reader. The pointers
- * stay valid until the next jd_sampler_sample() or jd_sampler_free(). */
+ * stay valid until the next jd_sampler_sample() or jd_sampler_free();
+ * a part whose reader the sampler does not own is NULL. */
 typedef struct {
         uint64_t timestamp_us;        /* CLOCK_REALTIME of the newest reading */
         const jd_cpu_sample *cpu;
@@ -49,14 +50,25 @@ typedef struct {
 
 typedef struct jd_sampler jd_sampler;
 
+/* Every reader, each tier read once. */
 jd_sampler *jd_sampler_new(const jd_sysroot *sr);
+/* Only the readers of TIERS (jd_tier bits), nothing read yet: one tier
+ * thread's share (src/sampler/engine.c). The parts of other tiers stay
+ * NULL in its sample. */
+jd_sampler *jd_sampler_new_tiers(const jd_sysroot *sr, unsigned tiers);
 void jd_sampler_free(jd_sampler *s);
-/* Reads the readers of TIERS (a jd_tier mask). */
+/* Reads the readers of TIERS (a jd_tier mask) that S owns. JD_TIER_SLOW
+ * includes the CPU, GPU and EMC limits (scaling bounds, governors, idle
+ * states), which change only through tools, if S owns those readers. */
 const jd_sample *jd_sampler_sample(jd_sampler *s, unsigned tiers);
 const jd_sample *jd_sampler_current(const jd_sampler *s);
 /* What the bus layer learns from systemd about nvfancontrol.service
  * (jd_fan_reader_set_service_active); shows from the next sample. */
 void jd_sampler_set_fan_service_active(jd_sampler *s, jd_opt_bool active);
+
+/* SLOT receives the name of the reader being read (a string literal;
+ * NULL between samples), so that a stalled read can be named. */
+void jd_sampler_set_stage_slot(jd_sampler *s, _Atomic(const char *) *slot);
 
 uint64_t jd_monotonic_us(void);
 uint64_t jd_realtime_us(void);

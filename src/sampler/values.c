@@ -1,6 +1,6 @@
 #include "values.h"
 
-#include <stdarg.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@ void jd_values_init(jd_values *v)
 {
         v->items = NULL;
         v->n = v->cap = 0;
+        v->layout = 0;
 }
 
 void jd_values_clear(jd_values *v)
@@ -19,32 +20,88 @@ void jd_values_clear(jd_values *v)
         jd_values_init(v);
 }
 
-__attribute__((format(printf, 3, 4)))
-static jd_value *add(jd_values *v, jd_value_type type, const char *fmt, ...)
+void jd_values_begin(jd_values *v)
+{
+        v->n = 0;
+}
+
+void jd_values_end(jd_values *v)
+{
+        /* A slot that was used last time and is not now changes the layout too. */
+        if (v->n < v->cap && v->items[v->n].fmt) {
+                v->items[v->n].fmt = NULL;
+                v->layout++;
+        }
+}
+
+static uint64_t hash_str(const char *s)
+{
+        uint64_t h = 14695981039346656037u; /* FNV-1a */
+        for (; *s; s++)
+                h = (h ^ (unsigned char) *s) * 1099511628211u;
+        return h;
+}
+
+/* Spells FMT with its one "%u", "%zu" or "%s" replaced by the instance. */
+static bool spell_key(char *out, size_t size, const char *fmt, uint64_t num, const char *str)
+{
+        const char *pct = strchr(fmt, '%');
+        char inst[24];
+        size_t skip = 0;
+        if (pct) {
+                skip = pct[1] == 'z' ? 3 : 2;
+                if (pct[skip - 1] == 'u')
+                        snprintf(inst, sizeof(inst), "%" PRIu64, num);
+        }
+        int n = pct ? snprintf(out, size, "%.*s%s%s", (int) (pct - fmt), fmt, pct[skip - 1] == 's' ? str : inst,
+                               pct + skip)
+                    : snprintf(out, size, "%s", fmt);
+        return n >= 0 && (size_t) n < size;
+}
+
+/* Appends a value slot for the key FMT(instance). Slots are reused from
+ * one sample to the next: a slot that held the same key (same format,
+ * same instance) keeps its name, so a steady sample formats no key at
+ * all; a different key is spelled and bumps the layout counter. */
+static jd_value *add(jd_values *v, jd_value_type type, const char *fmt, uint64_t num, const char *str)
 {
         if (v->n == v->cap) {
                 size_t cap = v->cap ? v->cap * 2 : 256;
                 jd_value *items = realloc(v->items, cap * sizeof(*items));
                 if (!items)
                         return NULL;
+                memset(items + v->cap, 0, (cap - v->cap) * sizeof(*items));
                 v->items = items;
                 v->cap = cap;
         }
         jd_value *x = &v->items[v->n];
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(x->key, sizeof(x->key), fmt, ap);
-        va_end(ap);
-        if (n < 0 || (size_t) n >= sizeof(x->key))
-                return NULL; /* a key we cannot spell is left out */
+        uint64_t h = str ? hash_str(str) : 0;
+        if (x->fmt != fmt || x->num != num || x->str_hash != h) {
+                x->fmt = NULL;
+                if (!spell_key(x->key, sizeof(x->key), fmt, num, str))
+                        return NULL; /* a key we cannot spell is left out */
+                x->fmt = fmt;
+                x->num = num;
+                x->str_hash = h;
+                v->layout++;
+        }
         x->type = type;
         v->n++;
         return x;
 }
 
+/* KEY(fmt) or KEY(fmt, instance): the instance is a number (core id, fan
+ * index, pid) or a name (rail, zone, engine), told apart by its type. */
+#define KEY_PICK(a, b, name, ...) name
+#define KEY(...) KEY_PICK(__VA_ARGS__, KEY2, KEY1, unused)(__VA_ARGS__)
+#define KEY1(fmt) (fmt), 0, NULL
+#define KEY2(fmt, inst)                                                                    \
+        (fmt), _Generic((inst), char *: (uint64_t) 0, const char *: (uint64_t) 0, default: (inst)), \
+                _Generic((inst), char *: (inst), const char *: (inst), default: (const char *) NULL)
+
 #define ADD(v, T, field, value, ...)                                       \
         do {                                                               \
-                jd_value *x_ = add((v), (T), __VA_ARGS__);                 \
+                jd_value *x_ = add((v), (T), KEY(__VA_ARGS__));            \
                 if (x_)                                                    \
                         x_->field = (value);                               \
         } while (0)
@@ -66,7 +123,7 @@ static jd_value *add(jd_values *v, jd_value_type type, const char *fmt, ...)
 #define add_str(v, value, ...)                                                  \
         do {                                                                    \
                 const char *s_ = (value);                                       \
-                jd_value *x_ = s_ && s_[0] ? add((v), JD_VALUE_STRING, __VA_ARGS__) : NULL; \
+                jd_value *x_ = s_ && s_[0] ? add((v), JD_VALUE_STRING, KEY(__VA_ARGS__)) : NULL; \
                 if (x_)                                                         \
                         jd_strlcpy(x_->s, s_, sizeof(x_->s));                   \
         } while (0)
@@ -119,7 +176,7 @@ static void add_engines(jd_values *v, const jd_engines_sample *e)
         }
 }
 
-static void add_memory(jd_values *v, const jd_memory_sample *m, const jd_process_sample *p)
+static void add_memory(jd_values *v, const jd_memory_sample *m)
 {
         ADD_OPT_U64(v, m->total, 1, "ram.total");
         ADD_OPT_U64(v, m->used, 1, "ram.used");
@@ -127,8 +184,7 @@ static void add_memory(jd_values *v, const jd_memory_sample *m, const jd_process
         ADD_OPT_U64(v, m->available, 1, "ram.available");
         ADD_OPT_U64(v, m->buffers, 1, "ram.buffers");
         ADD_OPT_U64(v, m->cached, 1, "ram.cached");
-        /* GPU-shared memory: NvMapMemUsed, else the nvmap table's total. */
-        ADD_OPT_U64(v, m->shared.present ? m->shared : p->nvmap_total_kib, 1, "ram.shared");
+        ADD_OPT_U64(v, m->shared, 1, "ram.shared");
         ADD_OPT_U32(v, m->lfb, 1, "ram.lfb");
         ADD_OPT_U64(v, m->swap_total, 1, "swap.total");
         ADD_OPT_U64(v, m->swap_used, 1, "swap.used");
@@ -172,13 +228,12 @@ static void add_fans(jd_values *v, const jd_fan_sample *f)
         }
 }
 
-static void add_modes(jd_values *v, const jd_nvpmodel_sample *n, jd_opt_bool clocks)
+static void add_modes(jd_values *v, const jd_nvpmodel_sample *n)
 {
         if (n->present) {
                 ADD_OPT_U32(v, n->current_id, 1, "nvpmodel.mode");
                 add_str(v, n->current_name, "nvpmodel.name");
         }
-        ADD_OPT_BOOL(v, clocks, "jetson_clocks.active");
 }
 
 static void add_processes(jd_values *v, const jd_process_sample *p)
@@ -204,20 +259,47 @@ static void add_system(jd_values *v, const jd_system_sample *s)
         ADD_OPT_U64(v, s->net_tx_bytes, 1, "net.tx_bytes");
 }
 
+void jd_values_add_sample(jd_values *out, const jd_sample *s)
+{
+        if (s->cpu)
+                add_cpu(out, s->cpu);
+        if (s->gpu)
+                add_gpu(out, s->gpu);
+        if (s->emc)
+                add_emc(out, s->emc);
+        if (s->memory)
+                add_memory(out, s->memory);
+        ADD_OPT_BOOL(out, s->jetson_clocks_active, "jetson_clocks.active");
+        if (s->engines)
+                add_engines(out, s->engines);
+        if (s->power)
+                add_power(out, s->power);
+        if (s->thermal)
+                add_thermal(out, s->thermal);
+        if (s->fans)
+                add_fans(out, s->fans);
+        if (s->nvpmodel)
+                add_modes(out, s->nvpmodel);
+        if (s->processes)
+                add_processes(out, s->processes);
+        if (s->system)
+                add_system(out, s->system);
+}
+
+void jd_values_add_derived(jd_values *out, const jd_sample *s)
+{
+        /* GPU-shared memory: NvMapMemUsed (fast tier), else the total of
+         * the nvmap client table (slow tier). */
+        if (s->memory && !s->memory->shared.present && s->processes)
+                ADD_OPT_U64(out, s->processes->nvmap_total_kib, 1, "ram.shared");
+}
+
 void jd_values_from_sample(jd_values *out, const jd_sample *s)
 {
-        out->n = 0;
-        add_cpu(out, s->cpu);
-        add_gpu(out, s->gpu);
-        add_emc(out, s->emc);
-        add_engines(out, s->engines);
-        add_memory(out, s->memory, s->processes);
-        add_power(out, s->power);
-        add_thermal(out, s->thermal);
-        add_fans(out, s->fans);
-        add_modes(out, s->nvpmodel, s->jetson_clocks_active);
-        add_processes(out, s->processes);
-        add_system(out, s->system);
+        jd_values_begin(out);
+        jd_values_add_sample(out, s);
+        jd_values_add_derived(out, s);
+        jd_values_end(out);
 }
 
 const jd_value *jd_values_find(const jd_values *v, const char *key)

@@ -26,6 +26,10 @@ typedef enum {
 typedef struct {
         char key[JD_VALUE_KEY_MAX];
         jd_value_type type;
+        /* What the key was spelled from, so that the next sample can reuse
+         * the slot's name without formatting it (values.c). */
+        const char *fmt;
+        uint64_t num, str_hash;
         union {
                 bool b;
                 uint32_t u;
@@ -39,10 +43,23 @@ typedef struct {
 typedef struct {
         jd_value *items;
         size_t n, cap;
+        /* Bumped whenever a slot's key changes or the count does: while it
+         * stays the same, key i is the same as last time (for mappings
+         * from names to positions, such as a capture's columns). */
+        uint64_t layout;
 } jd_values;
 
 void jd_values_init(jd_values *v);
 void jd_values_clear(jd_values *v);
-/* Replaces the contents of OUT with the values of SAMPLE. */
+/* Replaces the contents of OUT with the values of SAMPLE. Reuse one
+ * jd_values from sample to sample: keys are spelled only when they change. */
 void jd_values_from_sample(jd_values *out, const jd_sample *sample);
+
+/* The same in steps, for a sample made of parts (the engine's tiers):
+ * begin, then the values of every part SAMPLE has (NULL parts are
+ * skipped), then those that combine parts of different tiers, then end. */
+void jd_values_begin(jd_values *v);
+void jd_values_add_sample(jd_values *out, const jd_sample *sample);
+void jd_values_add_derived(jd_values *out, const jd_sample *sample);
+void jd_values_end(jd_values *v);
 const jd_value *jd_values_find(const jd_values *v, const char *key);
