@@ -29,6 +29,8 @@
 #define JD_ACTION_MANAGE_SWAP "org.jetsond.Jetson1.manage-swap"
 #define JD_ACTION_DROP_CACHES "org.jetsond.Jetson1.drop-caches"
 
-/* Metrics.Subscribe() bounds, µs */
+/* Metrics.Subscribe() bounds, µs (the upper one also bounds OpenCapture) */
 #define JD_INTERVAL_MIN_USEC 10000ULL
 #define JD_INTERVAL_MAX_USEC 3600000000ULL
+/* Metrics.OpenCapture(): 1 kHz at most */
+#define JD_CAPTURE_INTERVAL_MIN_USEC 1000ULL

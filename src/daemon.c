@@ -1,7 +1,9 @@
 #include "daemon.h"
 
 #include <errno.h>
+#include <gio/gio.h>
 #include <glib-unix.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,24 @@
 typedef struct {
         GMainLoop *loop;
         int exit_code;
+        sd_bus *bus;
+        const jd_sysroot *sr;
+        jd_bus_kind kind;
+        const char *address;
+        uint64_t interval_us;
+        jd_sampling_engine *engine;
+        GSource *startup;             /* until the first complete sample */
+        jd_board board;
+        bool board_read;
+        jd_service *svc;
+        sd_bus_slot *name_request;
 } run_state;
+
+static void quit(run_state *st, int code)
+{
+        st->exit_code = code;
+        g_main_loop_quit(st->loop);
+}
 
 static gboolean on_signal(gpointer data)
 {
@@ -27,10 +46,8 @@ static gboolean on_signal(gpointer data)
 
 static void on_disconnect(void *data)
 {
-        run_state *st = data;
         jd_log_error("Lost the connection to the bus, exiting");
-        st->exit_code = EXIT_FAILURE;
-        g_main_loop_quit(st->loop);
+        quit(data, EXIT_FAILURE);
 }
 
 static int open_bus(jd_bus_kind kind, const char *address, sd_bus **out)
@@ -62,6 +79,96 @@ static const char *bus_label(jd_bus_kind kind, const char *address)
         return kind == JD_BUS_SYSTEM ? "the system bus" : kind == JD_BUS_SESSION ? "the session bus" : address;
 }
 
+static int on_name(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        run_state *st = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        if (e) {
+                int r = sd_bus_message_get_errno(m);
+                jd_log_error("Cannot own %s on %s: %s", JD_BUS_NAME, bus_label(st->kind, st->address),
+                             r == EEXIST   ? "another instance is running"
+                             : r == EACCES ? "the bus policy does not allow it (is org.jetsond.Jetson1.conf installed, and are we root?)"
+                                           : e->message);
+                quit(st, EXIT_FAILURE);
+                return 0;
+        }
+        uint32_t reply = 0;
+        if (sd_bus_message_read(m, "u", &reply) >= 0 && reply != 1 /* PRIMARY_OWNER */ && reply != 4 /* ALREADY_OWNER */) {
+                jd_log_error("Cannot own %s on %s: another instance is running", JD_BUS_NAME,
+                             bus_label(st->kind, st->address));
+                quit(st, EXIT_FAILURE);
+                return 0;
+        }
+        jd_log_info("Serving %s on %s, sampling every %" PRIu64 " ms", JD_BUS_NAME, bus_label(st->kind, st->address),
+                    st->interval_us / 1000);
+        return 0;
+}
+
+/* Once the engine has a complete first sample (every tier answered,
+ * rates included) and the board is known: export everything, then ask
+ * for the name, so a client's first call already finds every key. */
+static void try_start_service(run_state *st)
+{
+        if (st->svc || !st->board_read || !jd_engine_started(st->engine, (uint64_t) g_get_monotonic_time()))
+                return;
+        if (st->startup) {
+                g_source_destroy(st->startup);
+                g_source_unref(st->startup);
+                st->startup = NULL;
+        }
+        g_autoptr(GError) error = NULL;
+        st->svc = jd_service_new(st->bus, st->sr, st->engine, &st->board, st->interval_us, &error);
+        if (!st->svc) {
+                jd_log_error("Cannot start the service: %s", error->message);
+                quit(st, EXIT_FAILURE);
+                return;
+        }
+        jd_auth_init(st->bus);
+        jd_service_start(st->svc);
+        int r = sd_bus_request_name_async(st->bus, &st->name_request, JD_BUS_NAME, 0, on_name, st);
+        if (r < 0) {
+                jd_log_error("Cannot own %s on %s: %s", JD_BUS_NAME, bus_label(st->kind, st->address), strerror(-r));
+                quit(st, EXIT_FAILURE);
+        }
+}
+
+static gboolean on_startup_event(gpointer data)
+{
+        run_state *st = data;
+        jd_engine_take_events(st->engine);
+        try_start_service(st);
+        return G_SOURCE_CONTINUE;
+}
+
+static gboolean startup_dispatch(GSource *source, GSourceFunc callback, gpointer data)
+{
+        (void) source;
+        return callback(data);
+}
+
+static GSourceFuncs startup_funcs = { .dispatch = startup_dispatch };
+
+/* The board's identity comes from files (device tree, EEPROM, dpkg's
+ * database): read on a worker thread like every other file. */
+static void read_board(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+        (void) source, (void) data, (void) cancellable;
+        jd_board *board = g_new0(jd_board, 1);
+        jd_board_read(board, g_task_get_task_data(task));
+        g_task_return_pointer(task, board, g_free);
+}
+
+static void on_board_read(GObject *source, GAsyncResult *res, gpointer data)
+{
+        (void) source;
+        run_state *st = data;
+        g_autofree jd_board *board = g_task_propagate_pointer(G_TASK(res), NULL);
+        st->board = *board;
+        st->board_read = true;
+        try_start_service(st);
+}
+
 int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, uint64_t interval_us)
 {
         /* polkit-gobject talks to polkitd over GDBus on "the system bus";
@@ -78,42 +185,41 @@ int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, u
         }
         jd_errors_register();
 
-        g_autoptr(GError) error = NULL;
-        jd_service *svc = jd_service_new(bus, sr, interval_us, &error);
-        if (!svc) {
-                jd_log_error("Cannot start the service: %s", error->message);
+        run_state st = { .loop = g_main_loop_new(NULL, FALSE), .exit_code = EXIT_SUCCESS, .bus = bus, .sr = sr,
+                         .kind = kind, .address = address, .interval_us = interval_us };
+        st.engine = jd_engine_new(sr, interval_us);
+        if (!st.engine) {
+                jd_log_error("Cannot start the sampling threads: %s", strerror(errno));
+                g_main_loop_unref(st.loop);
                 sd_bus_flush_close_unref(bus);
                 return EXIT_FAILURE;
         }
-        jd_auth_init(bus);
-
-        r = sd_bus_request_name(bus, JD_BUS_NAME, 0);
-        if (r < 0) {
-                jd_log_error("Cannot own %s on %s: %s", JD_BUS_NAME, bus_label(kind, address),
-                             r == -EEXIST   ? "another instance is running"
-                             : r == -EACCES ? "the bus policy does not allow it (is org.jetsond.Jetson1.conf installed, and are we root?)"
-                                            : strerror(-r));
-                jd_auth_shutdown();
-                jd_service_free(svc);
-                sd_bus_flush_close_unref(bus);
-                return EXIT_FAILURE;
-        }
-
-        run_state st = { .loop = g_main_loop_new(NULL, FALSE), .exit_code = EXIT_SUCCESS };
         GSource *bus_source = jd_bus_source_new(bus, on_disconnect, &st);
         g_source_attach(bus_source, NULL);
         guint sigterm = g_unix_signal_add(SIGTERM, on_signal, &st);
         guint sigint = g_unix_signal_add(SIGINT, on_signal, &st);
-        jd_service_start(svc);
-        jd_log_info("Serving %s on %s, sampling every %" PRIu64 " ms", JD_BUS_NAME, bus_label(kind, address),
-                    interval_us / 1000);
+        st.startup = g_source_new(&startup_funcs, sizeof(GSource));
+        g_source_set_callback(st.startup, on_startup_event, &st, NULL);
+        g_source_add_unix_fd(st.startup, jd_engine_event_fd(st.engine), G_IO_IN);
+        g_source_set_ready_time(st.startup, (gint64) jd_engine_startup_deadline(st.engine));
+        g_source_attach(st.startup, NULL);
+        g_autoptr(GTask) task = g_task_new(NULL, NULL, on_board_read, &st);
+        g_task_set_task_data(task, (gpointer) sr, NULL);
+        g_task_run_in_thread(task, read_board);
 
         g_main_loop_run(st.loop);
 
         g_source_remove(sigterm);
         g_source_remove(sigint);
-        jd_auth_shutdown();
-        jd_service_free(svc);
+        if (st.startup) {
+                g_source_destroy(st.startup);
+                g_source_unref(st.startup);
+        }
+        sd_bus_slot_unref(st.name_request);
+        if (st.svc)
+                jd_auth_shutdown();
+        jd_service_free(st.svc);
+        jd_engine_free(st.engine);
         g_source_destroy(bus_source);
         g_source_unref(bus_source);
         g_main_loop_unref(st.loop);

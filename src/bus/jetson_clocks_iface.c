@@ -178,7 +178,7 @@ static void on_boot_applied(const jd_result *result, void *userdata)
         g_autofree char *boot = current_boot_id(svc->sr);
         g_key_file_set_string(kf, "JetsonClocks", "AppliedBoot", boot);
         save_state(svc->sr, kf);
-        jd_service_resample(svc);
+        jd_service_resample(svc, NULL, NULL);
 }
 
 static gboolean on_boot_delay(gpointer data)

@@ -56,13 +56,18 @@ static void record(restore_op *op, const jd_result *result)
         }
 }
 
-/* A step that waited: record it, publish what changed, go on. */
+static void on_step_resampled(void *data)
+{
+        run_next(data);
+}
+
+/* A step that waited: record it, publish what changed (the next step
+ * judges from the fresh sample), go on. */
 static void on_step_done(const jd_result *result, void *userdata)
 {
         restore_op *op = userdata;
         record(op, result);
-        jd_service_resample(op->w->svc);
-        run_next(op);
+        jd_service_resample(op->w->svc, on_step_resampled, op);
 }
 
 /* A step with nothing to do, or that cannot be done. */

@@ -1,7 +1,10 @@
-/* org.jetsond.Jetson1.Metrics: the Sample signal, GetSnapshot, and the
- * per-connection Subscribe() requests that set the sampling period
- * (introspection/org.jetsond.Jetson1.Metrics.xml). */
+/* org.jetsond.Jetson1.Metrics: the Sample signal, GetSnapshot, the
+ * per-connection Subscribe() requests that set the sampling period and
+ * the capture streams of OpenCapture()
+ * (introspection/org.jetsond.Jetson1.Metrics.xml, capture.md). */
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jetsond-dbus.h"
 #include "log.h"
@@ -11,7 +14,19 @@
 typedef struct {
         jd_iface base;
         GHashTable *subscriptions;    /* unique name -> subscription */
+        GPtrArray *captures;          /* capture_stream * */
 } metrics_iface;
+
+/* A capture and the connection that opened it: leaving the bus ends it. */
+typedef struct {
+        metrics_iface *metrics;
+        jd_capture *capture;
+        char *owner;
+        sd_bus_track *track;
+} capture_stream;
+
+#define MAX_CAPTURES_PER_CONNECTION 4
+#define MAX_CAPTURE_PATTERNS 256
 
 typedef struct {
         metrics_iface *metrics;
@@ -99,6 +114,17 @@ static int method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_reply_method_return(m, NULL);
 }
 
+/* The sample's timestamp and values, from the latest readings. */
+static int append_sample(sd_bus_message *m, const jd_service *svc)
+{
+        const jd_values *lists[JD_TIER_COUNT + 1];
+        size_t n = jd_snapshot_lists(&svc->snapshot, lists);
+        int r = sd_bus_message_append_basic(m, 't', &svc->sample->timestamp_us);
+        if (r >= 0)
+                r = jd_append_values(m, lists, n);
+        return r;
+}
+
 static int method_get_snapshot(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
@@ -107,13 +133,161 @@ static int method_get_snapshot(sd_bus_message *m, void *userdata, sd_bus_error *
         sd_bus_message *reply = NULL;
         int r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 't', &svc->sample->timestamp_us);
-        if (r >= 0)
-                r = jd_append_values(reply, &svc->values);
+                r = append_sample(reply, svc);
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
         sd_bus_message_unref(reply);
         return r;
+}
+
+static void capture_stream_free(gpointer p)
+{
+        capture_stream *c = p;
+        jd_engine_close_capture(c->metrics->base.svc->engine, c->capture);
+        sd_bus_track_unref(c->track);
+        g_free(c->owner);
+        g_free(c);
+}
+
+static int on_capture_owner_gone(sd_bus_track *track, void *userdata)
+{
+        (void) track;
+        capture_stream *c = userdata;
+        jd_log_debug("Capture of %s ended: it left the bus", c->owner);
+        g_ptr_array_remove(c->metrics->captures, c);
+        return 0;
+}
+
+void jd_metrics_reap_captures(jd_iface *base)
+{
+        metrics_iface *self = (metrics_iface *) base;
+        for (guint i = 0; i < self->captures->len;) {
+                capture_stream *c = g_ptr_array_index(self->captures, i);
+                if (jd_capture_ended(c->capture)) {
+                        jd_log_debug("Capture of %s ended: its reader closed the stream", c->owner);
+                        g_ptr_array_remove_index(self->captures, i);
+                } else {
+                        i++;
+                }
+        }
+}
+
+static bool is_numeric(const jd_value *v)
+{
+        return v->type != JD_VALUE_STRING;
+}
+
+/* The columns: every numeric key of the latest sample matching a
+ * pattern, pattern by pattern, each key once. Sets ERROR for a pattern
+ * that matches nothing. */
+static GPtrArray *resolve_columns(const jd_service *svc, char **patterns, sd_bus_error *error)
+{
+        const jd_values *lists[JD_TIER_COUNT + 1];
+        size_t n_lists = jd_snapshot_lists(&svc->snapshot, lists);
+        GPtrArray *columns = g_ptr_array_new();
+        g_autoptr(GHashTable) taken = g_hash_table_new(g_str_hash, g_str_equal);
+        char *all[] = { (char *) "*", NULL };
+        char **pats = patterns && patterns[0] ? patterns : all;
+        for (size_t p = 0; pats[p]; p++) {
+                bool matched = false;
+                for (size_t l = 0; l < n_lists; l++)
+                        for (size_t i = 0; i < lists[l]->n; i++) {
+                                const jd_value *v = &lists[l]->items[i];
+                                if (!is_numeric(v) || !g_pattern_match_simple(pats[p], v->key))
+                                        continue;
+                                matched = true;
+                                if (g_hash_table_add(taken, (gpointer) v->key))
+                                        g_ptr_array_add(columns, (gpointer) v->key);
+                        }
+                if (!matched) {
+                        sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                          "No numeric sample key matches \"%s\" (GetSnapshot lists the keys)",
+                                          pats[p]);
+                        g_ptr_array_unref(columns);
+                        return NULL;
+                }
+        }
+        return columns;
+}
+
+static guint captures_of(const metrics_iface *self, const char *owner)
+{
+        guint n = 0;
+        for (guint i = 0; i < self->captures->len; i++)
+                n += strcmp(((capture_stream *) g_ptr_array_index(self->captures, i))->owner, owner) == 0;
+        return n;
+}
+
+static int method_open_capture(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        metrics_iface *self = userdata;
+        jd_service *svc = self->base.svc;
+        uint64_t interval;
+        g_auto(GStrv) patterns = NULL;
+        int r = sd_bus_message_read(m, "t", &interval);
+        if (r >= 0)
+                r = sd_bus_message_read_strv(m, &patterns);
+        if (r < 0)
+                return r;
+        if (interval < JD_CAPTURE_INTERVAL_MIN_USEC || interval > JD_INTERVAL_MAX_USEC)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Interval %" PRIu64 " µs is out of range (%llu to %llu)", interval,
+                                         JD_CAPTURE_INTERVAL_MIN_USEC, JD_INTERVAL_MAX_USEC);
+        if (patterns && g_strv_length(patterns) > MAX_CAPTURE_PATTERNS)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "More than %d key patterns",
+                                         MAX_CAPTURE_PATTERNS);
+        const char *sender = sd_bus_message_get_sender(m);
+        if (!sender)
+                return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
+                                        "OpenCapture() needs a bus connection with a unique name");
+        if (captures_of(self, sender) >= MAX_CAPTURES_PER_CONNECTION)
+                return sd_bus_error_setf(error, JD_ERROR_BUSY, "This connection has %d captures open already",
+                                         MAX_CAPTURES_PER_CONNECTION);
+        g_autoptr(GPtrArray) columns = resolve_columns(svc, patterns, error);
+        if (!columns)
+                return -EINVAL;
+
+        capture_stream *c = g_new0(capture_stream, 1);
+        c->metrics = self;
+        c->owner = g_strdup(sender);
+        int fd = -1;
+        r = jd_engine_open_capture(svc->engine, interval, (const char *const *) columns->pdata, columns->len, &fd,
+                                   &c->capture);
+        if (r == -EBUSY) {
+                g_free(c->owner);
+                g_free(c);
+                return sd_bus_error_setf(error, JD_ERROR_BUSY, "%d captures are open already", JD_MAX_CAPTURES);
+        }
+        if (r >= 0)
+                r = sd_bus_track_new(svc->bus, &c->track, on_capture_owner_gone, c);
+        if (r >= 0)
+                r = sd_bus_track_add_sender(c->track, m);
+        sd_bus_message *reply = NULL;
+        if (r >= 0)
+                r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "h", fd);
+        if (r >= 0) {
+                g_ptr_array_add(columns, NULL);
+                r = sd_bus_message_append_strv(reply, (char **) columns->pdata);
+        }
+        if (fd >= 0)
+                close(fd); /* the reply holds its own copy */
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        if (r < 0) {
+                if (c->capture)
+                        capture_stream_free(c);
+                else {
+                        g_free(c->owner);
+                        g_free(c);
+                }
+                return r;
+        }
+        g_ptr_array_add(self->captures, c);
+        jd_log_debug("Capture for %s: %u columns every %" PRIu64 " µs", sender, columns->len - 1, interval);
+        return 1;
 }
 
 static int get_interval(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -134,22 +308,24 @@ static const sd_bus_vtable metrics_vtable[] = {
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Unsubscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_unsubscribe,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("OpenCapture", SD_BUS_ARGS("t", interval_usec, "as", keys),
+                                SD_BUS_RESULT("h", stream, "as", columns), method_open_capture,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Interval", "t", get_interval, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("DefaultInterval", "t", get_interval, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_VTABLE_END,
 };
 
 /* Broadcast: dbus-daemon forwards it only to connections with a matching
- * rule, so an unwatched signal costs one message to the bus. */
-static void metrics_update(jd_iface *base)
+ * rule, so an unwatched signal costs one message to the bus, built once
+ * for every subscriber. */
+void jd_metrics_emit_sample(jd_iface *base)
 {
         jd_service *svc = base->svc;
         sd_bus_message *m = NULL;
         int r = sd_bus_message_new_signal(svc->bus, &m, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample");
         if (r >= 0)
-                r = sd_bus_message_append_basic(m, 't', &svc->sample->timestamp_us);
-        if (r >= 0)
-                r = jd_append_values(m, &svc->values);
+                r = append_sample(m, svc);
         if (r >= 0)
                 r = sd_bus_send(svc->bus, m, NULL);
         if (r < 0)
@@ -160,6 +336,7 @@ static void metrics_update(jd_iface *base)
 static void metrics_destroy(jd_iface *base)
 {
         metrics_iface *self = (metrics_iface *) base;
+        g_ptr_array_unref(self->captures);
         g_hash_table_unref(self->subscriptions);
         g_free(self);
 }
@@ -168,9 +345,9 @@ jd_iface *jd_metrics_iface_new(jd_service *svc, GError **error)
 {
         metrics_iface *self = g_new0(metrics_iface, 1);
         self->base.svc = svc;
-        self->base.update = metrics_update;
         self->base.destroy = metrics_destroy;
         self->subscriptions = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, subscription_free);
+        self->captures = g_ptr_array_new_with_free_func(capture_stream_free);
         int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, JD_OBJECT_PATH, JD_IFACE_METRICS,
                                          metrics_vtable, self);
         if (r < 0) {

@@ -35,10 +35,40 @@ static void destroy_iface(gpointer p)
         iface->destroy(iface);
 }
 
-static void publish(jd_service *svc, unsigned tiers)
+typedef struct {
+        uint64_t generation;
+        uint64_t deadline_us;
+        void (*done)(void *data);
+        void *data;
+} resample;
+
+static uint64_t now_us(void)
 {
-        svc->sample = jd_sampler_sample(svc->sampler, tiers);
-        jd_values_from_sample(&svc->values, svc->sample);
+        return (uint64_t) g_get_monotonic_time();
+}
+
+/* Logged once when a tier goes stale, once when it is back. */
+static void log_stalls(jd_service *svc)
+{
+        for (int i = 0; i < JD_TIER_COUNT; i++) {
+                bool stale = svc->snapshot.stale[i];
+                if (stale == svc->stalled[i])
+                        continue;
+                svc->stalled[i] = stale;
+                const char *name = jd_engine_tier_name(svc->engine, i);
+                const char *stage = jd_engine_tier_stage(svc->engine, i);
+                if (stale)
+                        jd_log_warning("The %s sampling tier has not finished a reading for %.1f s%s%s%s; its keys are "
+                                       "left out of samples until it does",
+                                       name, (double) (now_us() - svc->snapshot.tier[i]->finished_us) / 1e6,
+                                       stage ? " (stuck reading " : "", stage ? stage : "", stage ? ")" : "");
+                else
+                        jd_log_info("The %s sampling tier answers again", name);
+        }
+}
+
+static void update_ifaces(jd_service *svc)
+{
         for (guint i = 0; i < svc->ifaces->len; i++) {
                 jd_iface *iface = g_ptr_array_index(svc->ifaces, i);
                 if (iface->update)
@@ -46,9 +76,70 @@ static void publish(jd_service *svc, unsigned tiers)
         }
 }
 
-void jd_service_resample(jd_service *svc)
+static void arm_timers(jd_service *svc)
 {
-        publish(svc, JD_TIER_ALL);
+        uint64_t at = svc->watchdog_us;
+        for (guint i = 0; i < svc->resamples->len; i++) {
+                const resample *r = g_ptr_array_index(svc->resamples, i);
+                if (r->deadline_us < at)
+                        at = r->deadline_us;
+        }
+        g_source_set_ready_time(svc->events, (gint64) at);
+}
+
+/* The fast tier's tick makes the Sample; if it is late (stuck), a Sample
+ * still goes out, a little later, without what has gone stale. */
+static uint64_t watchdog_after(const jd_service *svc, uint64_t now)
+{
+        uint64_t grace = svc->interval_us / 2 > 50000 ? svc->interval_us / 2 : 50000;
+        return now + svc->interval_us + grace;
+}
+
+static gboolean on_events(gpointer data)
+{
+        jd_service *svc = data;
+        uint64_t now = now_us();
+        unsigned events = jd_engine_take_events(svc->engine);
+        if ((events & JD_ENGINE_CAPTURE_ENDED) && svc->metrics)
+                jd_metrics_reap_captures(svc->metrics);
+        bool sample = (events & JD_ENGINE_SAMPLE) || now >= svc->watchdog_us;
+        GPtrArray *ready = g_ptr_array_new_with_free_func(g_free);
+        for (guint i = 0; i < svc->resamples->len;) {
+                resample *r = g_ptr_array_index(svc->resamples, i);
+                if (now >= r->deadline_us || jd_engine_answered(svc->engine, r->generation, now))
+                        g_ptr_array_add(ready, g_ptr_array_steal_index(svc->resamples, i));
+                else
+                        i++;
+        }
+        if (sample || ready->len || (events & JD_ENGINE_CHANGED)) {
+                jd_engine_snapshot(svc->engine, &svc->snapshot, now);
+                log_stalls(svc);
+                if ((sample || ready->len) && svc->metrics) {
+                        jd_metrics_emit_sample(svc->metrics);
+                        svc->watchdog_us = watchdog_after(svc, now);
+                }
+                update_ifaces(svc);
+        }
+        for (guint i = 0; i < ready->len; i++) {
+                resample *r = g_ptr_array_index(ready, i);
+                if (r->done)
+                        r->done(r->data);
+        }
+        g_ptr_array_unref(ready);
+        arm_timers(svc);
+        return G_SOURCE_CONTINUE;
+}
+
+void jd_service_resample(jd_service *svc, void (*done)(void *data), void *data)
+{
+        resample *r = g_new0(resample, 1);
+        r->generation = jd_engine_request(svc->engine);
+        r->deadline_us = now_us() + JD_RESAMPLE_TIMEOUT_US;
+        r->done = done;
+        r->data = data;
+        g_ptr_array_add(svc->resamples, r);
+        if (svc->events)
+                arm_timers(svc);
 }
 
 /* nvfancontrol.service: systemd's word on whether it runs decides the
@@ -56,8 +147,8 @@ void jd_service_resample(jd_service *svc)
 static void on_fan_service_changed(void *data)
 {
         jd_service *svc = data;
-        jd_sampler_set_fan_service_active(svc->sampler, jd_unit_active(svc->fan_service));
-        jd_service_resample(svc);
+        jd_engine_set_fan_service_active(svc->engine, jd_unit_active(svc->fan_service));
+        jd_service_resample(svc, NULL, NULL);
 }
 
 static void switch_fan_service(bool start, jd_result_fn done, void *done_data, void *switch_data)
@@ -87,26 +178,18 @@ static bool has_nvfancontrol(const jd_fan_sample *fans)
         return false;
 }
 
-static gboolean on_tick(gpointer data)
-{
-        jd_service *svc = data;
-        uint64_t now = (uint64_t) g_get_monotonic_time();
-        publish(svc, jd_schedule_take(&svc->schedule, now));
-        g_source_set_ready_time(svc->ticker, (gint64) jd_schedule_next(&svc->schedule));
-        return G_SOURCE_CONTINUE;
-}
-
-/* A timer that fires at absolute CLOCK_MONOTONIC deadlines (the ready
- * time), which g_timeout_add's relative intervals cannot express. */
-static gboolean ticker_dispatch(GSource *source, GSourceFunc callback, gpointer data)
+/* The engine's event fd, plus a ready time for the service's own
+ * deadlines (the Sample watchdog, resample time limits). */
+static gboolean events_dispatch(GSource *source, GSourceFunc callback, gpointer data)
 {
         (void) source;
         return callback(data);
 }
 
-static GSourceFuncs ticker_funcs = { .dispatch = ticker_dispatch };
+static GSourceFuncs events_funcs = { .dispatch = events_dispatch };
 
-jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, uint64_t default_interval_us, GError **error)
+jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine *engine, const jd_board *board,
+                           uint64_t default_interval_us, GError **error)
 {
         jd_service *svc = g_new0(jd_service, 1);
         svc->bus = sd_bus_ref(bus);
@@ -114,18 +197,14 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, uint64_t default_i
         svc->default_interval_us = default_interval_us;
         svc->interval_us = default_interval_us;
         svc->ifaces = g_ptr_array_new_with_free_func(destroy_iface);
-        jd_values_init(&svc->values);
+        svc->resamples = g_ptr_array_new_with_free_func(g_free);
         jd_config_load(&svc->config, sr);
-        jd_board_read(&svc->board, sr);
-        svc->sampler = jd_sampler_new(sr);
-        if (!svc->sampler) {
-                g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_FAILED, "Out of memory");
-                jd_service_free(svc);
-                return NULL;
-        }
-        svc->sample = jd_sampler_current(svc->sampler);
-        jd_values_from_sample(&svc->values, svc->sample);
-        jd_schedule_init(&svc->schedule, svc->interval_us, (uint64_t) g_get_monotonic_time());
+        svc->board = *board;
+        svc->engine = engine;
+        jd_snapshot_init(&svc->snapshot);
+        jd_engine_snapshot(engine, &svc->snapshot, now_us());
+        svc->sample = &svc->snapshot.sample;
+        log_stalls(svc);
 
         int r = sd_bus_add_object_manager(bus, &svc->object_manager, JD_OBJECT_PATH);
         if (r < 0) {
@@ -136,7 +215,7 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, uint64_t default_i
         GError *e = NULL;
         add_iface(svc, jd_board_iface_new(svc, &e));
         if (!e)
-                add_iface(svc, jd_metrics_iface_new(svc, &e));
+                add_iface(svc, svc->metrics = jd_metrics_iface_new(svc, &e));
         if (!e)
                 add_iface(svc, jd_nvpmodel_iface_new(svc, &e));
         if (!e)
@@ -160,11 +239,13 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, uint64_t default_i
 
 void jd_service_start(jd_service *svc)
 {
-        svc->ticker = g_source_new(&ticker_funcs, sizeof(GSource));
-        g_source_set_name(svc->ticker, "jetsond sampler");
-        g_source_set_callback(svc->ticker, on_tick, svc, NULL);
-        g_source_set_ready_time(svc->ticker, (gint64) jd_schedule_next(&svc->schedule));
-        g_source_attach(svc->ticker, NULL);
+        svc->events = g_source_new(&events_funcs, sizeof(GSource));
+        g_source_set_name(svc->events, "jetsond sampling engine");
+        g_source_set_callback(svc->events, on_events, svc, NULL);
+        g_source_add_unix_fd(svc->events, jd_engine_event_fd(svc->engine), G_IO_IN);
+        svc->watchdog_us = watchdog_after(svc, now_us());
+        arm_timers(svc);
+        g_source_attach(svc->events, NULL);
 }
 
 void jd_service_set_interval(jd_service *svc, uint64_t interval_us)
@@ -172,9 +253,10 @@ void jd_service_set_interval(jd_service *svc, uint64_t interval_us)
         if (interval_us == svc->interval_us)
                 return;
         svc->interval_us = interval_us;
-        jd_schedule_set_period(&svc->schedule, interval_us, (uint64_t) g_get_monotonic_time());
-        if (svc->ticker)
-                g_source_set_ready_time(svc->ticker, (gint64) jd_schedule_next(&svc->schedule));
+        jd_engine_set_sample_interval(svc->engine, interval_us);
+        svc->watchdog_us = watchdog_after(svc, now_us());
+        if (svc->events)
+                arm_timers(svc);
         jd_emit_changed(svc, JD_OBJECT_PATH, JD_IFACE_METRICS, (const char *[]) { "Interval", NULL });
 }
 
@@ -182,15 +264,22 @@ void jd_service_free(jd_service *svc)
 {
         if (!svc)
                 return;
-        if (svc->ticker) {
-                g_source_destroy(svc->ticker);
-                g_source_unref(svc->ticker);
+        if (svc->events) {
+                g_source_destroy(svc->events);
+                g_source_unref(svc->events);
+        }
+        /* Changes still waiting for their fresh sample answer now. */
+        while (svc->resamples->len) {
+                resample *r = g_ptr_array_steal_index(svc->resamples, 0);
+                if (r->done)
+                        r->done(r->data);
+                g_free(r);
         }
         jd_unit_free(svc->fan_service);
         g_ptr_array_unref(svc->ifaces);
+        g_ptr_array_unref(svc->resamples);
         sd_bus_slot_unref(svc->object_manager);
-        jd_sampler_free(svc->sampler);
-        jd_values_clear(&svc->values);
+        jd_snapshot_clear(&svc->snapshot);
         sd_bus_unref(svc->bus);
         g_free(svc);
 }

@@ -1,7 +1,9 @@
-/* The service: one sampler, one bus connection, the exported interfaces
- * and the tick that drives them. Interfaces are small objects (one file
- * each) that the service creates at start-up, only where the hardware
- * exists, and asks to publish their changes after every sample. */
+/* The service: the bus connection, the exported interfaces and what
+ * drives them, the sampling engine's events. The main loop never reads
+ * hardware: every property, Sample and GetSnapshot is built from the
+ * engine's latest readings (a jd_snapshot). Interfaces are small objects
+ * (one file each) that the service creates at start-up, only where the
+ * hardware exists, and asks to publish their changes after every sample. */
 #pragma once
 
 #include <glib.h>
@@ -12,8 +14,8 @@
 #include "board.h"
 #include "config.h"
 #include "fan_control.h"
+#include "engine.h"
 #include "sampler.h"
-#include "schedule.h"
 #include "sysroot.h"
 #include "values.h"
 
@@ -33,13 +35,16 @@ struct jd_service {
         sd_bus *bus;
         const jd_sysroot *sr;
         jd_board board;
-        jd_sampler *sampler;
-        const jd_sample *sample;      /* the latest, what every getter answers from */
-        jd_values values;             /* the same sample as keys and values */
+        jd_sampling_engine *engine;   /* not owned */
+        jd_snapshot snapshot;         /* the latest readings */
+        const jd_sample *sample;      /* &snapshot.sample: what every getter answers from */
         uint64_t default_interval_us;
         uint64_t interval_us;         /* the Interval property */
-        jd_schedule schedule;
-        GSource *ticker;
+        GSource *events;              /* the engine's events and the service's timers */
+        uint64_t watchdog_us;         /* a Sample is due by then even if the fast tier is stuck */
+        GPtrArray *resamples;         /* pending jd_service_resample() calls */
+        bool stalled[JD_TIER_COUNT];  /* a stall was logged */
+        jd_iface *metrics;
         sd_bus_slot *object_manager;
         GPtrArray *ifaces;            /* jd_iface *, in creation order */
         jd_config config;
@@ -48,20 +53,24 @@ struct jd_service {
         jd_iface *jetson_clocks;      /* the JetsonClocks interface, NULL without the tool */
 };
 
-/* Reads the board, takes the first sample and exports every interface
- * the board supports; the name is requested separately, once all
- * objects exist, so no client ever sees a half-built service. */
-jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, uint64_t default_interval_us, GError **error);
+/* Exports every interface the board supports, from ENGINE's first
+ * readings (jd_engine_started()); the name is requested separately, once
+ * all objects exist, so no client ever sees a half-built service. */
+jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine *engine, const jd_board *board,
+                           uint64_t default_interval_us, GError **error);
 void jd_service_free(jd_service *svc);
-/* Starts the sampling timer on the thread-default main context. */
+/* Starts following the engine on the thread-default main context. */
 void jd_service_start(jd_service *svc);
 /* Changes the sampling period (Metrics.Subscribe) and emits
  * PropertiesChanged for Interval if it changed. */
 void jd_service_set_interval(jd_service *svc, uint64_t interval_us);
 
-/* Samples every tier now (after a change jetsond made) and publishes it
- * like a regular tick: Sample and PropertiesChanged. */
-void jd_service_resample(jd_service *svc);
+/* Has every tier read now (after a change jetsond made), then publishes
+ * it like a regular tick (Sample and PropertiesChanged) and calls DONE
+ * (may be NULL). A stale tier is not waited for, nor one that takes more
+ * than JD_RESAMPLE_TIMEOUT_US. */
+#define JD_RESAMPLE_TIMEOUT_US 2000000u
+void jd_service_resample(jd_service *svc, void (*done)(void *data), void *data);
 
 /* The fans' PWM files (in-root, NULL-terminated), whose values
  * jetson_clocks must not change. */
@@ -73,6 +82,11 @@ jd_fan_switch jd_service_fan_switch(jd_service *svc);
 
 /* Emits PropertiesChanged for NAMES (NULL-terminated) if any. */
 void jd_emit_changed(jd_service *svc, const char *path, const char *iface, const char **names);
+
+/* Metrics: the Sample signal from svc->snapshot; capture streams whose
+ * reader left are closed. */
+void jd_metrics_emit_sample(jd_iface *metrics);
+void jd_metrics_reap_captures(jd_iface *metrics);
 
 /* The interfaces (one file each). A constructor returns NULL with no
  * error when the board lacks the hardware, so the interface is not

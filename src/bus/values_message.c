@@ -39,11 +39,12 @@ static int append_value(sd_bus_message *m, const jd_value *v)
         return r;
 }
 
-int jd_append_values(sd_bus_message *m, const jd_values *values)
+int jd_append_values(sd_bus_message *m, const jd_values *const *lists, size_t n_lists)
 {
         int r = sd_bus_message_open_container(m, 'a', "{sv}");
-        for (size_t i = 0; r >= 0 && i < values->n; i++)
-                r = append_value(m, &values->items[i]);
+        for (size_t l = 0; l < n_lists; l++)
+                for (size_t i = 0; r >= 0 && i < lists[l]->n; i++)
+                        r = append_value(m, &lists[l]->items[i]);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         return r;

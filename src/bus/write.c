@@ -46,6 +46,7 @@ jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, sd_
 static void jd_write_free(jd_write *w)
 {
         jd_domains_unlock(w->svc, w->domains);
+        sd_bus_message_unref(w->reply);
         sd_bus_message_unref(w->call);
         g_free(w);
 }
@@ -110,29 +111,38 @@ static const char *error_name(jd_outcome outcome)
         return JD_ERROR_FAILED;
 }
 
-static void done(jd_write *w)
+/* The reply goes out once the change shows in the properties and in a
+ * Sample: a client that reads right after the reply sees it. */
+static void on_resampled(void *data)
 {
-        jd_service_resample(w->svc);
-        jd_write_free(w);
+        jd_write *w = data;
+        sd_bus_message *reply = w->reply;
+        w->reply = NULL;
+        jd_write_free(w); /* unlocks: the caller may change the same thing next */
+        sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
 }
 
 void jd_write_finish(jd_write *w, const jd_result *result)
 {
         const char *name = error_name(result->outcome);
+        sd_bus_error error = SD_BUS_ERROR_NULL;
         if (name) {
                 jd_log_warning("%s.%s() from %s: %s", sd_bus_message_get_interface(w->call),
                                sd_bus_message_get_member(w->call), sd_bus_message_get_sender(w->call),
                                result->message);
-                sd_bus_reply_method_errorf(w->call, name, "%s", result->message);
+                sd_bus_error_set(&error, name, result->message);
+                sd_bus_message_new_method_error(w->call, &w->reply, &error);
+                sd_bus_error_free(&error);
         } else {
                 jd_log_info("%s (for %s)", result->message, sd_bus_message_get_sender(w->call));
-                sd_bus_reply_method_return(w->call, NULL);
+                sd_bus_message_new_method_return(w->call, &w->reply);
         }
-        done(w);
+        jd_service_resample(w->svc, on_resampled, w);
 }
 
 void jd_write_finish_reply(jd_write *w, sd_bus_message *reply)
 {
-        sd_bus_send(NULL, reply, NULL);
-        done(w);
+        w->reply = sd_bus_message_ref(reply);
+        jd_service_resample(w->svc, on_resampled, w);
 }

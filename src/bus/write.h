@@ -27,6 +27,7 @@ typedef void (*jd_write_apply)(jd_write *w);
 struct jd_write {
         jd_service *svc;
         sd_bus_message *call;
+        sd_bus_message *reply;        /* built, sent once the change is sampled */
         unsigned domains;
         const char *const *actions;   /* still to check, NULL-terminated */
         jd_write_apply apply;
@@ -49,8 +50,8 @@ jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, sd_
  * runs APPLY, which must end in jd_write_finish(). Returns what the
  * method handler returns. */
 int jd_write_authorize(jd_write *w, const char *const *actions, jd_write_apply apply, sd_bus_error *error);
-/* Replies (an empty reply for JD_OK, else the mapped error), unlocks,
- * resamples and frees W. */
+/* Resamples, then unlocks, replies (an empty reply for JD_OK, else the
+ * mapped error) and frees W. */
 void jd_write_finish(jd_write *w, const jd_result *result);
 /* The same with a reply built by the caller (for out arguments). */
 void jd_write_finish_reply(jd_write *w, sd_bus_message *reply);

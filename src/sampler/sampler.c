@@ -30,10 +30,6 @@ static void stage(jd_sampler *s, const char *what)
                 atomic_store_explicit(s->stage, what, memory_order_relaxed);
 }
 
-void jd_sampler_set_stage_slot(jd_sampler *s, _Atomic(const char *) *slot)
-{
-        s->stage = slot;
-}
 
 static uint64_t clock_us(clockid_t id)
 {
@@ -47,7 +43,7 @@ uint64_t jd_realtime_us(void) { return clock_us(CLOCK_REALTIME); }
 
 jd_sampler *jd_sampler_new(const jd_sysroot *sr)
 {
-        jd_sampler *s = jd_sampler_new_tiers(sr, JD_TIER_ALL);
+        jd_sampler *s = jd_sampler_new_tiers(sr, JD_TIER_ALL, NULL);
         /* Every part of the sample is set from the start; loads and energy
          * stay absent until a second reading gives them an interval. */
         if (s)
@@ -62,12 +58,13 @@ jd_sampler *jd_sampler_new(const jd_sysroot *sr)
                 ok = ok && s->field;            \
         } while (0)
 
-jd_sampler *jd_sampler_new_tiers(const jd_sysroot *sr, unsigned tiers)
+jd_sampler *jd_sampler_new_tiers(const jd_sysroot *sr, unsigned tiers, _Atomic(const char *) *stage_slot)
 {
         jd_sampler *s = calloc(1, sizeof(*s));
         if (!s)
                 return NULL;
         s->tiers = tiers;
+        s->stage = stage_slot;
         bool ok = true;
         if (tiers & JD_TIER_FAST) {
                 NEW_READER(cpu, jd_cpu_reader_new);

@@ -53,9 +53,11 @@ typedef struct jd_sampler jd_sampler;
 /* Every reader, each tier read once. */
 jd_sampler *jd_sampler_new(const jd_sysroot *sr);
 /* Only the readers of TIERS (jd_tier bits), nothing read yet: one tier
- * thread's share (src/sampler/engine.c). The parts of other tiers stay
- * NULL in its sample. */
-jd_sampler *jd_sampler_new_tiers(const jd_sysroot *sr, unsigned tiers);
+ * thread's share (src/sampler/tier.c). The parts of other tiers stay
+ * NULL in its sample. STAGE_SLOT (may be NULL) receives the name of the
+ * reader being created or read (a string literal; NULL between
+ * readings), so that a stalled read can be named. */
+jd_sampler *jd_sampler_new_tiers(const jd_sysroot *sr, unsigned tiers, _Atomic(const char *) *stage_slot);
 void jd_sampler_free(jd_sampler *s);
 /* Reads the readers of TIERS (a jd_tier mask) that S owns. JD_TIER_SLOW
  * includes the CPU, GPU and EMC limits (scaling bounds, governors, idle
@@ -65,10 +67,6 @@ const jd_sample *jd_sampler_current(const jd_sampler *s);
 /* What the bus layer learns from systemd about nvfancontrol.service
  * (jd_fan_reader_set_service_active); shows from the next sample. */
 void jd_sampler_set_fan_service_active(jd_sampler *s, jd_opt_bool active);
-
-/* SLOT receives the name of the reader being read (a string literal;
- * NULL between samples), so that a stalled read can be named. */
-void jd_sampler_set_stage_slot(jd_sampler *s, _Atomic(const char *) *slot);
 
 uint64_t jd_monotonic_us(void);
 uint64_t jd_realtime_us(void);

@@ -1,63 +1,43 @@
 #include "schedule.h"
 
-#include "sampler.h"
-
-static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
-
-static uint64_t tier_period(const jd_schedule *s, uint64_t min_period)
+/* The first grid point strictly after X. */
+static uint64_t after(const jd_ticker *t, uint64_t x)
 {
-        return max_u64(s->period_us, min_period);
+        if (x < t->anchor)
+                return t->anchor;
+        return t->anchor + ((x - t->anchor) / t->period + 1) * t->period;
 }
 
-void jd_schedule_init(jd_schedule *s, uint64_t period_us, uint64_t now_us)
+static uint64_t anchor_of(uint64_t epoch, uint64_t lead)
 {
-        s->period_us = period_us;
-        s->last_tick_us = now_us;
-        s->next_tick_us = now_us + period_us;
-        s->medium_due_us = now_us + tier_period(s, JD_MEDIUM_MIN_PERIOD_US);
-        s->slow_due_us = now_us + tier_period(s, JD_SLOW_MIN_PERIOD_US);
+        return epoch > lead ? epoch - lead : 0;
 }
 
-/* A tier is due if its deadline falls within half a period of now: timer
- * wake-ups jitter by a little either way, and a tier that just missed
- * its deadline would otherwise wait a whole extra tick. */
-static int due(const jd_schedule *s, uint64_t deadline, uint64_t now_us)
+void jd_ticker_init(jd_ticker *t, uint64_t epoch, uint64_t period, uint64_t lead, uint64_t now)
 {
-        return now_us + s->period_us / 2 >= deadline;
+        t->anchor = anchor_of(epoch, lead);
+        t->period = period ? period : 1;
+        t->last = t->anchor;
+        t->next = after(t, now);
 }
 
-unsigned jd_schedule_take(jd_schedule *s, uint64_t now_us)
+uint64_t jd_ticker_next(const jd_ticker *t)
 {
-        unsigned tiers = JD_TIER_FAST;
-        if (due(s, s->medium_due_us, now_us)) {
-                tiers |= JD_TIER_MEDIUM;
-                s->medium_due_us = now_us + tier_period(s, JD_MEDIUM_MIN_PERIOD_US);
-        }
-        if (due(s, s->slow_due_us, now_us)) {
-                tiers |= JD_TIER_SLOW;
-                s->slow_due_us = now_us + tier_period(s, JD_SLOW_MIN_PERIOD_US);
-        }
-        s->last_tick_us = s->next_tick_us;
-        s->next_tick_us += s->period_us;
-        if (s->next_tick_us <= now_us) {
-                s->last_tick_us = now_us;
-                s->next_tick_us = now_us + s->period_us;
-        }
-        return tiers;
+        return t->next;
 }
 
-uint64_t jd_schedule_next(const jd_schedule *s)
+uint64_t jd_ticker_take(jd_ticker *t, uint64_t now)
 {
-        return s->next_tick_us;
+        uint64_t deadline = t->next;
+        t->last = deadline;
+        t->next = after(t, now > deadline ? now : deadline);
+        return deadline;
 }
 
-void jd_schedule_set_period(jd_schedule *s, uint64_t period_us, uint64_t now_us)
+void jd_ticker_set_period(jd_ticker *t, uint64_t epoch, uint64_t period, uint64_t lead, uint64_t now)
 {
-        s->period_us = period_us;
-        s->next_tick_us = max_u64(s->last_tick_us + period_us, now_us);
-        /* A tier waiting out a long period is due sooner with a short one. */
-        if (s->medium_due_us > now_us + tier_period(s, JD_MEDIUM_MIN_PERIOD_US))
-                s->medium_due_us = now_us + tier_period(s, JD_MEDIUM_MIN_PERIOD_US);
-        if (s->slow_due_us > now_us + tier_period(s, JD_SLOW_MIN_PERIOD_US))
-                s->slow_due_us = now_us + tier_period(s, JD_SLOW_MIN_PERIOD_US);
+        t->anchor = anchor_of(epoch, lead);
+        t->period = period ? period : 1;
+        uint64_t next = after(t, t->last);
+        t->next = next > now ? next : now;
 }

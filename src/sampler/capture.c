@@ -1,0 +1,266 @@
+#include "capture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The pipe holds about a second of 1 kHz records of ~100 columns, so a
+ * reader that is briefly descheduled loses nothing. */
+#define PIPE_BYTES (1024 * 1024)
+
+struct jd_capture {
+        int fd;                   /* write end, non-blocking */
+        bool ended;
+        uint64_t interval_us, next_due_us;
+        size_t n;
+        GHashTable *column_of;    /* name -> column + 1 */
+        /* Per source: the layout its value->column map was built for. */
+        uint64_t layout[JD_CAPTURE_SOURCES];
+        int *map[JD_CAPTURE_SOURCES];
+        size_t map_len[JD_CAPTURE_SOURCES];
+        uint64_t dropped, dropped_total;
+        size_t record_size;
+        unsigned char *record;
+        /* Bytes of a record (or the header) the pipe did not take yet:
+         * written before anything else, so the stream stays whole records. */
+        unsigned char *pending;
+        size_t pending_len, pending_off;
+};
+
+typedef struct __attribute__((packed)) {
+        char magic[8];
+        uint32_t version;
+        uint32_t header_size;
+        uint32_t columns;
+        uint32_t record_size;
+        uint64_t interval_ns;
+        int64_t realtime_offset_ns;
+} header;
+
+static int64_t clock_ns(clockid_t id)
+{
+        struct timespec ts;
+        clock_gettime(id, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The header, with the names after it and zero padding to 8 bytes. */
+static unsigned char *build_header(const jd_capture *c, const char *const *columns, size_t *len)
+{
+        size_t names = 0;
+        for (size_t i = 0; i < c->n; i++)
+                names += strlen(columns[i]) + 1;
+        size_t size = (sizeof(header) + names + 7) & ~(size_t) 7;
+        unsigned char *buf = calloc(1, size);
+        if (!buf)
+                return NULL;
+        header h = { .version = JD_CAPTURE_VERSION, .header_size = (uint32_t) size, .columns = (uint32_t) c->n,
+                     .record_size = (uint32_t) c->record_size, .interval_ns = c->interval_us * 1000u,
+                     .realtime_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC) };
+        memcpy(h.magic, JD_CAPTURE_MAGIC, sizeof(h.magic));
+        memcpy(buf, &h, sizeof(h));
+        size_t off = sizeof(h);
+        for (size_t i = 0; i < c->n; i++) {
+                size_t l = strlen(columns[i]) + 1;
+                memcpy(buf + off, columns[i], l);
+                off += l;
+        }
+        *len = size;
+        return buf;
+}
+
+/* Writes BUF; what the pipe does not take is kept as pending (a pipe
+ * takes part of a write larger than PIPE_BUF). False if it took nothing. */
+static bool write_whole(jd_capture *c, const unsigned char *buf, size_t len)
+{
+        ssize_t w;
+        do
+                w = write(c->fd, buf, len);
+        while (w < 0 && errno == EINTR);
+        if (w < 0) {
+                if (errno != EAGAIN)
+                        c->ended = true; /* EPIPE: the reader closed its end */
+                return false;
+        }
+        if ((size_t) w < len) {
+                memcpy(c->pending, buf + w, len - (size_t) w);
+                c->pending_len = len - (size_t) w;
+                c->pending_off = 0;
+        }
+        return true;
+}
+
+/* Pushes pending bytes; true once nothing is pending. */
+static bool flush_pending(jd_capture *c)
+{
+        while (c->pending_len > c->pending_off) {
+                ssize_t w = write(c->fd, c->pending + c->pending_off, c->pending_len - c->pending_off);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0) {
+                        if (errno != EAGAIN)
+                                c->ended = true;
+                        return false;
+                }
+                c->pending_off += (size_t) w;
+        }
+        c->pending_len = c->pending_off = 0;
+        return true;
+}
+
+jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const char *const *columns, size_t n,
+                           int *read_fd)
+{
+        int fds[2];
+        if (pipe2(fds, O_CLOEXEC) < 0)
+                return NULL;
+        jd_capture *c = calloc(1, sizeof(*c));
+        if (!c) {
+                close(fds[0]);
+                close(fds[1]);
+                errno = ENOMEM;
+                return NULL;
+        }
+        c->fd = fds[1];
+        c->interval_us = interval_us;
+        c->next_due_us = first_due_us;
+        c->n = n;
+        c->record_size = 16 + 8 * n;
+        c->column_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        for (size_t i = 0; i < n; i++)
+                g_hash_table_insert(c->column_of, g_strdup(columns[i]), GSIZE_TO_POINTER(i + 1));
+        for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++)
+                c->layout[s] = UINT64_MAX;
+        size_t header_len = 0;
+        unsigned char *hdr = build_header(c, columns, &header_len);
+        c->record = malloc(c->record_size);
+        c->pending = malloc(header_len > c->record_size ? header_len : c->record_size);
+        if (!hdr || !c->record || !c->pending || fcntl(c->fd, F_SETFL, O_NONBLOCK) < 0) {
+                free(hdr);
+                close(fds[0]);
+                jd_capture_free(c);
+                errno = ENOMEM;
+                return NULL;
+        }
+        /* Best effort: a smaller pipe only means drops come sooner. */
+        fcntl(c->fd, F_SETPIPE_SZ, PIPE_BYTES);
+        if (!write_whole(c, hdr, header_len) && !c->ended) {
+                memcpy(c->pending, hdr, header_len);
+                c->pending_len = header_len;
+        }
+        free(hdr);
+        *read_fd = fds[0];
+        return c;
+}
+
+void jd_capture_free(jd_capture *c)
+{
+        if (!c)
+                return;
+        if (c->fd >= 0)
+                close(c->fd);
+        for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++)
+                free(c->map[s]);
+        if (c->column_of)
+                g_hash_table_unref(c->column_of);
+        free(c->record);
+        free(c->pending);
+        free(c);
+}
+
+uint64_t jd_capture_interval(const jd_capture *c)
+{
+        return c->interval_us;
+}
+
+bool jd_capture_take_due(jd_capture *c, uint64_t deadline_us)
+{
+        /* Half a tick of slack: the fast tier's ticks jitter either way. */
+        if (c->ended || deadline_us + c->interval_us / 2 < c->next_due_us)
+                return false;
+        c->next_due_us += c->interval_us;
+        if (c->next_due_us <= deadline_us)
+                c->next_due_us = deadline_us + c->interval_us; /* after a stall: no burst */
+        return true;
+}
+
+/* Rebuilt when a source's layout changes: value index -> column. */
+static void remap(jd_capture *c, size_t s, const jd_values *v)
+{
+        if (c->map_len[s] < v->n) {
+                int *m = realloc(c->map[s], v->n * sizeof(int));
+                if (!m) {
+                        c->map_len[s] = 0;
+                        return;
+                }
+                c->map[s] = m;
+                c->map_len[s] = v->n;
+        }
+        for (size_t i = 0; i < v->n; i++)
+                c->map[s][i] = (int) GPOINTER_TO_SIZE(g_hash_table_lookup(c->column_of, v->items[i].key)) - 1;
+        c->layout[s] = v->layout;
+}
+
+static double as_double(const jd_value *v)
+{
+        switch (v->type) {
+        case JD_VALUE_BOOL: return v->b ? 1.0 : 0.0;
+        case JD_VALUE_U32: return v->u;
+        case JD_VALUE_I32: return v->i;
+        case JD_VALUE_U64: return (double) v->t;
+        case JD_VALUE_DOUBLE: return v->d;
+        case JD_VALUE_STRING: break;
+        }
+        return NAN;
+}
+
+void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const sources[JD_CAPTURE_SOURCES],
+                      const bool fresh[JD_CAPTURE_SOURCES])
+{
+        if (c->ended)
+                return;
+        if (!flush_pending(c)) {
+                c->dropped++;
+                c->dropped_total++;
+                return;
+        }
+        double *values = (double *) (c->record + 16);
+        for (size_t i = 0; i < c->n; i++)
+                values[i] = NAN;
+        for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++) {
+                const jd_values *v = sources[s];
+                if (!v || !fresh[s])
+                        continue;
+                if (v->layout != c->layout[s] || c->map_len[s] < v->n)
+                        remap(c, s, v);
+                size_t n = v->n < c->map_len[s] ? v->n : c->map_len[s];
+                for (size_t i = 0; i < n; i++)
+                        if (c->map[s][i] >= 0)
+                                values[c->map[s][i]] = as_double(&v->items[i]);
+        }
+        memcpy(c->record, &time_ns, 8);
+        memcpy(c->record + 8, &c->dropped, 8);
+        /* A record the pipe cannot take at all is dropped whole; one it
+         * takes in part is finished before the next. */
+        if (write_whole(c, c->record, c->record_size)) {
+                c->dropped = 0;
+        } else if (!c->ended) {
+                c->dropped++;
+                c->dropped_total++;
+        }
+}
+
+bool jd_capture_ended(const jd_capture *c)
+{
+        return c->ended;
+}
+
+uint64_t jd_capture_dropped_total(const jd_capture *c)
+{
+        return c->dropped_total;
+}

@@ -1,0 +1,41 @@
+/* One capture stream (Metrics.OpenCapture): fixed-size binary records
+ * written to a pipe whose read end the client holds. The fast tier
+ * thread writes a record on each of its ticks that is due for this
+ * capture; writes never block: a record that does not fit in the pipe is
+ * dropped and counted in the next one that does. The format is
+ * introspection/capture.md. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "values.h"
+
+#define JD_CAPTURE_MAGIC "JDCAPTUR"
+#define JD_CAPTURE_VERSION 1u
+/* The value lists a record is built from, in this order: the fast,
+ * medium and slow tiers' and the cross-tier values (ram.shared). */
+#define JD_CAPTURE_SOURCES 4
+
+typedef struct jd_capture jd_capture;
+
+/* A capture of COLUMNS (copied) every INTERVAL_US from FIRST_DUE_US
+ * (CLOCK_MONOTONIC) on; *READ_FD gets the read end (close-on-exec) and
+ * the header is already in the pipe. NULL with errno set on failure. */
+jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const char *const *columns, size_t n,
+                           int *read_fd);
+void jd_capture_free(jd_capture *c);
+uint64_t jd_capture_interval(const jd_capture *c);
+
+/* For the fast tier: is a record due at the tick of DEADLINE_US? If so
+ * the capture moves on to its next due time. */
+bool jd_capture_take_due(jd_capture *c, uint64_t deadline_us);
+/* Builds a record stamped TIME_NS from SOURCES (a list is skipped when
+ * !FRESH[i]: its columns are NaN) and writes it. */
+void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const sources[JD_CAPTURE_SOURCES],
+                      const bool fresh[JD_CAPTURE_SOURCES]);
+/* The reader closed its end: the capture is over. */
+bool jd_capture_ended(const jd_capture *c);
+/* Records dropped so far (the reader fell behind). */
+uint64_t jd_capture_dropped_total(const jd_capture *c);

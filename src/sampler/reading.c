@@ -1,0 +1,95 @@
+#include "reading.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Only the header is set: a tier copies just its own parts, so the
+ * fast tier does not clear the slow tier's 30 KiB a thousand times a
+ * second. */
+static jd_reading *alloc_reading(unsigned tier)
+{
+        jd_reading *r = malloc(sizeof(*r));
+        if (!r)
+                return NULL;
+        atomic_init(&r->refs, 1);
+        r->tier = tier;
+        r->seq = r->generation = 0;
+        r->requested = false;
+        r->read_tiers = 0;
+        r->started_ns = 0;
+        r->started_us = r->finished_us = r->deadline_us = 0;
+        memset(&r->part, 0, sizeof(r->part));
+        jd_values_init(&r->values);
+        return r;
+}
+
+jd_reading *jd_reading_new_empty(unsigned tier)
+{
+        return alloc_reading(tier);
+}
+
+#define COPY_PART(name)                                 \
+        do {                                            \
+                if (sample->name) {                     \
+                        r->name = *sample->name;        \
+                        r->part.name = &r->name;        \
+                }                                       \
+        } while (0)
+
+jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_values *values)
+{
+        jd_reading *r = alloc_reading(tier);
+        if (!r)
+                return NULL;
+        r->part.timestamp_us = sample->timestamp_us;
+        r->part.jetson_clocks_active = sample->jetson_clocks_active;
+        COPY_PART(cpu);
+        r->cpu.cores = NULL; /* the reader's until copied below */
+        if (sample->cpu && sample->cpu->n_cores) {
+                r->cpu.cores = malloc(sample->cpu->n_cores * sizeof(jd_cpu_core));
+                if (!r->cpu.cores) {
+                        r->cpu.n_cores = 0;
+                        jd_reading_unref(r);
+                        return NULL;
+                }
+                memcpy(r->cpu.cores, sample->cpu->cores, sample->cpu->n_cores * sizeof(jd_cpu_core));
+        }
+        COPY_PART(gpu);
+        COPY_PART(emc);
+        COPY_PART(memory);
+        COPY_PART(power);
+        COPY_PART(engines);
+        COPY_PART(thermal);
+        COPY_PART(fans);
+        COPY_PART(nvpmodel);
+        COPY_PART(swap);
+        COPY_PART(processes);
+        COPY_PART(system);
+        if (values->n) {
+                r->values.items = malloc(values->n * sizeof(jd_value));
+                if (!r->values.items) {
+                        jd_reading_unref(r);
+                        return NULL;
+                }
+                memcpy(r->values.items, values->items, values->n * sizeof(jd_value));
+                r->values.n = r->values.cap = values->n;
+        }
+        r->values.layout = values->layout;
+        return r;
+}
+
+jd_reading *jd_reading_ref(jd_reading *r)
+{
+        atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
+        return r;
+}
+
+void jd_reading_unref(jd_reading *r)
+{
+        if (!r || atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
+                return;
+        if (r->part.cpu)
+                free(r->cpu.cores);
+        free(r->values.items);
+        free(r);
+}
