@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -157,9 +158,75 @@ int testbus_stop_daemon(testbus *tb)
         if (tb->daemon_pid <= 0)
                 return status;
         kill(tb->daemon_pid, SIGTERM);
-        waitpid(tb->daemon_pid, &status, 0);
+        /* A daemon that does not exit fails the test, not hangs it. */
+        uint64_t deadline = testbus_now_us() + 20 * G_USEC_PER_SEC;
+        while (waitpid(tb->daemon_pid, &status, WNOHANG) == 0) {
+                if (testbus_now_us() > deadline) {
+                        fprintf(stderr, "jetsond did not exit 20 s after SIGTERM: killed\n");
+                        kill(tb->daemon_pid, SIGKILL);
+                        waitpid(tb->daemon_pid, &status, 0);
+                        break;
+                }
+                g_usleep(5000);
+        }
         tb->daemon_pid = 0;
         return status;
+}
+
+bool testbus_have_fuse(void)
+{
+        return access("/dev/fuse", R_OK | W_OK) == 0;
+}
+
+void testbus_slowfs_rule(testbus *tb, const char *file, const char *text)
+{
+        g_autofree char *path = g_build_filename(tb->slowfs_control, file, NULL);
+        g_autofree char *tmp = g_strconcat(path, ".new", NULL);
+        assert_true(g_file_set_contents(tmp, text, -1, NULL));
+        assert_int_equal(rename(tmp, path), 0);
+}
+
+void testbus_mount_slowfs(testbus *tb)
+{
+        tb->slowfs_mount = g_build_filename(tb->dir, "slowfs", NULL);
+        tb->slowfs_control = g_build_filename(tb->dir, "slowfs-control", NULL);
+        assert_int_equal(g_mkdir(tb->slowfs_mount, 0755), 0);
+        assert_int_equal(g_mkdir(tb->slowfs_control, 0755), 0);
+        g_autofree char *log = g_build_filename(tb->dir, "slowfs.log", NULL);
+        int log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        const char *argv[] = { SLOWFS_PATH, tb->root, tb->slowfs_mount, tb->slowfs_control, NULL };
+        GError *error = NULL;
+        if (!g_spawn_async_with_fds(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                    &tb->slowfs_pid, -1, log_fd, log_fd, &error))
+                fail_msg("cannot start slowfs: %s", error->message);
+        close(log_fd);
+        g_autofree char *probe = g_build_filename(tb->slowfs_mount, "proc", "stat", NULL);
+        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        while (!g_file_test(probe, G_FILE_TEST_EXISTS)) {
+                if (testbus_now_us() > deadline || waitpid(tb->slowfs_pid, NULL, WNOHANG) == tb->slowfs_pid) {
+                        g_autofree char *text = NULL;
+                        g_file_get_contents(log, &text, NULL, NULL);
+                        fail_msg("slowfs did not mount:\n%s", text ? text : "");
+                }
+                g_usleep(10000);
+        }
+        g_free(tb->root);
+        tb->root = g_strdup(tb->slowfs_mount);
+}
+
+static void unmount_slowfs(testbus *tb)
+{
+        if (tb->slowfs_pid <= 0)
+                return;
+        /* Blocked reads end first, or slowfs would wait for them. */
+        testbus_slowfs_rule(tb, "block", "");
+        testbus_slowfs_rule(tb, "delay", "");
+        kill(tb->slowfs_pid, SIGTERM);
+        waitpid(tb->slowfs_pid, NULL, 0);
+        const char *argv[] = { "fusermount3", "-u", "-z", tb->slowfs_mount, NULL };
+        g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                     G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+        tb->slowfs_pid = 0;
 }
 
 void testbus_free(testbus *tb)
@@ -182,6 +249,9 @@ void testbus_free(testbus *tb)
         }
         if (tb->bus_pid > 0)
                 kill(tb->bus_pid, SIGTERM);
+        unmount_slowfs(tb);
+        g_free(tb->slowfs_mount);
+        g_free(tb->slowfs_control);
         g_unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
         remove_tree(tb->dir);
         g_free(tb->dir);

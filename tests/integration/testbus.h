@@ -23,6 +23,9 @@ typedef struct {
         GPid simulator_pid;
         GPid mock_pids[4];    /* python-dbusmock templates */
         size_t n_mocks;
+        GPid slowfs_pid;      /* tests/fuse/slowfs over the board copy */
+        char *slowfs_mount;
+        char *slowfs_control;
 } testbus;
 
 /* Starts a bus (DBUS_SYSTEM_BUS_ADDRESS is set to it for this process and
@@ -34,6 +37,14 @@ void testbus_make_root(testbus *tb, const char *board);
 /* Brings tb->root to life with tests/fixtures/simulate.py (counters
  * advance, temperatures drift) until testbus_free(). */
 void testbus_start_simulator(testbus *tb);
+/* Whether FUSE can be used here (/dev/fuse exists). */
+bool testbus_have_fuse(void);
+/* Mounts tests/fuse/slowfs over tb->root and makes the mount tb->root
+ * (the simulator, started before, goes on writing the copy beneath).
+ * testbus_slowfs_rule() sets its rules: FILE "delay" or "block", TEXT
+ * the whole rule file ("" clears it). */
+void testbus_mount_slowfs(testbus *tb);
+void testbus_slowfs_rule(testbus *tb, const char *file, const char *text);
 /* Starts jetsond on tb->root with the extra arguments (NULL-terminated)
  * and waits until it owns its name. */
 void testbus_start_daemon(testbus *tb, const char *const *args);

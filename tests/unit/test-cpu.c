@@ -87,6 +87,60 @@ static void test_limits(void **state)
         jd_sysroot_free(sr);
 }
 
+/* /proc/stat with IDLE ticks added to every cpu line's idle field: a
+ * window in which every core only idled. */
+static char *add_idle(const char *stat, uint64_t idle)
+{
+        GString *out = g_string_new(NULL);
+        g_auto(GStrv) lines = g_strsplit(stat, "\n", -1);
+        for (char **l = lines; *l && **l; l++) {
+                g_auto(GStrv) f = g_strsplit_set(*l, " ", -1);
+                /* "cpu  a b c idle ..." has an empty field after "cpu". */
+                int field = 0;
+                for (char **w = f; *w; w++) {
+                        if (**w && g_str_has_prefix(*l, "cpu") && field++ == 4) {
+                                g_autofree char *old = *w;
+                                *w = g_strdup_printf("%" G_GUINT64_FORMAT, g_ascii_strtoull(old, NULL, 10) + idle);
+                        }
+                }
+                g_autofree char *joined = g_strjoinv(" ", f);
+                g_string_append_printf(out, "%s\n", joined);
+        }
+        return g_string_free(out, FALSE);
+}
+
+/* A reader faster than the kernel's jiffy sees /proc/stat unchanged
+ * between two readings: the load of the last window in which the
+ * counters moved stays, neither dropped nor 0, until they move again. */
+static void test_load_held_until_counters_move(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("nano-jp46", &dir);
+        jd_cpu_reader *r = jd_cpu_reader_new(sr);
+        jd_cpu_reader_sample(r);
+        g_autofree char *b = fixture_read_aux("proc-stat/nano-jp46-b");
+        fixture_write_str(dir, "proc/stat", b);
+        const jd_cpu_sample *s = jd_cpu_reader_sample(r);
+        assert_dbl_equal(s->load.value, 55.0);
+        for (int i = 0; i < 3; i++) {
+                s = jd_cpu_reader_sample(r);
+                assert_true(s->load.present);
+                assert_dbl_equal(s->load.value, 55.0);
+                assert_true(s->cores[1].load.present);
+                assert_dbl_equal(s->cores[1].load.value, 100.0);
+        }
+        /* The counters move again: the window is b -> c, all idle. */
+        g_autofree char *c = add_idle(b, 400);
+        fixture_write_str(dir, "proc/stat", c);
+        s = jd_cpu_reader_sample(r);
+        assert_true(s->load.present);
+        assert_dbl_equal(s->load.value, 0.0);
+        assert_dbl_equal(s->cores[1].load.value, 0.0);
+        jd_cpu_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 /* A core taken offline (nvpmodel parks cores) and brought back. */
 static void test_hotplug(void **state)
 {
@@ -114,6 +168,7 @@ int main(void)
                 cmocka_unit_test(test_loads_and_freqs),
                 cmocka_unit_test(test_limits),
                 cmocka_unit_test(test_hotplug),
+                cmocka_unit_test(test_load_held_until_counters_move),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

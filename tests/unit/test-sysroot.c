@@ -1,12 +1,14 @@
 /* Path resolution under a sysroot: symlinks are followed inside it, and
  * anything that would leave it is absent. Built in a scratch tree. */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -180,6 +182,27 @@ static void test_find_tool(void **state)
         assert_int_equal(jd_sysroot_find_tool(s->sr, "../bin/sh", path, sizeof(path)), -EINVAL);
 }
 
+/* A sensor file that is a FIFO (or a device) must not block open(2) or
+ * read(2) in a tier thread: it is refused at once, and a directory too.
+ * alarm() turns a hang into a failure instead of a test timeout. */
+static void test_odd_files_refused(void **state)
+{
+        scratch *s = *state;
+        g_autofree char *fifo = g_build_filename(s->root, "sys/class/hwmon/hwmon3/curr1_input", NULL);
+        assert_int_equal(mkfifo(fifo, 0644), 0);
+        alarm(5);
+        assert_int_equal(jd_sysroot_open(s->sr, "/sys/class/hwmon/hwmon3/curr1_input", O_RDONLY), -EINVAL);
+        uint64_t v;
+        assert_false(jd_read_u64(s->sr, &v, "/sys/class/hwmon/hwmon3/curr1_input"));
+        assert_int_equal(jd_sysroot_open(s->sr, "/sys/class/hwmon/hwmon3", O_RDONLY), -EISDIR);
+        alarm(0);
+        /* A regular file opens blocking, as before. */
+        int fd = jd_sysroot_open(s->sr, "/sys/class/hwmon/hwmon3/pwm1", O_RDONLY);
+        assert_true(fd >= 0);
+        assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+        close(fd);
+}
+
 static void test_bad_sysroots(void **state)
 {
         (void) state;
@@ -205,6 +228,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_loops_and_missing, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_list_sorted_naturally, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_find_tool, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_odd_files_refused, setup, teardown),
                 cmocka_unit_test(test_bad_sysroots),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,114 @@
+/* Key stability on every simulated board: the first GetSnapshot, made as
+ * soon as jetsond owns its name, already has every key the board gives
+ * (rates included), and every Sample of a 10 ms subscription over 5 s
+ * has exactly those keys: /proc/stat moving only every 50 ms here (every
+ * 10 ms on a real board) never drops cpu.load, and the slower tiers'
+ * keys ride along in every sample. */
+#include <string.h>
+
+#include "jetsond-dbus.h"
+#include "testbus.h"
+
+static GHashTable *read_keys(sd_bus_message *m)
+{
+        GHashTable *keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        assert_true(sd_bus_message_enter_container(m, 'a', "{sv}") > 0);
+        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                const char *key;
+                assert_true(sd_bus_message_read(m, "s", &key) >= 0);
+                assert_true(sd_bus_message_skip(m, "v") >= 0);
+                g_hash_table_add(keys, g_strdup(key));
+                assert_true(sd_bus_message_exit_container(m) >= 0);
+        }
+        assert_true(sd_bus_message_exit_container(m) >= 0);
+        return keys;
+}
+
+static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) error;
+        uint64_t stamp;
+        if (sd_bus_message_read(m, "t", &stamp) >= 0)
+                g_ptr_array_add(userdata, read_keys(m));
+        return 0;
+}
+
+/* What one set has that the other lacks, for the failure message. */
+static char *difference(GHashTable *a, GHashTable *b)
+{
+        GString *out = g_string_new(NULL);
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init(&it, a);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                if (!g_hash_table_contains(b, key))
+                        g_string_append_printf(out, " +%s", (char *) key);
+        g_hash_table_iter_init(&it, b);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                if (!g_hash_table_contains(a, key))
+                        g_string_append_printf(out, " -%s", (char *) key);
+        return g_string_free(out, FALSE);
+}
+
+static void check_board(void **state, const char *board)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, board);
+        testbus_start_simulator(tb);
+        g_usleep(100000); /* its first round */
+        testbus_start_daemon(tb, NULL);
+        sd_bus *bus = testbus_connect();
+        sd_bus_message *reply = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        if (sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "GetSnapshot", &e, &reply, "") < 0)
+                fail_msg("GetSnapshot: %s", e.message);
+        uint64_t stamp;
+        assert_true(sd_bus_message_read(reply, "t", &stamp) >= 0);
+        g_autoptr(GHashTable) first = read_keys(reply);
+        sd_bus_message_unref(reply);
+        /* Rates are there from the first answer. */
+        assert_true(g_hash_table_contains(first, "cpu.load"));
+        assert_true(g_hash_table_contains(first, "cpu.0.load"));
+        if (g_hash_table_contains(first, "process.5377.name"))
+                assert_true(g_hash_table_contains(first, "process.5377.cpu"));
+
+        g_autoptr(GPtrArray) samples = g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref);
+        assert_true(sd_bus_match_signal(bus, NULL, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
+                                        on_sample, samples) >= 0);
+        assert_true(sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", NULL, NULL,
+                                       "t", (uint64_t) 10000) >= 0);
+        testbus_pump(bus, 5 * G_USEC_PER_SEC, NULL);
+        print_message("%s: %u keys, %u Samples in 5 s at 10 ms\n", board, g_hash_table_size(first), samples->len);
+        assert_true(samples->len >= 250);
+        for (guint i = 0; i < samples->len; i++) {
+                GHashTable *keys = g_ptr_array_index(samples, i);
+                if (g_hash_table_size(keys) != g_hash_table_size(first) || g_hash_table_size(keys) == 0) {
+                        g_autofree char *diff = difference(keys, first);
+                        fail_msg("%s: Sample %u differs from the first snapshot:%s", board, i, diff);
+                }
+                g_autofree char *diff = difference(keys, first);
+                if (diff[0])
+                        fail_msg("%s: Sample %u differs from the first snapshot:%s", board, i, diff);
+        }
+        sd_bus_flush_close_unref(bus);
+        testbus_stop_cleanly(tb);
+}
+
+static void test_agx_orin(void **state) { check_board(state, "agx-orin-jp62"); }
+static void test_orin_nano(void **state) { check_board(state, "orin-nano-jp62"); }
+static void test_xavier_nx(void **state) { check_board(state, "xavier-nx-jp51"); }
+static void test_nano(void **state) { check_board(state, "nano-jp46"); }
+static void test_pc(void **state) { check_board(state, "x86-pc"); }
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_teardown(test_agx_orin, testbus_teardown),
+                cmocka_unit_test_teardown(test_orin_nano, testbus_teardown),
+                cmocka_unit_test_teardown(test_xavier_nx, testbus_teardown),
+                cmocka_unit_test_teardown(test_nano, testbus_teardown),
+                cmocka_unit_test_teardown(test_pc, testbus_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

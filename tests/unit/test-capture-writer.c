@@ -1,0 +1,253 @@
+/* The capture writer (Metrics.OpenCapture's stream): header, whole
+ * fixed-size records with values in column order and NaN for what is
+ * absent or stale, drops counted in the next record a slow reader gets,
+ * records larger than PIPE_BUF never torn, and the end when the reader
+ * closes. Value lists are built by hand; no engine, no bus. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "fixture.h"
+
+typedef struct __attribute__((packed)) {
+        char magic[8];
+        uint32_t version, header_size, columns, record_size;
+        uint64_t interval_ns;
+        int64_t realtime_offset_ns;
+} wire_header;
+
+static void put(jd_values *v, size_t i, const char *key, jd_value_type type, double x)
+{
+        jd_value *it = &v->items[i];
+        memset(it, 0, sizeof(*it));
+        g_strlcpy(it->key, key, sizeof(it->key));
+        it->type = type;
+        switch (type) {
+        case JD_VALUE_BOOL: it->b = x != 0; break;
+        case JD_VALUE_U32: it->u = (uint32_t) x; break;
+        case JD_VALUE_I32: it->i = (int32_t) x; break;
+        case JD_VALUE_U64: it->t = (uint64_t) x; break;
+        case JD_VALUE_DOUBLE: it->d = x; break;
+        case JD_VALUE_STRING: g_strlcpy(it->s, "text", sizeof(it->s)); break;
+        }
+}
+
+static void values_sized(jd_values *v, size_t n, uint64_t layout)
+{
+        v->items = g_new0(jd_value, n);
+        v->n = v->cap = n;
+        v->layout = layout;
+}
+
+static void read_exact(int fd, void *buf, size_t len)
+{
+        size_t got = 0;
+        while (got < len) {
+                ssize_t n = read(fd, (char *) buf + got, len - got);
+                assert_true(n > 0);
+                got += (size_t) n;
+        }
+}
+
+/* The header; returns the column names (a NULL-terminated vector). */
+static char **read_header(int fd, wire_header *h)
+{
+        read_exact(fd, h, sizeof(*h));
+        assert_memory_equal(h->magic, JD_CAPTURE_MAGIC, 8);
+        assert_int_equal(h->version, JD_CAPTURE_VERSION);
+        assert_int_equal(h->header_size % 8, 0);
+        assert_int_equal(h->record_size, 16 + 8 * h->columns);
+        g_autofree char *names = g_malloc(h->header_size - sizeof(*h));
+        read_exact(fd, names, h->header_size - sizeof(*h));
+        char **out = g_new0(char *, h->columns + 1);
+        const char *p = names;
+        for (uint32_t i = 0; i < h->columns; i++) {
+                out[i] = g_strdup(p);
+                p += strlen(p) + 1;
+        }
+        return out;
+}
+
+static void test_records(void **state)
+{
+        (void) state;
+        const char *columns[] = { "gpu.load", "cpu.load", "power.VDD_IN.power", "fan.0.pwm", "ram.shared" };
+        int rfd = -1;
+        jd_capture *c = jd_capture_new(1000, 0, columns, G_N_ELEMENTS(columns), &rfd);
+        assert_non_null(c);
+        assert_true(fcntl(rfd, F_GETFD) & FD_CLOEXEC);
+        wire_header h;
+        g_auto(GStrv) names = read_header(rfd, &h);
+        assert_int_equal(h.columns, 5);
+        assert_int_equal(h.interval_ns, 1000000);
+        for (size_t i = 0; i < 5; i++)
+                assert_string_equal(names[i], columns[i]);
+        /* The realtime offset is now's: within a second of the clocks. */
+        struct timespec rt, mono;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        clock_gettime(CLOCK_MONOTONIC, &mono);
+        int64_t offset = (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
+        assert_true(llabs(offset - h.realtime_offset_ns) < 1000000000LL);
+
+        jd_values fast, medium, slow;
+        values_sized(&fast, 3, 1);
+        put(&fast, 0, "cpu.load", JD_VALUE_DOUBLE, 42.5);
+        put(&fast, 1, "cpu.model", JD_VALUE_STRING, 0);  /* not numeric, not a column */
+        put(&fast, 2, "gpu.load", JD_VALUE_U32, 17);
+        values_sized(&medium, 1, 1);
+        put(&medium, 0, "power.VDD_IN.power", JD_VALUE_U64, 5123);
+        values_sized(&slow, 1, 1);
+        put(&slow, 0, "fan.0.pwm", JD_VALUE_I32, -3);
+        const jd_values *sources[JD_CAPTURE_SOURCES] = { &fast, &medium, &slow, NULL };
+        bool fresh[JD_CAPTURE_SOURCES] = { true, true, false, true };
+        jd_capture_write(c, 111, sources, fresh);
+        /* The medium list changes its layout: the columns follow names. */
+        g_free(medium.items);
+        values_sized(&medium, 2, 2);
+        put(&medium, 0, "power.VDD_GPU.power", JD_VALUE_U64, 1);
+        put(&medium, 1, "power.VDD_IN.power", JD_VALUE_U64, 6000);
+        fresh[2] = true;
+        jd_capture_write(c, 222, sources, fresh);
+
+        double rec[2 + 5];
+        read_exact(rfd, rec, sizeof(rec));
+        uint64_t t, dropped;
+        memcpy(&t, &rec[0], 8);
+        memcpy(&dropped, &rec[1], 8);
+        assert_int_equal(t, 111);
+        assert_int_equal(dropped, 0);
+        assert_dbl_equal(rec[2], 17);
+        assert_dbl_equal(rec[3], 42.5);
+        assert_dbl_equal(rec[4], 5123);
+        assert_true(isnan(rec[5]));   /* slow tier stale */
+        assert_true(isnan(rec[6]));   /* no source has it */
+        read_exact(rfd, rec, sizeof(rec));
+        memcpy(&t, &rec[0], 8);
+        assert_int_equal(t, 222);
+        assert_dbl_equal(rec[4], 6000);
+        assert_dbl_equal(rec[5], -3);
+        g_free(fast.items);
+        g_free(medium.items);
+        g_free(slow.items);
+
+        /* The reader closes: the next write ends the capture, no SIGPIPE
+         * (the daemon ignores it; so does this test). */
+        close(rfd);
+        jd_capture_write(c, 333, sources, (bool[]) { false, false, false, false });
+        assert_true(jd_capture_ended(c));
+        jd_capture_free(c);
+}
+
+/* Records of 8016 bytes (1000 columns) are larger than PIPE_BUF, so the
+ * pipe can take one in part: the writer finishes it before the next,
+ * and the reader, however it reads, gets whole records in order with
+ * the drops counted. */
+static void test_slow_reader_large_records(void **state)
+{
+        (void) state;
+        enum { N = 1000 };
+        char **columns = g_new0(char *, N + 1);
+        jd_values v;
+        values_sized(&v, N, 1);
+        for (size_t i = 0; i < N; i++) {
+                columns[i] = g_strdup_printf("col.%zu", i);
+                put(&v, i, columns[i], JD_VALUE_DOUBLE, (double) i);
+        }
+        int rfd = -1;
+        jd_capture *c = jd_capture_new(1000, 0, (const char *const *) columns, N, &rfd);
+        assert_non_null(c);
+        /* Small pipe: drops come after a few records. */
+        assert_true(fcntl(rfd, F_SETPIPE_SZ, 65536) >= 0);
+        wire_header h;
+        g_auto(GStrv) names = read_header(rfd, &h);
+        assert_int_equal(h.record_size, 16 + 8 * N);
+
+        const jd_values *sources[JD_CAPTURE_SOURCES] = { &v, NULL, NULL, NULL };
+        const bool fresh[JD_CAPTURE_SOURCES] = { true, false, false, false };
+        uint64_t written = 0;
+        /* The writer runs ahead; the reader takes odd-sized bites. */
+        g_autofree unsigned char *rec = g_malloc(h.record_size);
+        size_t have = 0;
+        uint64_t expect_time = 1, records = 0, dropped_seen = 0;
+        assert_true(fcntl(rfd, F_SETFL, O_NONBLOCK) >= 0);
+        for (int round = 0; round < 400; round++) {
+                for (int k = 0; k < 5; k++)
+                        jd_capture_write(c, ++written, sources, fresh);
+                size_t bite = 1000 + (size_t) (round * 7919) % 9000;
+                for (size_t taken = 0; taken < bite;) {
+                        size_t want = h.record_size - have;
+                        if (want > bite - taken)
+                                want = bite - taken;
+                        ssize_t n = read(rfd, rec + have, want);
+                        if (n < 0 && errno == EAGAIN)
+                                break;
+                        assert_true(n > 0);
+                        have += (size_t) n;
+                        taken += (size_t) n;
+                        if (have < h.record_size)
+                                continue;
+                        have = 0;
+                        uint64_t t, dropped;
+                        memcpy(&t, rec, 8);
+                        memcpy(&dropped, rec + 8, 8);
+                        /* Time stamps in order, gaps exactly the drops. */
+                        assert_int_equal(t, expect_time + dropped);
+                        expect_time = t + 1;
+                        dropped_seen += dropped;
+                        records++;
+                        const double *vals = (const double *) (rec + 16);
+                        assert_dbl_equal(vals[0], 0);
+                        assert_dbl_equal(vals[N - 1], N - 1);
+                }
+        }
+        print_message("%" PRIu64 " records read, %" PRIu64 " dropped of %" PRIu64 " written\n", records,
+                      dropped_seen, written);
+        assert_true(dropped_seen > 0);
+        assert_true(records > 100);
+        assert_true(dropped_seen <= jd_capture_dropped_total(c));
+        assert_true(records + jd_capture_dropped_total(c) <= written);
+        assert_false(jd_capture_ended(c));
+        close(rfd);
+        jd_capture_free(c);
+        g_free(v.items);
+        g_strfreev(columns);
+}
+
+/* Due ticks: one record per interval on the fast tier's grid, half a
+ * tick of jitter tolerated, and no burst after a stall. */
+static void test_due(void **state)
+{
+        (void) state;
+        const char *columns[] = { "cpu.load" };
+        int rfd = -1;
+        jd_capture *c = jd_capture_new(10000, 100000, columns, 1, &rfd);
+        assert_non_null(c);
+        assert_false(jd_capture_take_due(c, 90000));
+        assert_true(jd_capture_take_due(c, 96000));   /* within half a tick */
+        assert_false(jd_capture_take_due(c, 101000));
+        assert_true(jd_capture_take_due(c, 110000));
+        /* Stalled until 500 ms: one record, then the grid from there. */
+        assert_true(jd_capture_take_due(c, 500000));
+        assert_false(jd_capture_take_due(c, 501000));
+        assert_true(jd_capture_take_due(c, 510000));
+        close(rfd);
+        jd_capture_free(c);
+}
+
+int main(void)
+{
+        signal(SIGPIPE, SIG_IGN);
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_records),
+                cmocka_unit_test(test_slow_reader_large_records),
+                cmocka_unit_test(test_due),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
