@@ -168,6 +168,7 @@ static void test_slow_reader_large_records(void **state)
         wire_header h;
         g_auto(GStrv) names = read_header(rfd, &h);
         assert_int_equal(h.record_size, 16 + 8 * N);
+        assert_string_equal(names[N - 1], "col.999");
 
         const jd_values *sources[JD_CAPTURE_SOURCES] = { &v, NULL, NULL, NULL };
         const bool fresh[JD_CAPTURE_SOURCES] = { true, false, false, false };
