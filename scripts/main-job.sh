@@ -115,6 +115,41 @@ print("Interval while subscribed: %d us, samples in 1 s: %d" % (props.unpack()[0
 PY
 run busctl --system get-property org.jetsond.Jetson1 /org/jetsond/Jetson1 org.jetsond.Jetson1.Metrics Interval
 
+echo
+echo "== a profiler opens a 1 kHz capture stream (Metrics.OpenCapture, introspection/capture.md)"
+echo "\$ OpenCapture t 1000 as cpu.load gpu.load emc.load power.total temp.*, then read the pipe for 1 s"
+/usr/bin/python3 - <<'PY'
+import math, os, struct, time
+from gi.repository import Gio, GLib
+bus = Gio.bus_get_sync(Gio.BusType.SYSTEM)
+reply, fds = bus.call_with_unix_fd_list_sync(
+    "org.jetsond.Jetson1", "/org/jetsond/Jetson1", "org.jetsond.Jetson1.Metrics", "OpenCapture",
+    GLib.Variant("(tas)", (1000, ["cpu.load", "gpu.load", "emc.load", "power.total", "temp.*"])),
+    GLib.VariantType("(has)"), 0, -1, None, None)
+stream = os.fdopen(fds.get(reply.unpack()[0]), "rb", buffering=0)
+def read_exactly(n):
+    data = b""
+    while len(data) < n:
+        chunk = stream.read(n - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+magic, version, header_size, n, record_size, interval_ns, offset_ns = struct.unpack("=8sIIIIQq", read_exactly(40))
+names = [x.decode() for x in read_exactly(header_size - 40).split(b"\0")[:n]]
+record = struct.Struct("=QQ%dd" % n)
+print("%s v%d: %d columns %s, %d-byte records every %d us" % (magic.decode(), version, n, names, record_size, interval_ns // 1000))
+rows, dropped, end = [], 0, time.monotonic() + 1.0
+while time.monotonic() < end:
+    time_ns, lost, *values = record.unpack(read_exactly(record_size))
+    rows.append((time_ns, values))
+    dropped += lost
+steps = [b[0] - a[0] for a, b in zip(rows, rows[1:])]
+print("%d records in 1 s, %d dropped, spacing %.3f-%.3f ms" % (len(rows), dropped, min(steps) / 1e6, max(steps) / 1e6))
+for t, values in (rows[0], rows[-1]):
+    print("  %.3f" % ((t + offset_ns) / 1e9), ", ".join("%s=%g" % (k, v) for k, v in zip(names, values) if not math.isnan(v)))
+PY
+
 # ---- jetsonctl (client/, issue 5) -------------------------------------
 echo
 echo "== jetsonctl, the command-line client, against the same daemon"
