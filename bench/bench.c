@@ -4,6 +4,8 @@
  * board tree, next to the floor: pread-ing the very files that sample
  * read, with no parsing at all, and the cost of building the value list
  * (done once per emitted signal, not per reader). Usage: jetsond-bench [SYSROOT] [ITERATIONS]
+ * With JETSOND_BENCH_FILES set, lists the files each tier reads on stderr.
+ * User time (getrusage) is shown apart: what parsing costs.
  * Not a timed test: numbers depend on the machine; compare the ratios. */
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,6 +70,15 @@ static double cpu_seconds(void)
         return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
+/* User-mode CPU time alone: what parsing costs, as opposed to the
+ * kernel's side of the reads. */
+static double user_seconds(void)
+{
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        return (double) ru.ru_utime.tv_sec + (double) ru.ru_utime.tv_usec / 1e6;
+}
+
 static void open_set(file_set *s)
 {
         for (size_t i = 0; i < s->n; i++)
@@ -92,6 +104,7 @@ static void free_set(file_set *s)
 
 typedef struct {
         double sample, values, floor;
+        double sample_user, floor_user;
         size_t files;
 } tier_cost;
 
@@ -106,16 +119,22 @@ static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd
         recording = NULL;
         open_set(&set);
         c.files = set.n;
+        if (getenv("JETSOND_BENCH_FILES"))
+                for (size_t i = 0; i < set.n; i++)
+                        fprintf(stderr, "tier %#x: %s\n", tiers, set.paths[i]);
 
-        double t0 = cpu_seconds();
+        double t0 = cpu_seconds(), u0 = user_seconds();
         for (int i = 0; i < iterations; i++)
                 pread_set(&set, buf, sizeof(buf));
         c.floor = (cpu_seconds() - t0) / iterations;
+        c.floor_user = (user_seconds() - u0) / iterations;
 
         t0 = cpu_seconds();
+        u0 = user_seconds();
         for (int i = 0; i < iterations; i++)
                 jd_sampler_sample(sampler, tiers);
         c.sample = (cpu_seconds() - t0) / iterations;
+        c.sample_user = (user_seconds() - u0) / iterations;
 
         const jd_sample *x = jd_sampler_current(sampler);
         t0 = cpu_seconds();
@@ -128,8 +147,10 @@ static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd
 
 static void report(const char *what, const tier_cost *c)
 {
-        printf("%-12s %4zu files  floor %7.1f us  sample %7.1f us (%.2fx floor)  + value list %6.1f us\n", what,
-               c->files, c->floor * 1e6, c->sample * 1e6, c->sample / c->floor, c->values * 1e6);
+        printf("%-12s %4zu files  floor %7.1f us  sample %7.1f us (%.2fx floor)  + value list %6.1f us"
+               "  [user: floor %5.1f, sample %5.1f us]\n",
+               what, c->files, c->floor * 1e6, c->sample * 1e6, c->sample / c->floor, c->values * 1e6,
+               c->floor_user * 1e6, c->sample_user * 1e6);
 }
 
 int main(int argc, char **argv)

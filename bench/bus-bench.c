@@ -14,12 +14,16 @@
  *    clock ticks: too coarse for a 1 s period) and from the process CPU
  *    clock (clock_getcpuclockid, ns), for jetsond and, if its PID is
  *    given, for dbus-daemon.
+ * 3. jetsond's CPU with a 1 ms capture of every numeric key open
+ *    (Metrics.OpenCapture) and read promptly, Samples at the default
+ *    period: the fast tier at 1 kHz; records and drops are counted.
  *
  * Usage: jetsond-bus-bench [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC]
  *                          JETSOND_PID [DBUS_DAEMON_PID]
  * on the bus of DBUS_SYSTEM_BUS_ADDRESS (bench/run-bus-bench.sh sets up a
  * private one). Not a timed test: numbers depend on the machine. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -426,6 +430,78 @@ static void bench_cpu(const char *title, const cpu_source *daemon, const cpu_sou
                 listener_close(&ls[i]);
 }
 
+/* Reads a capture stream until UNTIL_NS: records and the drops they report. */
+static void drain_capture(int fd, size_t record_size, uint64_t until_ns, uint64_t *records, uint64_t *dropped)
+{
+        static char buf[1 << 16];
+        size_t have = 0;
+        for (;;) {
+                uint64_t now = now_ns();
+                if (now >= until_ns)
+                        return;
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                if (poll(&p, 1, (int) ((until_ns - now) / 1000000) + 1) <= 0)
+                        continue;
+                ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+                if (n <= 0)
+                        die("capture read", n < 0 ? errno : EPIPE, NULL);
+                have += (size_t) n;
+                size_t off = 0;
+                for (; have - off >= record_size; off += record_size) {
+                        uint64_t d;
+                        memcpy(&d, buf + off + 8, 8);
+                        *dropped += d;
+                        (*records)++;
+                }
+                memmove(buf, buf + off, have - off);
+                have -= off;
+        }
+}
+
+/* The fast tier at 1 kHz for a capture of every numeric key, read
+ * promptly; Samples stay at the default period. */
+static void bench_capture(const cpu_source *daemon, uint64_t interval_usec, double window_s)
+{
+        sd_bus *bus = connect_bus();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "OpenCapture", &e, &reply,
+                                   "tas", interval_usec, 0);
+        if (r < 0)
+                die("OpenCapture", r, &e);
+        int fd = -1;
+        if (sd_bus_message_read(reply, "h", &fd) < 0 || (fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
+                die("OpenCapture reply", EINVAL, NULL);
+        sd_bus_message_unref(reply);
+        struct __attribute__((packed)) {
+                char magic[8];
+                uint32_t version, header_size, columns, record_size;
+                uint64_t interval_ns;
+                int64_t offset_ns;
+        } h;
+        static char names[1 << 16];
+        if (read(fd, &h, sizeof(h)) != (ssize_t) sizeof(h) || memcmp(h.magic, "JDCAPTUR", 8) != 0 ||
+            h.header_size - sizeof(h) > sizeof(names) ||
+            read(fd, names, h.header_size - sizeof(h)) != (ssize_t) (h.header_size - sizeof(h)))
+                die("capture header", EINVAL, NULL);
+        uint64_t records = 0, dropped = 0;
+        drain_capture(fd, h.record_size, now_ns() + 1000000000u, &records, &dropped); /* settle */
+        records = dropped = 0;
+        cpu_reading d0 = read_cpu(daemon);
+        uint64_t t0 = now_ns();
+        drain_capture(fd, h.record_size, t0 + (uint64_t) (window_s * 1e9), &records, &dropped);
+        cpu_reading d1 = read_cpu(daemon);
+        double wall = (double) (now_ns() - t0) / 1e9;
+        printf("capture every %llu us of all %u numeric keys (%u-byte records): %llu records in %.2f s (%.1f/s), "
+               "%llu dropped\n",
+               (unsigned long long) interval_usec, h.columns, h.record_size, (unsigned long long) records, wall,
+               (double) records / wall, (unsigned long long) dropped);
+        if (records)
+                report_cpu("jetsond", &d0, &d1, wall, records, daemon->has_clock);
+        close(fd);
+        sd_bus_flush_close_unref(bus);
+}
+
 static void usage(void)
 {
         fprintf(stderr, "usage: jetsond-bus-bench [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC] "
@@ -472,5 +548,6 @@ int main(int argc, char **argv)
         printf("CPU per sample (window %.0f s of whole periods, CLK_TCK %ld):\n", window, sysconf(_SC_CLK_TCK));
         bench_cpu("default period", &daemon, busd, 1, 0, window);
         bench_cpu("subscribed", &daemon, busd, (size_t) subscribers, interval, window);
+        bench_capture(&daemon, JD_CAPTURE_INTERVAL_MIN_USEC, window);
         return 0;
 }

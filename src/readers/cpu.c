@@ -143,6 +143,22 @@ void jd_cpu_reader_free(jd_cpu_reader *r)
         free(r);
 }
 
+/* A decimal counter at P (at most 19 digits, so it cannot overflow);
+ * NULL if there is none. Faster than strtoull, which the fast tier would
+ * call ~100 times per /proc/stat at up to 1 kHz. */
+static const char *parse_counter(const char *p, uint64_t *out)
+{
+        uint64_t v = 0;
+        int digits = 0;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                if (++digits > 19)
+                        return NULL;
+                v = v * 10 + (uint64_t) (*p - '0');
+        }
+        *out = v;
+        return digits ? p : NULL;
+}
+
 /* Reads one "cpu..." line's first 7 counters; returns the end of the line. */
 static const char *parse_ticks(const char *p, jd_cpu_ticks *t)
 {
@@ -151,10 +167,9 @@ static const char *parse_ticks(const char *p, jd_cpu_ticks *t)
         for (int i = 0; i < 7; i++) {
                 while (*p == ' ')
                         p++;
-                if (!isdigit((unsigned char) *p))
+                const char *end = parse_counter(p, &f[i]);
+                if (!end)
                         return strchrnul(p, '\n');
-                char *end;
-                f[i] = strtoull(p, &end, 10);
                 p = end;
         }
         t->total = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6];

@@ -10,7 +10,7 @@
 #define CLK_DIR "/sys/kernel/debug/clk"
 
 typedef struct {
-        jd_file enable_count, rate, max_rate, min_rate;
+        jd_file enable_count, rate;
 } clock_files;
 
 struct jd_engines_reader {
@@ -77,8 +77,6 @@ static void add_clock(jd_engines_reader *r, const jd_sysroot *sr, const char *di
         clock_files *c = &r->clocks[g][r->n_clocks[g]++];
         jd_file_open(&c->enable_count, sr, "%s/%s/clk_enable_count", dir, clock);
         jd_file_open(&c->rate, sr, "%s/%s/clk_rate", dir, clock);
-        jd_file_open(&c->max_rate, sr, "%s/%s/clk_max_rate", dir, clock);
-        jd_file_open(&c->min_rate, sr, "%s/%s/clk_min_rate", dir, clock);
 }
 
 /* Child clocks may be nested one level below their parent. */
@@ -133,8 +131,6 @@ void jd_engines_reader_free(jd_engines_reader *r)
                 for (size_t c = 0; c < r->n_clocks[g]; c++) {
                         jd_file_close(&r->clocks[g][c].enable_count);
                         jd_file_close(&r->clocks[g][c].rate);
-                        jd_file_close(&r->clocks[g][c].max_rate);
-                        jd_file_close(&r->clocks[g][c].min_rate);
                 }
         }
         free(r);
@@ -145,22 +141,16 @@ const jd_engines_sample *jd_engines_reader_sample(jd_engines_reader *r)
         for (size_t g = 0; g < r->sample.n; g++) {
                 jd_engine *e = &r->sample.engines[g];
                 e->online = (jd_opt_bool) { 0 };
-                e->rate_hz = e->max_hz = e->min_hz = (jd_opt_u64) { 0 };
+                e->rate_hz = (jd_opt_u64) { 0 };
                 for (size_t c = 0; c < r->n_clocks[g]; c++) {
                         clock_files *f = &r->clocks[g][c];
-                        uint64_t count, rate, max, min;
+                        uint64_t count, rate;
                         if (jd_file_u64(&f->enable_count, &count)) {
                                 e->online.present = true;
                                 e->online.value |= count > 0;
                         }
                         if (jd_file_u64(&f->rate, &rate) && (!e->rate_hz.present || rate > e->rate_hz.value))
                                 JD_SET(e->rate_hz, rate);
-                        /* UINT64_MAX means "unlimited": no number to report. */
-                        if (jd_file_u64(&f->max_rate, &max) && max != UINT64_MAX &&
-                            (!e->max_hz.present || max > e->max_hz.value))
-                                JD_SET(e->max_hz, max);
-                        if (jd_file_u64(&f->min_rate, &min) && (!e->min_hz.present || min < e->min_hz.value))
-                                JD_SET(e->min_hz, min);
                 }
         }
         return &r->sample;

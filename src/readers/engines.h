@@ -1,6 +1,8 @@
 /* Hardware engines (APE, NVENC, NVDEC, NVJPG, DLA0/1, PVA0, VIC, OFA, SE,
  * CVNAS...) from the clock tree in debugfs, grouped as tegrastats does:
- * nvjpg+nvjpg1 -> NVJPG, dla0_core+dla0_falcon -> DLA0. Root only. */
+ * nvjpg+nvjpg1 -> NVJPG, dla0_core+dla0_falcon -> DLA0. Root only.
+ * Read at the medium tier's rate: two files per clock, enable count and
+ * rate (clk_min_rate/clk_max_rate are no sample key, so never read). */
 #pragma once
 
 #include "opt.h"
@@ -13,8 +15,6 @@ typedef struct {
         char name[16];          /* "NVJPG", "DLA0" */
         jd_opt_bool online;     /* any member clock enabled */
         jd_opt_u64 rate_hz;     /* fastest member clock */
-        jd_opt_u64 max_hz;      /* absent when unlimited (UINT64_MAX) */
-        jd_opt_u64 min_hz;
 } jd_engine;
 
 typedef struct {

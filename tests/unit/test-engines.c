@@ -39,8 +39,9 @@ static void test_agx_orin(void **state)
         assert_int_equal(find(s, "NVDEC")->rate_hz.value, 1075200000);
         assert_false(find(s, "NVENC")->online.value);
         assert_false(find(s, "PVA0")->online.value);
-        assert_int_equal(find(s, "PVA0")->max_hz.value, 1152000000);
-        assert_false(find(s, "SE")->max_hz.present); /* UINT64_MAX: unlimited */
+        assert_int_equal(find(s, "PVA0")->rate_hz.value, 0);
+        assert_true(find(s, "SE")->online.value);
+        assert_int_equal(find(s, "SE")->rate_hz.value, 652800000);
         assert_int_equal(find(s, "VIC")->rate_hz.value, 115200000);
         jd_engines_reader_free(r);
         jd_sysroot_free(sr);
@@ -62,7 +63,8 @@ static void test_other_boards(void **state)
         assert_int_equal(s->n, 10);
         assert_false(find(s, "CVNAS")->online.value);
         assert_true(find(s, "NVENC")->online.value);
-        assert_int_equal(find(s, "PVA0")->max_hz.value, 1011200000);
+        assert_false(find(s, "PVA0")->online.value);
+        assert_int_equal(find(s, "PVA0")->rate_hz.value, 0);
         jd_engines_reader_free(r);
         jd_sysroot_free(sr);
 
