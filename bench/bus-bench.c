@@ -22,6 +22,7 @@
  *                          JETSOND_PID [DBUS_DAEMON_PID]
  * on the bus of DBUS_SYSTEM_BUS_ADDRESS (bench/run-bus-bench.sh sets up a
  * private one). Not a timed test: numbers depend on the machine. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -367,6 +368,58 @@ static void pump(listener *ls, size_t n, uint64_t until_ns, uint64_t stop_at)
         }
 }
 
+/* Run time of each of a process's threads (/proc/PID/task/TID/schedstat,
+ * in ns): where the daemon's CPU goes, tier by tier. */
+#define MAX_THREADS 16
+typedef struct {
+        size_t n;
+        char comm[MAX_THREADS][20];
+        uint64_t ns[MAX_THREADS];
+} thread_times;
+
+static thread_times read_threads(pid_t pid)
+{
+        thread_times t = { 0 };
+        char path[320];
+        snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
+        DIR *d = opendir(path);
+        for (struct dirent *e; d && (e = readdir(d)) && t.n < MAX_THREADS;) {
+                if (e->d_name[0] == '.')
+                        continue;
+                unsigned long long ns = 0;
+                snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", (int) pid, e->d_name);
+                FILE *f = fopen(path, "re");
+                bool ok = f && fscanf(f, "%llu", &ns) == 1;
+                if (f)
+                        fclose(f);
+                snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int) pid, e->d_name);
+                f = fopen(path, "re");
+                ok = ok && f && fgets(t.comm[t.n], sizeof(t.comm[t.n]), f);
+                if (f)
+                        fclose(f);
+                if (!ok)
+                        continue;
+                t.comm[t.n][strcspn(t.comm[t.n], "\n")] = '\0';
+                t.ns[t.n++] = ns;
+        }
+        if (d)
+                closedir(d);
+        return t;
+}
+
+static void report_threads(const thread_times *a, const thread_times *b, uint64_t samples)
+{
+        printf("  by thread, us per sample:");
+        for (size_t i = 0; i < b->n; i++) {
+                uint64_t before = 0;
+                for (size_t k = 0; k < a->n; k++)
+                        if (strcmp(a->comm[k], b->comm[i]) == 0)
+                                before = a->ns[k];
+                printf(" %s %.1f", b->comm[i], (double) (b->ns[i] - before) / 1e3 / (double) samples);
+        }
+        printf("\n");
+}
+
 static void report_cpu(const char *who, const cpu_reading *a, const cpu_reading *b, double wall_s,
                        uint64_t samples, bool has_clock)
 {
@@ -402,10 +455,12 @@ static void bench_cpu(const char *title, const cpu_source *daemon, const cpu_sou
 
         uint64_t first = ls[0].samples, others0 = n > 1 ? ls[n - 1].samples : 0;
         cpu_reading d0 = read_cpu(daemon), b0 = bus_daemon ? read_cpu(bus_daemon) : (cpu_reading) { 0 };
+        thread_times th0 = read_threads(daemon->pid);
         uint64_t self0 = self_cpu_ns(), t0 = now_ns();
         pump(ls, n, t0 + (uint64_t) (window_s * 1e9), 0);
         pump(ls, n, now_ns() + 5000000000u, ls[0].samples + 1);
         cpu_reading d1 = read_cpu(daemon), b1 = bus_daemon ? read_cpu(bus_daemon) : (cpu_reading) { 0 };
+        thread_times th1 = read_threads(daemon->pid);
         uint64_t self_ns = self_cpu_ns() - self0;
         double wall = (double) (now_ns() - t0) / 1e9;
         uint64_t samples = ls[0].samples - first;
@@ -421,6 +476,7 @@ static void bench_cpu(const char *title, const cpu_source *daemon, const cpu_sou
                 printf("  no Sample signal received\n");
         } else {
                 report_cpu("jetsond", &d0, &d1, wall, samples, daemon->has_clock);
+                report_threads(&th0, &th1, samples);
                 if (bus_daemon)
                         report_cpu("dbus-daemon", &b0, &b1, wall, samples, bus_daemon->has_clock);
                 printf("  this bench  %6.3f %% of one core (its listeners, competing for the same CPUs)\n",
@@ -488,16 +544,20 @@ static void bench_capture(const cpu_source *daemon, uint64_t interval_usec, doub
         drain_capture(fd, h.record_size, now_ns() + 1000000000u, &records, &dropped); /* settle */
         records = dropped = 0;
         cpu_reading d0 = read_cpu(daemon);
+        thread_times th0 = read_threads(daemon->pid);
         uint64_t t0 = now_ns();
         drain_capture(fd, h.record_size, t0 + (uint64_t) (window_s * 1e9), &records, &dropped);
         cpu_reading d1 = read_cpu(daemon);
+        thread_times th1 = read_threads(daemon->pid);
         double wall = (double) (now_ns() - t0) / 1e9;
         printf("capture every %llu us of all %u numeric keys (%u-byte records): %llu records in %.2f s (%.1f/s), "
                "%llu dropped\n",
                (unsigned long long) interval_usec, h.columns, h.record_size, (unsigned long long) records, wall,
                (double) records / wall, (unsigned long long) dropped);
-        if (records)
+        if (records) {
                 report_cpu("jetsond", &d0, &d1, wall, records, daemon->has_clock);
+                report_threads(&th0, &th1, records);
+        }
         close(fd);
         sd_bus_flush_close_unref(bus);
 }

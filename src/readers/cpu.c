@@ -257,11 +257,19 @@ const jd_cpu_sample *jd_cpu_reader_sample(jd_cpu_reader *r)
         jd_cpu_sample *s = &r->sample;
         bool online_changed = false;
 
+        unsigned max_id = s->n_cores ? s->cores[s->n_cores - 1].id : 0;
+        jd_cpu_ticks agg = { 0 };
+        bool have_stat = read_stat(r) && jd_parse_proc_stat(r->stat_buf, &agg, r->now_ticks, max_id + 1);
         for (size_t i = 0; i < s->n_cores; i++) {
                 jd_cpu_core *c = &s->cores[i];
                 core_files *f = &r->files[i];
+                /* The kernel lists only online cores in /proc/stat, so a
+                 * core found there is online without reading its online
+                 * file: one file less per core at up to 1 kHz. A core not
+                 * found there (or no /proc/stat) asks its file. */
                 uint64_t on = 1;
-                bool online = !jd_file_present(&f->online) || (jd_file_u64(&f->online, &on) && on == 1);
+                bool online = (have_stat && r->now_ticks[c->id].valid) || !jd_file_present(&f->online) ||
+                              (jd_file_u64(&f->online, &on) && on == 1);
                 if (online != c->online) {
                         online_changed = true;
                         c->online = online;
@@ -272,9 +280,6 @@ const jd_cpu_sample *jd_cpu_reader_sample(jd_cpu_reader *r)
                 c->cur_khz.present = online && jd_file_u64(&f->cur, &c->cur_khz.value);
         }
 
-        unsigned max_id = s->n_cores ? s->cores[s->n_cores - 1].id : 0;
-        jd_cpu_ticks agg = { 0 };
-        bool have_stat = read_stat(r) && jd_parse_proc_stat(r->stat_buf, &agg, r->now_ticks, max_id + 1);
         /* Counters of a core that went away and came back restart: the
          * aggregate is not comparable across that change either. */
         if (online_changed)

@@ -141,23 +141,52 @@ static void test_load_held_until_counters_move(void **state)
         fixture_remove_copy(sr, dir);
 }
 
-/* A core taken offline (nvpmodel parks cores) and brought back. */
+/* /proc/stat without the line of core ID: the kernel lists online cores only. */
+static char *without_core(const char *stat, unsigned id)
+{
+        g_autofree char *prefix = g_strdup_printf("cpu%u ", id);
+        GString *out = g_string_new(NULL);
+        g_auto(GStrv) lines = g_strsplit(stat, "\n", -1);
+        for (char **l = lines; *l && **l; l++)
+                if (!g_str_has_prefix(*l, prefix))
+                        g_string_append_printf(out, "%s\n", *l);
+        return g_string_free(out, FALSE);
+}
+
+/* A core taken offline (nvpmodel parks cores) and brought back: it
+ * leaves /proc/stat and its online file says 0. */
 static void test_hotplug(void **state)
 {
         (void) state;
         char *dir;
         jd_sysroot *sr = fixture_copy("orin-nano-jp62", &dir);
+        g_autofree char *host = fixture_host_path(dir, "proc/stat");
+        g_autofree char *stat = NULL;
+        assert_true(g_file_get_contents(host, &stat, NULL, NULL));
         jd_cpu_reader *r = jd_cpu_reader_new(sr);
         jd_cpu_reader_sample(r);
         fixture_write_str(dir, "sys/devices/system/cpu/cpu5/online", "0\n");
+        g_autofree char *parked = without_core(stat, 5);
+        fixture_write_str(dir, "proc/stat", parked);
         const jd_cpu_sample *s = jd_cpu_reader_sample(r);
         assert_false(s->cores[5].online);
         assert_false(s->cores[5].cur_khz.present);
+        assert_false(s->cores[5].load.present);
+        assert_true(s->cores[4].online);
         assert_false(s->load.present); /* history reset on an online-set change */
         fixture_write_str(dir, "sys/devices/system/cpu/cpu5/online", "1\n");
+        fixture_write_str(dir, "proc/stat", stat);
         s = jd_cpu_reader_sample(r);
         assert_true(s->cores[5].online);
         assert_int_equal(s->cores[5].cur_khz.value, 1344000);
+
+        /* With /proc/stat unreadable the online files alone decide. */
+        fixture_write_str(dir, "proc/stat", "");
+        fixture_write_str(dir, "sys/devices/system/cpu/cpu3/online", "0\n");
+        s = jd_cpu_reader_sample(r);
+        assert_false(s->cores[3].online);
+        assert_true(s->cores[5].online);
+        assert_false(s->load.present);
         jd_cpu_reader_free(r);
         fixture_remove_copy(sr, dir);
 }
