@@ -105,8 +105,17 @@ static void free_set(file_set *s)
 typedef struct {
         double sample, values, floor;
         double sample_user, floor_user;
+        double ratio, ratio_lo, ratio_hi;   /* median and 10-90 % of the blocks */
         size_t files;
 } tier_cost;
+
+#define BLOCKS 50
+
+static int compare_double(const void *a, const void *b)
+{
+        double x = *(const double *) a, y = *(const double *) b;
+        return (x > y) - (x < y);
+}
 
 static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd_values *values)
 {
@@ -123,19 +132,38 @@ static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd
                 for (size_t i = 0; i < set.n; i++)
                         fprintf(stderr, "tier %#x: %s\n", tiers, set.paths[i]);
 
-        double t0 = cpu_seconds(), u0 = user_seconds();
-        for (int i = 0; i < iterations; i++)
-                pread_set(&set, buf, sizeof(buf));
-        c.floor = (cpu_seconds() - t0) / iterations;
-        c.floor_user = (user_seconds() - u0) / iterations;
+        /* Floor and sample alternate in blocks, and the ratio reported is
+         * the median of the blocks' ratios: a neighbour on a shared machine
+         * slows both sides of a block alike instead of one whole side. */
+        double ratios[BLOCKS];
+        int per_block = iterations / BLOCKS > 0 ? iterations / BLOCKS : 1;
+        for (int b = 0; b < BLOCKS; b++) {
+                double t0 = cpu_seconds(), u0 = user_seconds();
+                for (int i = 0; i < per_block; i++)
+                        pread_set(&set, buf, sizeof(buf));
+                double floor = cpu_seconds() - t0;
+                c.floor += floor;
+                c.floor_user += user_seconds() - u0;
+                t0 = cpu_seconds();
+                u0 = user_seconds();
+                for (int i = 0; i < per_block; i++)
+                        jd_sampler_sample(sampler, tiers);
+                double sample = cpu_seconds() - t0;
+                c.sample += sample;
+                c.sample_user += user_seconds() - u0;
+                ratios[b] = floor > 0 ? sample / floor : 0;
+        }
+        int runs = per_block * BLOCKS;
+        c.floor /= runs;
+        c.floor_user /= runs;
+        c.sample /= runs;
+        c.sample_user /= runs;
+        qsort(ratios, BLOCKS, sizeof(double), compare_double);
+        c.ratio = ratios[BLOCKS / 2];
+        c.ratio_lo = ratios[BLOCKS / 10];
+        c.ratio_hi = ratios[BLOCKS - 1 - BLOCKS / 10];
 
-        t0 = cpu_seconds();
-        u0 = user_seconds();
-        for (int i = 0; i < iterations; i++)
-                jd_sampler_sample(sampler, tiers);
-        c.sample = (cpu_seconds() - t0) / iterations;
-        c.sample_user = (user_seconds() - u0) / iterations;
-
+        double t0 = cpu_seconds();
         const jd_sample *x = jd_sampler_current(sampler);
         t0 = cpu_seconds();
         for (int i = 0; i < iterations; i++)
@@ -147,10 +175,10 @@ static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd
 
 static void report(const char *what, const tier_cost *c)
 {
-        printf("%-12s %4zu files  floor %7.1f us  sample %7.1f us (%.2fx floor)  + value list %6.1f us"
-               "  [user: floor %5.1f, sample %5.1f us]\n",
-               what, c->files, c->floor * 1e6, c->sample * 1e6, c->sample / c->floor, c->values * 1e6,
-               c->floor_user * 1e6, c->sample_user * 1e6);
+        printf("%-12s %4zu files  floor %6.1f us  sample %6.1f us  ratio %.2fx (%.2f-%.2f)  + value list %4.1f us"
+               "  [user: floor %4.1f, sample %4.1f us]\n",
+               what, c->files, c->floor * 1e6, c->sample * 1e6, c->ratio, c->ratio_lo, c->ratio_hi,
+               c->values * 1e6, c->floor_user * 1e6, c->sample_user * 1e6);
 }
 
 int main(int argc, char **argv)
