@@ -98,12 +98,6 @@ static unsigned count_in_log(testbus *tb, const char *needle)
         return n;
 }
 
-static bool wrapped(void)
-{
-        const char *w = g_getenv("JETSOND_TEST_WRAPPER");
-        return w && *w;
-}
-
 /* A bus, a simulated copy of the AGX Orin behind slowfs, jetsond on it. */
 static testbus *start(void **state, const char *const *args)
 {
@@ -170,7 +164,7 @@ static void test_blocked_rail(void **state)
                       gone_s, p50, p99, took->len, n_seen, stamps);
         /* Staleness limit at 100 ms: 1 s, plus the reading in flight. */
         assert_true(gone_s >= 0.9 && gone_s < 2.5);
-        if (!wrapped())
+        if (!testbus_daemon_wrapped())
                 assert_true(p99 < 10000);
         assert_true(n_seen >= 2);
         assert_true(stamps >= 10);
@@ -205,7 +199,7 @@ static void test_blocked_rail(void **state)
         print_message("SIGTERM with a stuck rail: exit after %.3f s\n", stop_s);
         assert_true(WIFEXITED(status));
         assert_int_equal(WEXITSTATUS(status), 0);
-        if (!wrapped())
+        if (!testbus_daemon_wrapped())
                 assert_true(stop_s < 1.0);
         sd_bus_flush_close_unref(bus);
 }
@@ -243,7 +237,7 @@ static void test_slow_rails(void **state)
                 with_rails += g_hash_table_contains(g_ptr_array_index(samples, i), "power.VDD_GPU_SOC.power");
         print_message("%u Samples in 2 s at 10 ms with 0.5 ms rail reads; %u with the rails\n", samples->len,
                       with_rails);
-        if (!wrapped())
+        if (!testbus_daemon_wrapped())
                 assert_true(samples->len >= 190);
         /* Slow is not stuck: the rails stay in every sample. */
         assert_int_equal(with_rails, samples->len);

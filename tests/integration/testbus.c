@@ -111,6 +111,12 @@ void testbus_add_wrapper(GPtrArray *argv, const char *env)
         g_strfreev(words);
 }
 
+bool testbus_daemon_wrapped(void)
+{
+        const char *w = g_getenv("JETSOND_TEST_WRAPPER");
+        return w && *w;
+}
+
 /* JETSOND_TEST_WRAPPER (e.g. "valgrind --error-exitcode=1 ...") runs the
  * daemon under a tool; the wait for its name is long enough for that. */
 void testbus_start_daemon(testbus *tb, const char *const *args)

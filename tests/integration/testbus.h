@@ -120,6 +120,8 @@ void testbus_pending_free(testbus_pending *p);
 /* The words of the environment variable ENV (e.g. "valgrind --quiet"),
  * shell-split, appended to ARGV: a tool to run the program under. */
 void testbus_add_wrapper(GPtrArray *argv, const char *env);
+/* The daemon runs under JETSOND_TEST_WRAPPER (valgrind): timings do not hold. */
+bool testbus_daemon_wrapped(void);
 
 /* For write tests: a bus, a copy of BOARD, the polkitd mock allowing
  * ALLOWED, python-dbusmock's systemd with UNIT running unless UNIT is
