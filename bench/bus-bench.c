@@ -487,8 +487,12 @@ static void bench_cpu(const char *title, const cpu_source *daemon, const cpu_sou
 }
 
 /* Reads a capture stream until UNTIL_NS: records and the drops they report. */
-static void drain_capture(int fd, size_t record_size, uint64_t until_ns, uint64_t *records, uint64_t *dropped)
+/* Ticks the engine did not make (a reading that overran its period, or
+ * started late) show as gaps in time_ns: counted in *MISSED. */
+static void drain_capture(int fd, size_t record_size, uint64_t interval_ns, uint64_t until_ns, uint64_t *records,
+                          uint64_t *dropped, uint64_t *missed)
 {
+        static uint64_t last;
         static char buf[1 << 16];
         size_t have = 0;
         for (;;) {
@@ -504,10 +508,14 @@ static void drain_capture(int fd, size_t record_size, uint64_t until_ns, uint64_
                 have += (size_t) n;
                 size_t off = 0;
                 for (; have - off >= record_size; off += record_size) {
-                        uint64_t d;
+                        uint64_t d, t;
+                        memcpy(&t, buf + off, 8);
                         memcpy(&d, buf + off + 8, 8);
                         *dropped += d;
                         (*records)++;
+                        if (last && t - last > interval_ns * 3 / 2)
+                                *missed += (t - last + interval_ns / 2) / interval_ns - 1 - d;
+                        last = t;
                 }
                 memmove(buf, buf + off, have - off);
                 have -= off;
@@ -540,20 +548,20 @@ static void bench_capture(const cpu_source *daemon, uint64_t interval_usec, doub
             h.header_size - sizeof(h) > sizeof(names) ||
             read(fd, names, h.header_size - sizeof(h)) != (ssize_t) (h.header_size - sizeof(h)))
                 die("capture header", EINVAL, NULL);
-        uint64_t records = 0, dropped = 0;
-        drain_capture(fd, h.record_size, now_ns() + 1000000000u, &records, &dropped); /* settle */
-        records = dropped = 0;
+        uint64_t records = 0, dropped = 0, missed = 0;
+        drain_capture(fd, h.record_size, h.interval_ns, now_ns() + 1000000000u, &records, &dropped, &missed);
+        records = dropped = missed = 0;
         cpu_reading d0 = read_cpu(daemon);
         thread_times th0 = read_threads(daemon->pid);
         uint64_t t0 = now_ns();
-        drain_capture(fd, h.record_size, t0 + (uint64_t) (window_s * 1e9), &records, &dropped);
+        drain_capture(fd, h.record_size, h.interval_ns, t0 + (uint64_t) (window_s * 1e9), &records, &dropped, &missed);
         cpu_reading d1 = read_cpu(daemon);
         thread_times th1 = read_threads(daemon->pid);
         double wall = (double) (now_ns() - t0) / 1e9;
         printf("capture every %llu us of all %u numeric keys (%u-byte records): %llu records in %.2f s (%.1f/s), "
-               "%llu dropped\n",
+               "%llu dropped, %llu ticks missed\n",
                (unsigned long long) interval_usec, h.columns, h.record_size, (unsigned long long) records, wall,
-               (double) records / wall, (unsigned long long) dropped);
+               (double) records / wall, (unsigned long long) dropped, (unsigned long long) missed);
         if (records) {
                 report_cpu("jetsond", &d0, &d1, wall, records, daemon->has_clock);
                 report_threads(&th0, &th1, records);

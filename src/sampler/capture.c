@@ -12,6 +12,13 @@
 /* The pipe holds about a second of 1 kHz records of ~100 columns, so a
  * reader that is briefly descheduled loses nothing. */
 #define PIPE_BYTES (1024 * 1024)
+/* Records go out in batches: a write (and a reader wake-up) per record
+ * at 1 kHz cost more than reading the fast tier's files. A batch leaves
+ * once the last one is this old or this big, so at intervals of 10 ms
+ * and more every record leaves at once. */
+#define FLUSH_NS 10000000u
+#define FLUSH_BYTES (32 * 1024)
+#define BUFFER_BYTES (64 * 1024)
 
 struct jd_capture {
         int fd;                   /* write end, non-blocking */
@@ -25,11 +32,11 @@ struct jd_capture {
         size_t map_len[JD_CAPTURE_SOURCES];
         uint64_t dropped, dropped_total;
         size_t record_size;
-        unsigned char *record;
-        /* Bytes of a record (or the header) the pipe did not take yet:
-         * written before anything else, so the stream stays whole records. */
-        unsigned char *pending;
-        size_t pending_len, pending_off;
+        /* Whole records (and first the header) not in the pipe yet, in
+         * stream order; the pipe may take a part of them, the rest stays. */
+        unsigned char *buf;
+        size_t buf_len, buf_cap;
+        uint64_t last_flush_ns;
 };
 
 typedef struct __attribute__((packed)) {
@@ -74,43 +81,25 @@ static unsigned char *build_header(const jd_capture *c, const char *const *colum
         return buf;
 }
 
-/* Writes BUF; what the pipe does not take is kept as pending (a pipe
- * takes part of a write larger than PIPE_BUF). False if it took nothing. */
-static bool write_whole(jd_capture *c, const unsigned char *buf, size_t len)
+/* Writes what the buffer holds, as much as the pipe takes; true if the
+ * buffer is empty after. */
+static bool flush(jd_capture *c)
 {
-        ssize_t w;
-        do
-                w = write(c->fd, buf, len);
-        while (w < 0 && errno == EINTR);
-        if (w < 0) {
-                if (errno != EAGAIN)
-                        c->ended = true; /* EPIPE: the reader closed its end */
-                return false;
-        }
-        if ((size_t) w < len) {
-                memcpy(c->pending, buf + w, len - (size_t) w);
-                c->pending_len = len - (size_t) w;
-                c->pending_off = 0;
-        }
-        return true;
-}
-
-/* Pushes pending bytes; true once nothing is pending. */
-static bool flush_pending(jd_capture *c)
-{
-        while (c->pending_len > c->pending_off) {
-                ssize_t w = write(c->fd, c->pending + c->pending_off, c->pending_len - c->pending_off);
+        size_t off = 0;
+        while (off < c->buf_len) {
+                ssize_t w = write(c->fd, c->buf + off, c->buf_len - off);
                 if (w < 0 && errno == EINTR)
                         continue;
                 if (w < 0) {
                         if (errno != EAGAIN)
-                                c->ended = true;
-                        return false;
+                                c->ended = true; /* EPIPE: the reader closed its end */
+                        break;
                 }
-                c->pending_off += (size_t) w;
+                off += (size_t) w;
         }
-        c->pending_len = c->pending_off = 0;
-        return true;
+        memmove(c->buf, c->buf + off, c->buf_len - off);
+        c->buf_len -= off;
+        return c->buf_len == 0;
 }
 
 jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const char *const *columns, size_t n,
@@ -138,9 +127,11 @@ jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const ch
                 c->layout[s] = UINT64_MAX;
         size_t header_len = 0;
         unsigned char *hdr = build_header(c, columns, &header_len);
-        c->record = malloc(c->record_size);
-        c->pending = malloc(header_len > c->record_size ? header_len : c->record_size);
-        if (!hdr || !c->record || !c->pending || fcntl(c->fd, F_SETFL, O_NONBLOCK) < 0) {
+        c->buf_cap = BUFFER_BYTES;
+        if (c->buf_cap < header_len + 4 * c->record_size)
+                c->buf_cap = header_len + 4 * c->record_size;
+        c->buf = malloc(c->buf_cap);
+        if (!hdr || !c->buf || fcntl(c->fd, F_SETFL, O_NONBLOCK) < 0) {
                 free(hdr);
                 close(fds[0]);
                 jd_capture_free(c);
@@ -149,10 +140,9 @@ jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const ch
         }
         /* Best effort: a smaller pipe only means drops come sooner. */
         fcntl(c->fd, F_SETPIPE_SZ, PIPE_BYTES);
-        if (!write_whole(c, hdr, header_len) && !c->ended) {
-                memcpy(c->pending, hdr, header_len);
-                c->pending_len = header_len;
-        }
+        memcpy(c->buf, hdr, header_len);
+        c->buf_len = header_len;
+        flush(c);
         free(hdr);
         *read_fd = fds[0];
         return c;
@@ -168,8 +158,7 @@ void jd_capture_free(jd_capture *c)
                 free(c->map[s]);
         if (c->column_of)
                 g_hash_table_unref(c->column_of);
-        free(c->record);
-        free(c->pending);
+        free(c->buf);
         free(c);
 }
 
@@ -224,12 +213,17 @@ void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const so
 {
         if (c->ended)
                 return;
-        if (!flush_pending(c)) {
+        /* No room: the pipe is full and so is the batch. The record is
+         * dropped whole and counted in the next one that fits. */
+        if (c->buf_len + c->record_size > c->buf_cap && (flush(c), c->buf_len + c->record_size > c->buf_cap)) {
                 c->dropped++;
                 c->dropped_total++;
                 return;
         }
-        double *values = (double *) (c->record + 16);
+        /* In place: the header and every record are multiples of 8
+         * bytes, so the values are aligned. */
+        unsigned char *record = c->buf + c->buf_len;
+        double *values = (double *) (record + 16);
         for (size_t i = 0; i < c->n; i++)
                 values[i] = NAN;
         for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++) {
@@ -243,15 +237,13 @@ void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const so
                         if (c->map[s][i] >= 0)
                                 values[c->map[s][i]] = as_double(&v->items[i]);
         }
-        memcpy(c->record, &time_ns, 8);
-        memcpy(c->record + 8, &c->dropped, 8);
-        /* A record the pipe cannot take at all is dropped whole; one it
-         * takes in part is finished before the next. */
-        if (write_whole(c, c->record, c->record_size)) {
-                c->dropped = 0;
-        } else if (!c->ended) {
-                c->dropped++;
-                c->dropped_total++;
+        memcpy(record, &time_ns, 8);
+        memcpy(record + 8, &c->dropped, 8);
+        c->buf_len += c->record_size;
+        c->dropped = 0;
+        if (time_ns >= c->last_flush_ns + FLUSH_NS || c->buf_len >= FLUSH_BYTES) {
+                flush(c);
+                c->last_flush_ns = time_ns;
         }
 }
 

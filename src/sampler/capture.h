@@ -1,8 +1,9 @@
 /* One capture stream (Metrics.OpenCapture): fixed-size binary records
  * written to a pipe whose read end the client holds. The fast tier
- * thread writes a record on each of its ticks that is due for this
- * capture; writes never block: a record that does not fit in the pipe is
- * dropped and counted in the next one that does. The format is
+ * thread adds a record on each of its ticks that is due for this
+ * capture and writes them in batches at least every 10 ms; writes never
+ * block: a record for which neither the pipe nor the batch has room is
+ * dropped and counted in the next one that fits. The format is
  * introspection/capture.md. */
 #pragma once
 

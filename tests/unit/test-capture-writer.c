@@ -75,6 +75,8 @@ static char **read_header(int fd, wire_header *h)
         return out;
 }
 
+#define T0 1000000000u   /* 1 s of CLOCK_MONOTONIC, in ns */
+
 static void test_records(void **state)
 {
         (void) state;
@@ -107,21 +109,21 @@ static void test_records(void **state)
         put(&slow, 0, "fan.0.pwm", JD_VALUE_I32, -3);
         const jd_values *sources[JD_CAPTURE_SOURCES] = { &fast, &medium, &slow, NULL };
         bool fresh[JD_CAPTURE_SOURCES] = { true, true, false, true };
-        jd_capture_write(c, 111, sources, fresh);
+        jd_capture_write(c, T0, sources, fresh);
         /* The medium list changes its layout: the columns follow names. */
         g_free(medium.items);
         values_sized(&medium, 2, 2);
         put(&medium, 0, "power.VDD_GPU.power", JD_VALUE_U64, 1);
         put(&medium, 1, "power.VDD_IN.power", JD_VALUE_U64, 6000);
         fresh[2] = true;
-        jd_capture_write(c, 222, sources, fresh);
+        jd_capture_write(c, T0 + 10000000, sources, fresh);
 
         double rec[2 + 5];
         read_exact(rfd, rec, sizeof(rec));
         uint64_t t, dropped;
         memcpy(&t, &rec[0], 8);
         memcpy(&dropped, &rec[1], 8);
-        assert_int_equal(t, 111);
+        assert_int_equal(t, T0);
         assert_int_equal(dropped, 0);
         assert_dbl_equal(rec[2], 17);
         assert_dbl_equal(rec[3], 42.5);
@@ -130,7 +132,7 @@ static void test_records(void **state)
         assert_true(isnan(rec[6]));   /* no source has it */
         read_exact(rfd, rec, sizeof(rec));
         memcpy(&t, &rec[0], 8);
-        assert_int_equal(t, 222);
+        assert_int_equal(t, T0 + 10000000);
         assert_dbl_equal(rec[4], 6000);
         assert_dbl_equal(rec[5], -3);
         g_free(fast.items);
@@ -140,15 +142,15 @@ static void test_records(void **state)
         /* The reader closes: the next write ends the capture, no SIGPIPE
          * (the daemon ignores it; so does this test). */
         close(rfd);
-        jd_capture_write(c, 333, sources, (bool[]) { false, false, false, false });
+        jd_capture_write(c, T0 + 20000000, sources, (bool[]) { false, false, false, false });
         assert_true(jd_capture_ended(c));
         jd_capture_free(c);
 }
 
 /* Records of 8016 bytes (1000 columns) are larger than PIPE_BUF, so the
- * pipe can take one in part: the writer finishes it before the next,
- * and the reader, however it reads, gets whole records in order with
- * the drops counted. */
+ * pipe can take a batch in part: the writer keeps the rest for the next
+ * write, and the reader, however it reads, gets whole records in order
+ * with the drops counted. */
 static void test_slow_reader_large_records(void **state)
 {
         (void) state;
@@ -221,6 +223,44 @@ static void test_slow_reader_large_records(void **state)
         g_strfreev(columns);
 }
 
+/* At 1 kHz records leave in batches: none before 10 ms have passed since
+ * the last batch, then all of them at once, in order. */
+static void test_batches(void **state)
+{
+        (void) state;
+        const char *columns[] = { "cpu.load" };
+        int rfd = -1;
+        jd_capture *c = jd_capture_new(1000, 0, columns, 1, &rfd);
+        assert_non_null(c);
+        wire_header h;
+        g_auto(GStrv) names = read_header(rfd, &h);
+        assert_string_equal(names[0], "cpu.load");
+        assert_true(fcntl(rfd, F_SETFL, O_NONBLOCK) >= 0);
+        jd_values v;
+        values_sized(&v, 1, 1);
+        put(&v, 0, "cpu.load", JD_VALUE_DOUBLE, 1);
+        const jd_values *sources[JD_CAPTURE_SOURCES] = { &v, NULL, NULL, NULL };
+        const bool fresh[JD_CAPTURE_SOURCES] = { true, false, false, false };
+        double rec[3];
+        jd_capture_write(c, T0, sources, fresh);           /* the first leaves at once */
+        assert_int_equal(read(rfd, rec, sizeof(rec)), sizeof(rec));
+        for (uint64_t k = 1; k < 10; k++)
+                jd_capture_write(c, T0 + k * 1000000, sources, fresh);
+        assert_int_equal(read(rfd, rec, sizeof(rec)), -1); /* held back */
+        assert_int_equal(errno, EAGAIN);
+        jd_capture_write(c, T0 + 10 * 1000000, sources, fresh);
+        for (uint64_t k = 1; k <= 10; k++) {
+                assert_int_equal(read(rfd, rec, sizeof(rec)), sizeof(rec));
+                uint64_t t;
+                memcpy(&t, &rec[0], 8);
+                assert_int_equal(t, T0 + k * 1000000);
+        }
+        assert_int_equal(read(rfd, rec, sizeof(rec)), -1);
+        close(rfd);
+        jd_capture_free(c);
+        g_free(v.items);
+}
+
 /* Due ticks: one record per interval on the fast tier's grid, half a
  * tick of jitter tolerated, and no burst after a stall. */
 static void test_due(void **state)
@@ -248,6 +288,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_records),
                 cmocka_unit_test(test_slow_reader_large_records),
+                cmocka_unit_test(test_batches),
                 cmocka_unit_test(test_due),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
