@@ -76,9 +76,9 @@ bool jd_jetson_clocks_switch(jd_service *svc, bool on, jd_result_fn done, void *
                 jd_result_set(already, JD_OK, "jetson_clocks is already %s", on ? "on" : "off");
                 return false;
         }
-        const char *pwms[JD_MAX_FANS + 1];
-        jd_service_fan_pwm_paths(svc, pwms);
-        jd_jetson_clocks_set(svc->sr, &svc->config, on, pwms, done, userdata);
+        jd_fan_pwms pwms;
+        jd_service_fan_pwms(svc, &pwms);
+        jd_jetson_clocks_set(svc->sr, &svc->config, on, &pwms, done, userdata);
         return true;
 }
 
@@ -189,9 +189,9 @@ static gboolean on_boot_delay(gpointer data)
         /* A change a client started wins; OnBoot is not retried. */
         if (is_active(svc) || !self->on_boot || !jd_domains_lock(svc, CLOCKS_DOMAINS))
                 return G_SOURCE_REMOVE;
-        const char *pwms[JD_MAX_FANS + 1];
-        jd_service_fan_pwm_paths(svc, pwms);
-        jd_jetson_clocks_set(svc->sr, &svc->config, true, pwms, on_boot_applied, self);
+        jd_fan_pwms pwms;
+        jd_service_fan_pwms(svc, &pwms);
+        jd_jetson_clocks_set(svc->sr, &svc->config, true, &pwms, on_boot_applied, self);
         return G_SOURCE_REMOVE;
 }
 

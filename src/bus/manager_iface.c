@@ -160,9 +160,9 @@ static bool step_nvpmodel(restore_op *op)
                 g_snprintf(op->done_line, sizeof(op->done_line), "nvpmodel: mode unknown -> %u (%s)", id, name);
         const jd_sample *s = svc->sample;
         bool clocks = s->jetson_clocks_active.present && s->jetson_clocks_active.value;
-        const char *pwms[JD_MAX_FANS + 1];
-        jd_service_fan_pwm_paths(svc, pwms);
-        jd_nvpmodel_set_mode(svc->sr, &svc->config, id, name, clocks, pwms, on_step_done, op);
+        jd_fan_pwms pwms;
+        jd_service_fan_pwms(svc, &pwms);
+        jd_nvpmodel_set_mode(svc->sr, &svc->config, id, name, clocks, &pwms, on_step_done, op);
         return true;
 }
 

@@ -95,10 +95,10 @@ static void apply_set_mode(jd_write *w)
                 return;
         }
         bool clocks = s->jetson_clocks_active.present && s->jetson_clocks_active.value;
-        const char *pwms[JD_MAX_FANS + 1];
-        jd_service_fan_pwm_paths(w->svc, pwms);
+        jd_fan_pwms pwms;
+        jd_service_fan_pwms(w->svc, &pwms);
         jd_nvpmodel_set_mode(w->svc->sr, &w->svc->config, (unsigned) w->u,
-                             jd_nvpmodel_mode_name(s->nvpmodel, (unsigned) w->u), clocks, pwms, on_mode_set, w);
+                             jd_nvpmodel_mode_name(s->nvpmodel, (unsigned) w->u), clocks, &pwms, on_mode_set, w);
 }
 
 static void apply_set_default(jd_write *w)

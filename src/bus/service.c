@@ -161,13 +161,16 @@ jd_fan_switch jd_service_fan_switch(jd_service *svc)
         return (jd_fan_switch) { .run = switch_fan_service, .data = svc };
 }
 
-void jd_service_fan_pwm_paths(const jd_service *svc, const char *paths[JD_MAX_FANS + 1])
+void jd_service_fan_pwms(const jd_service *svc, jd_fan_pwms *out)
 {
-        size_t n = 0;
-        for (size_t i = 0; svc->sample->fans && i < svc->sample->fans->n; i++)
-                if (svc->sample->fans->fans[i].pwm_path[0])
-                        paths[n++] = svc->sample->fans->fans[i].pwm_path;
-        paths[n] = NULL;
+        out->n = 0;
+        for (size_t i = 0; svc->sample->fans && i < svc->sample->fans->n && out->n < JD_MAX_FAN_PWMS; i++) {
+                const jd_fan *f = &svc->sample->fans->fans[i];
+                if (!f->pwm_path[0])
+                        continue;
+                g_strlcpy(out->fan[out->n].path, f->pwm_path, sizeof(out->fan[out->n].path));
+                out->fan[out->n++].value = f->pwm;
+        }
 }
 
 static bool has_nvfancontrol(const jd_fan_sample *fans)

@@ -14,6 +14,7 @@
 #include "board.h"
 #include "config.h"
 #include "fan_control.h"
+#include "jetson_clocks_control.h"
 #include "engine.h"
 #include "sampler.h"
 #include "sysroot.h"
@@ -72,9 +73,9 @@ void jd_service_set_interval(jd_service *svc, uint64_t interval_us);
 #define JD_RESAMPLE_TIMEOUT_US 2000000u
 void jd_service_resample(jd_service *svc, void (*done)(void *data), void *data);
 
-/* The fans' PWM files (in-root, NULL-terminated), whose values
- * jetson_clocks must not change. */
-void jd_service_fan_pwm_paths(const jd_service *svc, const char *paths[JD_MAX_FANS + 1]);
+/* The fans' PWM files and their latest readings, which jetson_clocks
+ * must put back (it drives the fans to their maximum). */
+void jd_service_fan_pwms(const jd_service *svc, jd_fan_pwms *out);
 
 /* Starts and stops nvfancontrol.service through systemd, for
  * src/control/fan_control.c. */

@@ -8,15 +8,11 @@
 #include "sysfs_write.h"
 #include "tool.h"
 
-#define MAX_PWMS 4
-
 typedef struct {
         const jd_sysroot *sr;
         unsigned timeout_ms;
         bool on;
-        char *pwm_paths[MAX_PWMS];
-        uint64_t pwm_values[MAX_PWMS];
-        bool pwm_saved[MAX_PWMS];
+        jd_fan_pwms pwms;
         jd_result result;
         jd_result_fn done;
         void *userdata;
@@ -24,15 +20,15 @@ typedef struct {
 
 static void restore_fans(clocks_op *op)
 {
-        for (size_t i = 0; i < MAX_PWMS && op->pwm_paths[i]; i++) {
-                if (!op->pwm_saved[i])
+        for (size_t i = 0; i < op->pwms.n; i++) {
+                if (!op->pwms.fan[i].value.present)
                         continue;
                 char v[24];
-                g_snprintf(v, sizeof(v), "%" G_GUINT64_FORMAT "\n", op->pwm_values[i]);
-                int r = jd_write_attribute(op->sr, op->pwm_paths[i], v);
+                g_snprintf(v, sizeof(v), "%" G_GUINT64_FORMAT "\n", op->pwms.fan[i].value.value);
+                int r = jd_write_attribute(op->sr, op->pwms.fan[i].path, v);
                 if (r < 0 && op->result.outcome == JD_OK)
                         jd_result_set(&op->result, JD_FAILED, "Cannot restore the fan speed in %s: %s",
-                                      op->pwm_paths[i], g_strerror(-r));
+                                      op->pwms.fan[i].path, g_strerror(-r));
         }
 }
 
@@ -40,8 +36,6 @@ static void finish(clocks_op *op)
 {
         restore_fans(op);
         op->done(&op->result, op->userdata);
-        for (size_t i = 0; i < MAX_PWMS; i++)
-                g_free(op->pwm_paths[i]);
         g_free(op);
 }
 
@@ -90,7 +84,7 @@ static void on_restored(const jd_tool_result *r, void *data)
         finish(op);
 }
 
-void jd_jetson_clocks_set(const jd_sysroot *sr, const jd_config *cfg, bool on, const char *const *pwm_paths,
+void jd_jetson_clocks_set(const jd_sysroot *sr, const jd_config *cfg, bool on, const jd_fan_pwms *pwms,
                           jd_result_fn done, void *userdata)
 {
         clocks_op *op = g_new0(clocks_op, 1);
@@ -99,10 +93,8 @@ void jd_jetson_clocks_set(const jd_sysroot *sr, const jd_config *cfg, bool on, c
         op->on = on;
         op->done = done;
         op->userdata = userdata;
-        for (size_t i = 0; i < MAX_PWMS && pwm_paths && pwm_paths[i]; i++) {
-                op->pwm_paths[i] = g_strdup(pwm_paths[i]);
-                op->pwm_saved[i] = jd_read_u64(sr, &op->pwm_values[i], "%s", pwm_paths[i]);
-        }
+        if (pwms)
+                op->pwms = *pwms;
         if (on) {
                 const char *args[] = { "--store", JD_JETSON_CLOCKS_STORE, NULL };
                 jd_tool_run(sr, "jetson_clocks", args, op->timeout_ms, on_stored, op);

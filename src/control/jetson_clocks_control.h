@@ -7,11 +7,24 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "opt.h"
 #include "result.h"
 #include "sysroot.h"
 
 #define JD_JETSON_CLOCKS_STORE JD_STATE_DIR "/l4t_dfs.conf"
 
-/* PWM_PATHS: in-root PWM files of the fans, whose values are kept. */
-void jd_jetson_clocks_set(const jd_sysroot *sr, const jd_config *cfg, bool on, const char *const *pwm_paths,
+#define JD_MAX_FAN_PWMS 4
+
+/* The fans' PWM files (in-root paths) and the values to put back after
+ * jetson_clocks: the caller's latest readings, so that the main loop
+ * never reads the fan itself; an absent value is not put back. */
+typedef struct {
+        size_t n;
+        struct {
+                char path[256];
+                jd_opt_u64 value;
+        } fan[JD_MAX_FAN_PWMS];
+} jd_fan_pwms;
+
+void jd_jetson_clocks_set(const jd_sysroot *sr, const jd_config *cfg, bool on, const jd_fan_pwms *pwms,
                           jd_result_fn done, void *userdata);

@@ -18,7 +18,7 @@ typedef struct {
         char mode_name[64];
         const jd_config *cfg;
         bool reapply_clocks;
-        char **fan_pwms;              /* kept by jetson_clocks both ways */
+        jd_fan_pwms fan_pwms;         /* kept by jetson_clocks both ways */
         jd_result result;
         jd_result_fn done;
         void *userdata;
@@ -27,7 +27,6 @@ typedef struct {
 static void finish(set_mode *op)
 {
         op->done(&op->result, op->userdata);
-        g_strfreev(op->fan_pwms);
         g_free(op);
 }
 
@@ -71,7 +70,7 @@ static void on_nvpmodel(const jd_tool_result *r, void *data)
         if (op->reapply_clocks) {
                 /* Stores the new mode's limits, so a later SetActive(false)
                  * restores those and not the old mode's. */
-                jd_jetson_clocks_set(op->sr, op->cfg, true, (const char *const *) op->fan_pwms, on_clocks_reapplied,
+                jd_jetson_clocks_set(op->sr, op->cfg, true, &op->fan_pwms, on_clocks_reapplied,
                                      op);
                 return;
         }
@@ -98,12 +97,13 @@ static void on_clocks_restored(const jd_result *result, void *data)
 }
 
 void jd_nvpmodel_set_mode(const jd_sysroot *sr, const jd_config *cfg, unsigned id, const char *mode_name,
-                          bool jetson_clocks_active, const char *const *fan_pwms, jd_result_fn done, void *userdata)
+                          bool jetson_clocks_active, const jd_fan_pwms *fan_pwms, jd_result_fn done, void *userdata)
 {
         set_mode *op = g_new0(set_mode, 1);
         op->sr = sr;
         op->cfg = cfg;
-        op->fan_pwms = g_strdupv((char **) fan_pwms);
+        if (fan_pwms)
+                op->fan_pwms = *fan_pwms;
         op->timeout_ms = cfg->tool_timeout_ms;
         op->id = id;
         g_strlcpy(op->mode_name, mode_name ? mode_name : "", sizeof(op->mode_name));
@@ -113,7 +113,7 @@ void jd_nvpmodel_set_mode(const jd_sysroot *sr, const jd_config *cfg, unsigned i
         /* Restore only what jetsond stored; clocks pinned by someone else
          * are reset by the mode change itself. */
         if (jetson_clocks_active && jd_sysroot_exists(sr, JD_JETSON_CLOCKS_STORE)) {
-                jd_jetson_clocks_set(sr, cfg, false, fan_pwms, on_clocks_restored, op);
+                jd_jetson_clocks_set(sr, cfg, false, &op->fan_pwms, on_clocks_restored, op);
                 return;
         }
         run_nvpmodel(op);

@@ -5,18 +5,19 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "jetson_clocks_control.h"
 #include "nvpmodel.h"
 #include "result.h"
 #include "sysroot.h"
 
 /* Runs nvpmodel -m ID. If jetson_clocks is active it is restored first
  * and applied again afterwards (a mode change resets the clock limits),
- * keeping the PWM of FAN_PWMS (in-root paths, NULL-terminated) as
+ * putting back the PWM values of FAN_PWMS (as read before the change) as
  * jd_jetson_clocks_set() does. A mode that needs a reboot is declined
  * (stdin closed) and reported as JD_REBOOT_REQUIRED. MODE_NAME is for
  * messages. */
 void jd_nvpmodel_set_mode(const jd_sysroot *sr, const jd_config *cfg, unsigned id, const char *mode_name,
-                          bool jetson_clocks_active, const char *const *fan_pwms, jd_result_fn done, void *userdata);
+                          bool jetson_clocks_active, const jd_fan_pwms *fan_pwms, jd_result_fn done, void *userdata);
 
 /* Rewrites `< PM_CONFIG DEFAULT=n >` in the conf (atomically, the rest of
  * the file byte for byte, in a thread), then discards nvpmodel's saved
