@@ -9,6 +9,12 @@
 #include "config_edit.h"
 #include "sysfs_write.h"
 
+/* The attribute writes of a change, made off the main loop. */
+typedef struct {
+        size_t n;
+        jd_attribute_write w[2];
+} writes;
+
 typedef struct {
         const jd_sysroot *sr;
         jd_fan_switch sw;
@@ -18,6 +24,7 @@ typedef struct {
         double pct;
         char profile[32];
         char *new_conf;               /* the edited nvfancontrol.conf, NULL if unchanged */
+        writes pending;               /* the attribute writes under way */
         jd_result result;
         jd_result_fn done;
         void *userdata;
@@ -51,23 +58,51 @@ static gboolean finish_later(gpointer data)
         return G_SOURCE_REMOVE;
 }
 
-static bool write_value(fan_op *op, const char *path, const char *value)
+static void add_write(writes *ws, const char *path, const char *value)
 {
-        int r = jd_write_attribute(op->sr, path, value);
-        if (r < 0)
-                jd_result_set(&op->result, JD_FAILED, "Cannot write %.*s to %s: %s", (int) strcspn(value, "\n"), value,
-                              path, g_strerror(-r));
-        return r >= 0;
+        g_strlcpy(ws->w[ws->n].path, path, sizeof(ws->w[ws->n].path));
+        g_strlcpy(ws->w[ws->n].value, value, sizeof(ws->w[ws->n].value));
+        ws->n++;
 }
 
-static void write_pwm(fan_op *op)
+/* Reports the writes' outcome: the failed or stuck write, or what the
+ * change did (a profile change has OP->profile set). */
+static void on_written(int r, size_t index, void *data)
 {
-        char v[16];
-        uint64_t pwm = jd_fan_pwm_from_percent(op->pct);
-        g_snprintf(v, sizeof(v), "%" G_GUINT64_FORMAT "\n", pwm);
-        if (write_value(op, op->pwm_path, v))
+        fan_op *op = data;
+        const jd_attribute_write *w = &op->pending.w[index];
+        int value_len = (int) strcspn(w->value, "\n");
+        if (r == -ETIMEDOUT)
+                jd_result_set(&op->result, JD_TIMEOUT, "Writing %.*s to %s did not finish within %u s", value_len,
+                              w->value, w->path, JD_ATTRIBUTE_TIMEOUT_MS / 1000);
+        else if (r < 0)
+                jd_result_set(&op->result, JD_FAILED, "Cannot write %.*s to %s: %s", value_len, w->value, w->path,
+                              g_strerror(-r));
+        else if (op->profile[0])
+                jd_result_set(&op->result, JD_OK, "Fan profile set to %s", op->profile);
+        else
                 jd_result_set(&op->result, JD_OK, "Fan %s set to %g %% (PWM %" G_GUINT64_FORMAT ")", op->name,
-                              op->pct, pwm);
+                              op->pct, jd_fan_pwm_from_percent(op->pct));
+        finish(op);
+}
+
+static void start_writes(fan_op *op, const writes *ws)
+{
+        op->pending = *ws;
+        jd_write_attributes_async(op->sr, ws->w, ws->n, JD_ATTRIBUTE_TIMEOUT_MS, on_written, op);
+}
+
+/* The PWM write of SetSpeed, after TEMP_CONTROL "0" where the kernel's
+ * own control must let go first (JetPack 4). */
+static void write_pwm(fan_op *op, bool temp_control_off)
+{
+        writes ws = { 0 };
+        if (temp_control_off)
+                add_write(&ws, op->temp_control_path, "0\n");
+        char v[16];
+        g_snprintf(v, sizeof(v), "%" G_GUINT64_FORMAT "\n", jd_fan_pwm_from_percent(op->pct));
+        add_write(&ws, op->pwm_path, v);
+        start_writes(op, &ws);
 }
 
 /* ---- speed ------------------------------------------------------------ */
@@ -76,9 +111,11 @@ static void on_stopped_for_speed(const jd_result *result, void *data)
 {
         fan_op *op = data;
         op->result = *result;
-        if (result->outcome == JD_OK)
-                write_pwm(op);
-        finish(op);
+        if (result->outcome != JD_OK) {
+                finish(op);
+                return;
+        }
+        write_pwm(op, false);
 }
 
 void jd_fan_set_speed(const jd_sysroot *sr, const jd_fan *fan, double pct, jd_fan_switch sw, jd_result_fn done,
@@ -93,11 +130,9 @@ void jd_fan_set_speed(const jd_sysroot *sr, const jd_fan *fan, double pct, jd_fa
                 /* A running nvfancontrol would take the speed back. */
                 sw.run(false, on_stopped_for_speed, op, sw.data);
                 return;
-        } else if (fan->controller == JD_FAN_CONTROL_TEMP_CONTROL && !manual) {
-                if (write_value(op, op->temp_control_path, "0\n"))
-                        write_pwm(op);
         } else {
-                write_pwm(op);
+                write_pwm(op, fan->controller == JD_FAN_CONTROL_TEMP_CONTROL && !manual);
+                return;
         }
         g_idle_add(finish_later, op);
 }
@@ -182,8 +217,10 @@ void jd_fan_set_profile(const jd_sysroot *sr, const jd_fan *fan, const char *pro
                         return;
                 }
         } else if (fan->controller == JD_FAN_CONTROL_TEMP_CONTROL) {
-                if (write_value(op, op->temp_control_path, manual ? "0\n" : "1\n"))
-                        jd_result_set(&op->result, JD_OK, "Fan profile set to %s", profile);
+                writes ws = { 0 };
+                add_write(&ws, op->temp_control_path, manual ? "0\n" : "1\n");
+                start_writes(op, &ws);
+                return;
         } else {
                 jd_result_set(&op->result, JD_NOT_SUPPORTED, "Fan %s has no profiles", op->name);
         }

@@ -1,5 +1,6 @@
 #include "jetson_clocks_control.h"
 
+#include <errno.h>
 #include <glib.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -13,30 +14,46 @@ typedef struct {
         unsigned timeout_ms;
         bool on;
         jd_fan_pwms pwms;
+        jd_attribute_write writes[JD_MAX_FAN_PWMS];
         jd_result result;
         jd_result_fn done;
         void *userdata;
 } clocks_op;
 
-static void restore_fans(clocks_op *op)
+static void report(clocks_op *op)
 {
+        op->done(&op->result, op->userdata);
+        g_free(op);
+}
+
+static void on_fans_restored(int r, size_t index, void *data)
+{
+        clocks_op *op = data;
+        if (r < 0 && op->result.outcome == JD_OK)
+                jd_result_set(&op->result, r == -ETIMEDOUT ? JD_TIMEOUT : JD_FAILED,
+                              "Cannot restore the fan speed in %s: %s", op->writes[index].path,
+                              r == -ETIMEDOUT ? "the write did not finish" : g_strerror(-r));
+        report(op);
+}
+
+/* jetson_clocks drove the fans to their maximum, whichever way it went:
+ * their speeds go back, off the main loop. */
+static void finish(clocks_op *op)
+{
+        size_t n = 0;
         for (size_t i = 0; i < op->pwms.n; i++) {
                 if (!op->pwms.fan[i].value.present)
                         continue;
-                char v[24];
-                g_snprintf(v, sizeof(v), "%" G_GUINT64_FORMAT "\n", op->pwms.fan[i].value.value);
-                int r = jd_write_attribute(op->sr, op->pwms.fan[i].path, v);
-                if (r < 0 && op->result.outcome == JD_OK)
-                        jd_result_set(&op->result, JD_FAILED, "Cannot restore the fan speed in %s: %s",
-                                      op->pwms.fan[i].path, g_strerror(-r));
+                g_strlcpy(op->writes[n].path, op->pwms.fan[i].path, sizeof(op->writes[n].path));
+                g_snprintf(op->writes[n].value, sizeof(op->writes[n].value), "%" G_GUINT64_FORMAT "\n",
+                           op->pwms.fan[i].value.value);
+                n++;
         }
-}
-
-static void finish(clocks_op *op)
-{
-        restore_fans(op);
-        op->done(&op->result, op->userdata);
-        g_free(op);
+        if (n == 0) {
+                report(op);
+                return;
+        }
+        jd_write_attributes_async(op->sr, op->writes, n, JD_ATTRIBUTE_TIMEOUT_MS, on_fans_restored, op);
 }
 
 /* Outcomes known at once are still reported from the loop, like every

@@ -1,6 +1,7 @@
-/* slowfs: a read-only FUSE mirror of a fake board that makes chosen
- * files slow or stuck, as sensors on a real board are (an INA3221 read
- * takes ~0.5 ms over I2C; a debugfs read can hang).
+/* slowfs: a FUSE mirror of a fake board that makes chosen files slow or
+ * stuck, as sensors on a real board are (an INA3221 read takes ~0.5 ms
+ * over I2C; a debugfs read can hang; so can a write to the attribute of
+ * a fan controller that stopped answering).
  *
  *   slowfs SOURCE MOUNTPOINT CONTROL_DIR
  *
@@ -11,6 +12,8 @@
  *   CONTROL_DIR/block   lines "GLOB": reads of matching paths wait for
  *                       as long as the line is there, or until the
  *                       kernel interrupts them (the caller is killed)
+ *   CONTROL_DIR/block-write  the same for writes (files stay writable
+ *                       as in the tree below; reads are not held)
  * Every file is opened direct_io, so each pread(2) reaches slowfs as it
  * reaches the driver on sysfs. Multithreaded: a blocked read holds only
  * its own caller. Ends (and unmounts) on SIGTERM. */
@@ -107,11 +110,22 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 {
         char b[PATH_MAX];
         backing(b, path);
-        int fd = open(b, fi->flags & ~(O_CREAT | O_EXCL | O_TRUNC));
+        int fd = open(b, fi->flags & ~(O_CREAT | O_EXCL));
         if (fd < 0)
                 return -errno;
         fi->fh = (uint64_t) fd;
         fi->direct_io = 1;
+        return 0;
+}
+
+/* Waits while RULES lists PATH; -EINTR if the caller is killed meanwhile. */
+static int wait_unblocked(const char *rules, const char *path)
+{
+        while (rule(rules, path) >= 0) {
+                if (fuse_interrupted())
+                        return -EINTR;
+                sleep_us(10000);
+        }
         return 0;
 }
 
@@ -120,16 +134,30 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
         /* The kernel asks to interrupt a request whose caller gets a
          * fatal signal; honouring it lets a process with a stuck reader
          * exit instead of staying a zombie until the rule goes. */
-        while (rule("block", path) >= 0) {
-                if (fuse_interrupted())
-                        return -EINTR;
-                sleep_us(10000);
-        }
+        if (wait_unblocked("block", path) < 0)
+                return -EINTR;
         long delay = rule("delay", path);
         if (delay > 0)
                 sleep_us(delay);
         ssize_t n = pread((int) fi->fh, buf, size, off);
         return n < 0 ? -errno : (int) n;
+}
+
+static int fs_write(const char *path, const char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+        if (wait_unblocked("block-write", path) < 0)
+                return -EINTR;
+        ssize_t n = pwrite((int) fi->fh, buf, size, off);
+        return n < 0 ? -errno : (int) n;
+}
+
+static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+        if (fi)
+                return ftruncate((int) fi->fh, size) < 0 ? -errno : 0;
+        char b[PATH_MAX];
+        backing(b, path);
+        return truncate(b, size) < 0 ? -errno : 0;
 }
 
 static int fs_release(const char *path, struct fuse_file_info *fi)
@@ -155,6 +183,8 @@ static const struct fuse_operations ops = {
         .readdir = fs_readdir,
         .open = fs_open,
         .read = fs_read,
+        .write = fs_write,
+        .truncate = fs_truncate,
         .release = fs_release,
 };
 
@@ -170,6 +200,6 @@ int main(int argc, char **argv)
         }
         /* Foreground, multithreaded, readable by every user (jetsond's
          * tests run as root, but the fake tools may not). */
-        char *fargv[] = { argv[0], argv[2], "-f", "-o", "ro,allow_other,default_permissions,fsname=slowfs", NULL };
+        char *fargv[] = { argv[0], argv[2], "-f", "-o", "allow_other,default_permissions,fsname=slowfs", NULL };
         return fuse_main(5, fargv, &ops, NULL);
 }

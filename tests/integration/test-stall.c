@@ -6,6 +6,7 @@
  * within a second. With every INA3221 read taking 0.5 ms (as over I2C),
  * a 10 ms subscription still gets at least 95 samples a second.
  * Skipped (77) where /dev/fuse is missing. */
+#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <string.h>
@@ -245,6 +246,75 @@ static void test_slow_rails(void **state)
         testbus_stop_cleanly(tb);
 }
 
+/* A fan controller that stops answering: the PWM write of SetSpeed
+ * hangs in the kernel. It hangs a worker thread, not the main loop:
+ * GetSnapshot answers meanwhile, a second change of the fan is Busy, the
+ * call ends with Error.Timeout naming the file, and the next change once
+ * the controller answers goes through. JetPack 4 (temp_control, then
+ * target_pwm), no systemd in the way. */
+#define JP4_FAN "sys/devices/pwm-fan/"   /* hwmon/hwmon0 links back here */
+
+static void test_stuck_fan_write(void **state)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, "nano-jp46");
+        testbus_mount_slowfs(tb);
+        testbus_start_polkit(tb, (const char *[]) { JD_ACTION_SET_FAN, NULL });
+        testbus_start_daemon(tb, NULL);
+        const char *fan = JD_FAN_PATH_PREFIX "0";
+
+        testbus_slowfs_rule(tb, "block-write", JP4_FAN "target_pwm\n");
+        uint64_t t0 = testbus_now_us();
+        testbus_pending *w = testbus_call_start(fan, JD_IFACE_FAN, "SetSpeed", "d", 20.0);
+        sd_bus *bus = testbus_connect();
+        GArray *took = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        while (testbus_now_us() - t0 < 3 * G_USEC_PER_SEC) {
+                snapshot s = get_snapshot(bus);
+                g_array_append_val(took, s.took_us);
+                snapshot_clear(&s);
+                g_usleep(20000);
+        }
+        g_array_sort(took, compare_u64);
+        uint64_t p99 = g_array_index(took, uint64_t, took->len * 99 / 100);
+        print_message("GetSnapshot p99 %" PRIu64 " us over %u calls while the fan write hangs\n", p99, took->len);
+        if (!testbus_daemon_wrapped())
+                assert_true(p99 < 10000);
+        g_array_unref(took);
+        g_autofree char *busy = testbus_call(NULL, fan, JD_IFACE_FAN, "SetSpeed", "d", 40.0);
+        assert_string_equal(busy, JD_ERROR_BUSY);
+
+        const char *err = testbus_call_finish(w);
+        double after = (double) (testbus_now_us() - t0) / 1e6;
+        print_message("SetSpeed answered %s after %.2f s\n", err, after);
+        assert_string_equal(err, JD_ERROR_TIMEOUT);
+        assert_true(after >= 4.5 && after < 8.0);
+        testbus_pending_free(w);
+        assert_int_equal(count_in_log(tb, "target_pwm did not finish within 5 s"), 1);
+
+        /* It answers again: the stuck write lands, then a new one. */
+        testbus_slowfs_rule(tb, "block-write", "");
+        g_autofree char *ok = testbus_call(NULL, fan, JD_IFACE_FAN, "SetSpeed", "d", 30.0);
+        assert_string_equal(ok, "");
+        g_autofree char *pwm = testbus_root_file(tb, JP4_FAN "target_pwm");
+        assert_string_equal(pwm, "76\n");
+
+        /* Stuck again, and SIGTERM meanwhile: still a clean exit. */
+        testbus_slowfs_rule(tb, "block-write", JP4_FAN "target_pwm\n");
+        testbus_pending *w2 = testbus_call_start(fan, JD_IFACE_FAN, "SetSpeed", "d", 50.0);
+        g_usleep(500000);
+        uint64_t t1 = testbus_now_us();
+        int status = testbus_stop_daemon(tb);
+        double stop_s = (double) (testbus_now_us() - t1) / 1e6;
+        print_message("SIGTERM with a fan write stuck: exit after %.3f s\n", stop_s);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        if (!testbus_daemon_wrapped())
+                assert_true(stop_s < 1.0);
+        testbus_pending_free(w2);
+        sd_bus_flush_close_unref(bus);
+}
+
 int main(void)
 {
         if (!testbus_have_fuse()) {
@@ -254,6 +324,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_blocked_rail, testbus_teardown),
                 cmocka_unit_test_teardown(test_slow_rails, testbus_teardown),
+                cmocka_unit_test_teardown(test_stuck_fan_write, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
