@@ -35,6 +35,8 @@ static void destroy_iface(gpointer p)
         iface->destroy(iface);
 }
 
+static void add_slow_ifaces(jd_service *svc, bool announce, GError **e);
+
 typedef struct {
         uint64_t generation;
         uint64_t deadline_us;
@@ -114,6 +116,12 @@ static gboolean on_events(gpointer data)
         if (sample || ready->len || (events & JD_ENGINE_CHANGED)) {
                 jd_engine_snapshot(svc->engine, &svc->snapshot, now);
                 log_stalls(svc);
+                GError *e = NULL;
+                add_slow_ifaces(svc, true, &e);
+                if (e) {
+                        jd_log_warning("%s", e->message);
+                        g_error_free(e);
+                }
                 if ((sample || ready->len) && svc->metrics) {
                         jd_metrics_emit_sample(svc->metrics);
                         svc->watchdog_us = watchdog_after(svc, now);
@@ -191,6 +199,34 @@ static gboolean events_dispatch(GSource *source, GSourceFunc callback, gpointer 
 
 static GSourceFuncs events_funcs = { .dispatch = events_dispatch };
 
+/* NVPModel and the fan objects exist where the slow tier's reading has
+ * them. At start-up a stuck slow tier has none: they are exported when
+ * it first answers, with InterfacesAdded for ObjectManager clients. */
+static void add_slow_ifaces(jd_service *svc, bool announce, GError **e)
+{
+        const jd_reading *slow = svc->snapshot.tier[JD_TIER_INDEX_SLOW];
+        if (svc->slow_ifaces_decided || slow->seq == 0 || svc->snapshot.stale[JD_TIER_INDEX_SLOW])
+                return;
+        svc->slow_ifaces_decided = true;
+        jd_iface *nvp = jd_nvpmodel_iface_new(svc, e);
+        add_iface(svc, nvp);
+        if (nvp && announce)
+                sd_bus_emit_interfaces_added(svc->bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, NULL);
+        for (size_t i = 0; !*e && svc->sample->fans && i < svc->sample->fans->n; i++) {
+                jd_iface *fan = jd_fan_iface_new(svc, i, e);
+                add_iface(svc, fan);
+                char path[64];
+                g_snprintf(path, sizeof(path), JD_FAN_PATH_PREFIX "%zu", i);
+                if (fan && announce)
+                        sd_bus_emit_object_added(svc->bus, path);
+        }
+        if (!*e && has_nvfancontrol(svc->sample->fans))
+                svc->fan_service = jd_unit_new(svc->bus, JD_NVFANCONTROL_UNIT, svc->config.unit_timeout_ms,
+                                               on_fan_service_changed, svc);
+        if (announce)
+                jd_log_info("The slow sampling tier answered: power modes and fans are exported now");
+}
+
 jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine *engine, const jd_board *board,
                            uint64_t default_interval_us, GError **error)
 {
@@ -220,18 +256,13 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine
         if (!e)
                 add_iface(svc, svc->metrics = jd_metrics_iface_new(svc, &e));
         if (!e)
-                add_iface(svc, jd_nvpmodel_iface_new(svc, &e));
-        if (!e)
                 add_iface(svc, svc->jetson_clocks = jd_jetson_clocks_iface_new(svc, &e));
         if (!e)
                 add_iface(svc, jd_memory_iface_new(svc, &e));
         if (!e)
                 add_iface(svc, jd_manager_iface_new(svc, &e));
-        for (size_t i = 0; !e && svc->sample->fans && i < svc->sample->fans->n; i++)
-                add_iface(svc, jd_fan_iface_new(svc, i, &e));
-        if (!e && has_nvfancontrol(svc->sample->fans))
-                svc->fan_service = jd_unit_new(bus, JD_NVFANCONTROL_UNIT, svc->config.unit_timeout_ms,
-                                               on_fan_service_changed, svc);
+        if (!e)
+                add_slow_ifaces(svc, false, &e);
         if (e) {
                 g_propagate_error(error, e);
                 jd_service_free(svc);

@@ -246,6 +246,68 @@ static void test_slow_rails(void **state)
         testbus_stop_cleanly(tb);
 }
 
+static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) error;
+        const char *path;
+        if (sd_bus_message_read(m, "o", &path) >= 0)
+                g_ptr_array_add(userdata, g_strdup(path));
+        return 0;
+}
+
+static bool has_path(GPtrArray *paths, const char *path)
+{
+        for (guint i = 0; i < paths->len; i++)
+                if (strcmp(g_ptr_array_index(paths, i), path) == 0)
+                        return true;
+        return false;
+}
+
+/* The slow tier stuck from the start (a thermal zone that never
+ * answers): jetsond takes its name after the start-up limit without
+ * NVPModel and the fans, and exports them, with InterfacesAdded, as soon
+ * as the tier answers. */
+static void test_slow_tier_stuck_at_start(void **state)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, "agx-orin-jp62");
+        testbus_mount_slowfs(tb);
+        testbus_slowfs_rule(tb, "block", "sys/devices/virtual/thermal/thermal_zone0/temp\n");
+        uint64_t t0 = testbus_now_us();
+        testbus_start_daemon(tb, NULL);
+        double named = (double) (testbus_now_us() - t0) / 1e6;
+        print_message("name taken after %.2f s with the slow tier stuck\n", named);
+        assert_true(named >= 4.5);
+
+        sd_bus *bus = testbus_connect();
+        uint32_t mode = 0;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        assert_true(sd_bus_get_property_trivial(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode", &e, 'u',
+                                                &mode) < 0);
+        sd_bus_error_free(&e);
+        g_autoptr(GPtrArray) added = g_ptr_array_new_with_free_func(g_free);
+        assert_true(sd_bus_match_signal(bus, NULL, JD_BUS_NAME, NULL, "org.freedesktop.DBus.ObjectManager",
+                                        "InterfacesAdded", on_interfaces_added, added) >= 0);
+        testbus_pump(bus, 100000, NULL);
+        assert_int_equal(added->len, 0);
+
+        testbus_slowfs_rule(tb, "block", "");
+        uint64_t t1 = testbus_now_us();
+        while (!has_path(added, JD_FAN_PATH_PREFIX "0") && testbus_now_us() - t1 < 5 * G_USEC_PER_SEC)
+                testbus_pump(bus, 50000, NULL);
+        print_message("fan object added %.2f s after the tier answered\n", (double) (testbus_now_us() - t1) / 1e6);
+        assert_true(has_path(added, JD_FAN_PATH_PREFIX "0"));
+        assert_true(has_path(added, JD_OBJECT_PATH));   /* NVPModel */
+        g_autofree char *mode_name = testbus_get_string(bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "ModeName");
+        assert_string_equal(mode_name, "MAXN");
+        g_autofree char *profile = testbus_get_string(bus, JD_FAN_PATH_PREFIX "0", JD_IFACE_FAN, "Profile");
+        assert_string_equal(profile, "cool");
+        assert_int_equal(count_in_log(tb, "power modes and fans are exported now"), 1);
+        sd_bus_flush_close_unref(bus);
+        testbus_stop_cleanly(tb);
+}
+
 /* A fan controller that stops answering: the PWM write of SetSpeed
  * hangs in the kernel. It hangs a worker thread, not the main loop:
  * GetSnapshot answers meanwhile, a second change of the fan is Busy, the
@@ -325,6 +387,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_blocked_rail, testbus_teardown),
                 cmocka_unit_test_teardown(test_slow_rails, testbus_teardown),
                 cmocka_unit_test_teardown(test_stuck_fan_write, testbus_teardown),
+                cmocka_unit_test_teardown(test_slow_tier_stuck_at_start, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
