@@ -61,7 +61,20 @@ static bool is_stale(const jd_reading *r, uint64_t period, uint64_t now)
         return r->seq == 0 || (now > r->finished_us && now - r->finished_us > stale_limit(period));
 }
 
-/* Under mu: the periods the requests ask for, handed to the threads. */
+static jd_tier_timing timing_of(const jd_sampling_engine *e, int tier)
+{
+        uint64_t p = e->period[tier];
+        return (jd_tier_timing) {
+                .epoch = e->epoch,
+                .period = p,
+                /* Medium and slow read ahead of the fast tick. */
+                .lead = tier == JD_TIER_INDEX_FAST ? 0 : min_u64(p / 4, 50000),
+                .extra_period = e->period[JD_TIER_INDEX_SLOW],
+        };
+}
+
+/* Under mu: the periods the requests ask for, handed to the threads
+ * (once they run). */
 static void retime(jd_sampling_engine *e)
 {
         uint64_t fast = e->sample_interval;
@@ -72,17 +85,20 @@ static void retime(jd_sampling_engine *e)
         e->period[JD_TIER_INDEX_MEDIUM] = max_u64(fast, JD_MEDIUM_MIN_PERIOD_US);
         e->period[JD_TIER_INDEX_SLOW] = max_u64(fast, JD_SLOW_MIN_PERIOD_US);
         for (int i = 0; i < JD_TIER_COUNT; i++) {
-                uint64_t p = e->period[i];
-                jd_tier_timing timing = {
-                        .epoch = e->epoch,
-                        .period = p,
-                        /* Medium and slow read ahead of the fast tick. */
-                        .lead = i == JD_TIER_INDEX_FAST ? 0 : min_u64(p / 4, 50000),
-                        .extra_period = e->period[JD_TIER_INDEX_SLOW],
-                };
+                jd_tier_timing timing = timing_of(e, i);
                 if (e->tiers[i])
                         jd_tier_thread_set_timing(e->tiers[i], &timing);
         }
+}
+
+/* The values that combine tiers (ram.shared: meminfo, else the nvmap
+ * total of the processes), from the parts that are fresh. */
+static void build_derived(jd_values *out, const jd_memory_sample *memory, const jd_process_sample *processes)
+{
+        jd_sample parts = { .memory = memory, .processes = processes };
+        jd_values_begin(out);
+        jd_values_add_derived(out, &parts);
+        jd_values_end(out);
 }
 
 static unsigned answer_events(const jd_reading *r)
@@ -103,10 +119,7 @@ static unsigned write_captures(jd_sampling_engine *e, jd_reading *fast)
                 !is_stale(slow, e->period[JD_TIER_INDEX_SLOW], now),
                 true,
         };
-        jd_sample parts = { .memory = fast->part.memory, .processes = fresh[2] ? slow->part.processes : NULL };
-        jd_values_begin(&e->capture_derived);
-        jd_values_add_derived(&e->capture_derived, &parts);
-        jd_values_end(&e->capture_derived);
+        build_derived(&e->capture_derived, fast->part.memory, fresh[2] ? slow->part.processes : NULL);
         const jd_values *sources[JD_CAPTURE_SOURCES] = { &fast->values, &medium->values, &slow->values,
                                                          &e->capture_derived };
         unsigned events = 0;
@@ -176,10 +189,7 @@ jd_sampling_engine *jd_engine_new(const jd_sysroot *sr, uint64_t sample_interval
         pthread_mutex_unlock(&e->mu);
         void (*hooks[JD_TIER_COUNT])(void *, jd_tier_thread *, jd_reading *) = { on_fast, on_medium, on_slow };
         for (int i = 0; i < JD_TIER_COUNT; i++) {
-                uint64_t p = e->period[i];
-                jd_tier_timing timing = { .epoch = e->epoch, .period = p,
-                                          .lead = i == JD_TIER_INDEX_FAST ? 0 : min_u64(p / 4, 50000),
-                                          .extra_period = e->period[JD_TIER_INDEX_SLOW] };
+                jd_tier_timing timing = timing_of(e, i);
                 e->tiers[i] = jd_tier_thread_start(sr, &specs[i], &timing, (jd_tier_hooks) { hooks[i], e });
                 if (!e->tiers[i]) {
                         jd_engine_free(e);
@@ -355,13 +365,8 @@ void jd_engine_snapshot(jd_sampling_engine *e, jd_snapshot *s, uint64_t now_us)
                         x->timestamp_us = max_u64(x->timestamp_us, s->tier[i]->part.timestamp_us);
         if (!x->timestamp_us)
                 x->timestamp_us = jd_realtime_us();
-        jd_sample parts = {
-                .memory = s->stale[JD_TIER_INDEX_FAST] ? NULL : s->tier[JD_TIER_INDEX_FAST]->part.memory,
-                .processes = s->stale[JD_TIER_INDEX_SLOW] ? NULL : s->tier[JD_TIER_INDEX_SLOW]->part.processes,
-        };
-        jd_values_begin(&s->derived);
-        jd_values_add_derived(&s->derived, &parts);
-        jd_values_end(&s->derived);
+        build_derived(&s->derived, s->stale[JD_TIER_INDEX_FAST] ? NULL : s->tier[JD_TIER_INDEX_FAST]->part.memory,
+                      s->stale[JD_TIER_INDEX_SLOW] ? NULL : s->tier[JD_TIER_INDEX_SLOW]->part.processes);
 }
 
 size_t jd_snapshot_lists(const jd_snapshot *s, const jd_values *lists[JD_TIER_COUNT + 1])
