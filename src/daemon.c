@@ -141,14 +141,6 @@ static gboolean on_startup_event(gpointer data)
         return G_SOURCE_CONTINUE;
 }
 
-static gboolean startup_dispatch(GSource *source, GSourceFunc callback, gpointer data)
-{
-        (void) source;
-        return callback(data);
-}
-
-static GSourceFuncs startup_funcs = { .dispatch = startup_dispatch };
-
 /* The board's identity comes from files (device tree, EEPROM, dpkg's
  * database): read on a worker thread like every other file. */
 static void read_board(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
@@ -198,9 +190,7 @@ int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, u
         g_source_attach(bus_source, NULL);
         guint sigterm = g_unix_signal_add(SIGTERM, on_signal, &st);
         guint sigint = g_unix_signal_add(SIGINT, on_signal, &st);
-        st.startup = g_source_new(&startup_funcs, sizeof(GSource));
-        g_source_set_callback(st.startup, on_startup_event, &st, NULL);
-        g_source_add_unix_fd(st.startup, jd_engine_event_fd(st.engine), G_IO_IN);
+        st.startup = jd_engine_source_new(st.engine, "jetsond start-up", on_startup_event, &st);
         g_source_set_ready_time(st.startup, (gint64) jd_engine_startup_deadline(st.engine));
         g_source_attach(st.startup, NULL);
         g_autoptr(GTask) task = g_task_new(NULL, NULL, on_board_read, &st);

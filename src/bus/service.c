@@ -199,6 +199,15 @@ static gboolean events_dispatch(GSource *source, GSourceFunc callback, gpointer 
 
 static GSourceFuncs events_funcs = { .dispatch = events_dispatch };
 
+GSource *jd_engine_source_new(jd_sampling_engine *engine, const char *name, GSourceFunc callback, gpointer data)
+{
+        GSource *source = g_source_new(&events_funcs, sizeof(GSource));
+        g_source_set_name(source, name);
+        g_source_set_callback(source, callback, data, NULL);
+        g_source_add_unix_fd(source, jd_engine_event_fd(engine), G_IO_IN);
+        return source;
+}
+
 /* NVPModel and the fan objects exist where the slow tier's reading has
  * them. At start-up a stuck slow tier has none: they are exported when
  * it first answers, with InterfacesAdded for ObjectManager clients. */
@@ -273,10 +282,7 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine
 
 void jd_service_start(jd_service *svc)
 {
-        svc->events = g_source_new(&events_funcs, sizeof(GSource));
-        g_source_set_name(svc->events, "jetsond sampling engine");
-        g_source_set_callback(svc->events, on_events, svc, NULL);
-        g_source_add_unix_fd(svc->events, jd_engine_event_fd(svc->engine), G_IO_IN);
+        svc->events = jd_engine_source_new(svc->engine, "jetsond sampling engine", on_events, svc);
         svc->watchdog_us = watchdog_after(svc, now_us());
         arm_timers(svc);
         g_source_attach(svc->events, NULL);

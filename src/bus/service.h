@@ -58,6 +58,10 @@ struct jd_service {
         jd_iface *jetson_clocks;      /* the JetsonClocks interface, NULL without the tool */
 };
 
+/* A GSource that dispatches CALLBACK when the engine has events (its
+ * event fd is readable) or at the source's ready time. */
+GSource *jd_engine_source_new(jd_sampling_engine *engine, const char *name, GSourceFunc callback, gpointer data);
+
 /* Exports every interface the board supports, from ENGINE's first
  * readings (jd_engine_started()); the name is requested separately, once
  * all objects exist, so no client ever sees a half-built service. */
