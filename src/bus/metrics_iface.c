@@ -70,6 +70,24 @@ static int on_subscriber_gone(sd_bus_track *track, void *userdata)
         return 0;
 }
 
+/* What Subscribe() and OpenCapture() check first: an interval between
+ * MIN and the upper bound, and a caller with a unique name (whose leaving
+ * the bus ends the request). Returns the caller, or NULL with ERROR set. */
+static const char *check_request(sd_bus_message *m, uint64_t interval, unsigned long long min, sd_bus_error *error)
+{
+        if (interval < min || interval > JD_INTERVAL_MAX_USEC) {
+                sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                  "Interval %" PRIu64 " µs is out of range (%llu to %llu)", interval, min,
+                                  JD_INTERVAL_MAX_USEC);
+                return NULL;
+        }
+        const char *sender = sd_bus_message_get_sender(m);
+        if (!sender)
+                sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED, "%s() needs a bus connection with a unique name",
+                                  sd_bus_message_get_member(m));
+        return sender;
+}
+
 static int method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         metrics_iface *self = userdata;
@@ -77,14 +95,9 @@ static int method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *err
         int r = sd_bus_message_read(m, "t", &interval);
         if (r < 0)
                 return r;
-        if (interval < JD_INTERVAL_MIN_USEC || interval > JD_INTERVAL_MAX_USEC)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "Interval %" PRIu64 " µs is out of range (%llu to %llu)", interval,
-                                         JD_INTERVAL_MIN_USEC, JD_INTERVAL_MAX_USEC);
-        const char *sender = sd_bus_message_get_sender(m);
+        const char *sender = check_request(m, interval, JD_INTERVAL_MIN_USEC, error);
         if (!sender)
-                return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
-                                        "Subscribe() needs a bus connection with a unique name");
+                return -EINVAL;
         subscription *s = g_hash_table_lookup(self->subscriptions, sender);
         if (!s) {
                 s = g_new0(subscription, 1);
@@ -229,17 +242,12 @@ static int method_open_capture(sd_bus_message *m, void *userdata, sd_bus_error *
                 r = sd_bus_message_read_strv(m, &patterns);
         if (r < 0)
                 return r;
-        if (interval < JD_CAPTURE_INTERVAL_MIN_USEC || interval > JD_INTERVAL_MAX_USEC)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "Interval %" PRIu64 " µs is out of range (%llu to %llu)", interval,
-                                         JD_CAPTURE_INTERVAL_MIN_USEC, JD_INTERVAL_MAX_USEC);
+        const char *sender = check_request(m, interval, JD_CAPTURE_INTERVAL_MIN_USEC, error);
+        if (!sender)
+                return -EINVAL;
         if (patterns && g_strv_length(patterns) > MAX_CAPTURE_PATTERNS)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "More than %d key patterns",
                                          MAX_CAPTURE_PATTERNS);
-        const char *sender = sd_bus_message_get_sender(m);
-        if (!sender)
-                return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
-                                        "OpenCapture() needs a bus connection with a unique name");
         if (captures_of(self, sender) >= MAX_CAPTURES_PER_CONNECTION)
                 return sd_bus_error_setf(error, JD_ERROR_BUSY, "This connection has %d captures open already",
                                          MAX_CAPTURES_PER_CONNECTION);
@@ -253,11 +261,8 @@ static int method_open_capture(sd_bus_message *m, void *userdata, sd_bus_error *
         int fd = -1;
         r = jd_engine_open_capture(svc->engine, interval, (const char *const *) columns->pdata, columns->len, &fd,
                                    &c->capture);
-        if (r == -EBUSY) {
-                g_free(c->owner);
-                g_free(c);
-                return sd_bus_error_setf(error, JD_ERROR_BUSY, "%d captures are open already", JD_MAX_CAPTURES);
-        }
+        if (r == -EBUSY)
+                r = sd_bus_error_setf(error, JD_ERROR_BUSY, "%d captures are open already", JD_MAX_CAPTURES);
         if (r >= 0)
                 r = sd_bus_track_new(svc->bus, &c->track, on_capture_owner_gone, c);
         if (r >= 0)
