@@ -100,7 +100,9 @@ int jd_atomic_write(const jd_sysroot *sr, const char *path, const char *content,
                 mode = st.st_mode & 07777;
         }
 
-        /* Same directory as the target, so that rename(2) is atomic. */
+        /* The temporary file: hidden (".name.XXXXXX", a mkostemp template
+         * whose X's it replaces) and in the target's directory, so that
+         * rename(2) is atomic. */
         const char *slash = strrchr(target, '/');
         int dlen = (int) (slash - target);
         char tmp[PATH_MAX], dir[PATH_MAX];
