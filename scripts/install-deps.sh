@@ -6,7 +6,7 @@ set -eu
 PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   libsystemd-dev libglib2.0-dev libjson-glib-dev libpolkit-gobject-1-dev libcmocka-dev
   python3 valgrind dbus-daemon dbus-bin polkitd python3-dbusmock gjs libglib2.0-bin
-  libxml2-utils systemd scdoc libfuse3-dev fuse3"
+  libxml2-utils libdbus-1-dev systemd scdoc libfuse3-dev fuse3"
 
 missing=""
 for p in $PACKAGES; do
