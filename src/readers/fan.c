@@ -203,17 +203,17 @@ size_t jd_parse_nvfancontrol_profiles(const char *conf, char names[][32], size_t
         size_t n = 0;
         def[0] = '\0';
         JD_FOR_EACH_LINE(l, conf) {
-                const char *p = l + strspn(l, " \t");
-                char word[64], value[32];
-                if (sscanf(p, "%63s %31s", word, value) != 2)
+                jd_span f[2];
+                char value[32];
+                if (jd_line_fields(l, f, 2) < 2 || !jd_span_copy(f[1], value, sizeof(value)))
                         continue;
-                if (strcmp(word, "FAN_PROFILE") == 0 && n < max) {
+                if (jd_span_eq(f[0], "FAN_PROFILE") && n < max) {
                         bool dup = false;
                         for (size_t i = 0; i < n; i++)
                                 dup |= strcmp(names[i], value) == 0;
                         if (!dup)
                                 jd_strlcpy(names[n++], value, 32);
-                } else if (strcmp(word, "FAN_DEFAULT_PROFILE") == 0) {
+                } else if (jd_span_eq(f[0], "FAN_DEFAULT_PROFILE")) {
                         jd_strlcpy(def, value, def_size);
                 }
         }

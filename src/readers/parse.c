@@ -17,17 +17,45 @@ static bool only_space(const char *s)
         return *skip_space(s) == '\0';
 }
 
+/* Decimal digits at S, at least one, no overflow; *END after them. Hand
+ * rolled: strtoull's locale and base handling cost more than the rest of
+ * a sysfs read's parsing. */
+static bool parse_decimal(const char *s, const char *end_of_text, uint64_t *out, const char **end)
+{
+        uint64_t v = 0;
+        const char *p = s;
+        for (; p != end_of_text && *p >= '0' && *p <= '9'; p++) {
+                unsigned d = (unsigned) (*p - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return false;
+                v = v * 10 + d;
+        }
+        if (p == s)
+                return false;
+        *out = v;
+        *end = p;
+        return true;
+}
+
 static bool parse_unsigned(const char *s, int base, uint64_t *out, bool allow_tail)
 {
         s = skip_space(s);
         if (!isdigit((unsigned char) *s))
                 return false;
+        const char *end;
+        if (base == 10) {
+                uint64_t v;
+                if (!parse_decimal(s, NULL, &v, &end) || (!allow_tail && !only_space(end)))
+                        return false;
+                *out = v;
+                return true;
+        }
         errno = 0;
-        char *end;
-        unsigned long long v = strtoull(s, &end, base);
-        if (errno == ERANGE || end == s)
+        char *tail;
+        unsigned long long v = strtoull(s, &tail, base);
+        if (errno == ERANGE || tail == s)
                 return false;
-        if (!allow_tail && !only_space(end))
+        if (!allow_tail && !only_space(tail))
                 return false;
         *out = v;
         return true;
@@ -78,4 +106,69 @@ void jd_strlcpy(char *dst, const char *src, size_t dst_size)
         size_t n = strnlen(src, dst_size - 1);
         memcpy(dst, src, n);
         dst[n] = '\0';
+}
+
+static bool is_blank(char c)
+{
+        return c == ' ' || c == '\t';
+}
+
+const char *jd_line_end(const char *line)
+{
+        return strchrnul(line, '\n');
+}
+
+size_t jd_line_fields(const char *line, jd_span *out, size_t max)
+{
+        const char *end = jd_line_end(line);
+        size_t n = 0;
+        for (const char *p = line; p < end;) {
+                while (p < end && is_blank(*p))
+                        p++;
+                if (p == end)
+                        break;
+                const char *start = p;
+                while (p < end && !is_blank(*p))
+                        p++;
+                if (n < max)
+                        out[n] = (jd_span) { start, (size_t) (p - start) };
+                n++;
+        }
+        return n;
+}
+
+bool jd_span_u64(jd_span s, uint64_t *out)
+{
+        const char *end;
+        return s.len && parse_decimal(s.p, s.p + s.len, out, &end) && end == s.p + s.len;
+}
+
+bool jd_span_i64(jd_span s, int64_t *out)
+{
+        bool neg = s.len && s.p[0] == '-';
+        uint64_t v;
+        if (!jd_span_u64(neg ? (jd_span) { s.p + 1, s.len - 1 } : s, &v))
+                return false;
+        if (neg ? v > (uint64_t) INT64_MAX + 1 : v > (uint64_t) INT64_MAX)
+                return false;
+        *out = neg ? (int64_t) (0 - v) : (int64_t) v;
+        return true;
+}
+
+bool jd_span_eq(jd_span s, const char *str)
+{
+        return strlen(str) == s.len && memcmp(s.p, str, s.len) == 0;
+}
+
+bool jd_span_copy(jd_span s, char *dst, size_t size)
+{
+        if (size == 0)
+                return false;
+        if (s.len >= size) {
+                dst[0] = '\0';
+                return false;
+        }
+        memcpy(dst, s.p, s.len);
+        dst[s.len] = '\0';
+        return true;
 }

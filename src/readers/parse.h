@@ -21,6 +21,27 @@ char *jd_rstrip(char *s);
 /* Copies at most dst_size-1 bytes of src, always NUL-terminated. */
 void jd_strlcpy(char *dst, const char *src, size_t dst_size);
 
+/* A piece of a larger text, not NUL-terminated. */
+typedef struct {
+        const char *p;
+        size_t len;
+} jd_span;
+
+/* Where the line at LINE ends: its '\n' or the text's NUL. */
+const char *jd_line_end(const char *line);
+/* Splits the line at LINE into fields separated by spaces and tabs,
+ * never looking past the line's end (sscanf's "%s %s" runs on into the
+ * next line, and scans the rest of the text on every call). Stores at
+ * most MAX fields and returns how many the line has. */
+size_t jd_line_fields(const char *line, jd_span *out, size_t max);
+/* Strict decimal numbers: the whole span, no sign for u64, no overflow. */
+bool jd_span_u64(jd_span s, uint64_t *out);
+bool jd_span_i64(jd_span s, int64_t *out);
+bool jd_span_eq(jd_span s, const char *str);
+/* Copies S into DST; a span that does not fit is refused (false, DST
+ * empty), never cut: a cut name is another name. */
+bool jd_span_copy(jd_span s, char *dst, size_t size);
+
 /* Iterates L over the lines of TEXT (each up to its '\n' or the end). */
 #define JD_FOR_EACH_LINE(l, text) \
         for (const char *l = (text); l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)

@@ -131,56 +131,31 @@ size_t jd_parse_nvmap_clients(const char *text, jd_process *out, size_t max, jd_
 
 bool jd_parse_pid_stat(const char *text, char *state, uint64_t *ticks, int64_t *priority, uint64_t *starttime)
 {
+        /* The comm may hold spaces and parentheses: fields start after the
+         * last ")". State is field 3, i.e. [0] after it; utime 14, stime
+         * 15, priority 18, starttime 22. */
         const char *p = strrchr(text, ')');
-        if (!p)
+        jd_span f[20];
+        uint64_t utime, stime;
+        if (!p || jd_line_fields(p + 1, f, 20) < 20 || f[0].len != 1 || !jd_span_u64(f[11], &utime) ||
+            !jd_span_u64(f[12], &stime) || !jd_span_i64(f[15], priority) || !jd_span_u64(f[19], starttime))
                 return false;
-        /* Field 3 (state) is token 0 after ")"; utime 14, stime 15,
-         * priority 18, starttime 22. */
-        char copy[1024];
-        jd_strlcpy(copy, p + 1, sizeof(copy));
-        char *save = NULL;
-        uint64_t utime = 0, stime = 0;
-        int got = 0;
-        int idx = 0;
-        for (char *t = strtok_r(copy, " \n", &save); t; t = strtok_r(NULL, " \n", &save), idx++) {
-                uint64_t u;
-                int64_t s;
-                switch (idx) {
-                case 0:
-                        *state = t[0];
-                        got++;
-                        break;
-                case 11:
-                        got += jd_parse_u64(t, &utime);
-                        break;
-                case 12:
-                        got += jd_parse_u64(t, &stime);
-                        break;
-                case 15:
-                        got += jd_parse_i64(t, &s);
-                        *priority = s;
-                        break;
-                case 19:
-                        got += jd_parse_u64(t, &u);
-                        *starttime = u;
-                        break;
-                default:
-                        break;
-                }
-        }
+        *state = f[0].p[0];
         *ticks = utime + stime;
-        return got == 5;
+        return true;
 }
 
 bool jd_passwd_name(const char *passwd, uint32_t uid, char *out, size_t size)
 {
+        /* name:password:uid:... */
         JD_FOR_EACH_LINE(l, passwd) {
-                char name[64];
-                unsigned long u;
-                if (sscanf(l, "%63[^:]:%*[^:]:%lu:", name, &u) == 2 && u == uid) {
-                        jd_strlcpy(out, name, size);
-                        return true;
-                }
+                const char *eol = jd_line_end(l);
+                const char *c1 = memchr(l, ':', (size_t) (eol - l));
+                const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t) (eol - c1 - 1)) : NULL;
+                const char *c3 = c2 ? memchr(c2 + 1, ':', (size_t) (eol - c2 - 1)) : NULL;
+                uint64_t u;
+                if (c3 && c1 > l && jd_span_u64((jd_span) { c2 + 1, (size_t) (c3 - c2 - 1) }, &u) && u == uid)
+                        return jd_span_copy((jd_span) { l, (size_t) (c1 - l) }, out, size);
         }
         return false;
 }
@@ -195,8 +170,9 @@ static void read_user(jd_process_reader *r, uint32_t pid, char *user, size_t siz
                 snprintf(path, sizeof(path), "/proc/%u/status", pid);
                 char *status = jd_sysroot_read_file(r->sr, path, 8192, NULL);
                 const char *u = status ? strstr(status, "\nUid:") : NULL;
-                unsigned long v;
-                if (u && sscanf(u + 5, " %lu", &v) == 1)
+                jd_span f[1];
+                uint64_t v;
+                if (u && jd_line_fields(u + 5, f, 1) >= 1 && jd_span_u64(f[0], &v) && v <= UINT32_MAX)
                         uid = v;
                 free(status);
         }
@@ -260,9 +236,11 @@ static bool read_proc(jd_process_reader *r, tracked *t, jd_process *p, uint64_t 
         t->have_ticks = true;
 
         p->rss_bytes.present = false;
-        unsigned long long size, resident;
-        if (jd_file_read(&t->statm, text, sizeof(text)) > 0 && sscanf(text, "%llu %llu", &size, &resident) == 2)
-                JD_SET(p->rss_bytes, (uint64_t) resident * (uint64_t) r->page_size);
+        jd_span f[2];
+        uint64_t resident;
+        if (jd_file_read(&t->statm, text, sizeof(text)) > 0 && jd_line_fields(text, f, 2) >= 2 &&
+            jd_span_u64(f[1], &resident) && resident <= UINT64_MAX / (uint64_t) r->page_size)
+                JD_SET(p->rss_bytes, resident * (uint64_t) r->page_size);
         jd_strlcpy(p->user, t->user, sizeof(p->user));
         return true;
 }

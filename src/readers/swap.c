@@ -60,11 +60,15 @@ bool jd_parse_proc_swaps(const char *text, jd_swap_sample *out)
         const char *l = strchr(text, '\n'); /* skip the header */
         if (strncmp(text, "Filename", 8) != 0 || !l)
                 return false;
-        for (l++; *l && out->n < JD_MAX_SWAPS; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+        for (l++; *l && out->n < JD_MAX_SWAPS; l = *jd_line_end(l) ? jd_line_end(l) + 1 : "") {
+                jd_span f[5];
                 char path[256], type[16];
-                unsigned long long size_kib, used_kib;
-                int prio;
-                if (sscanf(l, "%255s %15s %llu %llu %d", path, type, &size_kib, &used_kib, &prio) != 5)
+                uint64_t size_kib, used_kib;
+                int64_t prio;
+                if (jd_line_fields(l, f, 5) != 5 || !jd_span_copy(f[0], path, sizeof(path)) ||
+                    !jd_span_copy(f[1], type, sizeof(type)) || !jd_span_u64(f[2], &size_kib) ||
+                    !jd_span_u64(f[3], &used_kib) || !jd_span_i64(f[4], &prio) || prio < INT32_MIN ||
+                    prio > INT32_MAX || size_kib > UINT64_MAX / 1024 || used_kib > UINT64_MAX / 1024)
                         continue;
                 jd_swap *s = &out->swaps[out->n++];
                 memset(s, 0, sizeof(*s));
@@ -72,9 +76,9 @@ bool jd_parse_proc_swaps(const char *text, jd_swap_sample *out)
                 jd_strlcpy(s->path, path, sizeof(s->path));
                 /* zram reports itself as a partition; its device name tells. */
                 jd_strlcpy(s->type, strncmp(path, "/dev/zram", 9) == 0 ? "zram" : type, sizeof(s->type));
-                s->size_bytes = (uint64_t) size_kib * 1024;
-                s->used_bytes = (uint64_t) used_kib * 1024;
-                s->priority = prio;
+                s->size_bytes = size_kib * 1024;
+                s->used_bytes = used_kib * 1024;
+                s->priority = (int) prio;
         }
         return true;
 }
@@ -82,12 +86,15 @@ bool jd_parse_proc_swaps(const char *text, jd_swap_sample *out)
 size_t jd_fstab_swaps(const char *fstab, char paths[][256], size_t max)
 {
         size_t n = 0;
-        for (const char *l = fstab; l && *l && n < max; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-                char spec[512], file[256], type[32];
-                const char *p = l + strspn(l, " \t");
-                if (*p == '#' || *p == '\n')
-                        continue;
-                if (sscanf(p, "%511s %255s %31s", spec, file, type) != 3 || strcmp(type, "swap") != 0)
+        JD_FOR_EACH_LINE(l, fstab) {
+                if (n == max)
+                        break;
+                /* fstab(5): spec, file, vfstype on one line; a line with
+                 * fewer fields is ignored, never joined with the next. */
+                jd_span f[3];
+                char spec[256];
+                if (jd_line_fields(l, f, 3) < 3 || f[0].p[0] == '#' || !jd_span_eq(f[2], "swap") ||
+                    !jd_span_copy(f[0], spec, sizeof(spec)))
                         continue;
                 unescape(spec);
                 jd_strlcpy(paths[n++], spec, 256);

@@ -69,35 +69,18 @@ bool jd_parse_diskstats(const char *text, char *const *disks, size_t n_disks, ui
         bool any = false;
         *read_b = *write_b = 0;
         JD_FOR_EACH_LINE(l, text) {
-                /* "major minor name reads merged sectors_read ms writes merged sectors_written ..."
-                 * Look at the name first: most lines are partitions or loops. */
-                const char *p = l;
-                for (int skip = 0; skip < 2; skip++) {
-                        p += strspn(p, " ");
-                        p += strcspn(p, " \n");
-                }
-                p += strspn(p, " ");
-                size_t nlen = strcspn(p, " \n");
+                /* "major minor name reads merged sectors_read ms writes merged sectors_written ..." */
+                jd_span f[10];
+                if (jd_line_fields(l, f, 10) < 10)
+                        continue;
                 size_t d = 0;
-                while (d < n_disks && !(strlen(disks[d]) == nlen && strncmp(disks[d], p, nlen) == 0))
+                while (d < n_disks && !jd_span_eq(f[2], disks[d]))
                         d++;
-                if (d == n_disks)
+                uint64_t sectors_read, sectors_written;
+                if (d == n_disks || !jd_span_u64(f[5], &sectors_read) || !jd_span_u64(f[9], &sectors_written))
                         continue;
-                p += nlen;
-                uint64_t f[7];
-                int got = 0;
-                for (; got < 7; got++) {
-                        char *end;
-                        p += strspn(p, " ");
-                        f[got] = strtoull(p, &end, 10);
-                        if (end == p)
-                                break;
-                        p = end;
-                }
-                if (got < 7)
-                        continue;
-                *read_b += f[2] * SECTOR;
-                *write_b += f[6] * SECTOR;
+                *read_b += sectors_read * SECTOR;
+                *write_b += sectors_written * SECTOR;
                 any = true;
         }
         return any;
@@ -131,15 +114,14 @@ bool jd_parse_net_dev(const char *text, uint64_t *rx, uint64_t *tx)
                         continue;
                 memcpy(name, start, n);
                 name[n] = '\0';
-                unsigned long long f[9];
                 /* rx: bytes packets errs drop fifo frame compressed multicast; tx: bytes ... */
-                if (sscanf(colon + 1, "%llu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3],
-                           &f[4], &f[5], &f[6], &f[7], &f[8]) != 9)
+                jd_span f[9];
+                uint64_t rx_bytes, tx_bytes;
+                if (strcmp(name, "lo") == 0 || jd_line_fields(colon + 1, f, 9) < 9 || !jd_span_u64(f[0], &rx_bytes) ||
+                    !jd_span_u64(f[8], &tx_bytes))
                         continue;
-                if (strcmp(name, "lo") == 0)
-                        continue;
-                *rx += f[0];
-                *tx += f[8];
+                *rx += rx_bytes;
+                *tx += tx_bytes;
                 any = true;
         }
         return any;

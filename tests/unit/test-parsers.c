@@ -110,6 +110,12 @@ static void test_swaps_and_fstab(void **state)
         assert_true(jd_fstab_has_swap(fstab, "/my swap"));
         assert_false(jd_fstab_has_swap(fstab, "/dev/root"));
         assert_false(jd_fstab_has_swap("#/swapfile none swap sw 0 0\n", "/swapfile"));
+        /* fstab(5) ignores a line with only a spec: it is not joined with the next */
+        assert_false(jd_fstab_has_swap("/dev/sda1\n/mnt/x swap sw 0 0\n", "/dev/sda1"));
+        /* a swap line cut short, and one whose size is no number */
+        assert_true(jd_parse_proc_swaps("Filename Type Size Used Priority\n/a file 10\n/b file x 0 1\n/c file 4 0 -1\n", &s));
+        assert_int_equal(s.n, 1);
+        assert_string_equal(s.swaps[0].path, "/c");
 }
 
 static void test_nvpmodel(void **state)
@@ -147,6 +153,12 @@ static void test_nvfancontrol(void **state)
         assert_string_equal(names[0], "cool");
         assert_string_equal(names[1], "quiet");
         assert_string_equal(def, "quiet");
+        /* "FAN_PROFILE" alone does not take the next line's first word */
+        assert_int_equal(jd_parse_nvfancontrol_profiles("FAN_PROFILE\nphantom {\n}\n", names, 4, def, sizeof(def)), 0);
+        /* a name longer than its slot is left out, never cut into another name */
+        assert_int_equal(jd_parse_nvfancontrol_profiles("FAN_PROFILE a_profile_name_of_more_than_32_chars {\n", names, 4,
+                                                        def, sizeof(def)),
+                         0);
         const char *status = "FAN1:FAN_PROFILE:cool\nFAN1:FAN_GOVERNOR:pid\nFAN1:FAN_CONTROL:open_loop\n";
         assert_true(jd_parse_nvfancontrol_status(status, 1, "FAN_GOVERNOR", out, sizeof(out)));
         assert_string_equal(out, "pid");
@@ -198,6 +210,10 @@ static void test_processes(void **state)
                                    1000, user, sizeof(user)));
         assert_string_equal(user, "nvidia");
         assert_false(jd_passwd_name("root:x:0:0::/:/bin/sh\n", 5, user, sizeof(user)));
+        /* a uid field that only starts like 1000, a line with no uid field */
+        assert_false(jd_passwd_name("a:x:1000x:0::/:/bin/sh\nb:x\nc:x:1000\n", 1000, user, sizeof(user)));
+        /* a name too long for the slot is not cut into another name */
+        assert_false(jd_passwd_name("a_user_name_of_more_than_32_chars:x:7:7::/:/bin/sh\n", 7, user, sizeof(user)));
 }
 
 static void test_system(void **state)
