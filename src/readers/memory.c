@@ -44,53 +44,41 @@ bool jd_parse_meminfo(const char *text, jd_memory_sample *m)
 {
         static const struct {
                 const char *key;
-                size_t offset;
+                size_t len, offset;
         } keys[] = {
-                { "MemTotal", offsetof(jd_memory_sample, total) },
-                { "MemFree", offsetof(jd_memory_sample, free) },
-                { "MemAvailable", offsetof(jd_memory_sample, available) },
-                { "Buffers", offsetof(jd_memory_sample, buffers) },
-                { "Cached", offsetof(jd_memory_sample, cached) },
-                { "SwapTotal", offsetof(jd_memory_sample, swap_total) },
-                { "SwapFree", offsetof(jd_memory_sample, swap_free) },
-                { "SwapCached", offsetof(jd_memory_sample, swap_cached) },
-                { "NvMapMemUsed", offsetof(jd_memory_sample, shared) },
+#define KEY(name, field) { name, sizeof(name) - 1, offsetof(jd_memory_sample, field) }
+                KEY("MemTotal", total),    KEY("MemFree", free),         KEY("MemAvailable", available),
+                KEY("Buffers", buffers),   KEY("Cached", cached),        KEY("SwapTotal", swap_total),
+                KEY("SwapFree", swap_free), KEY("SwapCached", swap_cached), KEY("NvMapMemUsed", shared),
+#undef KEY
         };
+        enum { N_KEYS = sizeof(keys) / sizeof(keys[0]) };
         jd_opt_u64 sreclaimable = { 0 };
 
         /* Only the meminfo-derived fields: lfb and IRAM come from other files. */
-        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        for (size_t i = 0; i < N_KEYS; i++)
                 *(jd_opt_u64 *) ((char *) m + keys[i].offset) = (jd_opt_u64) { 0 };
         m->used = m->swap_used = (jd_opt_u64) { 0 };
-        JD_FOR_EACH_LINE(l, text) {
-                const char *colon = strchr(l, ':');
-                const char *eol = strchrnul(l, '\n');
-                if (!colon || colon > eol)
-                        continue;
-                /* Most of meminfo's ~50 lines are not wanted: match the
-                 * name before parsing the number (the fast tier reads
-                 * this file up to 1000 times a second). */
-                size_t klen = (size_t) (colon - l);
+        /* Most of meminfo's ~50 lines are not wanted, and the fast tier
+         * reads it up to 1000 times a second: a line's name is compared
+         * only with the names of its length, before any number is parsed. */
+        for (const char *l = text; *l;) {
+                const char *eol = jd_line_end(l);
+                const char *colon = memchr(l, ':', (size_t) (eol - l));
+                size_t klen = colon ? (size_t) (colon - l) : 0;
                 jd_opt_u64 *o = NULL;
-                if (klen == 12 && strncmp(l, "SReclaimable", 12) == 0)
+                if (klen == 12 && memcmp(l, "SReclaimable", 12) == 0)
                         o = &sreclaimable;
-                for (size_t i = 0; !o && i < sizeof(keys) / sizeof(keys[0]); i++)
-                        if (strncmp(l, keys[i].key, klen) == 0 && keys[i].key[klen] == '\0')
+                for (size_t i = 0; klen && !o && i < N_KEYS; i++)
+                        if (keys[i].len == klen && memcmp(l, keys[i].key, klen) == 0)
                                 o = (jd_opt_u64 *) ((char *) m + keys[i].offset);
-                if (!o)
-                        continue;
-                char value[32];
-                size_t vlen = (size_t) (eol - colon - 1);
-                if (vlen >= sizeof(value))
-                        continue;
-                memcpy(value, colon + 1, vlen);
-                value[vlen] = '\0';
-                char *kb = strstr(value, " kB");
-                if (kb)
-                        *kb = '\0';
+                /* "MemTotal:       32210196 kB" */
+                jd_span f[3];
+                size_t n = o ? jd_line_fields(colon + 1, f, 3) : 0;
                 uint64_t v;
-                if (jd_parse_u64(value, &v))
+                if ((n == 1 || (n == 2 && jd_span_eq(f[1], "kB"))) && jd_span_u64(f[0], &v))
                         JD_SET(*o, v);
+                l = *eol ? eol + 1 : eol;
         }
         if (!m->total.present)
                 return false;

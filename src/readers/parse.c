@@ -122,7 +122,7 @@ size_t jd_line_fields(const char *line, jd_span *out, size_t max)
 {
         const char *end = jd_line_end(line);
         size_t n = 0;
-        for (const char *p = line; p < end;) {
+        for (const char *p = line; p < end && n < max;) {
                 while (p < end && is_blank(*p))
                         p++;
                 if (p == end)
@@ -130,9 +130,7 @@ size_t jd_line_fields(const char *line, jd_span *out, size_t max)
                 const char *start = p;
                 while (p < end && !is_blank(*p))
                         p++;
-                if (n < max)
-                        out[n] = (jd_span) { start, (size_t) (p - start) };
-                n++;
+                out[n++] = (jd_span) { start, (size_t) (p - start) };
         }
         return n;
 }

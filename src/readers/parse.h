@@ -31,8 +31,8 @@ typedef struct {
 const char *jd_line_end(const char *line);
 /* Splits the line at LINE into fields separated by spaces and tabs,
  * never looking past the line's end (sscanf's "%s %s" runs on into the
- * next line, and scans the rest of the text on every call). Stores at
- * most MAX fields and returns how many the line has. */
+ * next line, and scans the rest of the text on every call). Stores the
+ * first MAX fields at most and returns how many it stored. */
 size_t jd_line_fields(const char *line, jd_span *out, size_t max);
 /* Strict decimal numbers: the whole span, no sign for u64, no overflow. */
 bool jd_span_u64(jd_span s, uint64_t *out);

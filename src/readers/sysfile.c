@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "parse.h"
@@ -132,6 +134,33 @@ static bool same_file(const jd_cached_file *f, const struct stat *st)
                f->mtime_ns == (long long) st->st_mtim.tv_nsec;
 }
 
+static _Atomic uint64_t recheck_interval_us;
+static _Atomic uint64_t recheck_epoch = 1;
+
+void jd_recheck_set_interval(uint64_t interval_us)
+{
+        atomic_store(&recheck_interval_us, interval_us);
+}
+
+void jd_recheck_now(void)
+{
+        atomic_fetch_add(&recheck_epoch, 1);
+}
+
+bool jd_recheck_due(jd_recheck *r)
+{
+        uint64_t interval = atomic_load_explicit(&recheck_interval_us, memory_order_relaxed);
+        uint64_t epoch = atomic_load(&recheck_epoch);
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t now = (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+        if (interval && r->epoch == epoch && now - r->at_us < interval)
+                return false;
+        r->epoch = epoch;
+        r->at_us = now;
+        return true;
+}
+
 const char *jd_cached_file_get(jd_cached_file *f, bool *changed)
 {
         struct stat st;
@@ -139,6 +168,9 @@ const char *jd_cached_file_get(jd_cached_file *f, bool *changed)
         f->seen = true;
         if (changed)
                 *changed = first;
+        bool due = jd_recheck_due(&f->recheck);
+        if (!first && !due)
+                return f->text;
         if (!f->host_path || stat(f->host_path, &st) < 0) {
                 /* First use, or the file (or a link on its way) vanished: resolve anew. */
                 char host[PATH_MAX];

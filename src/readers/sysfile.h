@@ -44,9 +44,26 @@ bool jd_read_i64(const jd_sysroot *sr, int64_t *out, const char *fmt, ...)
 bool jd_read_str(const jd_sysroot *sr, char *out, size_t size, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
+/* How often a process that reads many times a second looks again at what
+ * rarely changes (config and state files, the disk's free space): at most
+ * once per INTERVAL_US, and at once after jd_recheck_now(). 0 (the
+ * default, for one-shot reads and tests): every time. The daemon sets one
+ * second and calls jd_recheck_now() after each change it makes, so its own
+ * writes are seen by the next reading and changes made by others within a
+ * second. */
+void jd_recheck_set_interval(uint64_t interval_us);
+void jd_recheck_now(void);
+/* One thing rechecked: zero it; jd_recheck_due() says whether to look
+ * again now (and counts it as done). */
+typedef struct {
+        uint64_t at_us, epoch;
+} jd_recheck;
+bool jd_recheck_due(jd_recheck *r);
+
 /* A small regular file (config or state under /etc, /var/lib) re-read only
- * when it changes: one stat(2) per sample instead of resolving, opening
- * and parsing it again. Not for sysfs/procfs, whose mtime never moves. */
+ * when it changes: one stat(2) per check (jd_recheck) instead of
+ * resolving, opening and parsing it again. Not for sysfs/procfs, whose
+ * mtime never moves. */
 typedef struct {
         const jd_sysroot *sr;
         const char *path;       /* in-root path, not owned */
@@ -57,6 +74,7 @@ typedef struct {
         unsigned long long dev, ino, size;
         long long mtime_s, mtime_ns;
         bool seen;              /* first get() always reports a change */
+        jd_recheck recheck;
 } jd_cached_file;
 
 void jd_cached_file_init(jd_cached_file *f, const jd_sysroot *sr, const char *path, size_t max);

@@ -17,6 +17,7 @@ struct jd_system_reader {
         char **disks;
         size_t n_disks;
         char buf[32768];
+        jd_recheck disk_checked;
         jd_system_sample sample;
 };
 
@@ -70,14 +71,16 @@ bool jd_parse_diskstats(const char *text, char *const *disks, size_t n_disks, ui
         *read_b = *write_b = 0;
         JD_FOR_EACH_LINE(l, text) {
                 /* "major minor name reads merged sectors_read ms writes merged sectors_written ..." */
+                /* The name first: most lines are partitions or loops. */
                 jd_span f[10];
-                if (jd_line_fields(l, f, 10) < 10)
+                if (jd_line_fields(l, f, 3) < 3)
                         continue;
                 size_t d = 0;
                 while (d < n_disks && !jd_span_eq(f[2], disks[d]))
                         d++;
                 uint64_t sectors_read, sectors_written;
-                if (d == n_disks || !jd_span_u64(f[5], &sectors_read) || !jd_span_u64(f[9], &sectors_written))
+                if (d == n_disks || jd_line_fields(l, f, 10) < 10 || !jd_span_u64(f[5], &sectors_read) ||
+                    !jd_span_u64(f[9], &sectors_written))
                         continue;
                 *read_b += sectors_read * SECTOR;
                 *write_b += sectors_written * SECTOR;
@@ -142,7 +145,10 @@ const jd_system_sample *jd_system_reader_sample(jd_system_reader *r)
         s->net_rx_bytes = (jd_opt_u64) { .value = ok ? a : 0, .present = ok };
         s->net_tx_bytes = (jd_opt_u64) { .value = ok ? b : 0, .present = ok };
 
-        /* The sysroot directory is the board's "/". */
+        /* The sysroot directory is the board's "/". Free space moves
+         * slowly: looked at as often as config files (jd_recheck). */
+        if (!jd_recheck_due(&r->disk_checked))
+                return s;
         struct statvfs vfs;
         ok = statvfs(jd_sysroot_dir(r->sr), &vfs) == 0;
         s->disk_total_bytes = (jd_opt_u64) { .value = ok ? (uint64_t) vfs.f_blocks * vfs.f_frsize : 0, .present = ok };

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "schedule.h"
+#include "sysfile.h"
 #include "tier.h"
 
 struct jd_sampling_engine {
@@ -172,6 +173,7 @@ jd_sampling_engine *jd_engine_new(const jd_sysroot *sr, uint64_t sample_interval
         jd_sampling_engine *e = calloc(1, sizeof(*e));
         if (!e)
                 return NULL;
+        jd_recheck_set_interval(JD_RECHECK_INTERVAL_US);
         e->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         atomic_init(&e->events, 0);
         pthread_mutex_init(&e->mu, NULL);
@@ -266,6 +268,7 @@ void jd_engine_set_sample_interval(jd_sampling_engine *e, uint64_t interval_us)
 uint64_t jd_engine_request(jd_sampling_engine *e)
 {
         e->generation++;
+        jd_recheck_now();
         for (int i = 0; i < JD_TIER_COUNT; i++)
                 jd_tier_thread_request(e->tiers[i], e->generation);
         return e->generation;

@@ -30,6 +30,9 @@
  * this long without those that have not. */
 #define JD_STARTUP_TIMEOUT_US 5000000u
 #define JD_MAX_CAPTURES 16
+/* Config and state files and the disk's free space are looked at again at
+ * most this often, and at once after jd_engine_request() (jd_recheck). */
+#define JD_RECHECK_INTERVAL_US 1000000u
 
 enum { JD_TIER_INDEX_FAST, JD_TIER_INDEX_MEDIUM, JD_TIER_INDEX_SLOW, JD_TIER_COUNT };
 
@@ -70,7 +73,8 @@ uint64_t jd_engine_startup_deadline(const jd_sampling_engine *e);
 
 /* The Sample interval (Metrics.Interval). */
 void jd_engine_set_sample_interval(jd_sampling_engine *e, uint64_t interval_us);
-/* Asks every tier for a reading now; returns the generation to wait for. */
+/* Asks every tier for a reading now, config files looked at anew (after a
+ * change jetsond made); returns the generation to wait for. */
 uint64_t jd_engine_request(jd_sampling_engine *e);
 /* Every tier that is not stale has answered GENERATION. */
 bool jd_engine_answered(jd_sampling_engine *e, uint64_t generation, uint64_t now_us);
