@@ -143,22 +143,6 @@ void jd_cpu_reader_free(jd_cpu_reader *r)
         free(r);
 }
 
-/* A decimal counter at P (at most 19 digits, so it cannot overflow);
- * NULL if there is none. Faster than strtoull, which the fast tier would
- * call ~100 times per /proc/stat at up to 1 kHz. */
-static const char *parse_counter(const char *p, uint64_t *out)
-{
-        uint64_t v = 0;
-        int digits = 0;
-        for (; *p >= '0' && *p <= '9'; p++) {
-                if (++digits > 19)
-                        return NULL;
-                v = v * 10 + (uint64_t) (*p - '0');
-        }
-        *out = v;
-        return digits ? p : NULL;
-}
-
 /* Reads one "cpu..." line's first 7 counters; returns the end of the line. */
 static const char *parse_ticks(const char *p, jd_cpu_ticks *t)
 {
@@ -167,7 +151,7 @@ static const char *parse_ticks(const char *p, jd_cpu_ticks *t)
         for (int i = 0; i < 7; i++) {
                 while (*p == ' ')
                         p++;
-                const char *end = parse_counter(p, &f[i]);
+                const char *end = jd_parse_digits(p, &f[i]);
                 if (!end)
                         return strchrnul(p, '\n');
                 p = end;
@@ -189,9 +173,11 @@ bool jd_parse_proc_stat(const char *text, jd_cpu_ticks *agg, jd_cpu_ticks *per_c
                 if (*p == ' ') {
                         p = parse_ticks(p, agg);
                 } else if (isdigit((unsigned char) *p)) {
-                        char *end;
-                        unsigned long id = strtoul(p, &end, 10);
+                        uint64_t id;
+                        const char *end = jd_parse_digits(p, &id);
                         jd_cpu_ticks scratch;
+                        if (!end)
+                                break;
                         p = parse_ticks(end, id < n ? &per_core[id] : &scratch);
                 } else {
                         break;

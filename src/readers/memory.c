@@ -101,30 +101,17 @@ bool jd_parse_buddyinfo_lfb(const char *text, uint64_t *lfb)
         bool any = false;
         *lfb = 0;
         JD_FOR_EACH_LINE(l, text) {
-                if (strncmp(l, "Node", 4) != 0)
-                        continue;
-                const char *zone = strstr(l, "zone");
-                const char *eol = strchrnul(l, '\n');
-                if (!zone || zone > eol)
-                        continue;
-                /* Skip "zone <name>", then the 11 order columns; keep the last. */
-                const char *p = zone + 4;
-                p += strspn(p, " ");
-                p += strcspn(p, " \n");
+                /* "Node 0, zone   Normal  <11 counts by order>": the last
+                 * count is the largest free block. */
+                jd_span f[16];
                 uint64_t last = 0;
-                int cols = 0;
-                while (p < eol) {
-                        char *end;
-                        p += strspn(p, " ");
-                        if (p >= eol)
-                                break;
-                        unsigned long long v = strtoull(p, &end, 10);
-                        if (end == p)
+                size_t cols = jd_line_fields(l, f, 16);
+                if (cols < 4 || !jd_span_eq(f[0], "Node") || !jd_span_eq(f[2], "zone"))
+                        continue;
+                for (size_t i = 4; i < cols; i++)
+                        if (!jd_span_u64(f[i], &last))
                                 return false;
-                        last = v;
-                        cols++;
-                        p = end;
-                }
+                cols -= 4;
                 if (cols != 11)
                         continue;
                 *lfb += last;

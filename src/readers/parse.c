@@ -5,9 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* isspace() without the locale lookup per character. */
+static bool is_space(char c)
+{
+        return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
 static const char *skip_space(const char *s)
 {
-        while (*s && isspace((unsigned char) *s))
+        while (is_space(*s))
                 s++;
         return s;
 }
@@ -79,16 +85,20 @@ bool jd_parse_u64_prefix(const char *s, uint64_t *out)
 bool jd_parse_i64(const char *s, int64_t *out)
 {
         s = skip_space(s);
-        const char *digits = *s == '-' ? s + 1 : s;
-        if (!isdigit((unsigned char) *digits))
+        bool neg = *s == '-';
+        uint64_t v;
+        const char *end;
+        if (!parse_decimal(s + neg, NULL, &v, &end) || !only_space(end) ||
+            v > (uint64_t) INT64_MAX + (neg ? 1 : 0))
                 return false;
-        errno = 0;
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (errno == ERANGE || !only_space(end))
-                return false;
-        *out = v;
+        *out = neg ? (int64_t) (0 - v) : (int64_t) v;
         return true;
+}
+
+const char *jd_parse_digits(const char *p, uint64_t *out)
+{
+        const char *end;
+        return parse_decimal(p, NULL, out, &end) ? end : NULL;
 }
 
 char *jd_rstrip(char *s)
@@ -108,11 +118,6 @@ void jd_strlcpy(char *dst, const char *src, size_t dst_size)
         dst[n] = '\0';
 }
 
-static bool is_blank(char c)
-{
-        return c == ' ' || c == '\t';
-}
-
 const char *jd_line_end(const char *line)
 {
         return strchrnul(line, '\n');
@@ -120,16 +125,15 @@ const char *jd_line_end(const char *line)
 
 size_t jd_line_fields(const char *line, jd_span *out, size_t max)
 {
-        const char *end = jd_line_end(line);
         size_t n = 0;
-        for (const char *p = line; p < end && n < max;) {
-                while (p < end && is_blank(*p))
+        for (const char *p = line; n < max;) {
+                while (*p == ' ' || *p == '\t')
                         p++;
-                if (p == end)
-                        break;
                 const char *start = p;
-                while (p < end && !is_blank(*p))
+                while (*p && *p != ' ' && *p != '\t' && *p != '\n')
                         p++;
+                if (p == start)
+                        break; /* the line's end */
                 out[n++] = (jd_span) { start, (size_t) (p - start) };
         }
         return n;

@@ -16,6 +16,10 @@ bool jd_parse_u64_any_base(const char *s, uint64_t *out);
 /* Leading decimal number followed by anything (e.g. "1500 ma"). */
 bool jd_parse_u64_prefix(const char *s, uint64_t *out);
 
+/* Decimal digits at P (no sign, no space, no overflow): the number in
+ * *OUT and where the digits end; NULL when there are none or it overflows. */
+const char *jd_parse_digits(const char *p, uint64_t *out);
+
 /* Removes trailing whitespace/newlines in place; returns s. */
 char *jd_rstrip(char *s);
 /* Copies at most dst_size-1 bytes of src, always NUL-terminated. */
