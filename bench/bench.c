@@ -18,52 +18,10 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "file-set.h"
 #include "sampler.h"
 #include "sysfile.h"
 #include "values.h"
-
-#define MAX_FILES 4096
-
-/* The floor is "read the same files, parse nothing". Which files a tier
- * reads is recorded by interposing pread() and read() in this program
- * (the readers' library calls resolve to these), then replayed. */
-typedef struct {
-        char *paths[MAX_FILES];
-        int fds[MAX_FILES];
-        size_t n;
-} file_set;
-
-static file_set *recording;
-
-static void record(int fd)
-{
-        char link[64], target[PATH_MAX];
-        if (!recording || recording->n == MAX_FILES)
-                return;
-        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-        ssize_t n = readlink(link, target, sizeof(target) - 1);
-        if (n <= 0)
-                return;
-        target[n] = '\0';
-        for (size_t i = 0; i < recording->n; i++)
-                if (strcmp(recording->paths[i], target) == 0)
-                        return;
-        recording->paths[recording->n++] = strdup(target);
-}
-
-/* With _FILE_OFFSET_BITS=64 this defines the pread64 symbol the readers call. */
-ssize_t pread(int fd, void *buf, size_t count, off_t offset)
-{
-        record(fd);
-        return syscall(SYS_pread64, fd, buf, count, offset);
-}
-
-ssize_t read(int fd, void *buf, size_t count)
-{
-        if (fd > 2)
-                record(fd);
-        return syscall(SYS_read, fd, buf, count);
-}
 
 static double cpu_seconds(void)
 {
@@ -79,33 +37,6 @@ static double user_seconds(void)
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         return (double) ru.ru_utime.tv_sec + (double) ru.ru_utime.tv_usec / 1e6;
-}
-
-static void open_set(file_set *s)
-{
-        /* As the readers open them (jd_sysroot_open): no atime updates. */
-        for (size_t i = 0; i < s->n; i++) {
-                s->fds[i] = open(s->paths[i], O_RDONLY | O_CLOEXEC | O_NOATIME);
-                if (s->fds[i] < 0)
-                        s->fds[i] = open(s->paths[i], O_RDONLY | O_CLOEXEC);
-        }
-}
-
-static void pread_set(const file_set *s, char *buf, size_t size)
-{
-        for (size_t i = 0; i < s->n; i++)
-                if (s->fds[i] >= 0 && syscall(SYS_pread64, s->fds[i], buf, size, 0) < 0)
-                        perror("pread");
-}
-
-static void free_set(file_set *s)
-{
-        for (size_t i = 0; i < s->n; i++) {
-                if (s->fds[i] >= 0)
-                        close(s->fds[i]);
-                free(s->paths[i]);
-        }
-        s->n = 0;
 }
 
 typedef struct {
@@ -134,10 +65,7 @@ static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd
         static char buf[65536];
         tier_cost c = { 0 };
 
-        recording = &set;
-        jd_sampler_sample(sampler, tiers);
-        recording = NULL;
-        open_set(&set);
+        file_set_record(&set, sampler, tiers);
         c.files = set.n;
         if (getenv("JETSOND_BENCH_FILES"))
                 for (size_t i = 0; i < set.n; i++)
@@ -151,7 +79,7 @@ static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd
         for (int b = 0; b < BLOCKS; b++) {
                 double t0 = cpu_seconds(), u0 = user_seconds();
                 for (int i = 0; i < per_block; i++)
-                        pread_set(&set, buf, sizeof(buf));
+                        file_set_pread(&set, buf, sizeof(buf));
                 double floor = cpu_seconds() - t0;
                 c.floor += floor;
                 c.floor_user += user_seconds() - u0;
@@ -183,7 +111,7 @@ static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd
         for (int i = 0; i < iterations; i++)
                 jd_values_from_sample(values, x);
         c.values = (cpu_seconds() - t0) / iterations;
-        free_set(&set);
+        file_set_free(&set);
         return c;
 }
 

@@ -3,7 +3,11 @@
 # Runs jetsond-bus-bench against a throw-away setup: a private system bus
 # with the project's policy (tests/integration/system-bus.conf.in), a copy
 # of the AGX Orin fake board made live by simulate.py (50 ms period), and
-# jetsond --system at the default 1000 ms interval. Everything is removed
+# jetsond --system at the default 1000 ms interval; then the engine's
+# floor (jetsond-engine-floor: the same threads, deadlines, files and
+# hand-over with no parsing and no D-Bus) on the same live board, at the
+# 10 ms and 1 ms periods the bench measured jetsond at (jetsond idles at
+# its 1 s period meanwhile). Everything is removed
 # on exit: processes are killed by their recorded PIDs, the directory with
 # rm -rf. BUILDDIR (default build/) must hold src/jetsond and
 # bench/jetsond-bus-bench. Needs root (the policy lets only root own the name).
@@ -20,7 +24,8 @@ fi
 build=$(cd "$build" && pwd)
 jetsond=$build/src/jetsond
 bench=$build/bench/jetsond-bus-bench
-for f in "$jetsond" "$bench"; do
+floor=$build/bench/jetsond-engine-floor
+for f in "$jetsond" "$bench" "$floor"; do
     [ -x "$f" ] || { echo "$0: $f not built (ninja -C $build)" >&2; exit 2; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "$0: must run as root (bus policy)" >&2; exit 2; }
@@ -72,3 +77,17 @@ done
 
 echo "jetsond $daemon_pid, dbus-daemon $bus_pid, simulate.py $sim_pid; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 "$bench" "$@" "$daemon_pid" "$bus_pid"
+# The bench's -i and -w, if given, for the floor too.
+interval=10000
+window=10
+while getopts "n:w:s:i:" opt; do
+    case $opt in
+    w) window=$OPTARG ;;
+    i) interval=$OPTARG ;;
+    *) ;;
+    esac
+done
+echo "engine floor at the subscribed period ($interval us), same board, no parsing, no D-Bus:"
+"$floor" "$dir/root" "$interval" "$window"
+echo "engine floor at the capture's 1000 us:"
+"$floor" "$dir/root" 1000 "$window"

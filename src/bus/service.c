@@ -49,13 +49,15 @@ static uint64_t now_us(void)
         return (uint64_t) g_get_monotonic_time();
 }
 
-/* Logged once when a tier goes stale, once when it is back. */
-static void log_stalls(jd_service *svc)
+/* Logged once when a tier goes stale, once when it is back; true if one did. */
+static bool log_stalls(jd_service *svc)
 {
+        bool any = false;
         for (int i = 0; i < JD_TIER_COUNT; i++) {
                 bool stale = svc->snapshot.stale[i];
                 if (stale == svc->stalled[i])
                         continue;
+                any = true;
                 svc->stalled[i] = stale;
                 const char *name = jd_engine_tier_name(svc->engine, i);
                 const char *stage = jd_engine_tier_stage(svc->engine, i);
@@ -67,6 +69,7 @@ static void log_stalls(jd_service *svc)
                 else
                         jd_log_info("The %s sampling tier answers again", name);
         }
+        return any;
 }
 
 static void update_ifaces(jd_service *svc)
@@ -115,7 +118,7 @@ static gboolean on_events(gpointer data)
         }
         if (sample || ready->len || (events & JD_ENGINE_CHANGED)) {
                 jd_engine_snapshot(svc->engine, &svc->snapshot, now);
-                log_stalls(svc);
+                bool stalls = log_stalls(svc);
                 GError *e = NULL;
                 add_slow_ifaces(svc, true, &e);
                 if (e) {
@@ -126,7 +129,11 @@ static gboolean on_events(gpointer data)
                         jd_metrics_emit_sample(svc->metrics);
                         svc->watchdog_us = watchdog_after(svc, now);
                 }
-                update_ifaces(svc);
+                /* Properties come from slow readings (and the fast tier's
+                 * limits, read at the slow period): compared only after
+                 * one, not on every Sample. */
+                if ((events & JD_ENGINE_CHANGED) || ready->len || stalls)
+                        update_ifaces(svc);
         }
         for (guint i = 0; i < ready->len; i++) {
                 resample *r = g_ptr_array_index(ready, i);
