@@ -49,9 +49,6 @@ static uint64_t clock_ns(clockid_t id)
         return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
-static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
-
 static void *run_tier(void *data)
 {
         floor_thread *t = data;
@@ -119,16 +116,17 @@ int main(int argc, char **argv)
         }
         const char *why;
         jd_sysroot *sr = jd_sysroot_new(argv[1], &why);
-        uint64_t fast = max_u64(strtoull(argv[2], NULL, 10), JD_FAST_MIN_PERIOD_US);
+        jd_tier_timing timings[JD_TIER_COUNT];
+        jd_engine_timings(strtoull(argv[2], NULL, 10), 0, timings);
         double seconds = atof(argv[3]);
         if (!sr || seconds <= 0) {
                 fprintf(stderr, "jetsond-engine-floor: %s\n", sr ? "bad duration" : why);
                 return 2;
         }
         floor_thread tiers[JD_TIER_COUNT] = {
-                [JD_TIER_INDEX_FAST] = { .name = "fast", .period_us = fast },
-                [JD_TIER_INDEX_MEDIUM] = { .name = "medium", .period_us = max_u64(fast, JD_MEDIUM_MIN_PERIOD_US) },
-                [JD_TIER_INDEX_SLOW] = { .name = "slow", .period_us = max_u64(fast, JD_SLOW_MIN_PERIOD_US) },
+                [JD_TIER_INDEX_FAST] = { .name = "fast" },
+                [JD_TIER_INDEX_MEDIUM] = { .name = "medium" },
+                [JD_TIER_INDEX_SLOW] = { .name = "slow" },
         };
         static const unsigned tier_bits[JD_TIER_COUNT] = { JD_TIER_FAST, JD_TIER_MEDIUM, JD_TIER_SLOW };
         jd_sampler *samplers[JD_TIER_COUNT];
@@ -142,12 +140,12 @@ int main(int argc, char **argv)
                  * tracked processes settle what is read. */
                 jd_sampler_sample(samplers[i], tier_bits[i]);
                 file_set_record(&tiers[i].files, samplers[i], tier_bits[i]);
-                if (i != JD_TIER_INDEX_FAST)
-                        tiers[i].lead_us = min_u64(tiers[i].period_us / 4, 50000);
+                tiers[i].period_us = timings[i].period;
+                tiers[i].lead_us = timings[i].lead;
         }
-        /* The fast thread reads its readers' limits at the slow period. */
+        /* The fast thread reads its readers' limits at the extra period. */
         file_set_record(&tiers[JD_TIER_INDEX_FAST].extra, samplers[JD_TIER_INDEX_FAST], JD_TIER_SLOW);
-        tiers[JD_TIER_INDEX_FAST].extra_period_us = tiers[JD_TIER_INDEX_SLOW].period_us;
+        tiers[JD_TIER_INDEX_FAST].extra_period_us = timings[JD_TIER_INDEX_FAST].extra_period;
 
         event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         floor_thread main_thread = { .name = "main" };

@@ -39,11 +39,15 @@ int jc_cmd_swap(jc_ctx *c, int argc, char **argv);
 int jc_cmd_drop_caches(jc_ctx *c, int argc, char **argv);
 int jc_cmd_restore(jc_ctx *c, int argc, char **argv);
 int jc_cmd_serial(jc_ctx *c, int argc, char **argv);
+int jc_cmd_record(jc_ctx *c, int argc, char **argv);
 
 /* Options of individual commands, filled in by main.c's option parser. */
 extern int jc_watch_interval_ms;  /* 0: do not Subscribe(), take the default period */
 extern int jc_watch_count;        /* 0: until interrupted */
 extern gboolean jc_swap_on_boot;
+extern int jc_record_interval_ms;
+extern char *jc_record_keys, *jc_record_format_name, *jc_record_output;
+extern double jc_record_duration_s;
 
 /* A usage error: prints "jetsonctl: MESSAGE" and a hint to --help. */
 int jc_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -50,6 +50,18 @@ static const GOptionEntry swap_entries[] = {
         G_OPTION_ENTRY_NULL
 };
 
+static const GOptionEntry record_entries[] = {
+        { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_record_interval_ms,
+          "A record every MS milliseconds (1 to 3600000, default 10)", "MS" },
+        { "keys", 'k', 0, G_OPTION_ARG_STRING, &jc_record_keys,
+          "Record the keys matching these globs (default: every numeric key)", "GLOB,..." },
+        { "format", 'f', 0, G_OPTION_ARG_STRING, &jc_record_format_name, "csv (default), jsonl or trace", "FORMAT" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &jc_record_output, "Write to FILE (default: standard output)",
+          "FILE" },
+        { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &jc_record_duration_s, "Stop after SECONDS", "SECONDS" },
+        G_OPTION_ENTRY_NULL
+};
+
 typedef struct {
         const char *name;
         const char *args;       /* usage after the command name */
@@ -134,6 +146,18 @@ static const command commands[] = {
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Board GetSerialNumber",
           NULL, jc_cmd_serial },
+        { "record", "[--interval MS] [--keys GLOB,...] [--format csv|jsonl|trace] [-o FILE] "
+                    "[--duration SECONDS | -- COMMAND [ARG...]]",
+          "Record samples at up to 1 kHz to a file, for a time or while a command runs",
+          "Opens a capture stream (Metrics.OpenCapture) and writes every record: csv (time_s, one column\n"
+          "per key, mark), jsonl (one object per record) or trace (Chrome Trace Event JSON, for Perfetto\n"
+          "UI or chrome://tracing). time_s counts from the start. With -- COMMAND, runs it (no shell),\n"
+          "records until it exits and exits with its status; every line the command writes to the fd\n"
+          "in $JETSONCTL_MARK_FD is a sync point (the mark column, instant events in trace). Without a\n"
+          "command or --duration, records until Ctrl-C. Records jetsond had to drop are counted on stderr.\n\n"
+          "busctl equivalent (busctl shows the columns; read the stream as introspection/capture.md says):\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics OpenCapture tas 10000 1 'power.*'",
+          record_entries, jc_cmd_record },
 };
 
 static const command *find_command(const char *name)

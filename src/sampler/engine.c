@@ -62,16 +62,29 @@ static bool is_stale(const jd_reading *r, uint64_t period, uint64_t now)
         return r->seq == 0 || (now > r->finished_us && now - r->finished_us > stale_limit(period));
 }
 
+void jd_engine_timings(uint64_t fast_us, uint64_t epoch, jd_tier_timing out[JD_TIER_COUNT])
+{
+        uint64_t fast = max_u64(fast_us, JD_FAST_MIN_PERIOD_US);
+        uint64_t period[JD_TIER_COUNT] = {
+                [JD_TIER_INDEX_FAST] = fast,
+                [JD_TIER_INDEX_MEDIUM] = max_u64(fast, JD_MEDIUM_MIN_PERIOD_US),
+                [JD_TIER_INDEX_SLOW] = max_u64(fast, JD_SLOW_MIN_PERIOD_US),
+        };
+        for (int i = 0; i < JD_TIER_COUNT; i++)
+                out[i] = (jd_tier_timing) {
+                        .epoch = epoch,
+                        .period = period[i],
+                        /* Medium and slow read ahead of the fast tick. */
+                        .lead = i == JD_TIER_INDEX_FAST ? 0 : min_u64(period[i] / 4, 50000),
+                        .extra_period = period[JD_TIER_INDEX_SLOW],
+                };
+}
+
 static jd_tier_timing timing_of(const jd_sampling_engine *e, int tier)
 {
-        uint64_t p = e->period[tier];
-        return (jd_tier_timing) {
-                .epoch = e->epoch,
-                .period = p,
-                /* Medium and slow read ahead of the fast tick. */
-                .lead = tier == JD_TIER_INDEX_FAST ? 0 : min_u64(p / 4, 50000),
-                .extra_period = e->period[JD_TIER_INDEX_SLOW],
-        };
+        jd_tier_timing timings[JD_TIER_COUNT];
+        jd_engine_timings(e->period[JD_TIER_INDEX_FAST], e->epoch, timings);
+        return timings[tier];
 }
 
 /* Under mu: the periods the requests ask for, handed to the threads
@@ -81,14 +94,12 @@ static void retime(jd_sampling_engine *e)
         uint64_t fast = e->sample_interval;
         for (guint i = 0; i < e->captures->len; i++)
                 fast = min_u64(fast, jd_capture_interval(g_ptr_array_index(e->captures, i)));
-        fast = max_u64(fast, JD_FAST_MIN_PERIOD_US);
-        e->period[JD_TIER_INDEX_FAST] = fast;
-        e->period[JD_TIER_INDEX_MEDIUM] = max_u64(fast, JD_MEDIUM_MIN_PERIOD_US);
-        e->period[JD_TIER_INDEX_SLOW] = max_u64(fast, JD_SLOW_MIN_PERIOD_US);
+        jd_tier_timing timings[JD_TIER_COUNT];
+        jd_engine_timings(fast, e->epoch, timings);
         for (int i = 0; i < JD_TIER_COUNT; i++) {
-                jd_tier_timing timing = timing_of(e, i);
+                e->period[i] = timings[i].period;
                 if (e->tiers[i])
-                        jd_tier_thread_set_timing(e->tiers[i], &timing);
+                        jd_tier_thread_set_timing(e->tiers[i], &timings[i]);
         }
 }
 

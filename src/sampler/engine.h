@@ -20,6 +20,7 @@
 #include "opt.h"
 #include "reading.h"
 #include "sysroot.h"
+#include "tier.h"
 #include "values.h"
 
 #define JD_FAST_MIN_PERIOD_US 1000u
@@ -56,6 +57,11 @@ typedef struct {
         jd_sample sample;
         jd_values derived;        /* values combining tiers (ram.shared) */
 } jd_snapshot;
+
+/* The periods, leads and extra period the engine gives its tiers when the
+ * fast tier is asked to run every FAST_US (bench/engine-floor.c copies the
+ * engine's shape with them). */
+void jd_engine_timings(uint64_t fast_us, uint64_t epoch, jd_tier_timing out[JD_TIER_COUNT]);
 
 /* Starts the tier threads; they discover their readers and take their
  * first readings at once. NULL when threads cannot be started. */

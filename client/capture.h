@@ -1,0 +1,34 @@
+/* The client's side of Metrics.OpenCapture: opens a capture stream,
+ * reads its header (introspection/capture.md) and splits what arrives
+ * into records. No parsing of keys: the columns are the daemon's. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jetsonctl.h"
+
+typedef struct {
+        int fd;                   /* the stream, non-blocking */
+        char **columns;           /* NULL-terminated, in record order */
+        size_t n_columns;
+        uint64_t interval_ns;
+        int64_t realtime_offset_ns;
+        size_t record_size;
+        unsigned char *buf;       /* a partial record carried to the next read */
+        size_t buf_len;
+        double *values;           /* one record's values, aligned */
+        uint64_t dropped;         /* records jetsond dropped, in all */
+} jc_capture;
+
+/* One record: CLOCK_MONOTONIC ns and one value per column (NaN: absent). */
+typedef void (*jc_record_fn)(void *data, uint64_t time_ns, const double *values);
+
+/* OpenCapture(INTERVAL_US, KEYS) and the header. Prints the error and
+ * returns an exit code on failure. */
+int jc_capture_open(jc_ctx *c, uint64_t interval_us, char **keys, jc_capture *cap);
+/* Reads what the stream holds now and hands each whole record to FN.
+ * Returns 1 while the stream is open, 0 at its end, -errno on error. */
+int jc_capture_read(jc_capture *cap, jc_record_fn fn, void *data);
+void jc_capture_close(jc_capture *cap);

@@ -1,0 +1,298 @@
+#include "record_writer.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+struct jc_record_writer {
+        FILE *out;
+        jc_record_format format;
+        size_t n;
+        uint64_t start_ns;
+        int error;
+        /* jsonl: each column's name as a JSON string, quotes included. */
+        char **json_names;
+        /* trace: the group (key less its last part) and the member name
+         * of each column, the groups in order of first appearance, and the
+         * values last written, so a group is written only when it changed. */
+        char **member;
+        size_t *group_of;
+        GPtrArray *groups;
+        double *last;
+        bool any_event;
+        JsonGenerator *gen;
+};
+
+bool jc_record_format_parse(const char *name, jc_record_format *out)
+{
+        static const char *const names[] = { [JC_RECORD_CSV] = "csv", [JC_RECORD_JSONL] = "jsonl",
+                                             [JC_RECORD_TRACE] = "trace" };
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+                if (strcmp(name, names[i]) == 0) {
+                        *out = (jc_record_format) i;
+                        return true;
+                }
+        return false;
+}
+
+static void put(jc_record_writer *w, const char *s, size_t len)
+{
+        if (!w->error && fwrite(s, 1, len, w->out) != len)
+                w->error = errno ? errno : EIO;
+}
+
+static void puts_w(jc_record_writer *w, const char *s)
+{
+        put(w, s, strlen(s));
+}
+
+/* %.15g: every integer a counter holds exactly, and no binary noise
+ * (0.1, not 0.10000000000000001). */
+static void put_number(jc_record_writer *w, double v)
+{
+        char buf[32];
+        int n = snprintf(buf, sizeof(buf), "%.15g", v);
+        put(w, buf, (size_t) n);
+}
+
+static char *json_string(const char *s)
+{
+        JsonNode *node = json_node_new(JSON_NODE_VALUE);
+        json_node_set_string(node, s);
+        JsonGenerator *gen = json_generator_new();
+        json_generator_set_root(gen, node);
+        char *text = json_generator_to_data(gen, NULL);
+        g_object_unref(gen);
+        json_node_unref(node);
+        return text;
+}
+
+/* A CSV field: quoted when it holds a separator, a quote or a line end. */
+static void put_csv_field(jc_record_writer *w, const char *s)
+{
+        if (!strpbrk(s, ",\"\r\n")) {
+                puts_w(w, s);
+                return;
+        }
+        put(w, "\"", 1);
+        for (const char *p = s; *p; p++) {
+                if (*p == '"')
+                        put(w, "\"", 1); /* doubled */
+                put(w, p, 1);
+        }
+        put(w, "\"", 1);
+}
+
+static double seconds_since_start(const jc_record_writer *w, uint64_t time_ns)
+{
+        return time_ns >= w->start_ns ? (double) (time_ns - w->start_ns) / 1e9 : -(double) (w->start_ns - time_ns) / 1e9;
+}
+
+static void setup_trace(jc_record_writer *w, char *const *columns)
+{
+        w->member = g_new0(char *, w->n + 1);
+        w->group_of = g_new0(size_t, w->n ? w->n : 1);
+        w->groups = g_ptr_array_new_with_free_func(g_free);
+        w->last = g_new(double, w->n ? w->n : 1);
+        w->gen = json_generator_new();
+        for (size_t i = 0; i < w->n; i++) {
+                w->last[i] = NAN;
+                const char *dot = strrchr(columns[i], '.');
+                g_autofree char *group = dot ? g_strndup(columns[i], (gsize) (dot - columns[i])) : g_strdup("");
+                w->member[i] = g_strdup(dot ? dot + 1 : columns[i]);
+                guint g;
+                if (!g_ptr_array_find_with_equal_func(w->groups, group, g_str_equal, &g)) {
+                        g = w->groups->len;
+                        g_ptr_array_add(w->groups, g_steal_pointer(&group));
+                }
+                w->group_of[i] = g;
+        }
+        puts_w(w, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"jetsonctl record\"},\"traceEvents\":[\n");
+}
+
+jc_record_writer *jc_record_writer_new(FILE *out, jc_record_format format, char *const *columns, size_t n,
+                                       uint64_t start_ns)
+{
+        jc_record_writer *w = g_new0(jc_record_writer, 1);
+        w->out = out;
+        w->format = format;
+        w->n = n;
+        w->start_ns = start_ns;
+        errno = 0;
+        switch (format) {
+        case JC_RECORD_CSV:
+                puts_w(w, "time_s");
+                for (size_t i = 0; i < n; i++) {
+                        put(w, ",", 1);
+                        put_csv_field(w, columns[i]);
+                }
+                puts_w(w, ",mark\n");
+                break;
+        case JC_RECORD_JSONL:
+                w->json_names = g_new0(char *, n + 1);
+                for (size_t i = 0; i < n; i++)
+                        w->json_names[i] = json_string(columns[i]);
+                break;
+        case JC_RECORD_TRACE:
+                setup_trace(w, columns);
+                break;
+        }
+        return w;
+}
+
+static char *joined_marks(char *const *marks)
+{
+        return marks && marks[0] ? g_strjoinv("; ", (char **) marks) : NULL;
+}
+
+static void write_csv(jc_record_writer *w, double t, const double *values, char *const *marks)
+{
+        put_number(w, t);
+        for (size_t i = 0; i < w->n; i++) {
+                put(w, ",", 1);
+                if (!isnan(values[i]))
+                        put_number(w, values[i]);
+        }
+        put(w, ",", 1);
+        g_autofree char *mark = joined_marks(marks);
+        if (mark)
+                put_csv_field(w, mark);
+        put(w, "\n", 1);
+}
+
+static void write_jsonl(jc_record_writer *w, double t, const double *values, char *const *marks)
+{
+        puts_w(w, "{\"time_s\":");
+        put_number(w, t);
+        for (size_t i = 0; i < w->n; i++) {
+                put(w, ",", 1);
+                puts_w(w, w->json_names[i]);
+                put(w, ":", 1);
+                if (isfinite(values[i]))
+                        put_number(w, values[i]);
+                else
+                        puts_w(w, "null");
+        }
+        g_autofree char *mark = joined_marks(marks);
+        if (mark) {
+                g_autofree char *quoted = json_string(mark);
+                puts_w(w, ",\"mark\":");
+                puts_w(w, quoted);
+        }
+        puts_w(w, "}\n");
+}
+
+static void put_event(jc_record_writer *w, JsonNode *event)
+{
+        json_generator_set_root(w->gen, event);
+        gsize len;
+        g_autofree char *text = json_generator_to_data(w->gen, &len);
+        if (w->any_event)
+                put(w, ",\n", 2);
+        put(w, text, len);
+        w->any_event = true;
+        json_node_unref(event);
+}
+
+static JsonObject *new_event(const char *name, const char *phase, double ts_us)
+{
+        JsonObject *o = json_object_new();
+        json_object_set_string_member(o, "name", name);
+        json_object_set_string_member(o, "ph", phase);
+        json_object_set_double_member(o, "ts", ts_us);
+        json_object_set_int_member(o, "pid", 1);
+        json_object_set_int_member(o, "tid", 1);
+        return o;
+}
+
+static JsonNode *object_node(JsonObject *o)
+{
+        JsonNode *node = json_node_new(JSON_NODE_OBJECT);
+        json_node_take_object(node, o);
+        return node;
+}
+
+/* A counter event per group whose values changed since it was last
+ * written: a counter track holds its value until the next event. */
+static void write_trace(jc_record_writer *w, double t, const double *values, char *const *marks)
+{
+        double ts = t * 1e6;
+        for (size_t i = 0; marks && marks[i]; i++) {
+                JsonObject *o = new_event(marks[i], "i", ts);
+                json_object_set_string_member(o, "s", "g");
+                put_event(w, object_node(o));
+        }
+        for (guint g = 0; g < w->groups->len; g++) {
+                JsonObject *args = NULL;
+                bool changed = false;
+                for (size_t i = 0; i < w->n; i++) {
+                        if (w->group_of[i] != g || !isfinite(values[i]))
+                                continue;
+                        changed |= values[i] != w->last[i];
+                        if (!args)
+                                args = json_object_new();
+                        json_object_set_double_member(args, w->member[i], values[i]);
+                }
+                if (!args)
+                        continue;
+                if (!changed) {
+                        json_object_unref(args);
+                        continue;
+                }
+                for (size_t i = 0; i < w->n; i++)
+                        if (w->group_of[i] == g)
+                                w->last[i] = values[i];
+                const char *name = g_ptr_array_index(w->groups, g);
+                JsonObject *o = new_event(*name ? name : "value", "C", ts);
+                json_object_set_object_member(o, "args", args);
+                put_event(w, object_node(o));
+        }
+}
+
+void jc_record_writer_record(jc_record_writer *w, uint64_t time_ns, const double *values, char *const *marks)
+{
+        double t = seconds_since_start(w, time_ns);
+        switch (w->format) {
+        case JC_RECORD_CSV:
+                write_csv(w, t, values, marks);
+                break;
+        case JC_RECORD_JSONL:
+                write_jsonl(w, t, values, marks);
+                break;
+        case JC_RECORD_TRACE:
+                write_trace(w, t, values, marks);
+                break;
+        }
+}
+
+bool jc_record_writer_finish(jc_record_writer *w)
+{
+        if (w->format == JC_RECORD_TRACE)
+                puts_w(w, "\n]}\n");
+        if (!w->error && fflush(w->out) != 0)
+                w->error = errno ? errno : EIO;
+        errno = w->error;
+        return w->error == 0;
+}
+
+int jc_record_writer_error(const jc_record_writer *w)
+{
+        return w->error;
+}
+
+void jc_record_writer_free(jc_record_writer *w)
+{
+        if (!w)
+                return;
+        g_strfreev(w->json_names);
+        g_strfreev(w->member);
+        g_free(w->group_of);
+        if (w->groups)
+                g_ptr_array_unref(w->groups);
+        g_free(w->last);
+        if (w->gen)
+                g_object_unref(w->gen);
+        g_free(w);
+}

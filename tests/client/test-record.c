@@ -1,0 +1,171 @@
+/* jetsonctl record against jetsond on a simulated board: every format at
+ * 1 ms for a second, read back as its users read it (Python's csv module,
+ * json line by line, the trace as one JSON document: check-record.py);
+ * sync points from the command's marker fd; the command's exit status
+ * passed through; a full disk, a bad option and Ctrl-C. */
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jctest.h"
+
+#define CHECKER SOURCE_DIR "/tests/client/check-record.py"
+#define KEYS "cpu.load,cpu.0.freq,power.*,temp.*"
+
+/* Runs check-record.py on PATH; fails the test with its message. */
+static void check_file(const char *format, const char *path, int min_records, const char *globs, const char *const *marks)
+{
+        g_autoptr(GPtrArray) argv = g_ptr_array_new();
+        g_ptr_array_add(argv, (char *) "/usr/bin/python3");
+        g_ptr_array_add(argv, (char *) CHECKER);
+        g_ptr_array_add(argv, (char *) format);
+        g_ptr_array_add(argv, (char *) path);
+        g_autofree char *min = g_strdup_printf("%d", min_records);
+        g_ptr_array_add(argv, min);
+        g_ptr_array_add(argv, (char *) globs);
+        for (size_t i = 0; marks && marks[i]; i++)
+                g_ptr_array_add(argv, (char *) marks[i]);
+        g_ptr_array_add(argv, NULL);
+        g_autofree char *out = NULL, *err = NULL;
+        int status = -1;
+        g_autoptr(GError) error = NULL;
+        if (!g_spawn_sync(NULL, (char **) argv->pdata, NULL, 0, NULL, NULL, &out, &err, &status, &error))
+                fail_msg("check-record.py: %s", error->message);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                fail_msg("%s %s: %s", format, path, err);
+}
+
+static char *tmp_path(testbus *tb, const char *name)
+{
+        return g_build_filename(tb->dir, name, NULL);
+}
+
+static void test_formats(void **state)
+{
+        /* Live before jetsond starts, so its first sample has cpu.load. */
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, "agx-orin-jp62");
+        testbus_start_simulator(tb);
+        testbus_start_daemon(tb, NULL);
+        static const char *const formats[] = { "csv", "jsonl", "trace" };
+        for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+                g_autofree char *path = tmp_path(tb, formats[i]);
+                jc_result r = jc_run("record", "--interval", "1", "--duration", "1", "--keys", KEYS, "--format",
+                                     formats[i], "-o", path, NULL);
+                if (r.status != 0)
+                        fail_msg("%s: exit %d: %s", formats[i], r.status, r.err);
+                assert_string_equal(r.err, "");
+                /* A trace holds an event only when a group's values moved. */
+                check_file(formats[i], path, strcmp(formats[i], "trace") ? 900 : 10, KEYS, NULL);
+                jc_result_clear(&r);
+        }
+}
+
+static void test_marks(void **state)
+{
+        testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
+        static const char *const marks[] = { "load model", "infer, batch 1", "done", NULL };
+        static const char *const formats[] = { "csv", "jsonl", "trace" };
+        for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+                g_autofree char *path = tmp_path(tb, formats[i]);
+                jc_result r = jc_run("record", "-i", "2", "-k", "cpu.0.freq", "-f", formats[i], "-o", path, "--", "sh", "-c",
+                                     "echo 'load model' >&$JETSONCTL_MARK_FD; sleep 0.2; "
+                                     "echo 'infer, batch 1' >&$JETSONCTL_MARK_FD; sleep 0.2; "
+                                     "printf done >&$JETSONCTL_MARK_FD; sleep 0.1",
+                                     NULL);
+                if (r.status != 0)
+                        fail_msg("%s: exit %d: %s", formats[i], r.status, r.err);
+                /* Records from the command's start to its end: ~250 at 2 ms. */
+                check_file(formats[i], path, strcmp(formats[i], "trace") ? 200 : 1, "cpu.0.freq", marks);
+                jc_result_clear(&r);
+        }
+}
+
+static void test_exit_status(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        static const struct {
+                const char *script;
+                int status;
+        } cases[] = {
+                { "exit 0", 0 },
+                { "exit 3", 3 },
+                { "kill -9 $$", 128 + SIGKILL },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                jc_result r = jc_run("record", "-o", "/dev/null", "--", "sh", "-c", cases[i].script, NULL);
+                if (r.status != cases[i].status)
+                        fail_msg("%s: exit %d, want %d: %s", cases[i].script, r.status, cases[i].status, r.err);
+                assert_string_equal(r.err, "");
+                jc_result_clear(&r);
+        }
+        /* As a shell: 127 and one line for a command that does not exist. */
+        jc_result r = jc_run("record", "-o", "/dev/null", "--", "/nonexistent/tool", "--flag", NULL);
+        assert_int_equal(r.status, 127);
+        assert_string_equal(r.err, "jetsonctl: /nonexistent/tool: command not found\n");
+        assert_string_equal(r.out, "");
+        jc_result_clear(&r);
+}
+
+static void test_errors(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        jc_result r = jc_run("record", "-o", "/dev/full", "--duration", "0.3", NULL);
+        assert_int_equal(r.status, 1);
+        assert_string_equal(r.err, "jetsonctl: writing /dev/full: No space left on device\n");
+        jc_result_clear(&r);
+        r = jc_run("record", "-o", "/nonexistent/dir/x.csv", "--duration", "0.3", NULL);
+        assert_int_equal(r.status, 1);
+        assert_string_equal(r.err, "jetsonctl: cannot write /nonexistent/dir/x.csv: No such file or directory\n");
+        jc_result_clear(&r);
+        static const char *const bad[][3] = {
+                { "--format", "xml", NULL }, { "--interval", "0", NULL }, { "--duration", "-1", NULL },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                r = jc_run("record", bad[i][0], bad[i][1], NULL);
+                assert_int_equal(r.status, 2);
+                jc_result_clear(&r);
+        }
+        r = jc_run("record", "--duration", "1", "--", "true", NULL);
+        assert_int_equal(r.status, 2);
+        jc_result_clear(&r);
+        /* A glob jetsond cannot match is its InvalidArgs: exit 2, one line. */
+        r = jc_run("record", "--keys", "no.such.key", "--duration", "0.2", NULL);
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, "no.such.key"));
+        jc_result_clear(&r);
+}
+
+/* Ctrl-C ends a recording without a command cleanly: exit 0, whole rows. */
+static void test_ctrl_c(void **state)
+{
+        testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
+        g_autofree char *path = tmp_path(tb, "interrupted.csv");
+        char *argv[] = { (char *) JETSONCTL_PATH, (char *) "--address", (char *) tb->address, (char *) "record",
+                         (char *) "-i", (char *) "5", (char *) "-k", (char *) "cpu.0.freq", (char *) "-o", path, NULL };
+        GPid pid;
+        g_autoptr(GError) error = NULL;
+        if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error))
+                fail_msg("%s", error->message);
+        g_usleep(600000);
+        kill(pid, SIGINT);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        check_file("csv", path, 50, "cpu.0.freq", NULL);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_teardown(test_formats, testbus_teardown),
+                cmocka_unit_test_teardown(test_marks, testbus_teardown),
+                cmocka_unit_test_teardown(test_exit_status, testbus_teardown),
+                cmocka_unit_test_teardown(test_errors, testbus_teardown),
+                cmocka_unit_test_teardown(test_ctrl_c, testbus_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
