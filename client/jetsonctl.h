@@ -49,5 +49,10 @@ extern int jc_record_interval_ms;
 extern char *jc_record_keys, *jc_record_format_name, *jc_record_output;
 extern double jc_record_duration_s;
 
+/* "a,b,,c" as a NULL-terminated list without the empty items. */
+char **jc_split_keys(const char *list);
+/* A command's positional arguments after its name, less a leading "--". */
+char **jc_command_args(int argc, char **argv);
+
 /* A usage error: prints "jetsonctl: MESSAGE" and a hint to --help. */
 int jc_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

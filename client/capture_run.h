@@ -1,0 +1,48 @@
+/* A capture stream read while a command runs, for a time, or until
+ * Ctrl-C: what jetsonctl record and measure share. The command gets the
+ * write end of a pipe as fd JETSONCTL_MARK_FD; each line it writes there
+ * is a sync point (a mark), timed when it arrives. The loop is GLib's, so
+ * GSubprocess watches the command; the bus connection only has to stay
+ * open (closing it would end the capture). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture.h"
+#include "jetsonctl.h"
+
+typedef struct {
+        uint64_t interval_us;
+        char **keys;              /* globs; empty: every numeric key */
+        double duration_s;        /* 0: until the command ends or Ctrl-C */
+        char **command;           /* NULL or empty: no command */
+} jc_capture_run_spec;
+
+typedef struct {
+        /* Once the stream is open and the command started: time 0 is
+         * START_NS (CLOCK_MONOTONIC). False stops (setup failed). */
+        bool (*begin)(void *data, const jc_capture *cap, uint64_t start_ns);
+        /* Each record from time 0 on, with the marks that arrived since
+         * the one before (NULL-terminated). False: the recording failed
+         * (the hook said why); it stops. */
+        bool (*record)(void *data, uint64_t time_ns, const double *values, char *const *marks);
+        /* As a mark arrives, before any record carries it. */
+        void (*mark)(void *data, uint64_t time_ns, const char *label);
+        /* Every TICK_MS while the command runs (0: never). */
+        void (*tick)(void *data);
+        unsigned tick_ms;
+        void *data;
+} jc_capture_run_hooks;
+
+typedef struct {
+        int status;               /* the command's, as a shell gives it (128+signal, 127 not found) */
+        bool failed;              /* the recording failed (its message is printed) */
+        uint64_t start_ns, end_ns;  /* time 0 and when the command ended (or the recording did) */
+        uint64_t dropped;         /* records jetsond dropped */
+} jc_capture_run_result;
+
+/* Runs it. Returns JC_EXIT_OK or the exit code of a failure before the
+ * loop (no capture, a command that cannot start: 127/126). */
+int jc_capture_run(jc_ctx *c, const jc_capture_run_spec *spec, const jc_capture_run_hooks *hooks,
+                   jc_capture_run_result *result);
