@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <gio/gio.h>
 #include <glib-unix.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,7 +52,9 @@ static void mark_free(gpointer p)
 static void on_record(void *data, uint64_t time_ns, const double *values)
 {
         run_state *st = data;
-        if (st->result->failed || (st->have_command && time_ns < st->result->start_ns))
+        /* From the command's start to its end (or the recording's). */
+        if (st->result->failed || (st->have_command && time_ns < st->result->start_ns) ||
+            (st->finishing && time_ns > st->result->end_ns))
                 return;
         /* The marks that came before this record and after the last one. */
         GPtrArray *labels = g_ptr_array_new_with_free_func(g_free);
@@ -118,11 +122,27 @@ static gboolean on_mark(gint fd, GIOCondition cond, gpointer data)
         return G_SOURCE_REMOVE;
 }
 
+/* Marks no record came after (the command wrote them as it ended): each
+ * gets a record of its own, at its time, with no values. */
+static void flush_marks(run_state *st)
+{
+        if (g_queue_is_empty(&st->marks) || st->result->failed)
+                return;
+        double *none = g_new(double, st->cap.n_columns + 1);
+        for (size_t i = 0; i < st->cap.n_columns; i++)
+                none[i] = NAN;
+        /* At the mark's time, which is no later than the end. */
+        while (!g_queue_is_empty(&st->marks) && !st->result->failed)
+                on_record(st, MIN(((mark *) g_queue_peek_head(&st->marks))->time_ns, st->result->end_ns), none);
+        g_free(none);
+}
+
 static gboolean on_drained(gpointer data)
 {
         run_state *st = data;
         if (st->capture_watch)
                 on_capture(st->cap.fd, G_IO_IN, st);
+        flush_marks(st);
         g_main_loop_quit(st->loop);
         return G_SOURCE_REMOVE;
 }
@@ -240,7 +260,9 @@ int jc_capture_run(jc_ctx *c, const jc_capture_run_spec *spec, const jc_capture_
                 result->start_ns = monotonic_ns();
                 ret = spawn(&st, spec->command);
         }
-        if (ret == JC_EXIT_OK && hooks->begin && !hooks->begin(hooks->data, &st.cap, result->start_ns))
+        const char *id = st.child ? g_subprocess_get_identifier(st.child) : NULL;
+        pid_t pid = id ? (pid_t) atoi(id) : 0; /* NULL once it ended */
+        if (ret == JC_EXIT_OK && hooks->begin && !hooks->begin(hooks->data, &st.cap, result->start_ns, pid))
                 ret = JC_EXIT_FAILURE;
         if (ret == JC_EXIT_OK) {
                 st.loop = g_main_loop_new(NULL, FALSE);

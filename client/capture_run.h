@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "capture.h"
 #include "jetsonctl.h"
@@ -20,12 +21,13 @@ typedef struct {
 } jc_capture_run_spec;
 
 typedef struct {
-        /* Once the stream is open and the command started: time 0 is
-         * START_NS (CLOCK_MONOTONIC). False stops (setup failed). */
-        bool (*begin)(void *data, const jc_capture *cap, uint64_t start_ns);
+        /* Once the stream is open and the command started (PID, 0 without
+         * one): time 0 is START_NS (CLOCK_MONOTONIC). False stops. */
+        bool (*begin)(void *data, const jc_capture *cap, uint64_t start_ns, pid_t pid);
         /* Each record from time 0 on, with the marks that arrived since
-         * the one before (NULL-terminated). False: the recording failed
-         * (the hook said why); it stops. */
+         * the one before (NULL-terminated); a mark that came after the
+         * last record gets one of its own, every value NaN. False: the
+         * recording failed (the hook said why); it stops. */
         bool (*record)(void *data, uint64_t time_ns, const double *values, char *const *marks);
         /* As a mark arrives, before any record carries it. */
         void (*mark)(void *data, uint64_t time_ns, const char *label);

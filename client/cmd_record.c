@@ -26,8 +26,9 @@ static const char *output_name(void)
         return jc_record_output ? jc_record_output : "the output";
 }
 
-static bool on_begin(void *data, const jc_capture *cap, uint64_t start_ns)
+static bool on_begin(void *data, const jc_capture *cap, uint64_t start_ns, pid_t pid)
 {
+        (void) pid;
         record_state *st = data;
         st->writer = jc_record_writer_new(st->out, st->format, cap->columns, cap->n_columns, start_ns);
         return true;

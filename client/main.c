@@ -62,6 +62,12 @@ static const GOptionEntry record_entries[] = {
         G_OPTION_ENTRY_NULL
 };
 
+static const GOptionEntry measure_entries[] = {
+        { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_measure_interval_ms,
+          "Integrate from a record every MS milliseconds (1 to 3600000, default 10)", "MS" },
+        G_OPTION_ENTRY_NULL
+};
+
 typedef struct {
         const char *name;
         const char *args;       /* usage after the command name */
@@ -158,6 +164,18 @@ static const command commands[] = {
           "busctl equivalent (busctl shows the columns; read the stream as introspection/capture.md says):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics OpenCapture tas 10000 1 'power.*'",
           record_entries, jc_cmd_record },
+        { "measure", "[--interval MS] [--json] -- COMMAND [ARG...]",
+          "Run a command and report its energy, power, loads, temperatures and processes",
+          "Runs COMMAND (no shell) under a capture stream (Metrics.OpenCapture) and prints, when it ends,\n"
+          "in the spirit of perf stat and /usr/bin/time -v: wall time; energy per rail and in all (J,\n"
+          "integrated from the records; the total is the board's input rail where there is one), mean and\n"
+          "peak power; mean and max CPU, GPU and EMC load; max GPU and EMC frequency; max temperature per\n"
+          "zone; the command's process tree (followed through /proc): CPU user and system time, peak RSS\n"
+          "and PSS, bytes read and written, peak GPU memory. Each line the command writes to the fd in\n"
+          "$JETSONCTL_MARK_FD starts a phase, reported the same way. Exits with the command's status.\n\n"
+          "busctl equivalent (busctl shows the columns; read the stream as introspection/capture.md says):\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics OpenCapture tas 10000 0",
+          measure_entries, jc_cmd_measure },
 };
 
 static const command *find_command(const char *name)

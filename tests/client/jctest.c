@@ -12,7 +12,7 @@ void jc_result_clear(jc_result *r)
         r->out = r->err = NULL;
 }
 
-static jc_result run_v(const char *first, va_list ap)
+static jc_result run_array(const char *const *args)
 {
         g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
         g_ptr_array_add(argv, g_strdup("timeout"));
@@ -20,8 +20,8 @@ static jc_result run_v(const char *first, va_list ap)
         g_ptr_array_add(argv, g_strdup("20"));
         testbus_add_wrapper(argv, "JETSONCTL_TEST_WRAPPER");
         g_ptr_array_add(argv, g_strdup(JETSONCTL_PATH));
-        for (const char *a = first; a; a = va_arg(ap, const char *))
-                g_ptr_array_add(argv, g_strdup(a));
+        for (size_t i = 0; args[i]; i++)
+                g_ptr_array_add(argv, g_strdup(args[i]));
         g_ptr_array_add(argv, NULL);
 
         /* Output for a pipe, in any environment the tests run in. */
@@ -41,6 +41,20 @@ static jc_result run_v(const char *first, va_list ap)
                 fail_msg("cannot run jetsonctl: %s", error->message);
         r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
         return r;
+}
+
+static jc_result run_v(const char *first, va_list ap)
+{
+        g_autoptr(GPtrArray) args = g_ptr_array_new();
+        for (const char *a = first; a; a = va_arg(ap, const char *))
+                g_ptr_array_add(args, (char *) a);
+        g_ptr_array_add(args, NULL);
+        return run_array((const char *const *) args->pdata);
+}
+
+jc_result jc_runv(const char *const *args)
+{
+        return run_array(args);
 }
 
 jc_result jc_run(const char *first, ...)

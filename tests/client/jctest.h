@@ -19,6 +19,8 @@ void jc_result_clear(jc_result *r);
 /* Runs jetsonctl ARGS... (NULL-terminated) on the test bus with a 20 s
  * limit; JETSONCTL_TEST_WRAPPER (e.g. valgrind ...) runs it under a tool. */
 jc_result jc_run(const char *first, ...) G_GNUC_NULL_TERMINATED;
+/* The same with the arguments in a NULL-terminated array. */
+jc_result jc_runv(const char *const *args);
 /* jc_run that must exit 0 with nothing on stderr; returns stdout (g_free). */
 char *jc_ok(const char *first, ...) G_GNUC_NULL_TERMINATED;
 

@@ -1,0 +1,184 @@
+#include "measure_stats.h"
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+static size_t find(char *const *columns, size_t n, const char *key)
+{
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(columns[i], key) == 0)
+                        return i;
+        return JC_NO_COLUMN;
+}
+
+static void window_init(const jc_measure *m, jc_window *w, const char *name, uint64_t start_ns)
+{
+        memset(w, 0, sizeof(*w));
+        w->name = g_strdup(name);
+        w->start_ns = w->end_ns = w->last_ns = start_ns;
+        w->energy_mj = g_new0(double, m->n_power + 1);
+        w->peak_mw = g_new(double, m->n_power + 1);
+        w->last_mw = g_new(double, m->n_power + 1);
+        for (size_t i = 0; i < m->n_power; i++)
+                w->peak_mw[i] = w->last_mw[i] = NAN;
+        for (int i = 0; i < JC_LOADS; i++)
+                w->load_max[i] = NAN;
+        for (int i = 0; i < JC_FREQS; i++)
+                w->freq_max[i] = NAN;
+        w->temp_max = g_new(double, m->n_temp + 1);
+        for (size_t i = 0; i < m->n_temp; i++)
+                w->temp_max[i] = NAN;
+}
+
+static void window_clear(jc_window *w)
+{
+        g_free(w->name);
+        g_free(w->energy_mj);
+        g_free(w->peak_mw);
+        g_free(w->last_mw);
+        g_free(w->temp_max);
+}
+
+static double max_of(double a, double b)
+{
+        return isnan(a) || b > a ? b : a;
+}
+
+jc_measure *jc_measure_new(char *const *columns, size_t n, uint64_t start_ns)
+{
+        jc_measure *m = g_new0(jc_measure, 1);
+        GArray *pc = g_array_new(FALSE, FALSE, sizeof(size_t)), *tc = g_array_new(FALSE, FALSE, sizeof(size_t));
+        GPtrArray *pn = g_ptr_array_new(), *tn = g_ptr_array_new();
+        for (size_t i = 0; i < n; i++) {
+                const char *c = columns[i];
+                size_t len = strlen(c);
+                if (g_str_has_prefix(c, "power.") && len > 12 && g_str_has_suffix(c, ".power")) {
+                        g_array_append_val(pc, i);
+                        g_ptr_array_add(pn, g_strndup(c + 6, len - 12));
+                } else if (g_str_has_prefix(c, "temp.") && len > 5) {
+                        g_array_append_val(tc, i);
+                        g_ptr_array_add(tn, g_strdup(c + 5));
+                }
+        }
+        size_t total = find(columns, n, "power.total");
+        if (total != JC_NO_COLUMN) {
+                g_array_append_val(pc, total);
+                g_ptr_array_add(pn, g_strdup("total"));
+        }
+        g_ptr_array_add(pn, NULL);
+        g_ptr_array_add(tn, NULL);
+        m->n_power = pc->len;
+        m->power_col = (size_t *) g_array_free(pc, FALSE);
+        m->power_name = (char **) g_ptr_array_free(pn, FALSE);
+        m->n_temp = tc->len;
+        m->temp_col = (size_t *) g_array_free(tc, FALSE);
+        m->temp_name = (char **) g_ptr_array_free(tn, FALSE);
+        static const char *const loads[JC_LOADS] = { "cpu.load", "gpu.load", "emc.load" };
+        static const char *const freqs[JC_FREQS] = { "gpu.freq", "emc.freq" };
+        for (int i = 0; i < JC_LOADS; i++)
+                m->load_col[i] = find(columns, n, loads[i]);
+        for (int i = 0; i < JC_FREQS; i++)
+                m->freq_col[i] = find(columns, n, freqs[i]);
+        window_init(m, &m->whole, "whole", start_ns);
+        m->phases = g_new0(jc_window *, 2);
+        m->phases[0] = g_new(jc_window, 1);
+        window_init(m, m->phases[0], "start", start_ns);
+        m->n_phases = 1;
+        return m;
+}
+
+void jc_measure_free(jc_measure *m)
+{
+        if (!m)
+                return;
+        window_clear(&m->whole);
+        for (size_t i = 0; i < m->n_phases; i++) {
+                window_clear(m->phases[i]);
+                g_free(m->phases[i]);
+        }
+        g_free(m->phases);
+        g_free(m->power_col);
+        g_strfreev(m->power_name);
+        g_free(m->temp_col);
+        g_strfreev(m->temp_name);
+        g_free(m);
+}
+
+/* Each power counts over the interval that ends with the record that
+ * holds it: sensors are read and then held. */
+static void account(const jc_measure *m, jc_window *w, uint64_t time_ns, const double *values)
+{
+        double dt = time_ns > w->last_ns ? (double) (time_ns - w->last_ns) / 1e9 : 0;
+        for (size_t i = 0; i < m->n_power; i++) {
+                double v = values[m->power_col[i]];
+                if (!isfinite(v))
+                        continue;
+                w->energy_mj[i] += v * dt;
+                w->peak_mw[i] = max_of(w->peak_mw[i], v);
+                w->last_mw[i] = v;
+        }
+        for (int i = 0; i < JC_LOADS; i++) {
+                double v = m->load_col[i] == JC_NO_COLUMN ? NAN : values[m->load_col[i]];
+                if (isfinite(v)) {
+                        w->load_sum[i] += v;
+                        w->load_n[i]++;
+                        w->load_max[i] = max_of(w->load_max[i], v);
+                }
+        }
+        for (int i = 0; i < JC_FREQS; i++)
+                if (m->freq_col[i] != JC_NO_COLUMN && isfinite(values[m->freq_col[i]]))
+                        w->freq_max[i] = max_of(w->freq_max[i], values[m->freq_col[i]]);
+        for (size_t i = 0; i < m->n_temp; i++)
+                if (isfinite(values[m->temp_col[i]]))
+                        w->temp_max[i] = max_of(w->temp_max[i], values[m->temp_col[i]]);
+        w->records++;
+        if (time_ns > w->last_ns)
+                w->last_ns = time_ns;
+}
+
+/* The last powers count up to END_NS. */
+static void close_window(const jc_measure *m, jc_window *w, uint64_t end_ns)
+{
+        double dt = end_ns > w->last_ns ? (double) (end_ns - w->last_ns) / 1e9 : 0;
+        for (size_t i = 0; i < m->n_power; i++)
+                if (isfinite(w->last_mw[i]))
+                        w->energy_mj[i] += w->last_mw[i] * dt;
+        w->last_ns = w->end_ns = end_ns > w->start_ns ? end_ns : w->start_ns;
+}
+
+void jc_measure_record(jc_measure *m, uint64_t time_ns, const double *values)
+{
+        account(m, &m->whole, time_ns, values);
+        account(m, m->phases[m->n_phases - 1], time_ns, values);
+}
+
+void jc_measure_phase(jc_measure *m, uint64_t time_ns, const char *label)
+{
+        jc_window *open = m->phases[m->n_phases - 1];
+        close_window(m, open, time_ns);
+        jc_window *next = g_new(jc_window, 1);
+        window_init(m, next, label, open->end_ns);
+        /* The powers last read go on until the next record. */
+        memcpy(next->last_mw, open->last_mw, m->n_power * sizeof(double));
+        m->phases = g_renew(jc_window *, m->phases, m->n_phases + 2);
+        m->phases[m->n_phases++] = next;
+        m->phases[m->n_phases] = NULL;
+}
+
+void jc_measure_finish(jc_measure *m, uint64_t end_ns)
+{
+        close_window(m, &m->whole, end_ns);
+        close_window(m, m->phases[m->n_phases - 1], end_ns);
+}
+
+double jc_window_seconds(const jc_window *w)
+{
+        return (double) (w->end_ns - w->start_ns) / 1e9;
+}
+
+double jc_window_mean_mw(const jc_window *w, size_t i)
+{
+        double s = jc_window_seconds(w);
+        return s > 0 && isfinite(w->peak_mw[i]) ? w->energy_mj[i] / s : NAN;
+}

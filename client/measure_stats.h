@@ -1,0 +1,64 @@
+/* jetsonctl measure's arithmetic: from capture records to energy, power,
+ * loads, temperatures and frequencies, for the whole run and for each
+ * phase between sync points. No I/O: unit-tested on its own. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JC_NO_COLUMN ((size_t) -1)
+
+enum { JC_LOAD_CPU, JC_LOAD_GPU, JC_LOAD_EMC, JC_LOADS };
+enum { JC_FREQ_GPU, JC_FREQ_EMC, JC_FREQS };
+
+/* What the command's processes did in a window (filled in by the caller). */
+typedef struct {
+        bool present;
+        double user_s, system_s;
+        uint64_t peak_rss_bytes, peak_pss_bytes, read_bytes, write_bytes;
+        bool have_gpu_mem;
+        uint64_t peak_gpu_mem_kib;
+} jc_window_procs;
+
+typedef struct {
+        char *name;                /* the phase's: "start" or the mark that began it */
+        uint64_t start_ns, end_ns;
+        uint64_t last_ns;          /* the last record's time */
+        size_t records;
+        double *energy_mj, *peak_mw, *last_mw;  /* per power column; NAN: none yet */
+        double load_sum[JC_LOADS], load_max[JC_LOADS];
+        size_t load_n[JC_LOADS];
+        double *temp_max;          /* per temperature column; NAN: none */
+        double freq_max[JC_FREQS]; /* kHz; NAN: none */
+        jc_window_procs procs;
+} jc_window;
+
+typedef struct {
+        /* Rails ("power.NAME.power"), then the board's total ("power.total",
+         * its input rail where there is one) if there is one. */
+        size_t n_power;
+        size_t *power_col;
+        char **power_name;         /* "VDD_GPU_SOC", ..., "total" */
+        size_t load_col[JC_LOADS], freq_col[JC_FREQS];
+        size_t n_temp;
+        size_t *temp_col;
+        char **temp_name;          /* "cpu", "gpu", ... */
+        jc_window whole;
+        jc_window **phases;        /* NULL-terminated; the last is open */
+        size_t n_phases;
+} jc_measure;
+
+jc_measure *jc_measure_new(char *const *columns, size_t n, uint64_t start_ns);
+void jc_measure_free(jc_measure *m);
+/* A record at TIME_NS: the power of each column counts from the previous
+ * record (or the window's start) to TIME_NS. */
+void jc_measure_record(jc_measure *m, uint64_t time_ns, const double *values);
+/* A sync point at TIME_NS: the open phase ends, one called LABEL begins. */
+void jc_measure_phase(jc_measure *m, uint64_t time_ns, const char *label);
+/* The run ended at END_NS: the last powers count up to it. */
+void jc_measure_finish(jc_measure *m, uint64_t end_ns);
+
+double jc_window_seconds(const jc_window *w);
+/* Mean power in mW of power column I over the window; NAN without data. */
+double jc_window_mean_mw(const jc_window *w, size_t i);

@@ -1,0 +1,127 @@
+#include "proc_tree.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool jc_parse_pid_stat(const char *text, pid_t *ppid, uint64_t times[4])
+{
+        /* "pid (comm) state ppid ...": the comm may hold anything, so
+         * fields are counted from the last ")". ppid is field 4, utime,
+         * stime, cutime, cstime fields 14 to 17. */
+        const char *p = strrchr(text, ')');
+        if (!p)
+                return false;
+        g_auto(GStrv) f = g_strsplit_set(p + 2, " \n", 0);
+        if (g_strv_length(f) < 15)
+                return false;
+        char *end;
+        long v = strtol(f[1], &end, 10);
+        if (*end || v < 0)
+                return false;
+        *ppid = (pid_t) v;
+        for (int i = 0; i < 4; i++) {
+                long long t = strtoll(f[11 + i], &end, 10);
+                if (*end || t < 0)
+                        return false;
+                times[i] = (uint64_t) t;
+        }
+        return true;
+}
+
+static char *read_small(const char *proc, pid_t pid, const char *file)
+{
+        g_autofree char *path = g_strdup_printf("%s/%d/%s", proc, (int) pid, file);
+        char *text = NULL;
+        return g_file_get_contents(path, &text, NULL, NULL) ? text : NULL;
+}
+
+/* "Key:   123 kB" or "key: 123" lines: the number after KEY, times MULT. */
+static uint64_t field_of(const char *text, const char *key, uint64_t mult)
+{
+        size_t n = strlen(key);
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                if (strncmp(l, key, n) == 0 && l[n] == ':')
+                        return strtoull(l + n + 1, NULL, 10) * mult;
+        return 0;
+}
+
+typedef struct {
+        pid_t pid, ppid;
+        uint64_t times[4];
+} proc_entry;
+
+bool jc_proc_tree_sample(const char *proc, pid_t root, jc_tree_sample *out)
+{
+        memset(out, 0, sizeof(*out));
+        DIR *d = opendir(proc);
+        if (!d)
+                return false;
+        g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(proc_entry));
+        struct dirent *e;
+        while ((e = readdir(d))) {
+                if (!isdigit((unsigned char) e->d_name[0]))
+                        continue;
+                proc_entry pe = { .pid = (pid_t) atoi(e->d_name) };
+                g_autofree char *stat = read_small(proc, pe.pid, "stat");
+                if (stat && jc_parse_pid_stat(stat, &pe.ppid, pe.times))
+                        g_array_append_val(all, pe);
+        }
+        closedir(d);
+        /* The tree: ROOT, then whoever has a parent in it, until no more. */
+        GArray *tree = g_array_new(FALSE, FALSE, sizeof(pid_t));
+        bool *in = g_new0(bool, all->len ? all->len : 1);
+        for (guint i = 0; i < all->len; i++)
+                if (g_array_index(all, proc_entry, i).pid == root) {
+                        in[i] = true;
+                        g_array_append_val(tree, root);
+                }
+        for (bool grew = tree->len > 0; grew;) {
+                grew = false;
+                for (guint i = 0; i < all->len; i++) {
+                        proc_entry *pe = &g_array_index(all, proc_entry, i);
+                        if (in[i])
+                                continue;
+                        for (guint k = 0; k < tree->len; k++)
+                                if (g_array_index(tree, pid_t, k) == pe->ppid) {
+                                        in[i] = grew = true;
+                                        g_array_append_val(tree, pe->pid);
+                                        break;
+                                }
+                }
+        }
+        long page = sysconf(_SC_PAGESIZE);
+        for (guint i = 0; i < all->len; i++) {
+                if (!in[i])
+                        continue;
+                proc_entry *pe = &g_array_index(all, proc_entry, i);
+                out->user_ticks += pe->times[0] + pe->times[2];
+                out->system_ticks += pe->times[1] + pe->times[3];
+                g_autofree char *statm = read_small(proc, pe->pid, "statm");
+                const char *resident = statm ? strchr(statm, ' ') : NULL;
+                if (resident)
+                        out->rss_bytes += strtoull(resident + 1, NULL, 10) * (uint64_t) page;
+                g_autofree char *rollup = read_small(proc, pe->pid, "smaps_rollup");
+                if (rollup)
+                        out->pss_bytes += field_of(rollup, "Pss", 1024);
+                g_autofree char *io = read_small(proc, pe->pid, "io");
+                if (io) {
+                        out->read_bytes += field_of(io, "read_bytes", 1);
+                        out->write_bytes += field_of(io, "write_bytes", 1);
+                }
+        }
+        g_free(in);
+        out->n_pids = tree->len;
+        out->pids = (pid_t *) g_array_free(tree, FALSE);
+        return out->n_pids > 0;
+}
+
+void jc_tree_sample_clear(jc_tree_sample *s)
+{
+        g_free(s->pids);
+        s->pids = NULL;
+        s->n_pids = 0;
+}

@@ -1,0 +1,157 @@
+/* jetsonctl measure against jetsond on a static fake board (the rails
+ * hold still, so the energy is known): energy per rail = power x time,
+ * a child that touches 64 MiB and burns CPU is seen in the process tree,
+ * two sync points make three phases covering the run, and the command's
+ * exit status is passed through. */
+#include <math.h>
+#include <string.h>
+
+#include "jctest.h"
+
+static JsonNode *measure_json(const char *const *command, int want_status)
+{
+        g_autoptr(GPtrArray) argv = g_ptr_array_new();
+        g_ptr_array_add(argv, (char *) "measure");
+        g_ptr_array_add(argv, (char *) "--json");
+        g_ptr_array_add(argv, (char *) "--");
+        for (size_t i = 0; command[i]; i++)
+                g_ptr_array_add(argv, (char *) command[i]);
+        g_ptr_array_add(argv, NULL);
+        jc_result r = jc_runv((const char *const *) argv->pdata);
+        if (r.status != want_status)
+                fail_msg("exit %d, want %d: %s", r.status, want_status, r.err);
+        JsonNode *j = jc_parse_json(r.out);
+        jc_result_clear(&r);
+        return j;
+}
+
+static double number_at(JsonNode *root, const char *path)
+{
+        JsonNode *n = jc_json_at(root, path);
+        if (JSON_NODE_HOLDS_NULL(n))
+                fail_msg("%s is null", path);
+        return json_node_get_double(n);
+}
+
+static void test_energy(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        static const char *const cmd[] = { "sleep", "1", NULL };
+        g_autoptr(JsonNode) j = measure_json(cmd, 0);
+        double secs = number_at(j, "duration_s");
+        if (secs < 0.95 || secs > 1.5)
+                fail_msg("sleep 1 took %.3f s", secs);
+        JsonObject *power = json_node_get_object(jc_json_at(j, "power"));
+        g_autoptr(GList) rails = json_object_get_members(power);
+        assert_true(g_list_length(rails) >= 2);
+        for (GList *l = rails; l; l = l->next) {
+                g_autofree char *base = g_strdup_printf("power|%s", (const char *) l->data);
+                g_autofree char *e_path = g_strconcat(base, "|energy_j", NULL);
+                g_autofree char *p_path = g_strconcat(base, "|peak_power_mw", NULL);
+                g_autofree char *m_path = g_strconcat(base, "|mean_power_mw", NULL);
+                double energy = number_at(j, e_path), peak = number_at(j, p_path), mean = number_at(j, m_path);
+                /* Constant rails: power x time, within 2 %. */
+                double want = peak / 1000 * secs;
+                if (fabs(energy - want) > 0.02 * want)
+                        fail_msg("%s: %.4f J, want %.4f J (%.0f mW for %.3f s)", (const char *) l->data, energy, want,
+                                 peak, secs);
+                if (fabs(mean - peak) > 0.02 * peak)
+                        fail_msg("%s: mean %.1f mW, peak %.1f mW on a board whose rails hold still",
+                                 (const char *) l->data, mean, peak);
+        }
+        /* The board's total is there, from its input rail. */
+        number_at(j, "power|total|energy_j");
+}
+
+static void test_processes(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        /* A child of the command allocates and touches 64 MiB, then burns
+         * 0.5 s of CPU while holding it. */
+        static const char *const cmd[] = {
+                "/usr/bin/python3", "-c",
+                "import subprocess, sys\n"
+                "subprocess.run([sys.executable, '-c', '''\n"
+                "import time\n"
+                "b = bytearray(64 << 20)\n"
+                "for i in range(0, len(b), 4096): b[i] = 1\n"
+                "t = time.process_time()\n"
+                "while time.process_time() - t < 0.5: pass\n"
+                "'''], check=True)\n",
+                NULL,
+        };
+        g_autoptr(JsonNode) j = measure_json(cmd, 0);
+        double rss = number_at(j, "processes.peak_rss_bytes");
+        double cpu = number_at(j, "processes.cpu_user_s") + number_at(j, "processes.cpu_system_s");
+        if (rss < 64.0 * 1024 * 1024)
+                fail_msg("peak RSS %.1f MiB, want at least 64 MiB", rss / 1048576);
+        if (cpu < 0.45)
+                fail_msg("CPU time %.3f s, want at least 0.45 s", cpu);
+        /* PSS is sampled: the 64 MiB were held for half a second. */
+        if (number_at(j, "processes.peak_pss_bytes") < 60.0 * 1024 * 1024)
+                fail_msg("peak PSS %.1f MiB", number_at(j, "processes.peak_pss_bytes") / 1048576);
+}
+
+static void test_phases(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        static const char *const cmd[] = {
+                "sh", "-c",
+                "sleep 0.2; echo load >&$JETSONCTL_MARK_FD; sleep 0.3; echo run >&$JETSONCTL_MARK_FD; sleep 0.2",
+                NULL,
+        };
+        g_autoptr(JsonNode) j = measure_json(cmd, 0);
+        JsonArray *phases = json_node_get_array(jc_json_at(j, "phases"));
+        assert_int_equal(json_array_get_length(phases), 3);
+        static const char *const names[] = { "start", "load", "run" };
+        static const double lengths[] = { 0.2, 0.3, 0.2 };
+        double sum = 0, sum_energy = 0;
+        for (guint i = 0; i < 3; i++) {
+                JsonNode *p = json_array_get_element(phases, i);
+                assert_string_equal(json_node_get_string(jc_json_at(p, "name")), names[i]);
+                double d = number_at(p, "duration_s");
+                if (fabs(d - lengths[i]) > 0.1)
+                        fail_msg("phase %s lasted %.3f s, want about %.1f", names[i], d, lengths[i]);
+                sum += d;
+                sum_energy += number_at(p, "power|total|energy_j");
+        }
+        double whole = number_at(j, "duration_s");
+        if (fabs(sum - whole) > 1e-6)
+                fail_msg("phases add up to %.6f s, the run took %.6f s", sum, whole);
+        double whole_energy = number_at(j, "power|total|energy_j");
+        if (fabs(sum_energy - whole_energy) > 0.02 * whole_energy)
+                fail_msg("phases' energy %.4f J, the run's %.4f J", sum_energy, whole_energy);
+}
+
+static void test_status(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        static const char *const three[] = { "sh", "-c", "exit 3", NULL };
+        g_autoptr(JsonNode) j = measure_json(three, 3);
+        jc_assert_json_int(j, "exit_status", 3);
+        jc_result r = jc_run("measure", "--", "/nonexistent/tool", NULL);
+        assert_int_equal(r.status, 127);
+        assert_string_equal(r.err, "jetsonctl: /nonexistent/tool: command not found\n");
+        jc_result_clear(&r);
+        r = jc_run("measure", NULL);
+        assert_int_equal(r.status, 2);
+        jc_result_clear(&r);
+        /* Text for people: units on every line. */
+        r = jc_run("measure", "--", "sleep", "0.2", NULL);
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "Energy:"));
+        assert_non_null(strstr(r.out, " J, mean "));
+        assert_non_null(strstr(r.out, "Processes:"));
+        jc_result_clear(&r);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_teardown(test_energy, testbus_teardown),
+                cmocka_unit_test_teardown(test_processes, testbus_teardown),
+                cmocka_unit_test_teardown(test_phases, testbus_teardown),
+                cmocka_unit_test_teardown(test_status, testbus_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
