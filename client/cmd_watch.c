@@ -15,6 +15,7 @@
 #include "jetsond-dbus.h"
 #include "parse.h"
 #include "sample.h"
+#include "watch_stats.h"
 
 typedef struct {
         jc_ctx *c;
@@ -22,6 +23,7 @@ typedef struct {
         int n_globs;
         int seen;
         int exit_code;
+        jc_key_stats *stats;      /* --stats */
 } watch_state;
 
 /* "HH:MM:SS.mmm" local time of a CLOCK_REALTIME µs timestamp. */
@@ -166,6 +168,18 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                 return 0;
         }
         print_sample(w, &s);
+        if (w->stats) {
+                GVariantIter it;
+                const char *key;
+                GVariant *val;
+                g_variant_iter_init(&it, s.values);
+                while (g_variant_iter_next(&it, "{&sv}", &key, &val)) {
+                        if (jc_key_matches(key, w->globs, w->n_globs))
+                                jc_key_stats_add(w->stats, key, val);
+                        g_variant_unref(val);
+                }
+                jc_key_stats_sample_done(w->stats);
+        }
         jc_sample_clear(&s);
         w->seen++;
         if (jc_watch_count > 0 && w->seen >= jc_watch_count)
@@ -206,7 +220,8 @@ int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
         if (jc_watch_count < 0)
                 return jc_usage_error("watch", "--count must not be negative");
 
-        watch_state w = { .c = c, .globs = argv + 1, .n_globs = argc - 1 };
+        watch_state w = { .c = c, .globs = argv + 1, .n_globs = argc - 1,
+                          .stats = jc_watch_stats ? jc_key_stats_new() : NULL };
         sd_event *event = NULL;
         sd_bus_slot *sample_slot = NULL, *owner_slot = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -267,6 +282,8 @@ int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
         } else {
                 ret = w.exit_code;
         }
+        if (w.stats && ret == JC_EXIT_OK)
+                jc_key_stats_print(w.stats, c->json);
 
 out:
         if (subscribed && ret == JC_EXIT_OK) {
@@ -280,6 +297,7 @@ out:
         if (reply)
                 g_variant_unref(reply);
         sd_bus_error_free(&error);
+        jc_key_stats_free(w.stats);
         sd_bus_slot_unref(sample_slot);
         sd_bus_slot_unref(owner_slot);
         sd_bus_detach_event(c->bus);

@@ -45,6 +45,7 @@ int jc_cmd_measure(jc_ctx *c, int argc, char **argv);
 /* Options of individual commands, filled in by main.c's option parser. */
 extern int jc_watch_interval_ms;  /* 0: do not Subscribe(), take the default period */
 extern int jc_watch_count;        /* 0: until interrupted */
+extern gboolean jc_watch_stats;
 extern gboolean jc_swap_on_boot;
 extern int jc_record_interval_ms;
 extern char *jc_record_keys, *jc_record_format_name, *jc_record_output;

@@ -19,6 +19,7 @@
 
 int jc_watch_interval_ms;
 int jc_watch_count;
+gboolean jc_watch_stats;
 gboolean jc_swap_on_boot;
 
 static gboolean opt_json, opt_no_color, opt_session, opt_no_ask_password, opt_help, opt_version;
@@ -41,6 +42,8 @@ static const GOptionEntry watch_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_watch_interval_ms,
           "Ask jetsond for a sample every MS milliseconds (10 to 3600000) while watching", "MS" },
         { "count", 'n', 0, G_OPTION_ARG_INT, &jc_watch_count, "Stop after N samples", "N" },
+        { "stats", 's', 0, G_OPTION_ARG_NONE, &jc_watch_stats,
+          "When watch ends, print each key's mean, minimum and maximum over the samples seen", NULL },
         G_OPTION_ENTRY_NULL
 };
 
@@ -89,7 +92,7 @@ static const command commands[] = {
           "busctl equivalent:\n"
           "  " BUSCTL " introspect " DEST " org.jetsond.Jetson1.Board",
           NULL, jc_cmd_board },
-        { "watch", "[--interval MS] [--count N] [KEY-GLOB...]", "Stream samples, one line per sample",
+        { "watch", "[--interval MS] [--count N] [--stats] [KEY-GLOB...]", "Stream samples, one line per sample",
           "Prints one compact line per Sample signal (tegrastats-like), or with KEY-GLOBs (e.g. 'power.*')\n"
           "the matching keys as key=value; with --json one JSON document per line. With --interval,\n"
           "asks jetsond for faster samples (Metrics.Subscribe) until jetsonctl ends; Ctrl-C ends cleanly.\n\n"

@@ -137,18 +137,25 @@ static void account(const jc_measure *m, jc_window *w, uint64_t time_ns, const d
                 w->last_ns = time_ns;
 }
 
-/* The last powers count up to END_NS. */
-static void close_window(const jc_measure *m, jc_window *w, uint64_t end_ns)
+/* The powers in LAST_MW count from W's last record up to END_NS. */
+static void close_window(const jc_measure *m, jc_window *w, uint64_t end_ns, const double *last_mw)
 {
         double dt = end_ns > w->last_ns ? (double) (end_ns - w->last_ns) / 1e9 : 0;
         for (size_t i = 0; i < m->n_power; i++)
-                if (isfinite(w->last_mw[i]))
-                        w->energy_mj[i] += w->last_mw[i] * dt;
+                if (isfinite(last_mw[i]))
+                        w->energy_mj[i] += last_mw[i] * dt;
         w->last_ns = w->end_ns = end_ns > w->start_ns ? end_ns : w->start_ns;
 }
 
 void jc_measure_record(jc_measure *m, uint64_t time_ns, const double *values)
 {
+        /* Phases that ended since the last record get their share of this
+         * record's interval, at its powers, as the whole run does. */
+        double *now = g_newa(double, m->n_power + 1);
+        for (size_t i = 0; i < m->n_power; i++)
+                now[i] = values[m->power_col[i]];
+        for (; m->settled + 1 < m->n_phases; m->settled++)
+                close_window(m, m->phases[m->settled], m->phases[m->settled]->end_ns, now);
         account(m, &m->whole, time_ns, values);
         account(m, m->phases[m->n_phases - 1], time_ns, values);
 }
@@ -156,11 +163,10 @@ void jc_measure_record(jc_measure *m, uint64_t time_ns, const double *values)
 void jc_measure_phase(jc_measure *m, uint64_t time_ns, const char *label)
 {
         jc_window *open = m->phases[m->n_phases - 1];
-        close_window(m, open, time_ns);
+        /* Its tail is counted when the next record tells the power. */
+        open->end_ns = time_ns > open->start_ns ? time_ns : open->start_ns;
         jc_window *next = g_new(jc_window, 1);
         window_init(m, next, label, open->end_ns);
-        /* The powers last read go on until the next record. */
-        memcpy(next->last_mw, open->last_mw, m->n_power * sizeof(double));
         m->phases = g_renew(jc_window *, m->phases, m->n_phases + 2);
         m->phases[m->n_phases++] = next;
         m->phases[m->n_phases] = NULL;
@@ -168,8 +174,12 @@ void jc_measure_phase(jc_measure *m, uint64_t time_ns, const char *label)
 
 void jc_measure_finish(jc_measure *m, uint64_t end_ns)
 {
-        close_window(m, &m->whole, end_ns);
-        close_window(m, m->phases[m->n_phases - 1], end_ns);
+        /* No record after them: the last powers known go on to the end. */
+        const double *last = m->whole.last_mw;
+        for (; m->settled + 1 < m->n_phases; m->settled++)
+                close_window(m, m->phases[m->settled], m->phases[m->settled]->end_ns, last);
+        close_window(m, m->phases[m->n_phases - 1], end_ns, last);
+        close_window(m, &m->whole, end_ns, last);
 }
 
 double jc_window_seconds(const jc_window *w)

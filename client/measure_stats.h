@@ -47,6 +47,7 @@ typedef struct {
         jc_window whole;
         jc_window **phases;        /* NULL-terminated; the last is open */
         size_t n_phases;
+        size_t settled;            /* phases before this one have their energy counted to their end */
 } jc_measure;
 
 jc_measure *jc_measure_new(char *const *columns, size_t n, uint64_t start_ns);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -195,12 +196,46 @@ static void test_bad_options(void **state)
         assert_int_equal(interval_now(), DEFAULT_INTERVAL);
 }
 
+/* --stats: mean, min and max over the samples seen, printed at the end. */
+static void test_stats(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        jc_result r = jc_run("watch", "--count", "4", "--interval", "20", "--stats", "temp.cpu", "ram.total", NULL);
+        assert_int_equal(r.status, 0);
+        const char *table = strstr(r.out, "Over 4 samples:\n");
+        if (!table)
+                fail_msg("no statistics in:\n%s", r.out);
+        double mean, min, max;
+        const char *row = strstr(table, "\ntemp.cpu ");
+        assert_non_null(row);
+        assert_int_equal(sscanf(row + 10, "%lf %lf %lf", &mean, &min, &max), 3);
+        assert_true(min <= mean && mean <= max);
+        /* A constant: mean = min = max, the fixture's value. */
+        row = strstr(table, "\nram.total ");
+        assert_non_null(row);
+        assert_int_equal(sscanf(row + 11, "%lf %lf %lf", &mean, &min, &max), 3);
+        assert_true(mean == min && min == max && max > 0);
+        jc_result_clear(&r);
+
+        r = jc_run("watch", "--json", "-n", "3", "-i", "20", "-s", "ram.total", NULL);
+        assert_int_equal(r.status, 0);
+        g_auto(GStrv) lines = g_strsplit(r.out, "\n", -1);
+        assert_int_equal(g_strv_length(lines), 5); /* 3 samples, the statistics, "" */
+        g_autoptr(JsonNode) j = jc_parse_json(lines[3]);
+        jc_assert_json_int(j, "samples", 3);
+        jc_assert_json_int(j, "stats|ram.total|samples", 3);
+        double total = json_node_get_double(jc_json_at(j, "stats|ram.total|max"));
+        jc_assert_json_double(j, "stats|ram.total|min", total);
+        jc_result_clear(&r);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_count_and_interval, testbus_teardown),
                 cmocka_unit_test_teardown(test_json_lines_and_globs, testbus_teardown),
                 cmocka_unit_test_teardown(test_ctrl_c, testbus_teardown),
+                cmocka_unit_test_teardown(test_stats, testbus_teardown),
                 cmocka_unit_test_teardown(test_sigterm, testbus_teardown),
                 cmocka_unit_test_teardown(test_jetsond_leaves, testbus_teardown),
                 cmocka_unit_test_teardown(test_bad_options, testbus_teardown),

@@ -1,0 +1,110 @@
+#include "watch_stats.h"
+
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+
+#include "json_out.h"
+
+typedef struct {
+        double sum, min, max;
+        unsigned n;
+} key_stat;
+
+struct jc_key_stats {
+        GHashTable *by_key;       /* key -> key_stat */
+        GPtrArray *order;         /* keys in the order first seen */
+        unsigned samples;
+};
+
+jc_key_stats *jc_key_stats_new(void)
+{
+        jc_key_stats *s = g_new0(jc_key_stats, 1);
+        s->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        s->order = g_ptr_array_new();
+        return s;
+}
+
+void jc_key_stats_free(jc_key_stats *s)
+{
+        if (!s)
+                return;
+        g_ptr_array_unref(s->order);
+        g_hash_table_unref(s->by_key);
+        g_free(s);
+}
+
+static bool as_number(GVariant *v, double *out)
+{
+        if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
+                *out = g_variant_get_double(v);
+        else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32))
+                *out = g_variant_get_uint32(v);
+        else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32))
+                *out = g_variant_get_int32(v);
+        else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT64))
+                *out = (double) g_variant_get_uint64(v);
+        else
+                return false;
+        return true;
+}
+
+void jc_key_stats_add(jc_key_stats *s, const char *key, GVariant *value)
+{
+        double v;
+        if (!as_number(value, &v))
+                return;
+        key_stat *k = g_hash_table_lookup(s->by_key, key);
+        if (!k) {
+                k = g_new0(key_stat, 1);
+                k->min = k->max = v;
+                char *owned = g_strdup(key);
+                g_hash_table_insert(s->by_key, owned, k);
+                g_ptr_array_add(s->order, owned);
+        }
+        k->sum += v;
+        k->min = MIN(k->min, v);
+        k->max = MAX(k->max, v);
+        k->n++;
+}
+
+void jc_key_stats_sample_done(jc_key_stats *s)
+{
+        s->samples++;
+}
+
+void jc_key_stats_print(const jc_key_stats *s, bool json)
+{
+        if (json) {
+                JsonBuilder *b = json_builder_new(); /* jc_json_print_builder frees it */
+                json_builder_begin_object(b);
+                json_builder_set_member_name(b, "samples");
+                json_builder_add_int_value(b, s->samples);
+                json_builder_set_member_name(b, "stats");
+                json_builder_begin_object(b);
+                for (guint i = 0; i < s->order->len; i++) {
+                        const char *key = g_ptr_array_index(s->order, i);
+                        const key_stat *k = g_hash_table_lookup(s->by_key, key);
+                        json_builder_set_member_name(b, key);
+                        json_builder_begin_object(b);
+                        json_builder_set_member_name(b, "mean");
+                        json_builder_add_double_value(b, k->sum / k->n);
+                        json_builder_set_member_name(b, "min");
+                        json_builder_add_double_value(b, k->min);
+                        json_builder_set_member_name(b, "max");
+                        json_builder_add_double_value(b, k->max);
+                        json_builder_set_member_name(b, "samples");
+                        json_builder_add_int_value(b, k->n);
+                        json_builder_end_object(b);
+                }
+                json_builder_end_object(b);
+                json_builder_end_object(b);
+                jc_json_print_builder(b);
+                return;
+        }
+        printf("Over %u samples:\n%-32s %12s %12s %12s\n", s->samples, "key", "mean", "min", "max");
+        for (guint i = 0; i < s->order->len; i++) {
+                const char *key = g_ptr_array_index(s->order, i);
+                const key_stat *k = g_hash_table_lookup(s->by_key, key);
+                printf("%-32s %12.6g %12.6g %12.6g\n", key, k->sum / k->n, k->min, k->max);
+        }
+}

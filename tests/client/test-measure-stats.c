@@ -1,0 +1,99 @@
+/* jetsonctl measure's arithmetic (client/measure_stats.c) on made-up
+ * records: energy is power x time whatever the record spacing, phases
+ * split the run without gap or overlap, absent values stay absent. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "measure_stats.h"
+
+#define MS 1000000ull
+
+static char *columns[] = { "power.VDD_IN.power", "power.total", "cpu.load", "temp.cpu", "gpu.freq", "ram.used", NULL };
+#define N_COLUMNS 6
+
+static void record(jc_measure *m, uint64_t t, double rail, double total, double load, double temp)
+{
+        double v[N_COLUMNS] = { rail, total, load, temp, 1300000, 42 };
+        jc_measure_record(m, t, v);
+}
+
+static void test_columns(void **state)
+{
+        (void) state;
+        jc_measure *m = jc_measure_new(columns, N_COLUMNS, 0);
+        assert_int_equal(m->n_power, 2);
+        assert_string_equal(m->power_name[0], "VDD_IN");
+        assert_string_equal(m->power_name[1], "total"); /* the total last */
+        assert_int_equal(m->n_temp, 1);
+        assert_string_equal(m->temp_name[0], "cpu");
+        assert_int_equal(m->load_col[JC_LOAD_CPU], 2);
+        assert_true(m->load_col[JC_LOAD_GPU] == JC_NO_COLUMN);
+        jc_measure_free(m);
+}
+
+static void test_energy(void **state)
+{
+        (void) state;
+        /* Start at 1 s; records every 10 ms, the first 3 ms in, the last
+         * 7 ms before the end at 2 s: 1 W for 1 s is 1 J. */
+        uint64_t start = 1000 * MS;
+        jc_measure *m = jc_measure_new(columns, N_COLUMNS, start);
+        for (uint64_t t = start + 3 * MS; t < start + 1000 * MS; t += 10 * MS)
+                record(m, t, 1000, 2500, 50, 40);
+        jc_measure_finish(m, start + 1000 * MS);
+        const jc_window *w = &m->whole;
+        assert_true(fabs(jc_window_seconds(w) - 1.0) < 1e-9);
+        assert_true(fabs(w->energy_mj[0] - 1000) < 1e-6);
+        assert_true(fabs(w->energy_mj[1] - 2500) < 1e-6);
+        assert_true(fabs(jc_window_mean_mw(w, 1) - 2500) < 1e-6);
+        assert_true(w->peak_mw[1] == 2500);
+        assert_int_equal(w->records, 100);
+        jc_measure_free(m);
+}
+
+static void test_phases(void **state)
+{
+        (void) state;
+        jc_measure *m = jc_measure_new(columns, N_COLUMNS, 0);
+        for (uint64_t t = 10 * MS; t <= 300 * MS; t += 10 * MS) {
+                if (t == 110 * MS)
+                        jc_measure_phase(m, 105 * MS, "second");
+                if (t == 210 * MS)
+                        jc_measure_phase(m, 200 * MS, "third");
+                /* 1 W, then 3 W from 100 ms on, a load that peaks once */
+                record(m, t, t > 100 * MS ? 3000 : 1000, NAN, t == 150 * MS ? 90 : 10, (double) (t / MS) / 10);
+        }
+        jc_measure_finish(m, 300 * MS);
+        assert_int_equal(m->n_phases, 3);
+        double sum = 0, energy = 0;
+        for (size_t i = 0; i < 3; i++) {
+                sum += jc_window_seconds(m->phases[i]);
+                energy += m->phases[i]->energy_mj[0];
+        }
+        assert_true(fabs(sum - jc_window_seconds(&m->whole)) < 1e-12);
+        assert_true(fabs(energy - m->whole.energy_mj[0]) < 1e-6);
+        /* 0.1 s at 1 W and 0.2 s at 3 W */
+        assert_true(fabs(m->whole.energy_mj[0] - 700) < 1e-6);
+        assert_string_equal(m->phases[1]->name, "second");
+        assert_true(m->phases[1]->load_max[JC_LOAD_CPU] == 90);
+        assert_true(m->phases[2]->load_max[JC_LOAD_CPU] == 10);
+        assert_true(m->phases[2]->temp_max[0] == 30);
+        /* power.total was never there: no energy, no mean, no peak */
+        assert_true(isnan(m->whole.peak_mw[1]));
+        assert_true(isnan(jc_window_mean_mw(&m->whole, 1)));
+        assert_true(isnan(m->whole.load_max[JC_LOAD_GPU]));
+        jc_measure_free(m);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_columns),
+                cmocka_unit_test(test_energy),
+                cmocka_unit_test(test_phases),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
