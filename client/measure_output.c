@@ -111,7 +111,9 @@ static void print_bytes(const char *what, uint64_t v)
 static void window_text(const jc_measure *m, const jc_window *w, const char *indent)
 {
         printf("%sTime:             %.3f s (%zu records)\n", indent, jc_window_seconds(w), w->records);
-        for (size_t i = m->n_power; i-- > 0;) {
+        /* The board's total first (it is last in the columns), then the rails. */
+        for (size_t k = 0; k < m->n_power; k++) {
+                size_t i = k == 0 ? m->n_power - 1 : k - 1;
                 if (!isfinite(w->peak_mw[i]))
                         continue;
                 bool total = i + 1 == m->n_power && strcmp(m->power_name[i], "total") == 0;

@@ -201,7 +201,8 @@ static JsonObject *new_event(const char *name, const char *phase, double ts_us)
         JsonObject *o = json_object_new();
         json_object_set_string_member(o, "name", name);
         json_object_set_string_member(o, "ph", phase);
-        json_object_set_double_member(o, "ts", ts_us);
+        /* Whole microseconds: finer than any record, and no float noise. */
+        json_object_set_int_member(o, "ts", (gint64) llround(ts_us));
         json_object_set_int_member(o, "pid", 1);
         json_object_set_int_member(o, "tid", 1);
         return o;
@@ -233,7 +234,11 @@ static void write_trace(jc_record_writer *w, double t, const double *values, cha
                         changed |= values[i] != w->last[i];
                         if (!args)
                                 args = json_object_new();
-                        json_object_set_double_member(args, w->member[i], values[i]);
+                        /* Counters and frequencies as integers, loads as they are. */
+                        if (values[i] == floor(values[i]) && fabs(values[i]) < 9007199254740992.0)
+                                json_object_set_int_member(args, w->member[i], (gint64) values[i]);
+                        else
+                                json_object_set_double_member(args, w->member[i], values[i]);
                 }
                 if (!args)
                         continue;
