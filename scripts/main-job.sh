@@ -155,7 +155,15 @@ echo
 echo "== jetsonctl, the command-line client, against the same daemon"
 run build/client/jetsonctl status
 run build/client/jetsonctl board
-run build/client/jetsonctl watch --count 3 --interval 100
+run build/client/jetsonctl watch --count 3 --interval 100 --stats power.total temp.gpu
+echo
+echo "== jetsonctl record and measure: a workload with two sync points (JETSONCTL_MARK_FD)"
+workload='echo "load model" >&$JETSONCTL_MARK_FD; sleep 0.3; echo inference >&$JETSONCTL_MARK_FD; sleep 0.4'
+run build/client/jetsonctl record --interval 1 --keys cpu.load,gpu.load,power.total -o "$work/run.csv" -- sh -c "$workload"
+echo "$(($(wc -l <"$work/run.csv") - 1)) records at 1 ms; the header, the first row and the marks:"
+head -2 "$work/run.csv"
+grep -e ',load model$' -e ',inference$' "$work/run.csv"
+run build/client/jetsonctl measure -- sh -c "$workload"
 # ---- end of jetsonctl ---------------------------------------------------
 
 echo
