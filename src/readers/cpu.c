@@ -201,7 +201,11 @@ jd_opt_dbl jd_cpu_load(const jd_cpu_ticks *prev, const jd_cpu_ticks *now)
 }
 
 /* /proc/stat is regenerated on every read; grow the buffer until the cpu
- * lines fit (they come first, the huge "intr" line after them). */
+ * lines fit (they come first, the huge "intr" line after them), but no
+ * further than PROC_STAT_MAX: the cpu lines of 4096 CPUs take ~400 KiB, so
+ * a file that is still going there is no /proc/stat (what was read is
+ * parsed as it is). */
+#define PROC_STAT_MAX (4u << 20)
 static bool read_stat(jd_cpu_reader *r)
 {
         for (;;) {
@@ -209,7 +213,7 @@ static bool read_stat(jd_cpu_reader *r)
                 if (n <= 0)
                         return false;
                 if ((size_t) n < r->stat_size - 1 || strstr(r->stat_buf, "\nintr") ||
-                    strstr(r->stat_buf, "\nctxt"))
+                    strstr(r->stat_buf, "\nctxt") || r->stat_size >= PROC_STAT_MAX)
                         return true;
                 char *bigger = realloc(r->stat_buf, r->stat_size * 2);
                 if (!bigger)

@@ -16,33 +16,66 @@ static void add(jd_board *b, const char *name, const char *version)
         jd_strlcpy(l->version, version, sizeof(l->version));
 }
 
+/* json-glib (1.4, the floor, and newer) recurses once per nesting level
+ * with no limit: 100 000 "[" end the stack. version.json nests two deep;
+ * anything past JSON_DEPTH_MAX is refused before the parser sees it.
+ * Brackets inside strings do not count. */
+#define JSON_DEPTH_MAX 32
+bool jd_json_depth_ok(const char *text, size_t len, unsigned max)
+{
+        unsigned depth = 0;
+        bool in_string = false;
+        for (size_t i = 0; i < len; i++) {
+                char c = text[i];
+                if (in_string) {
+                        if (c == '\\')
+                                i++;
+                        else if (c == '"')
+                                in_string = false;
+                } else if (c == '"') {
+                        in_string = true;
+                } else if (c == '[' || c == '{') {
+                        if (++depth > max)
+                                return false;
+                } else if ((c == ']' || c == '}') && depth > 0) {
+                        depth--;
+                }
+        }
+        return true;
+}
+
+bool jd_parse_cuda_version_json(const char *json, size_t len, char *out, size_t size)
+{
+        bool ok = false;
+        g_autoptr(JsonParser) parser = json_parser_new();
+        if (!jd_json_depth_ok(json, len, JSON_DEPTH_MAX) || !json_parser_load_from_data(parser, json, (gssize) len, NULL))
+                return false;
+        JsonNode *root = json_parser_get_root(parser);
+        JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+        JsonNode *cn = o ? json_object_get_member(o, "cuda") : NULL;
+        JsonObject *cuda = cn && JSON_NODE_HOLDS_OBJECT(cn) ? json_node_get_object(cn) : NULL;
+        JsonNode *vn = cuda ? json_object_get_member(cuda, "version") : NULL;
+        const char *v = vn && JSON_NODE_HOLDS_VALUE(vn) && json_node_get_value_type(vn) == G_TYPE_STRING
+                                ? json_node_get_string(vn)
+                                : NULL;
+        /* A version too long for its slot is no version, not a cut one. */
+        if (v && *v && strlen(v) < size) {
+                jd_strlcpy(out, v, size);
+                ok = true;
+        }
+        return ok;
+}
+
 /* JP5/JP6: version.json {"cuda": {"name": "CUDA SDK", "version": "12.6.68"}, ...};
  * JP4: version.txt "CUDA Version 10.2.300". */
 static bool cuda_version(const jd_sysroot *sr, char *out, size_t size)
 {
         size_t len = 0;
         char *json = jd_sysroot_read_file(sr, "/usr/local/cuda/version.json", 1 << 20, &len);
-        bool ok = false;
-        if (json) {
-                g_autoptr(JsonParser) parser = json_parser_new();
-                if (json_parser_load_from_data(parser, json, (gssize) len, NULL)) {
-                        JsonNode *root = json_parser_get_root(parser);
-                        JsonObject *o = JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
-                        JsonNode *cn = o ? json_object_get_member(o, "cuda") : NULL;
-                        JsonObject *cuda = cn && JSON_NODE_HOLDS_OBJECT(cn) ? json_node_get_object(cn) : NULL;
-                        JsonNode *vn = cuda ? json_object_get_member(cuda, "version") : NULL;
-                        const char *v = vn && JSON_NODE_HOLDS_VALUE(vn) &&
-                                                json_node_get_value_type(vn) == G_TYPE_STRING
-                                                ? json_node_get_string(vn) : NULL;
-                        if (v && *v) {
-                                jd_strlcpy(out, v, size);
-                                ok = true;
-                        }
-                }
-                free(json);
-                if (ok)
-                        return true;
-        }
+        bool ok = json && jd_parse_cuda_version_json(json, len, out, size);
+        free(json);
+        if (ok)
+                return true;
         char *txt = jd_sysroot_read_file(sr, "/usr/local/cuda/version.txt", 4096, NULL);
         if (txt) {
                 char v[64];

@@ -7,3 +7,8 @@
 #include "dpkg.h"
 
 void jd_libraries_read(const jd_sysroot *sr, const jd_dpkg *db, jd_board *b);
+
+/* Exposed for tests: whether TEXT nests no deeper than MAX brackets
+ * (strings aside), and the CUDA version of a version.json. */
+bool jd_json_depth_ok(const char *text, size_t len, unsigned max);
+bool jd_parse_cuda_version_json(const char *json, size_t len, char *out, size_t size);

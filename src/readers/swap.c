@@ -1,5 +1,6 @@
 #include "swap.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@ struct jd_swap_reader {
         const jd_sysroot *sr;
         jd_file swaps;
         jd_cached_file fstab;
-        char boot_paths[JD_MAX_SWAPS][256];   /* swap entries of fstab, parsed when it changes */
+        char **boot_paths;      /* swap entries of fstab (all of them), parsed when it changes */
         size_t n_boot;
         char buf[16384];
         jd_swap_sample sample;
@@ -29,10 +30,20 @@ jd_swap_reader *jd_swap_reader_new(const jd_sysroot *sr)
         return r;
 }
 
+static void free_boot_paths(jd_swap_reader *r)
+{
+        for (size_t i = 0; i < r->n_boot; i++)
+                free(r->boot_paths[i]);
+        free(r->boot_paths);
+        r->boot_paths = NULL;
+        r->n_boot = 0;
+}
+
 void jd_swap_reader_free(jd_swap_reader *r)
 {
         if (!r)
                 return;
+        free_boot_paths(r);
         jd_file_close(&r->swaps);
         jd_cached_file_clear(&r->fstab);
         free(r);
@@ -83,32 +94,46 @@ bool jd_parse_proc_swaps(const char *text, jd_swap_sample *out)
         return true;
 }
 
-size_t jd_fstab_swaps(const char *fstab, char paths[][256], size_t max)
+bool jd_fstab_swap_line(const char *line, char *spec, size_t size)
 {
-        size_t n = 0;
+        jd_span f[3];
+        if (jd_line_fields(line, f, 3) < 3 || f[0].p[0] == '#' || !jd_span_eq(f[2], "swap") ||
+            !jd_span_copy(f[0], spec, size))
+                return false;
+        unescape(spec);
+        return true;
+}
+
+char **jd_fstab_swaps(const char *fstab, size_t *n)
+{
+        size_t cap = 8;
+        char **list = malloc(cap * sizeof(char *));
+        *n = 0;
         JD_FOR_EACH_LINE(l, fstab) {
-                if (n == max)
-                        break;
-                /* fstab(5): spec, file, vfstype on one line; a line with
-                 * fewer fields is ignored, never joined with the next. */
-                jd_span f[3];
-                char spec[256];
-                if (jd_line_fields(l, f, 3) < 3 || f[0].p[0] == '#' || !jd_span_eq(f[2], "swap") ||
-                    !jd_span_copy(f[0], spec, sizeof(spec)))
+                char spec[PATH_MAX];
+                if (!list || !jd_fstab_swap_line(l, spec, sizeof(spec)))
                         continue;
-                unescape(spec);
-                jd_strlcpy(paths[n++], spec, 256);
+                if (*n + 1 == cap) {
+                        char **bigger = realloc(list, 2 * cap * sizeof(char *));
+                        if (!bigger)
+                                break;
+                        list = bigger;
+                        cap *= 2;
+                }
+                list[(*n)++] = strdup(spec);
         }
-        return n;
+        if (list)
+                list[*n] = NULL;
+        return list;
 }
 
 bool jd_fstab_has_swap(const char *fstab, const char *path)
 {
-        char paths[JD_MAX_SWAPS][256];
-        size_t n = jd_fstab_swaps(fstab, paths, JD_MAX_SWAPS);
-        for (size_t i = 0; i < n; i++)
-                if (strcmp(paths[i], path) == 0)
+        JD_FOR_EACH_LINE(l, fstab) {
+                char spec[PATH_MAX];
+                if (jd_fstab_swap_line(l, spec, sizeof(spec)) && strcmp(spec, path) == 0)
                         return true;
+        }
         return false;
 }
 
@@ -120,8 +145,10 @@ const jd_swap_sample *jd_swap_reader_sample(jd_swap_reader *r)
         }
         bool changed;
         const char *fstab = jd_cached_file_get(&r->fstab, &changed);
-        if (changed)
-                r->n_boot = fstab ? jd_fstab_swaps(fstab, r->boot_paths, JD_MAX_SWAPS) : 0;
+        if (changed) {
+                free_boot_paths(r);
+                r->boot_paths = fstab ? jd_fstab_swaps(fstab, &r->n_boot) : NULL;
+        }
         for (size_t i = 0; i < r->sample.n; i++) {
                 r->sample.swaps[i].on_boot = false;
                 for (size_t k = 0; k < r->n_boot; k++)

@@ -30,7 +30,12 @@ const jd_swap_sample *jd_swap_reader_sample(jd_swap_reader *r);
 
 /* Parsers, exposed for tests. */
 bool jd_parse_proc_swaps(const char *text, jd_swap_sample *out);
-/* Specs of the active swap entries of FSTAB, unescaped. */
-size_t jd_fstab_swaps(const char *fstab, char paths[][256], size_t max);
+/* The swap entry on the line at LINE (fstab(5): spec, file, vfstype
+ * "swap" on one line; comments and shorter lines are none): its spec,
+ * unescaped, in SPEC. False for any other line, or a spec too long. */
+bool jd_fstab_swap_line(const char *line, char *spec, size_t size);
+/* Specs of every active swap entry of FSTAB (as many as there are),
+ * NULL-terminated (NULL when out of memory); free each, then the list. */
+char **jd_fstab_swaps(const char *fstab, size_t *n);
 /* True if FSTAB has an active (uncommented) swap entry for PATH. */
 bool jd_fstab_has_swap(const char *fstab, const char *path);

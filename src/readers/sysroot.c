@@ -275,10 +275,24 @@ char *jd_sysroot_read_file(const jd_sysroot *sr, const char *path, size_t max, s
         int fd = jd_sysroot_open(sr, path, O_RDONLY);
         if (fd < 0)
                 return NULL;
-        char *buf = malloc(max + 1);
+        /* The buffer grows with what is read, up to MAX: a cap of 64 MiB
+         * (dpkg's status) costs 64 MiB only for a file that big. */
+        size_t cap = max < 4096 ? max : 4096;
+        char *buf = malloc(cap + 1);
         size_t got = 0;
         while (buf && got < max) {
-                ssize_t n = read(fd, buf + got, max - got);
+                if (got == cap) {
+                        size_t bigger = cap * 2 < max ? cap * 2 : max;
+                        char *grown = realloc(buf, bigger + 1);
+                        if (!grown) {
+                                free(buf);
+                                buf = NULL;
+                                break;
+                        }
+                        buf = grown;
+                        cap = bigger;
+                }
+                ssize_t n = read(fd, buf + got, cap - got);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0) {

@@ -1,0 +1,161 @@
+/* Hostile files (issue 17): on a copy of a fake board, files replaced by
+ * FIFOs, a version.json nested 100 000 deep, a /proc/stat that does not
+ * end, an fstab with more swap lines than a sample holds. Each must give
+ * an answer (no hang, no crash, bounded memory) that tells the truth. A
+ * test that hangs is ended by alarm() and fails. */
+#include <fcntl.h>
+#include <glib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "board.h"
+#include "fixture.h"
+#include "libraries.h"
+#include "sampler.h"
+#include "swap.h"
+#include "values.h"
+
+static const char *library_version(const jd_board *b, const char *name)
+{
+        for (size_t i = 0; i < b->n_libraries; i++)
+                if (strcmp(b->libraries[i].name, name) == 0)
+                        return b->libraries[i].version;
+        return NULL;
+}
+
+static void make_fifo(const char *dir, const char *path)
+{
+        g_autofree char *host = fixture_host_path(dir, path);
+        unlink(host);
+        if (mkfifo(host, 0644) != 0)
+                fail_msg("mkfifo %s", host);
+}
+
+static void test_fifos(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        static const char *const files[] = { "/etc/fstab", "/etc/passwd", "/etc/nvpmodel.conf",
+                                             "/etc/nvfancontrol.conf", "/var/lib/dpkg/status",
+                                             "/var/lib/nvpmodel/status" };
+        for (size_t i = 0; i < G_N_ELEMENTS(files); i++)
+                make_fifo(dir, files[i]);
+        alarm(50);
+        jd_board b;
+        jd_board_read(&b, sr);
+        assert_string_not_equal(b.model, "");
+        jd_sampler *s = jd_sampler_new(sr);
+        assert_non_null(s);
+        jd_sampler_sample(s, JD_TIER_ALL);
+        const jd_sample *x = jd_sampler_sample(s, JD_TIER_ALL);
+        /* The rest of the board is read as usual. */
+        assert_true(x->cpu && x->cpu->n_cores == 12);
+        assert_true(x->power && x->power->n > 0);
+        /* Without its conf nvpmodel knows no modes; without fstab no swap is on at boot. */
+        assert_int_equal(x->nvpmodel->n_modes, 0);
+        for (size_t i = 0; i < x->swap->n; i++)
+                assert_false(x->swap->swaps[i].on_boot);
+        alarm(0);
+        jd_sampler_free(s);
+        fixture_remove_copy(sr, dir);
+}
+
+static void test_nested_json(void **state)
+{
+        (void) state;
+        size_t n = 100000;
+        char *deep = g_malloc(n + 1);
+        memset(deep, '[', n);
+        deep[n] = '\0';
+        char v[32] = "unset";
+        assert_false(jd_json_depth_ok(deep, n, 32));
+        assert_false(jd_parse_cuda_version_json(deep, n, v, sizeof(v)));
+        assert_string_equal(v, "unset");
+
+        const char *good = "{\"cuda\": {\"name\": \"CUDA [[[[ SDK \\\" {{{{\", \"version\": \"12.6.68\"}}";
+        assert_true(jd_json_depth_ok(good, strlen(good), 2));
+        assert_false(jd_json_depth_ok(good, strlen(good), 1));
+        assert_true(jd_parse_cuda_version_json(good, strlen(good), v, sizeof(v)));
+        assert_string_equal(v, "12.6.68");
+        const char *long_version = "{\"cuda\": {\"version\": \"12.6.68-a-version-string-longer-than-its-slot\"}}";
+        assert_false(jd_parse_cuda_version_json(long_version, strlen(long_version), v, sizeof(v)));
+
+        /* The board with that file: read, the rest of it right. */
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        fixture_write(dir, "/usr/local/cuda/version.json", deep, n);
+        jd_board b;
+        jd_board_read(&b, sr);
+        assert_string_equal(b.model, "NVIDIA Jetson AGX Orin Developer Kit");
+        /* CUDA's version comes from the next source, dpkg's cuda-cudart. */
+        const char *cuda = library_version(&b, "cuda");
+        assert_non_null(cuda);
+        assert_string_equal(cuda, "12.6.68");
+        assert_string_equal(b.l4t, "36.4.3");
+        fixture_remove_copy(sr, dir);
+        g_free(deep);
+}
+
+static long max_rss_kib(void)
+{
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        return ru.ru_maxrss;
+}
+
+static void test_endless_proc_stat(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        /* Real cpu lines, then 2 GiB of nothing (a sparse file): a file
+         * that is still going long after any /proc/stat would end. */
+        g_autofree char *host = fixture_host_path(dir, "/proc/stat");
+        assert_int_equal(truncate(host, 2ll << 30), 0);
+        long before = max_rss_kib();
+        alarm(50);
+        jd_sampler *s = jd_sampler_new(sr);
+        const jd_sample *x = jd_sampler_sample(s, JD_TIER_FAST);
+        x = jd_sampler_sample(s, JD_TIER_FAST);
+        alarm(0);
+        assert_true(x->cpu && x->cpu->n_cores == 12);
+        long grown = max_rss_kib() - before;
+        if (grown > 64 * 1024)
+                fail_msg("reading /proc/stat took %ld MiB more", grown / 1024);
+        jd_sampler_free(s);
+        fixture_remove_copy(sr, dir);
+}
+
+static void test_many_swaps(void **state)
+{
+        (void) state;
+        GString *fstab = g_string_new("/dev/root / ext4 defaults 0 1\n");
+        for (int i = 0; i < 3 * JD_MAX_SWAPS; i++)
+                g_string_append_printf(fstab, "/swap%d none swap sw 0 0\n", i);
+        size_t n;
+        char **specs = jd_fstab_swaps(fstab->str, &n);
+        assert_int_equal(n, 3 * JD_MAX_SWAPS);
+        assert_string_equal(specs[n - 1], "/swap95");
+        assert_null(specs[n]);
+        for (size_t i = 0; i < n; i++)
+                free(specs[i]);
+        free(specs);
+        /* The last one, past any fixed limit, is on at boot. */
+        assert_true(jd_fstab_has_swap(fstab->str, "/swap95"));
+        assert_false(jd_fstab_has_swap(fstab->str, "/swap96"));
+        g_string_free(fstab, TRUE);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_fifos),
+                cmocka_unit_test(test_nested_json),
+                cmocka_unit_test(test_endless_proc_stat),
+                cmocka_unit_test(test_many_swaps),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
