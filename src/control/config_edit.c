@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nvpmodel.h"
 #include "parse.h"
 #include "swap.h"
 
@@ -28,80 +29,30 @@ static char *splice(const char *text, const char *at, size_t len, const char *wi
         return g_string_free(s, FALSE);
 }
 
-static bool is_blank(char c)
-{
-        return c == ' ' || c == '\t';
-}
-
-/* Is L..EOL a "< PM_CONFIG ... >" header? The header must close on its own
- * line, as jetsond's nvpmodel reader requires, so that an edit is always
- * one the reader sees. *VALUE receives the digits of its DEFAULT=, or NULL
- * if it has no single numeric DEFAULT. Commented lines start with '#' and
- * so never match. */
-static bool pm_config_header(const char *l, const char *eol, const char **value, size_t *value_len)
-{
-        const char *p = l + strspn(l, " \t");
-        const char *end = eol;
-        while (end > p && (is_blank(end[-1]) || end[-1] == '\r'))
-                end--;
-        if (*p != '<' || end - p < 2 || end[-1] != '>')
-                return false;
-        end--;
-        p++;
-
-        unsigned n_tokens = 0, n_defaults = 0;
-        *value = NULL;
-        while (p < end) {
-                while (p < end && is_blank(*p))
-                        p++;
-                if (p == end)
-                        break;
-                const char *t = p;
-                while (p < end && !is_blank(*p))
-                        p++;
-                size_t tlen = (size_t) (p - t);
-                if (n_tokens++ == 0) {
-                        if (tlen != strlen("PM_CONFIG") || memcmp(t, "PM_CONFIG", tlen) != 0)
-                                return false;
-                        continue;
-                }
-                if (tlen < strlen("DEFAULT=") || memcmp(t, "DEFAULT=", strlen("DEFAULT=")) != 0)
-                        continue;
-                n_defaults++;
-                const char *digits = t + strlen("DEFAULT=");
-                size_t dlen = (size_t) (p - digits);
-                *value = dlen > 0 && strspn(digits, "0123456789") >= dlen ? digits : NULL;
-                *value_len = dlen;
-        }
-        if (n_defaults != 1)
-                *value = NULL;
-        return n_tokens > 0;
-}
-
+/* The reader's grammar (jd_nvpmodel_parse_header), so that an edit is
+ * always one the reader sees: the one PM_CONFIG header and its one
+ * numeric DEFAULT, else a refusal. */
 char *jd_edit_nvpmodel_default(const char *conf, unsigned id, const char **error)
 {
-        const char *value = NULL;
-        size_t value_len = 0;
+        jd_span value = { NULL, 0 };
+        bool numeric = false;
         unsigned n_headers = 0;
-
         JD_FOR_EACH_LINE(l, conf) {
-                const char *v;
-                size_t vlen = 0;
-                if (!pm_config_header(l, strchrnul(l, '\n'), &v, &vlen))
+                jd_nvpmodel_header h;
+                if (!jd_nvpmodel_parse_header(l, &h) || !jd_span_eq(h.kind, "PM_CONFIG"))
                         continue;
-                /* nvpmodel would pick one of them; which one is not ours to guess. */
                 if (++n_headers > 1)
                         return fail(error, "nvpmodel.conf has more than one PM_CONFIG header");
-                value = v;
-                value_len = vlen;
+                uint64_t v;
+                numeric = jd_nvpmodel_header_value(&h, "DEFAULT", &value) && jd_span_u64(value, &v);
         }
         if (n_headers == 0)
                 return fail(error, "nvpmodel.conf has no PM_CONFIG header");
-        if (!value)
+        if (!numeric)
                 return fail(error, "the PM_CONFIG header of nvpmodel.conf has no numeric DEFAULT");
         char num[16];
         snprintf(num, sizeof(num), "%u", id);
-        return splice(conf, value, value_len, num);
+        return splice(conf, value.p, value.len, num);
 }
 
 static bool plain_token(const char *s, size_t max)

@@ -13,53 +13,81 @@ struct jd_nvpmodel_reader {
         jd_nvpmodel_sample sample;
 };
 
-/* Reads a "KEY=value" field out of a "< ... >" header line. */
-static bool header_field(const char *line, const char *key, char *out, size_t size)
+static bool is_blank(char c)
 {
-        const char *p = strstr(line, key);
-        size_t klen = strlen(key);
-        while (p && p > line && p[-1] != ' ' && p[-1] != '<')
-                p = strstr(p + 1, key);
-        if (!p || p[klen] != '=')
+        return c == ' ' || c == '\t';
+}
+
+bool jd_nvpmodel_parse_header(const char *line, jd_nvpmodel_header *h)
+{
+        const char *p = line, *end = jd_line_end(line);
+        while (end > p && (is_blank(end[-1]) || end[-1] == '\r'))
+                end--;
+        while (p < end && is_blank(*p))
+                p++;
+        if (end - p < 2 || *p != '<' || end[-1] != '>')
                 return false;
-        p += klen + 1;
-        size_t n = strcspn(p, " >\n");
-        if (n == 0 || n >= size)
-                return false;
-        memcpy(out, p, n);
-        out[n] = '\0';
-        return true;
+        p++;
+        end--;
+        h->n = 0;
+        h->kind.len = 0;
+        while (p < end) {
+                while (p < end && is_blank(*p))
+                        p++;
+                const char *t = p;
+                while (p < end && !is_blank(*p))
+                        p++;
+                if (p == t)
+                        break;
+                if (!h->kind.len) {
+                        h->kind = (jd_span) { t, (size_t) (p - t) };
+                        continue;
+                }
+                const char *eq = memchr(t, '=', (size_t) (p - t));
+                if (!eq || eq == t || h->n == JD_NVPMODEL_HEADER_FIELDS)
+                        return false; /* not KEY=VALUE, or more fields than any header has */
+                h->key[h->n] = (jd_span) { t, (size_t) (eq - t) };
+                h->value[h->n] = (jd_span) { eq + 1, (size_t) (p - eq - 1) };
+                h->n++;
+        }
+        return h->kind.len > 0;
+}
+
+bool jd_nvpmodel_header_value(const jd_nvpmodel_header *h, const char *key, jd_span *value)
+{
+        size_t found = 0;
+        for (size_t i = 0; i < h->n; i++)
+                if (jd_span_eq(h->key[i], key)) {
+                        *value = h->value[i];
+                        found++;
+                }
+        return found == 1 && value->len > 0;
 }
 
 bool jd_parse_nvpmodel_conf(const char *conf, jd_nvpmodel_sample *s)
 {
         s->n_modes = 0;
         s->default_id.present = false;
+        unsigned n_configs = 0;
         JD_FOR_EACH_LINE(l, conf) {
-                const char *p = l + strspn(l, " \t");
-                if (*p != '<')
-                        continue;
-                const char *eol = strchrnul(p, '\n');
-                char line[256];
-                size_t n = (size_t) (eol - p);
-                if (n >= sizeof(line))
-                        continue;
-                memcpy(line, p, n);
-                line[n] = '\0';
-                jd_rstrip(line);
-                if (line[strlen(line) - 1] != '>')
-                        continue; /* a truncated header is no header */
-                char id[16], name[48];
+                jd_nvpmodel_header h;
+                jd_span id, name;
                 uint64_t v;
-                if (strstr(line, "POWER_MODEL") && header_field(line, "ID", id, sizeof(id)) &&
-                    header_field(line, "NAME", name, sizeof(name)) && jd_parse_u64(id, &v) &&
-                    v <= UINT32_MAX && s->n_modes < JD_MAX_MODES) {
-                        s->modes[s->n_modes].id = (unsigned) v;
-                        jd_strlcpy(s->modes[s->n_modes].name, name, sizeof(s->modes[0].name));
-                        s->n_modes++;
-                } else if (strstr(line, "PM_CONFIG") && header_field(line, "DEFAULT", id, sizeof(id)) &&
-                           jd_parse_u64(id, &v)) {
-                        JD_SET(s->default_id, v);
+                if (!jd_nvpmodel_parse_header(l, &h))
+                        continue;
+                if (jd_span_eq(h.kind, "POWER_MODEL")) {
+                        if (s->n_modes < JD_MAX_MODES && jd_nvpmodel_header_value(&h, "ID", &id) &&
+                            jd_span_u64(id, &v) && v <= UINT32_MAX && jd_nvpmodel_header_value(&h, "NAME", &name) &&
+                            jd_span_copy(name, s->modes[s->n_modes].name, sizeof(s->modes[0].name))) {
+                                s->modes[s->n_modes].id = (unsigned) v;
+                                s->n_modes++;
+                        }
+                } else if (jd_span_eq(h.kind, "PM_CONFIG")) {
+                        /* nvpmodel would take one of several; which is not ours to guess. */
+                        if (++n_configs == 1 && jd_nvpmodel_header_value(&h, "DEFAULT", &id) && jd_span_u64(id, &v))
+                                JD_SET(s->default_id, v);
+                        else
+                                s->default_id.present = false;
                 }
         }
         return s->n_modes > 0;

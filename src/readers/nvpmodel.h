@@ -7,6 +7,7 @@
 #define JD_NVPMODEL_STATUS "/var/lib/nvpmodel/status"
 
 #include "opt.h"
+#include "parse.h"
 #include "sysfile.h"
 
 #define JD_MAX_MODES 32
@@ -33,6 +34,26 @@ void jd_nvpmodel_reader_free(jd_nvpmodel_reader *r);
 /* Re-reads the status file, and the conf if it changed on disk. */
 const jd_nvpmodel_sample *jd_nvpmodel_reader_sample(jd_nvpmodel_reader *r);
 
+/* nvpmodel.conf's header lines, the one grammar of the reader and of the
+ * SetDefaultMode editor: "<", a kind, KEY=VALUE fields and ">" on a line
+ * of their own, separated by blanks (spaces or tabs; blanks and a CR
+ * around the line are allowed; "<KIND" and "VALUE>" may touch the
+ * brackets). Anything else (a comment, a header cut short, a "<" inside a
+ * longer line) is no header. */
+#define JD_NVPMODEL_HEADER_FIELDS 8
+typedef struct {
+        jd_span kind;                                 /* "POWER_MODEL", "PM_CONFIG", "PARAM" */
+        jd_span key[JD_NVPMODEL_HEADER_FIELDS], value[JD_NVPMODEL_HEADER_FIELDS];
+        size_t n;
+} jd_nvpmodel_header;
+
+bool jd_nvpmodel_parse_header(const char *line, jd_nvpmodel_header *h);
+/* The value of the one field KEY; false if there is none or more than one. */
+bool jd_nvpmodel_header_value(const jd_nvpmodel_header *h, const char *key, jd_span *value);
+
+/* Modes from POWER_MODEL headers (ID and NAME; a name too long for its
+ * slot leaves the mode out), the default from the one PM_CONFIG header
+ * with one numeric DEFAULT (none known if there are several). */
 bool jd_parse_nvpmodel_conf(const char *conf, jd_nvpmodel_sample *out);
 bool jd_parse_nvpmodel_status(const char *status, jd_nvpmodel_sample *out);
 const char *jd_nvpmodel_mode_name(const jd_nvpmodel_sample *s, unsigned id);

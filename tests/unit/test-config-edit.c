@@ -3,6 +3,7 @@
  * Expected texts are built by a plain replacement of one known line of the
  * fixture (or written out literally), never by the code under test. */
 #include <glib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "config_edit.h"
@@ -120,6 +121,46 @@ static void test_nvpmodel_headers(void **state)
                 error = NULL;
                 assert_refused(jd_edit_nvpmodel_default(refused[i], 1, &error), &error);
         }
+}
+
+/* The reader and the editor read headers alike: whenever the editor
+ * rewrites a conf, the reader sees the new default; whenever it refuses,
+ * the reader knows no default either. */
+static void test_nvpmodel_reader_agrees(void **state)
+{
+        (void) state;
+        GString *long_line = g_string_new("< POWER_MODEL ID=0 NAME=MAXN >\n< PM_CONFIG DEFAULT=2");
+        for (int i = 0; i < 400; i++)
+                g_string_append_c(long_line, ' ');
+        g_string_append(long_line, ">\n");
+        const char *confs[] = {
+                "< POWER_MODEL ID=0 NAME=MAXN >\n<\tPM_CONFIG\tDEFAULT=2\t>\n",           /* tabs */
+                long_line->str,                                                          /* 400 blanks */
+                "< POWER_MODEL ID=0 NAME=MAXN >\nsee < PM_CONFIG DEFAULT=3 > below\n< PM_CONFIG DEFAULT=2 >\n",
+                "< POWER_MODEL ID=0 NAME=PM_CONFIG >\n< PM_CONFIG DEFAULT=2 >\n",
+                "< POWER_MODEL ID=0 NAME=MAXN >\n< PM_CONFIG DEFAULT=1 >\n< PM_CONFIG DEFAULT=2 >\n",
+                "< POWER_MODEL ID=0 NAME=MAXN >\n< PM_CONFIG DEFAULT=1 DEFAULT=2 >\n",
+                "< POWER_MODEL ID=0 NAME=MAXN >\n< PM_CONFIG DEFAULT=2 > trailing\n",
+                "< POWER_MODEL ID=0 NAME=MAXN >\n\t< PM_CONFIG DEFAULT=2 >\r\n",
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(confs); i++) {
+                const char *error = NULL;
+                jd_nvpmodel_sample before, after;
+                jd_parse_nvpmodel_conf(confs[i], &before);
+                char *edited = jd_edit_nvpmodel_default(confs[i], 7, &error);
+                if (!edited) {
+                        if (before.default_id.present)
+                                fail_msg("conf %zu: the editor refused (%s), the reader saw DEFAULT=%" PRIu64, i, error,
+                                         before.default_id.value);
+                        continue;
+                }
+                assert_true(before.default_id.present && before.default_id.value == 2);
+                jd_parse_nvpmodel_conf(edited, &after);
+                if (!after.default_id.present || after.default_id.value != 7)
+                        fail_msg("conf %zu: edited to 7, the reader sees %s", i, after.default_id.present ? "another" : "none");
+                g_free(edited);
+        }
+        g_string_free(long_line, TRUE);
 }
 
 static void test_fan_fixtures(void **state)
@@ -302,7 +343,7 @@ int main(void)
                 cmocka_unit_test(test_nvpmodel_fixtures), cmocka_unit_test(test_nvpmodel_headers),
                 cmocka_unit_test(test_fan_fixtures),      cmocka_unit_test(test_fan_lines),
                 cmocka_unit_test(test_fstab_fixtures),    cmocka_unit_test(test_fstab_hand_written),
-                cmocka_unit_test(test_fstab_paths),
+                cmocka_unit_test(test_fstab_paths),       cmocka_unit_test(test_nvpmodel_reader_agrees),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
