@@ -126,11 +126,12 @@ const char *jd_line_end(const char *line)
 size_t jd_line_fields(const char *line, jd_span *out, size_t max)
 {
         size_t n = 0;
+        /* A CR is a blank too: files edited on Windows end lines in CRLF. */
         for (const char *p = line; n < max;) {
-                while (*p == ' ' || *p == '\t')
+                while (*p == ' ' || *p == '\t' || *p == '\r')
                         p++;
                 const char *start = p;
-                while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+                while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
                         p++;
                 if (p == start)
                         break; /* the line's end */

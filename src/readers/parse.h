@@ -33,7 +33,7 @@ typedef struct {
 
 /* Where the line at LINE ends: its '\n' or the text's NUL. */
 const char *jd_line_end(const char *line);
-/* Splits the line at LINE into fields separated by spaces and tabs,
+/* Splits the line at LINE into fields separated by spaces, tabs and CRs,
  * never looking past the line's end (sscanf's "%s %s" runs on into the
  * next line, and scans the rest of the text on every call). Stores the
  * first MAX fields at most and returns how many it stored. */

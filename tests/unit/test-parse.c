@@ -73,6 +73,9 @@ static void test_line_fields(void **state)
         assert_int_equal(jd_line_fields("/dev/sda1\n/mnt/x swap sw 0 0\n", f, 4), 1);
         assert_int_equal(jd_line_fields("\nx", f, 4), 0);
         assert_int_equal(jd_line_fields("", f, 4), 0);
+        /* CRLF line ends: the CR belongs to no field */
+        assert_int_equal(jd_line_fields("/swap none swap\r\nnext", f, 4), 3);
+        assert_true(jd_span_eq(f[2], "swap"));
         assert_false(jd_span_eq(f[0], "/dev/sda"));
 }
 
