@@ -70,19 +70,19 @@ char *jd_edit_nvfancontrol_profile(const char *conf, const char *profile, const 
 
         if (!plain_token(profile, PROFILE_MAX))
                 return fail(error, "fan profile names are 1 to 31 letters, digits, '_' or '-'");
+        /* The reader's grammar (jd_line_fields, as jd_parse_nvfancontrol_profiles
+         * reads the file), so that the line edited is the one it reads. */
         JD_FOR_EACH_LINE(l, conf) {
-                const char *p = l + strspn(l, " \t");
-                if (strncmp(p, key, strlen(key)) != 0)
+                jd_span f[2];
+                size_t n = jd_line_fields(l, f, 2);
+                if (n == 0 || !jd_span_eq(f[0], key))
                         continue;
-                p += strlen(key);
-                if (*p && !strchr(" \t\r\n", *p))
-                        continue; /* a longer keyword */
                 /* nvfancontrol confs with several <FAN n> sections have one
                  * default per fan; changing them all is not what was asked. */
                 if (++n_lines > 1)
                         return fail(error, "nvfancontrol.conf has more than one FAN_DEFAULT_PROFILE line");
-                value = p + strspn(p, " \t");
-                value_len = strcspn(value, " \t\r\n");
+                value = n == 2 ? f[1].p : NULL;
+                value_len = n == 2 ? f[1].len : 0;
         }
         if (n_lines == 0)
                 return fail(error, "nvfancontrol.conf has no FAN_DEFAULT_PROFILE line");

@@ -34,7 +34,6 @@ static void add_package(jd_dpkg *db, const char *name, const char *version)
         db->n++;
 }
 
-/* Stanzas are separated by blank lines; we need Package, Status, Version. */
 void jd_dpkg_load(jd_dpkg *db, const jd_sysroot *sr)
 {
         db->pkgs = NULL;
@@ -42,6 +41,15 @@ void jd_dpkg_load(jd_dpkg *db, const jd_sysroot *sr)
         char *text = jd_sysroot_read_file(sr, "/var/lib/dpkg/status", DPKG_STATUS_MAX, NULL);
         if (!text)
                 return;
+        jd_dpkg_parse(db, text);
+        free(text);
+}
+
+/* Stanzas are separated by blank lines; we need Package, Status, Version. */
+void jd_dpkg_parse(jd_dpkg *db, char *text)
+{
+        db->pkgs = NULL;
+        db->n = 0;
 
         char name[256] = "", version[256] = "";
         bool installed = false;
@@ -67,7 +75,6 @@ void jd_dpkg_load(jd_dpkg *db, const jd_sysroot *sr)
                         jd_rstrip(version);
                 }
         }
-        free(text);
 }
 
 void jd_dpkg_free(jd_dpkg *db)

@@ -19,6 +19,8 @@ typedef struct {
 
 /* Loads the "install ok installed" packages; an absent database gives n == 0. */
 void jd_dpkg_load(jd_dpkg *db, const jd_sysroot *sr);
+/* The installed packages of a status file's TEXT (changed in place). */
+void jd_dpkg_parse(jd_dpkg *db, char *text);
 void jd_dpkg_free(jd_dpkg *db);
 
 const char *jd_dpkg_version(const jd_dpkg *db, const char *name);

@@ -1,0 +1,45 @@
+#!/bin/sh
+# make-corpus.sh: (re)writes tests/fuzz/corpus/ from the fake boards, one
+# directory per fuzz target, one file per board's copy of what that
+# target parses. The corpus is committed; run this after changing the
+# fixtures. Regression inputs (tests/fuzz/regressions/) are written by
+# hand, one for every bug a fuzzer or a person found.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+fixtures=$here/../fixtures
+corpus=$here/corpus
+rm -rf "$corpus"
+
+# put TARGET FILE...: each existing regular file, named after its board and path.
+put() {
+    target=$1
+    shift
+    mkdir -p "$corpus/$target"
+    for f in "$@"; do
+        [ -f "$f" ] || continue
+        name=$(echo "${f#"$fixtures"/}" | tr '/' '_')
+        cp "$f" "$corpus/$target/$name"
+    done
+}
+
+for b in "$fixtures"/*/; do
+    b=${b%/}
+    [ -d "$b/proc" ] || continue
+    put proc-stat "$b/proc/stat"
+    put meminfo "$b/proc/meminfo" "$b/proc/buddyinfo" "$b"/sys/kernel/debug/nvmap/iram/clients
+    put proc-swaps "$b/proc/swaps"
+    put pid-stat "$b"/proc/[0-9]*/stat "$b"/sys/kernel/debug/nvmap/iovmm/maps "$b"/sys/kernel/debug/nvmap/iovmm/clients
+    put passwd "$b/etc/passwd"
+    put fstab "$b/etc/fstab"
+    put edit-fstab "$b/etc/fstab"
+    put dpkg-status "$b/var/lib/dpkg/status"
+    put identity "$b/etc/nv_tegra_release" "$b/proc/device-tree/compatible" \
+        "$b"/sys/devices/virtual/thermal/thermal_zone*/type
+    put version-json "$b"/usr/local/cuda-*/version.json
+    put nvpmodel-conf "$b"/etc/nvpmodel/*.conf "$b/var/lib/nvpmodel/status"
+    put edit-nvpmodel "$b"/etc/nvpmodel/*.conf
+    put nvfancontrol "$b"/etc/nvpower/nvfancontrol/*.conf "$b/var/lib/nvfancontrol/status"
+    put edit-nvfancontrol "$b"/etc/nvpower/nvfancontrol/*.conf
+    put net-and-disks "$b/proc/net/dev" "$b/proc/diskstats" "$b/proc/uptime"
+done
+put proc-stat "$fixtures"/proc-stat/*

@@ -1,0 +1,237 @@
+#include "targets.h"
+
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board.h"
+#include "config_edit.h"
+#include "cpu.h"
+#include "dpkg.h"
+#include "fan.h"
+#include "libraries.h"
+#include "memory.h"
+#include "nvpmodel.h"
+#include "processes.h"
+#include "swap.h"
+#include "system.h"
+#include "thermal.h"
+
+/* An invariant that must hold whatever the input. */
+#define CHECK(cond)                     \
+        do {                            \
+                if (!(cond))            \
+                        abort();        \
+        } while (0)
+
+static void proc_stat(const char *text, size_t len)
+{
+        (void) len;
+        jd_cpu_ticks agg, cores[64];
+        jd_parse_proc_stat(text, &agg, cores, 64);
+}
+
+static void meminfo(const char *text, size_t len)
+{
+        (void) len;
+        jd_memory_sample m = { 0 };
+        if (jd_parse_meminfo(text, &m) && m.used.present)
+                CHECK(m.used.value <= m.total.value);
+        uint64_t v;
+        jd_parse_buddyinfo_lfb(text, &v);
+        jd_parse_nvmap_total(text, &v);
+}
+
+static void proc_swaps(const char *text, size_t len)
+{
+        (void) len;
+        jd_swap_sample s;
+        if (jd_parse_proc_swaps(text, &s))
+                CHECK(s.n <= JD_MAX_SWAPS);
+        for (size_t i = 0; i < s.n; i++)
+                CHECK(strlen(s.swaps[i].path) < sizeof(s.swaps[i].path));
+}
+
+static void pid_stat(const char *text, size_t len)
+{
+        (void) len;
+        char state;
+        uint64_t ticks, start;
+        int64_t prio;
+        jd_parse_pid_stat(text, &state, &ticks, &prio, &start);
+        jd_process procs[16];
+        jd_opt_u64 total;
+        CHECK(jd_parse_nvmap_clients(text, procs, 16, &total) <= 16);
+}
+
+static void passwd(const char *text, size_t len)
+{
+        (void) len;
+        char user[32];
+        for (uint32_t uid = 0; uid < 3; uid++)
+                if (jd_passwd_name(text, uid, user, sizeof(user)))
+                        CHECK(strlen(user) < sizeof(user) && !strchr(user, ':') && !strchr(user, '\n'));
+}
+
+/* Every swap entry the list gives is one has_swap finds, and back. */
+static void fstab(const char *text, size_t len)
+{
+        (void) len;
+        size_t n;
+        char **specs = jd_fstab_swaps(text, &n);
+        for (size_t i = 0; specs && i < n; i++) {
+                CHECK(jd_fstab_has_swap(text, specs[i]));
+                free(specs[i]);
+        }
+        free(specs);
+}
+
+static void dpkg_status(const char *text, size_t len)
+{
+        char *copy = g_strndup(text, len);
+        jd_dpkg db;
+        jd_dpkg_parse(&db, copy);
+        for (size_t i = 0; i < db.n; i++)
+                CHECK(db.pkgs[i].name && db.pkgs[i].version);
+        jd_dpkg_free(&db);
+        g_free(copy);
+}
+
+static void identity(const char *text, size_t len)
+{
+        char out[32];
+        if (jd_parse_nv_tegra_release(text, out, sizeof(out)))
+                CHECK(strlen(out) < sizeof(out));
+        jd_pnumber_from_part_number(text, out, sizeof(out));
+        jd_pnumber_from_compatible(text, len, out, sizeof(out));
+        char key[32];
+        jd_thermal_key(text, key, sizeof(key));
+        char version[64];
+        jd_upstream_version(text, version, sizeof(version));
+}
+
+static void version_json(const char *text, size_t len)
+{
+        char v[64];
+        if (jd_parse_cuda_version_json(text, len, v, sizeof(v)))
+                CHECK(v[0] && strlen(v) < sizeof(v));
+}
+
+static void nvpmodel_conf(const char *text, size_t len)
+{
+        (void) len;
+        jd_nvpmodel_sample s = { 0 };
+        jd_parse_nvpmodel_conf(text, &s);
+        CHECK(s.n_modes <= JD_MAX_MODES);
+        jd_parse_nvpmodel_status(text, &s);
+}
+
+static void nvfancontrol(const char *text, size_t len)
+{
+        (void) len;
+        char names[8][32], def[32], out[32];
+        CHECK(jd_parse_nvfancontrol_profiles(text, names, 8, def, sizeof(def)) <= 8);
+        jd_parse_nvfancontrol_status(text, 1, "FAN_PROFILE", out, sizeof(out));
+}
+
+static void net_and_disks(const char *text, size_t len)
+{
+        (void) len;
+        uint64_t a, b;
+        char *disks[] = { "mmcblk0", "nvme0n1", NULL };
+        jd_parse_diskstats(text, disks, 2, &a, &b);
+        jd_parse_net_dev(text, &a, &b);
+        jd_parse_uptime(text, &a);
+        int64_t i;
+        jd_parse_u64(text, &a);
+        jd_parse_i64(text, &i);
+        jd_parse_u64_any_base(text, &a);
+        jd_parse_u64_prefix(text, &a);
+}
+
+/* Where two texts differ: after their common prefix and before their
+ * common suffix; both middles must be made of ALLOWED only. */
+static void check_only_token_changed(const char *before, const char *after, const char *allowed)
+{
+        size_t lb = strlen(before), la = strlen(after), p = 0, q = 0;
+        while (p < lb && p < la && before[p] == after[p])
+                p++;
+        while (q < lb - p && q < la - p && before[lb - 1 - q] == after[la - 1 - q])
+                q++;
+        for (size_t i = p; i < lb - q; i++)
+                CHECK(strchr(allowed, before[i]));
+        for (size_t i = p; i < la - q; i++)
+                CHECK(strchr(allowed, after[i]));
+}
+
+/* An edit the editor makes is the one the reader then sees, and only the
+ * edited token changes; an edit it refuses is of a file whose default
+ * the reader does not know either. */
+static void edit_nvpmodel(const char *text, size_t len)
+{
+        (void) len;
+        jd_nvpmodel_sample before = { 0 }, after = { 0 };
+        jd_parse_nvpmodel_conf(text, &before);
+        const char *error = NULL;
+        char *edited = jd_edit_nvpmodel_default(text, 7, &error);
+        if (!edited) {
+                CHECK(error && !before.default_id.present);
+                return;
+        }
+        CHECK(before.default_id.present);
+        jd_parse_nvpmodel_conf(edited, &after);
+        CHECK(after.default_id.present && after.default_id.value == 7);
+        check_only_token_changed(text, edited, "0123456789");
+        g_free(edited);
+}
+
+static void edit_nvfancontrol(const char *text, size_t len)
+{
+        (void) len;
+        char names[8][32], def[32];
+        const char *error = NULL;
+        char *edited = jd_edit_nvfancontrol_profile(text, "quiet", &error);
+        if (!edited)
+                return;
+        jd_parse_nvfancontrol_profiles(edited, names, 8, def, sizeof(def));
+        CHECK(strcmp(def, "quiet") == 0);
+        g_free(edited);
+}
+
+static void edit_fstab(const char *text, size_t len)
+{
+        (void) len;
+        static const char path[] = "/var/lib/jetsond/swap/swapfile";
+        const char *error = NULL;
+        char *added = jd_fstab_add_swap(text, path, &error);
+        if (added) {
+                CHECK(!jd_fstab_has_swap(text, path) && jd_fstab_has_swap(added, path));
+                CHECK(strncmp(added, text, strlen(text)) == 0); /* appended: the rest as it was */
+                char *removed = jd_fstab_remove_swap(added, path, &error);
+                CHECK(removed && !jd_fstab_has_swap(removed, path));
+                g_free(removed);
+                g_free(added);
+        } else {
+                CHECK(jd_fstab_has_swap(text, path));
+        }
+}
+
+const fuzz_target fuzz_targets[] = {
+        { "proc-stat", proc_stat },         { "meminfo", meminfo },
+        { "proc-swaps", proc_swaps },       { "pid-stat", pid_stat },
+        { "passwd", passwd },               { "fstab", fstab },
+        { "dpkg-status", dpkg_status },     { "identity", identity },
+        { "version-json", version_json },   { "nvpmodel-conf", nvpmodel_conf },
+        { "nvfancontrol", nvfancontrol },   { "net-and-disks", net_and_disks },
+        { "edit-nvpmodel", edit_nvpmodel }, { "edit-nvfancontrol", edit_nvfancontrol },
+        { "edit-fstab", edit_fstab },
+};
+const size_t n_fuzz_targets = sizeof(fuzz_targets) / sizeof(fuzz_targets[0]);
+
+const fuzz_target *fuzz_target_find(const char *name)
+{
+        for (size_t i = 0; i < n_fuzz_targets; i++)
+                if (strcmp(fuzz_targets[i].name, name) == 0)
+                        return &fuzz_targets[i];
+        return NULL;
+}
