@@ -32,7 +32,7 @@ void jd_config_load(jd_config *cfg, const jd_sysroot *sr)
 {
         defaults(cfg);
         size_t len;
-        g_autofree char *text = jd_sysroot_read_file(sr, JD_CONFIG_PATH, 65536, &len);
+        g_autofree char *text = jd_sysroot_read_whole(sr, JD_CONFIG_PATH, 65536, &len);
         if (!text)
                 return;
         g_autoptr(GKeyFile) kf = g_key_file_new();

@@ -10,6 +10,13 @@
 
 #define EXIT_USAGE 2
 
+/* A file jetsond will not read (jd_sysroot), once per file. */
+static void complain_about_file(const char *path, const char *why, void *data)
+{
+        (void) data;
+        jd_log_warning("%s %s", path, why);
+}
+
 int main(int argc, char **argv)
 {
         g_autofree char *sysroot_dir = NULL;
@@ -53,6 +60,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "jetsond: %s: %s\n", sysroot_dir ? sysroot_dir : "/", why);
                 return EXIT_USAGE;
         }
+        jd_sysroot_set_complaints(sr, complain_about_file, NULL);
         int ret;
         if (once) {
                 ret = jd_run_once(sr, (unsigned) interval_ms, json);

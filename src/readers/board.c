@@ -194,7 +194,7 @@ static void read_identity(const jd_sysroot *sr, jd_board *b)
 
 static void read_release(const jd_sysroot *sr, const jd_dpkg *db, jd_board *b)
 {
-        char *rel = jd_sysroot_read_file(sr, "/etc/nv_tegra_release", 4096, NULL);
+        char *rel = jd_sysroot_read_whole(sr, "/etc/nv_tegra_release", 4096, NULL);
         if (!rel || !jd_parse_nv_tegra_release(rel, b->l4t, sizeof(b->l4t))) {
                 const char *core = jd_dpkg_version(db, "nvidia-l4t-core");
                 if (core)
@@ -214,9 +214,9 @@ static void read_release(const jd_sysroot *sr, const jd_dpkg *db, jd_board *b)
 
 static void read_os_release(const jd_sysroot *sr, jd_board *b)
 {
-        char *os = jd_sysroot_read_file(sr, "/etc/os-release", 16384, NULL);
+        char *os = jd_sysroot_read_whole(sr, "/etc/os-release", 16384, NULL);
         if (!os)
-                os = jd_sysroot_read_file(sr, "/usr/lib/os-release", 16384, NULL);
+                os = jd_sysroot_read_whole(sr, "/usr/lib/os-release", 16384, NULL);
         if (!os)
                 return;
         char *save = NULL;

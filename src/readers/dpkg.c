@@ -38,7 +38,7 @@ void jd_dpkg_load(jd_dpkg *db, const jd_sysroot *sr)
 {
         db->pkgs = NULL;
         db->n = 0;
-        char *text = jd_sysroot_read_file(sr, "/var/lib/dpkg/status", DPKG_STATUS_MAX, NULL);
+        char *text = jd_sysroot_read_whole(sr, "/var/lib/dpkg/status", DPKG_STATUS_MAX, NULL);
         if (!text)
                 return;
         jd_dpkg_parse(db, text);

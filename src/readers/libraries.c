@@ -71,12 +71,12 @@ bool jd_parse_cuda_version_json(const char *json, size_t len, char *out, size_t 
 static bool cuda_version(const jd_sysroot *sr, char *out, size_t size)
 {
         size_t len = 0;
-        char *json = jd_sysroot_read_file(sr, "/usr/local/cuda/version.json", 1 << 20, &len);
+        char *json = jd_sysroot_read_whole(sr, "/usr/local/cuda/version.json", 1 << 20, &len);
         bool ok = json && jd_parse_cuda_version_json(json, len, out, size);
         free(json);
         if (ok)
                 return true;
-        char *txt = jd_sysroot_read_file(sr, "/usr/local/cuda/version.txt", 4096, NULL);
+        char *txt = jd_sysroot_read_whole(sr, "/usr/local/cuda/version.txt", 4096, NULL);
         if (txt) {
                 char v[64];
                 if (sscanf(txt, "CUDA Version %63s", v) == 1) {

@@ -189,7 +189,7 @@ const char *jd_cached_file_get(jd_cached_file *f, bool *changed)
         if (same_file(f, &st))
                 return f->text;
         free(f->text);
-        f->text = jd_sysroot_read_file(f->sr, f->path, f->max, &f->len);
+        f->text = jd_sysroot_read_whole(f->sr, f->path, f->max, &f->len);
         f->dev = (unsigned long long) st.st_dev;
         f->ino = (unsigned long long) st.st_ino;
         f->size = (unsigned long long) st.st_size;

@@ -1,6 +1,9 @@
 #include "sysroot.h"
 
 #include <dirent.h>
+#include <glib.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,10 +15,20 @@
 
 #define MAX_SYMLINKS 40
 
+/* Files already complained about, and who hears it. Readers on three
+ * threads share one sysroot: under a lock. */
+typedef struct {
+        pthread_mutex_t mu;
+        GHashTable *told;         /* in-root paths */
+        jd_sysroot_complaint_fn fn;
+        void *data;
+} complaints;
+
 struct jd_sysroot {
         char *dir;    /* canonical host directory, no trailing slash except "/" */
         size_t dir_len;
         bool host;
+        complaints *complaints;
 };
 
 jd_sysroot *jd_sysroot_new(const char *dir, const char **error)
@@ -44,6 +57,15 @@ jd_sysroot *jd_sysroot_new(const char *dir, const char **error)
                 *error = "out of memory";
                 return NULL;
         }
+        sr->complaints = calloc(1, sizeof(*sr->complaints));
+        if (!sr->complaints) {
+                free(real);
+                free(sr);
+                *error = "out of memory";
+                return NULL;
+        }
+        pthread_mutex_init(&sr->complaints->mu, NULL);
+        sr->complaints->told = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         sr->dir = real;
         sr->host = strcmp(real, "/") == 0;
         sr->dir_len = sr->host ? 0 : strlen(real);
@@ -54,8 +76,40 @@ void jd_sysroot_free(jd_sysroot *sr)
 {
         if (!sr)
                 return;
+        g_hash_table_unref(sr->complaints->told);
+        pthread_mutex_destroy(&sr->complaints->mu);
+        free(sr->complaints);
         free(sr->dir);
         free(sr);
+}
+
+void jd_sysroot_set_complaints(jd_sysroot *sr, jd_sysroot_complaint_fn fn, void *data)
+{
+        pthread_mutex_lock(&sr->complaints->mu);
+        sr->complaints->fn = fn;
+        sr->complaints->data = data;
+        pthread_mutex_unlock(&sr->complaints->mu);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void complain(const jd_sysroot *sr, const char *path, const char *fmt, ...)
+{
+        complaints *c = sr->complaints;
+        pthread_mutex_lock(&c->mu);
+        bool first = c->fn && !g_hash_table_contains(c->told, path);
+        if (first)
+                g_hash_table_add(c->told, g_strdup(path));
+        jd_sysroot_complaint_fn fn = c->fn;
+        void *data = c->data;
+        pthread_mutex_unlock(&c->mu);
+        if (!first)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        char *why = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+        fn(path, why, data);
+        g_free(why);
 }
 
 const char *jd_sysroot_dir(const jd_sysroot *sr) { return sr->dir; }
@@ -255,13 +309,14 @@ static int open_regular(const char *path, int flags)
 
 int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags)
 {
-        if (sr->host)
-                return open_regular(path, flags);
         char host[PATH_MAX];
-        int r = jd_sysroot_host_path(sr, path, host, sizeof(host));
+        int r = sr->host ? 0 : jd_sysroot_host_path(sr, path, host, sizeof(host));
         if (r < 0)
                 return r;
-        return open_regular(host, flags);
+        r = open_regular(sr->host ? path : host, flags);
+        if (r == -EINVAL)
+                complain(sr, path, "is not a regular file (a FIFO, a device or a socket): not read");
+        return r;
 }
 
 bool jd_sysroot_exists(const jd_sysroot *sr, const char *path)
@@ -270,7 +325,19 @@ bool jd_sysroot_exists(const jd_sysroot *sr, const char *path)
         return jd_sysroot_host_path(sr, path, host, sizeof(host)) == 0;
 }
 
+static char *read_file(const jd_sysroot *sr, const char *path, size_t max, size_t *len, bool whole);
+
 char *jd_sysroot_read_file(const jd_sysroot *sr, const char *path, size_t max, size_t *len)
+{
+        return read_file(sr, path, max, len, false);
+}
+
+char *jd_sysroot_read_whole(const jd_sysroot *sr, const char *path, size_t max, size_t *len)
+{
+        return read_file(sr, path, max, len, true);
+}
+
+static char *read_file(const jd_sysroot *sr, const char *path, size_t max, size_t *len, bool whole)
 {
         int fd = jd_sysroot_open(sr, path, O_RDONLY);
         if (fd < 0)
@@ -303,6 +370,13 @@ char *jd_sysroot_read_file(const jd_sysroot *sr, const char *path, size_t max, s
                 if (n == 0)
                         break;
                 got += (size_t) n;
+        }
+        /* A text cut at MAX would be read as another text. */
+        char more;
+        if (buf && whole && got == max && read(fd, &more, 1) > 0) {
+                complain(sr, path, "is larger than %zu bytes, the most jetsond reads of it: taken as malformed", max);
+                free(buf);
+                buf = NULL;
         }
         close(fd);
         if (!buf)

@@ -44,10 +44,20 @@ int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags);
 
 bool jd_sysroot_exists(const jd_sysroot *sr, const char *path);
 
-/* Reads a whole (small) file into a NUL-terminated malloc'd buffer of at
- * most MAX bytes; *len gets the byte count (files may contain NULs).
- * Returns NULL if absent or unreadable. */
+/* Reads a (small) file into a NUL-terminated malloc'd buffer of at most
+ * MAX bytes, the rest left unread (an EEPROM, a sysfs attribute); *len
+ * gets the byte count (files may contain NULs). Returns NULL if absent or
+ * unreadable. */
 char *jd_sysroot_read_file(const jd_sysroot *sr, const char *path, size_t max, size_t *len);
+/* The same for a text that means something only whole (a config or state
+ * file, a package database): one larger than MAX is malformed, NULL. */
+char *jd_sysroot_read_whole(const jd_sysroot *sr, const char *path, size_t max, size_t *len);
+
+/* Who hears about a file jetsond will not read (not a regular file, or
+ * larger than the most it reads of its kind): once per in-root path, from
+ * whichever thread met it. The daemon logs it. */
+typedef void (*jd_sysroot_complaint_fn)(const char *path, const char *why, void *data);
+void jd_sysroot_set_complaints(jd_sysroot *sr, jd_sysroot_complaint_fn fn, void *data);
 
 /* Sorted ("cpu2" before "cpu10") entry names of an in-root directory,
  * without "." and "..". Returns the count (0 if absent); free with

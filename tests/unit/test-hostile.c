@@ -33,11 +33,26 @@ static void make_fifo(const char *dir, const char *path)
                 fail_msg("mkfifo %s", host);
 }
 
+static void collect(const char *path, const char *why, void *data)
+{
+        g_ptr_array_add(data, g_strdup_printf("%s %s", path, why));
+}
+
+static size_t count_prefix(GPtrArray *told, const char *prefix)
+{
+        size_t n = 0;
+        for (guint i = 0; i < told->len; i++)
+                n += g_str_has_prefix(g_ptr_array_index(told, i), prefix);
+        return n;
+}
+
 static void test_fifos(void **state)
 {
         (void) state;
         char *dir;
         jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        g_autoptr(GPtrArray) told = g_ptr_array_new_with_free_func(g_free);
+        jd_sysroot_set_complaints(sr, collect, told);
         static const char *const files[] = { "/etc/fstab", "/etc/passwd", "/etc/nvpmodel.conf",
                                              "/etc/nvfancontrol.conf", "/var/lib/dpkg/status",
                                              "/var/lib/nvpmodel/status" };
@@ -59,6 +74,15 @@ static void test_fifos(void **state)
         for (size_t i = 0; i < x->swap->n; i++)
                 assert_false(x->swap->swaps[i].on_boot);
         alarm(0);
+        /* A FIFO met is told once, however often it was met (nvpmodel's
+         * status is not even opened without its conf). */
+        for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+                g_autofree char *prefix = g_strdup_printf("%s is not a regular file", files[i]);
+                size_t n = count_prefix(told, prefix);
+                bool surely_met = !g_str_has_suffix(files[i], "/status") || g_str_has_prefix(files[i], "/var/lib/dpkg");
+                if (n > 1 || (surely_met && n != 1))
+                        fail_msg("%s told %zu times", files[i], n);
+        }
         jd_sampler_free(s);
         fixture_remove_copy(sr, dir);
 }
@@ -129,6 +153,30 @@ static void test_endless_proc_stat(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* A config file larger than the most jetsond reads of it is malformed,
+ * not cut: a cut fstab would be another fstab. */
+static void test_oversized_config(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        g_autoptr(GPtrArray) told = g_ptr_array_new_with_free_func(g_free);
+        jd_sysroot_set_complaints(sr, collect, told);
+        GString *fstab = g_string_new("/dev/zram0 none swap sw 0 0\n");
+        while (fstab->len <= (1u << 20))
+                g_string_append(fstab, "# padding padding padding padding padding padding padding padding\n");
+        fixture_write(dir, "/etc/fstab", fstab->str, fstab->len);
+        jd_sampler *s = jd_sampler_new(sr);
+        const jd_sample *x = jd_sampler_sample(s, JD_TIER_SLOW);
+        assert_true(x->swap->n > 0);
+        assert_string_equal(x->swap->swaps[0].path, "/dev/zram0");
+        assert_false(x->swap->swaps[0].on_boot);
+        assert_int_equal(count_prefix(told, "/etc/fstab is larger than 1048576 bytes"), 1);
+        jd_sampler_free(s);
+        g_string_free(fstab, TRUE);
+        fixture_remove_copy(sr, dir);
+}
+
 static void test_many_swaps(void **state)
 {
         (void) state;
@@ -156,6 +204,7 @@ int main(void)
                 cmocka_unit_test(test_nested_json),
                 cmocka_unit_test(test_endless_proc_stat),
                 cmocka_unit_test(test_many_swaps),
+                cmocka_unit_test(test_oversized_config),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
