@@ -79,10 +79,18 @@ bool jd_file_i64(jd_file *f, int64_t *out)
 
 bool jd_file_str(jd_file *f, char *out, size_t size)
 {
-        if (jd_file_read(f, out, size) <= 0)
+        /* Read one byte more than fits: a value too long for OUT is no
+         * value (absent), never a cut one, which would be another name. */
+        char tmp[4096];
+        size_t want = size + 1 < sizeof(tmp) ? size + 1 : sizeof(tmp);
+        if (size == 0 || jd_file_read(f, tmp, want) <= 0)
                 return false;
-        jd_rstrip(out);
-        return out[0] != '\0';
+        jd_rstrip(tmp);
+        size_t n = strlen(tmp);
+        if (n == 0 || n >= size)
+                return false;
+        memcpy(out, tmp, n + 1);
+        return true;
 }
 
 #define ONE_SHOT(call)                                  \

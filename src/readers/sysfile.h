@@ -33,7 +33,8 @@ ssize_t jd_file_read(jd_file *f, char *buf, size_t size);
 /* Reads one number; false if absent, unreadable or malformed. */
 bool jd_file_u64(jd_file *f, uint64_t *out);
 bool jd_file_i64(jd_file *f, int64_t *out);
-/* Reads a one-line string with trailing whitespace removed. */
+/* Reads a one-line string with trailing whitespace removed; false if it
+ * is empty or does not fit in SIZE (a cut name would be another name). */
 bool jd_file_str(jd_file *f, char *out, size_t size);
 
 /* One-shot helpers for discovery-time and slow reads (open, read, close). */

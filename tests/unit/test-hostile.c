@@ -177,6 +177,24 @@ static void test_oversized_config(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* A rail label longer than a rail's name slot: the rail is left out,
+ * never shown under a cut name; the other rails stay. */
+static void test_long_rail_label(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        fixture_write_str(dir, "/sys/devices/platform/bus@0/c240000.i2c/i2c-1/1-0040/hwmon/hwmon1/in1_label",
+                          "VDD_GPU_SOC_WITH_A_LABEL_LONGER_THAN_ITS_SLOT\n");
+        jd_sampler *s = jd_sampler_new(sr);
+        const jd_sample *x = jd_sampler_sample(s, JD_TIER_MEDIUM);
+        assert_true(x->power->n >= 2);
+        for (size_t i = 0; i < x->power->n; i++)
+                assert_null(strstr(x->power->rails[i].name, "VDD_GPU_SOC"));
+        jd_sampler_free(s);
+        fixture_remove_copy(sr, dir);
+}
+
 static void test_many_swaps(void **state)
 {
         (void) state;
@@ -205,6 +223,7 @@ int main(void)
                 cmocka_unit_test(test_endless_proc_stat),
                 cmocka_unit_test(test_many_swaps),
                 cmocka_unit_test(test_oversized_config),
+                cmocka_unit_test(test_long_rail_label),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
