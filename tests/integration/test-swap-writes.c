@@ -92,6 +92,27 @@ static void test_create_and_remove(void **state)
         testbus_stop_cleanly(tb);
 }
 
+/* An fstab with more swap lines than a sample holds swaps (JD_MAX_SWAPS):
+ * the new one, appended after all of them, is still reported on boot. */
+static void test_create_with_full_fstab(void **state)
+{
+        testbus *tb = testbus_start_with_mocks(state, "xavier-nx-jp51", ALLOW_SWAP, NULL);
+        GString *fstab = g_string_new("/dev/root / ext4 defaults 0 1\n");
+        for (int i = 0; i < 100; i++)
+                g_string_append_printf(fstab, "/swap%d none swap sw 0 0\n", i);
+        g_autofree char *path = g_build_filename(tb->root, "etc/fstab", NULL);
+        assert_true(g_file_set_contents(path, fstab->str, (gssize) fstab->len, NULL));
+        g_autofree char *err = call("CreateSwap", "tb", 64 * MIB, 1);
+        assert_string_equal(err, "");
+        g_autofree char *after = testbus_root_file(tb, "etc/fstab");
+        g_autofree char *expected = g_strconcat(fstab->str, SWAP_PATH " none swap sw 0 0\n", NULL);
+        assert_string_equal(after, expected);
+        g_autofree char *swaps = swaps_property();
+        if (!strstr(swaps, SWAP_PATH " file 1\n"))
+                fail_msg("not on boot after 100 other swap lines:\n%s", swaps);
+        g_string_free(fstab, TRUE);
+}
+
 static void test_create_without_boot_leaves_fstab(void **state)
 {
         testbus *tb = testbus_start_with_mocks(state, "xavier-nx-jp51", ALLOW_SWAP, NULL);
@@ -186,6 +207,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_create_and_remove, testbus_teardown),
+                cmocka_unit_test_teardown(test_create_with_full_fstab, testbus_teardown),
                 cmocka_unit_test_teardown(test_create_without_boot_leaves_fstab, testbus_teardown),
                 cmocka_unit_test_teardown(test_size_bounds, testbus_teardown),
                 cmocka_unit_test_teardown(test_denied, testbus_teardown),
