@@ -2,6 +2,7 @@
  * a fake board takes its name and answers with FIFOs in place of its
  * config files, with a version.json nested 100 000 deep, and tells the
  * truth about an fstab line and an nvfancontrol.conf line cut short. */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -76,6 +77,44 @@ static void test_nested_version_json(void **state)
         testbus_stop_cleanly(tb);
 }
 
+/* VmHWM of PID in KiB: the most memory it ever held. */
+static long peak_rss_kib(GPid pid)
+{
+        g_autofree char *path = g_strdup_printf("/proc/%d/status", (int) pid);
+        g_autofree char *text = NULL;
+        if (!g_file_get_contents(path, &text, NULL, NULL))
+                return -1;
+        const char *hwm = strstr(text, "\nVmHWM:");
+        return hwm ? atol(hwm + 8) : -1;
+}
+
+/* A /proc/stat that goes on for 2 GiB (a sparse file after the real cpu
+ * lines): jetsond reads its cpu lines and stays small. */
+static void test_endless_proc_stat(void **state)
+{
+        testbus *tb = new_board(state);
+        /* Its cpu lines only: no "intr" line says they are over. */
+        g_autofree char *path = root_path(tb, "proc/stat");
+        g_autofree char *text = NULL;
+        assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        GString *cpu = g_string_new(NULL);
+        for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                if (g_str_has_prefix(l, "cpu"))
+                        g_string_append_len(cpu, l, (gssize) (strchrnul(l, '\n') - l + 1));
+        put(tb, "proc/stat", cpu->str, (gssize) cpu->len);
+        g_string_free(cpu, TRUE);
+        assert_int_equal(truncate(path, 2ll << 30), 0);
+        testbus_start_daemon(tb, NULL);
+        assert_board_served();
+        /* A few more fast readings, each of which meets the endless file. */
+        g_usleep(500000);
+        long kib = peak_rss_kib(tb->daemon_pid);
+        assert_true(kib > 0);
+        if (!testbus_daemon_wrapped() && kib > 64 * 1024)
+                fail_msg("jetsond grew to %ld MiB", kib / 1024);
+        testbus_stop_cleanly(tb);
+}
+
 /* fstab(5) ignores a line with only a spec, and nvfancontrol a
  * FAN_PROFILE with no name: neither takes the next line's words. */
 static void test_lines_cut_short(void **state)
@@ -135,6 +174,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_fifos, testbus_teardown),
                 cmocka_unit_test_teardown(test_nested_version_json, testbus_teardown),
                 cmocka_unit_test_teardown(test_lines_cut_short, testbus_teardown),
+                cmocka_unit_test_teardown(test_endless_proc_stat, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

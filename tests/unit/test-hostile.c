@@ -123,6 +123,21 @@ static void test_nested_json(void **state)
         g_free(deep);
 }
 
+/* The cpu lines of the file at HOST, then 2 GiB of NULs (sparse): no
+ * "intr" or "ctxt" line that would tell the reader the cpu lines are over. */
+static void keep_cpu_lines_then_nothing(const char *host)
+{
+        g_autofree char *text = NULL;
+        assert_true(g_file_get_contents(host, &text, NULL, NULL));
+        GString *cpu = g_string_new(NULL);
+        for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                if (g_str_has_prefix(l, "cpu"))
+                        g_string_append_len(cpu, l, (gssize) (strchrnul(l, '\n') - l + 1));
+        assert_true(g_file_set_contents(host, cpu->str, (gssize) cpu->len, NULL));
+        g_string_free(cpu, TRUE);
+        assert_int_equal(truncate(host, 2ll << 30), 0);
+}
+
 static long max_rss_kib(void)
 {
         struct rusage ru;
@@ -138,7 +153,7 @@ static void test_endless_proc_stat(void **state)
         /* Real cpu lines, then 2 GiB of nothing (a sparse file): a file
          * that is still going long after any /proc/stat would end. */
         g_autofree char *host = fixture_host_path(dir, "/proc/stat");
-        assert_int_equal(truncate(host, 2ll << 30), 0);
+        keep_cpu_lines_then_nothing(host);
         long before = max_rss_kib();
         alarm(50);
         jd_sampler *s = jd_sampler_new(sr);
