@@ -41,5 +41,8 @@ for b in "$fixtures"/*/; do
     put nvfancontrol "$b"/etc/nvpower/nvfancontrol/*.conf "$b/var/lib/nvfancontrol/status"
     put edit-nvfancontrol "$b"/etc/nvpower/nvfancontrol/*.conf
     put net-and-disks "$b/proc/net/dev" "$b/proc/diskstats" "$b/proc/uptime"
+    put sysfs-value $(find "$b/sys" -type f \( -name load -o -name cur_freq -o -name max_freq -o -name name \
+        -o -name 'in*_label' -o -name 'in*_input' -o -name 'curr*_input' -o -name 'rail_name_*' -o -name type \
+        -o -name tpc_pg_mask -o -name clk_rate \) 2>/dev/null | sort | head -80)
 done
 put proc-stat "$fixtures"/proc-stat/*

@@ -8,6 +8,7 @@
 #include "config_edit.h"
 #include "cpu.h"
 #include "dpkg.h"
+#include "engines.h"
 #include "fan.h"
 #include "libraries.h"
 #include "memory.h"
@@ -149,6 +150,24 @@ static void net_and_disks(const char *text, size_t len)
         jd_parse_u64_prefix(text, &a);
 }
 
+/* One sysfs value as the readers take it: a number (GPU load, devfreq
+ * frequencies, hwmon inputs), a hex mask, a "1500 ma" limit, or a name
+ * (hwmon and iio rail labels, clock names, thermal zone types). */
+static void sysfs_value(const char *text, size_t len)
+{
+        (void) len;
+        uint64_t u;
+        int64_t i;
+        if (jd_parse_u64(text, &u))
+                CHECK(jd_parse_u64_prefix(text, &u) && jd_parse_i64(text, &i) == (u <= INT64_MAX));
+        jd_parse_u64_any_base(text, &u);
+        char out[32];
+        jd_thermal_key(text, out, sizeof(out));
+        CHECK(strlen(out) < sizeof(out));
+        if (jd_engine_group(text, out, sizeof(out)))
+                CHECK(strlen(out) < sizeof(out));
+}
+
 /* Where two texts differ: after their common prefix and before their
  * common suffix; both middles must be made of ALLOWED only. */
 static void check_only_token_changed(const char *before, const char *after, const char *allowed)
@@ -224,7 +243,7 @@ const fuzz_target fuzz_targets[] = {
         { "version-json", version_json },   { "nvpmodel-conf", nvpmodel_conf },
         { "nvfancontrol", nvfancontrol },   { "net-and-disks", net_and_disks },
         { "edit-nvpmodel", edit_nvpmodel }, { "edit-nvfancontrol", edit_nvfancontrol },
-        { "edit-fstab", edit_fstab },
+        { "edit-fstab", edit_fstab },       { "sysfs-value", sysfs_value },
 };
 const size_t n_fuzz_targets = sizeof(fuzz_targets) / sizeof(fuzz_targets[0]);
 
