@@ -1,0 +1,66 @@
+/* The exporter's model: a sample as jetsond sends it (flat keys with typed
+ * values), the board identity, and how both become Prometheus text or
+ * OpenMetrics text. Pure C over GLib: no D-Bus, no HTTP, so the whole
+ * mapping is unit-tested (tests/exporter/test-exposition.c). */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { EXP_UINT, EXP_DOUBLE, EXP_BOOL, EXP_STRING } exp_type;
+
+typedef struct {
+        char *key;
+        exp_type type;
+        union {
+                uint64_t u;
+                double d;
+                bool b;
+                char *s;
+        } v;
+} exp_value;
+
+/* One Sample signal or GetSnapshot() reply, in the order jetsond sent it. */
+typedef struct {
+        uint64_t timestamp_usec; /* CLOCK_REALTIME, as the signal carries it */
+        GArray *values;          /* of exp_value */
+} exp_sample;
+
+exp_sample *exp_sample_new(uint64_t timestamp_usec);
+void exp_sample_free(exp_sample *s);
+void exp_sample_add_uint(exp_sample *s, const char *key, uint64_t v);
+void exp_sample_add_double(exp_sample *s, const char *key, double v);
+void exp_sample_add_bool(exp_sample *s, const char *key, bool v);
+void exp_sample_add_string(exp_sample *s, const char *key, const char *v);
+
+/* Board properties (org.jetsond.Jetson1.Board) and the NVPModel default;
+ * strings are "" when jetsond has them empty (not a Jetson). */
+typedef struct {
+        char *model, *module, *soc, *l4t, *jetpack, *cuda_arch;
+        int64_t default_mode; /* -1: unknown or no nvpmodel */
+} exp_board;
+
+/* Frees the strings and sets default_mode to -1 (the state of "nothing
+ * known": model NULL). */
+void exp_board_clear(exp_board *b);
+/* A deep copy into DST (which holds nothing). */
+void exp_board_copy(exp_board *dst, const exp_board *src);
+
+typedef enum { EXP_FORMAT_PROMETHEUS, EXP_FORMAT_OPENMETRICS } exp_format;
+
+/* The whole /metrics body. SAMPLE NULL means jetsond is not there (or its
+ * samples stopped): only jetson_up 0, nothing cached shown as live. BOARD
+ * may be NULL while its properties are not known yet. */
+GString *exp_render(const exp_sample *sample, const exp_board *board, exp_format format);
+
+/* Every family, for --list-metrics, the README and the tests: one line
+ * each, "NAME<TAB>TYPE<TAB>LABELS<TAB>SOURCE<TAB>HELP", NAME as Prometheus
+ * text shows its samples (with _total or _info), LABELS comma-separated
+ * ("-" for none), SOURCE the D-Bus key or property it comes from. */
+GString *exp_list_families(void);
+
+/* Whether the family table maps KEY (a sample key, or a key pattern of
+ * the XML's key table such as "cpu.*.load") to a metric, or knows it as a
+ * label of another one. For the test that holds the table to the XML. */
+bool exp_key_known(const char *key);

@@ -1,0 +1,248 @@
+/* The metric families, following Prometheus' naming conventions: the
+ * jetson_ prefix, base units in the name (hertz, bytes, watts, volts,
+ * amperes, joules, celsius, seconds, ratio 0-1), _total counters for
+ * energy and byte counts, one family per quantity with the instance as a
+ * label. Strings (governors, profiles) become info-style families whose
+ * value is 1. README "Prometheus exporter" lists this table; a test holds
+ * it to the D-Bus key table of org.jetsond.Jetson1.Metrics.xml. */
+#include "families.h"
+
+#include <glib.h>
+#include <string.h>
+
+#include "exposition.h"
+
+#define PROC_LABELS { "name", "user" }, { "name", "user" }
+
+const fam_family fam_table[] = {
+        /* CPU */
+        { "cpu.load", "jetson_cpu_total_load_ratio", FAM_GAUGE, "ratio", NULL, SCALE_PERCENT, NULL, { 0 }, { 0 },
+          "Load of all CPUs together over the last interval, 0 to 1" },
+        { "cpu.*.online", "jetson_cpu_online", FAM_GAUGE, NULL, "cpu", SCALE_NONE, NULL, { 0 }, { 0 },
+          "1 if the CPU is online (nvpmodel parks cores)" },
+        { "cpu.*.load", "jetson_cpu_load_ratio", FAM_GAUGE, "ratio", "cpu", SCALE_PERCENT, NULL, { 0 }, { 0 },
+          "Load of one CPU over the last interval, 0 to 1" },
+        { "cpu.*.freq", "jetson_cpu_frequency_hertz", FAM_GAUGE, "hertz", "cpu", SCALE_KILO, NULL, { 0 }, { 0 },
+          "Current frequency of one CPU" },
+        { "cpu.*.min_freq", "jetson_cpu_min_frequency_hertz", FAM_GAUGE, "hertz", "cpu", SCALE_KILO, NULL, { 0 },
+          { 0 }, "Lower frequency limit of one CPU (scaling_min_freq)" },
+        { "cpu.*.max_freq", "jetson_cpu_max_frequency_hertz", FAM_GAUGE, "hertz", "cpu", SCALE_KILO, NULL, { 0 },
+          { 0 }, "Upper frequency limit of one CPU (scaling_max_freq)" },
+        { "cpu.*.governor", "jetson_cpu_governor", FAM_INFO, NULL, "cpu", SCALE_NONE, "governor", { 0 }, { 0 },
+          "cpufreq governor of one CPU" },
+        /* GPU */
+        { "gpu.load", "jetson_gpu_load_ratio", FAM_GAUGE, "ratio", NULL, SCALE_PERCENT, NULL, { 0 }, { 0 },
+          "Load of the integrated GPU, 0 to 1" },
+        { "gpu.freq", "jetson_gpu_frequency_hertz", FAM_GAUGE, "hertz", NULL, SCALE_KILO, NULL, { 0 }, { 0 },
+          "Current GPU frequency" },
+        { "gpu.min_freq", "jetson_gpu_min_frequency_hertz", FAM_GAUGE, "hertz", NULL, SCALE_KILO, NULL, { 0 }, { 0 },
+          "Lower GPU frequency limit" },
+        { "gpu.max_freq", "jetson_gpu_max_frequency_hertz", FAM_GAUGE, "hertz", NULL, SCALE_KILO, NULL, { 0 }, { 0 },
+          "Upper GPU frequency limit" },
+        { "gpu.gpc*.freq", "jetson_gpu_gpc_frequency_hertz", FAM_GAUGE, "hertz", "gpc", SCALE_KILO, NULL, { 0 },
+          { 0 }, "Measured clock of one graphics processing cluster (Orin)" },
+        { "gpu.governor", "jetson_gpu_governor", FAM_INFO, NULL, NULL, SCALE_NONE, "governor", { 0 }, { 0 },
+          "GPU devfreq governor" },
+        { "gpu.railgate", "jetson_gpu_railgate_enabled", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+          "1 if GPU rail gating (power-off when idle) is enabled" },
+        { "gpu.3d_scaling", "jetson_gpu_3d_scaling_enabled", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+          "1 if GPU 3D frequency scaling is enabled" },
+        { "gpu.tpc_pg_mask", "jetson_gpu_tpc_power_gating_mask", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL, { 0 },
+          { 0 }, "TPC power-gating mask set by nvpmodel (a set bit is a gated TPC)" },
+        /* EMC */
+        { "emc.load", "jetson_emc_load_ratio", FAM_GAUGE, "ratio", NULL, SCALE_PERCENT, NULL, { 0 }, { 0 },
+          "External memory controller (DRAM) bandwidth utilisation, 0 to 1" },
+        { "emc.freq", "jetson_emc_frequency_hertz", FAM_GAUGE, "hertz", NULL, SCALE_KILO, NULL, { 0 }, { 0 },
+          "Current EMC (DRAM) frequency" },
+        { "emc.min_freq", "jetson_emc_min_frequency_hertz", FAM_GAUGE, "hertz", NULL, SCALE_KILO, NULL, { 0 }, { 0 },
+          "Lower EMC frequency limit" },
+        { "emc.max_freq", "jetson_emc_max_frequency_hertz", FAM_GAUGE, "hertz", NULL, SCALE_KILO, NULL, { 0 }, { 0 },
+          "Upper EMC frequency limit, after the nvpmodel cap" },
+        /* Engines */
+        { "engine.*.online", "jetson_engine_online", FAM_GAUGE, NULL, "engine", SCALE_NONE, NULL, { 0 }, { 0 },
+          "1 if the hardware engine is clocked" },
+        { "engine.*.freq", "jetson_engine_frequency_hertz", FAM_GAUGE, "hertz", "engine", SCALE_KILO, NULL, { 0 },
+          { 0 }, "Clock of the hardware engine" },
+        /* Memory */
+        { "ram.total", "jetson_ram_total_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "Total usable RAM (MemTotal)" },
+        { "ram.used", "jetson_ram_used_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "RAM in use: MemTotal minus MemFree, Buffers and Cached (as tegrastats)" },
+        { "ram.free", "jetson_ram_free_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "Free RAM (MemFree)" },
+        { "ram.available", "jetson_ram_available_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "RAM available for new programs (MemAvailable)" },
+        { "ram.buffers", "jetson_ram_buffers_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "Buffers (Buffers)" },
+        { "ram.cached", "jetson_ram_cached_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "Page cache (Cached)" },
+        { "ram.shared", "jetson_ram_gpu_shared_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "RAM shared with the GPU (nvmap)" },
+        { "ram.lfb", "jetson_ram_largest_free_blocks", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+          "Number of free 4 MiB blocks (lfb in tegrastats)" },
+        { "swap.total", "jetson_swap_total_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "Total swap (SwapTotal)" },
+        { "swap.used", "jetson_swap_used_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "Swap in use" },
+        { "swap.cached", "jetson_swap_cached_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "Swap cache (SwapCached)" },
+        { "iram.total", "jetson_iram_total_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "Size of the internal RAM (tegra210)" },
+        { "iram.used", "jetson_iram_used_bytes", FAM_GAUGE, "bytes", NULL, SCALE_KIBI, NULL, { 0 }, { 0 },
+          "Internal RAM in use (tegra210)" },
+        /* Power and energy. node_exporter's hwmon collector gives an
+         * INA3221 only volts and amperes: watts and joules are ours. */
+        { "power.*.power", "jetson_rail_power_watts", FAM_GAUGE, "watts", "rail", SCALE_MILLI, NULL, { 0 }, { 0 },
+          "Power drawn through a rail of the INA3221 power monitor" },
+        { "power.*.voltage", "jetson_rail_voltage_volts", FAM_GAUGE, "volts", "rail", SCALE_MILLI, NULL, { 0 }, { 0 },
+          "Voltage of a power rail" },
+        { "power.*.current", "jetson_rail_current_amperes", FAM_GAUGE, "amperes", "rail", SCALE_MILLI, NULL, { 0 },
+          { 0 }, "Current through a power rail" },
+        { "power.*.warn_current", "jetson_rail_warn_current_amperes", FAM_GAUGE, "amperes", "rail", SCALE_MILLI,
+          NULL, { 0 }, { 0 }, "Warning (averaged) current limit of a power rail" },
+        { "power.*.crit_current", "jetson_rail_crit_current_amperes", FAM_GAUGE, "amperes", "rail", SCALE_MILLI,
+          NULL, { 0 }, { 0 }, "Critical (instantaneous) current limit of a power rail" },
+        { "power.total", "jetson_board_power_watts", FAM_GAUGE, "watts", NULL, SCALE_MILLI, NULL, { 0 }, { 0 },
+          "Board power: the input rail, else the sum of all rails" },
+        { "power.total_is_sum", "jetson_board_power_is_sum", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+          "1 if the board power is the sum of the rails (no input rail: an estimate)" },
+        { "energy.total", "jetson_board_energy_joules", FAM_COUNTER, "joules", NULL, SCALE_MILLI, NULL, { 0 }, { 0 },
+          "Energy of the board power, integrated since jetsond started" },
+        { "energy.*", "jetson_rail_energy_joules", FAM_COUNTER, "joules", "rail", SCALE_MILLI, NULL, { 0 }, { 0 },
+          "Energy drawn through a power rail, integrated since jetsond started" },
+        /* Thermal and fans */
+        { "temp.*", "jetson_temperature_celsius", FAM_GAUGE, "celsius", "zone", SCALE_NONE, NULL, { 0 }, { 0 },
+          "Temperature of a thermal zone or hwmon sensor" },
+        { "fan.*.speed", "jetson_fan_speed_ratio", FAM_GAUGE, "ratio", "fan", SCALE_PERCENT, NULL, { 0 }, { 0 },
+          "Commanded speed of a fan (PWM / 255), 0 to 1" },
+        { "fan.*.pwm", "jetson_fan_pwm", FAM_GAUGE, NULL, "fan", SCALE_NONE, NULL, { 0 }, { 0 },
+          "PWM duty value of a fan, 0 to 255" },
+        { "fan.*.rpm", "jetson_fan_rpm", FAM_GAUGE, "rpm", "fan", SCALE_NONE, NULL, { 0 }, { 0 },
+          "Measured speed of a fan (tachometer), revolutions per minute as node_exporter's hwmon" },
+        { "fan.*.profile", "jetson_fan_profile", FAM_INFO, NULL, "fan", SCALE_NONE, "profile", { 0 }, { 0 },
+          "Control profile of a fan" },
+        /* Modes */
+        { "nvpmodel.mode", "jetson_nvpmodel_mode", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL, { "name" },
+          { "name" }, "Current nvpmodel power mode ID, its name as a label" },
+        { "nvpmodel.name", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },
+        { "jetson_clocks.active", "jetson_clocks_active", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+          "1 if jetson_clocks is in effect (every clock pinned at its maximum)" },
+        /* GPU processes */
+        { "process.*.gpu_mem", "jetson_process_gpu_memory_bytes", FAM_GAUGE, "bytes", "pid", SCALE_KIBI, NULL,
+          PROC_LABELS, "GPU (nvmap) memory held by a process" },
+        { "process.*.cpu", "jetson_process_cpu_ratio", FAM_GAUGE, "ratio", "pid", SCALE_PERCENT, NULL, PROC_LABELS,
+          "CPU use of a process holding GPU memory (1 is one full CPU)" },
+        { "process.*.rss", "jetson_process_resident_memory_bytes", FAM_GAUGE, "bytes", "pid", SCALE_KIBI, NULL,
+          PROC_LABELS, "Resident memory of a process holding GPU memory" },
+        { "process.*.name", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },
+        { "process.*.user", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },
+        /* System */
+        { "uptime", "jetson_uptime_seconds", FAM_GAUGE, "seconds", NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+          "Time since boot" },
+        { "disk.total_bytes", "jetson_root_filesystem_size_bytes", FAM_GAUGE, "bytes", NULL, SCALE_NONE, NULL, { 0 },
+          { 0 }, "Size of the filesystem holding /" },
+        { "disk.available_bytes", "jetson_root_filesystem_available_bytes", FAM_GAUGE, "bytes", NULL, SCALE_NONE,
+          NULL, { 0 }, { 0 }, "Space available to unprivileged users on the filesystem holding /" },
+        { "disk.read_bytes", "jetson_disk_read_bytes", FAM_COUNTER, "bytes", NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+          "Bytes read from the physical disks since boot" },
+        { "disk.write_bytes", "jetson_disk_written_bytes", FAM_COUNTER, "bytes", NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+          "Bytes written to the physical disks since boot" },
+        { "net.rx_bytes", "jetson_network_receive_bytes", FAM_COUNTER, "bytes", NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+          "Bytes received on all network interfaces except lo since boot" },
+        { "net.tx_bytes", "jetson_network_transmit_bytes", FAM_COUNTER, "bytes", NULL, SCALE_NONE, NULL, { 0 },
+          { 0 }, "Bytes sent on all network interfaces except lo since boot" },
+};
+const size_t fam_table_len = sizeof fam_table / sizeof fam_table[0];
+
+/* One segment of a key against one of a pattern. */
+static bool segment_matches(const char *k, size_t klen, const char *p, size_t plen, const char **inst,
+                            size_t *inst_len)
+{
+        if (plen > 0 && p[plen - 1] == '*') {
+                size_t prefix = plen - 1;
+                if (klen <= prefix || memcmp(k, p, prefix) != 0)
+                        return false;
+                *inst = k + prefix;
+                *inst_len = klen - prefix;
+                return true;
+        }
+        return klen == plen && memcmp(k, p, plen) == 0;
+}
+
+static bool pattern_matches(const char *key, const char *pattern, const char **inst, size_t *inst_len)
+{
+        const char *k = key, *p = pattern;
+        for (;;) {
+                const char *kend = strchrnul(k, '.'), *pend = strchrnul(p, '.');
+                if (!segment_matches(k, (size_t)(kend - k), p, (size_t)(pend - p), inst, inst_len))
+                        return false;
+                if (*kend == '\0' || *pend == '\0')
+                        return *kend == *pend;
+                k = kend + 1;
+                p = pend + 1;
+        }
+}
+
+int fam_match(const char *key, const char **inst, size_t *inst_len)
+{
+        for (size_t i = 0; i < fam_table_len; i++) {
+                *inst = NULL;
+                *inst_len = 0;
+                if (pattern_matches(key, fam_table[i].key, inst, inst_len))
+                        return (int)i;
+        }
+        return -1;
+}
+
+bool exp_key_known(const char *key)
+{
+        const char *inst;
+        size_t len;
+        return fam_match(key, &inst, &len) >= 0;
+}
+
+/* Families that come from outside the sample; KEY names their source. */
+const fam_family fam_up = { "NameOwnerChanged, Sample", "jetson_up", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL,
+                            { 0 }, { 0 }, "1 if jetsond is on the bus and its latest sample is current, else 0" };
+const fam_family fam_board = { "Board.Model, Module, SoC, L4T, JetPack, CudaArch", "jetson", FAM_INFO, NULL, NULL,
+                               SCALE_NONE, NULL, { 0 }, { 0 },
+                               "Identity of the board, from jetsond's Board properties" };
+const fam_family fam_default_mode = { "NVPModel.DefaultMode", "jetson_nvpmodel_default_mode", FAM_GAUGE, NULL, NULL,
+                                      SCALE_NONE, NULL, { 0 }, { 0 }, "nvpmodel power mode ID the board starts in" };
+const fam_family fam_timestamp = { "Sample timestamp_usec", "jetson_sample_timestamp_seconds", FAM_GAUGE,
+                                   "seconds", NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+                                   "Time of the newest reading in the sample shown, seconds since the Unix epoch" };
+
+const char *fam_sample_suffix(fam_kind kind)
+{
+        return kind == FAM_COUNTER ? "_total" : kind == FAM_INFO ? "_info" : "";
+}
+
+static void list_family(GString *out, const fam_family *f, const char *labels)
+{
+        g_string_append_printf(out, "%s%s\t%s\t%s\t%s\t%s\n", f->name, fam_sample_suffix(f->kind),
+                               f->kind == FAM_COUNTER ? "counter" : f->kind == FAM_INFO ? "info" : "gauge",
+                               labels, f->key, f->help);
+}
+
+GString *exp_list_families(void)
+{
+        GString *out = g_string_new(NULL);
+        list_family(out, &fam_up, "-");
+        list_family(out, &fam_board, "model,module,soc,l4t,jetpack,cuda_arch");
+        for (size_t i = 0; i < fam_table_len; i++) {
+                const fam_family *f = &fam_table[i];
+                if (f->kind == FAM_LABEL_ONLY)
+                        continue;
+                GString *labels = g_string_new(f->label ? f->label : "");
+                for (size_t j = 0; j < G_N_ELEMENTS(f->extra_label) && f->extra_label[j]; j++)
+                        g_string_append_printf(labels, "%s%s", labels->len ? "," : "", f->extra_label[j]);
+                if (f->value_label)
+                        g_string_append_printf(labels, "%s%s", labels->len ? "," : "", f->value_label);
+                list_family(out, f, labels->len ? labels->str : "-");
+                g_string_free(labels, TRUE);
+        }
+        list_family(out, &fam_default_mode, "-");
+        list_family(out, &fam_timestamp, "-");
+        return out;
+}

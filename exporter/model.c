@@ -1,0 +1,77 @@
+/* The exporter's copy of a sample and of the board: plain C values, so
+ * rendering needs neither D-Bus nor GVariant. */
+#include "exposition.h"
+
+static void value_clear(gpointer p)
+{
+        exp_value *v = p;
+        g_free(v->key);
+        if (v->type == EXP_STRING)
+                g_free(v->v.s);
+}
+
+exp_sample *exp_sample_new(uint64_t timestamp_usec)
+{
+        exp_sample *s = g_new0(exp_sample, 1);
+        s->timestamp_usec = timestamp_usec;
+        s->values = g_array_sized_new(FALSE, TRUE, sizeof(exp_value), 128);
+        g_array_set_clear_func(s->values, value_clear);
+        return s;
+}
+
+void exp_sample_free(exp_sample *s)
+{
+        if (!s)
+                return;
+        g_array_unref(s->values);
+        g_free(s);
+}
+
+static exp_value *append(exp_sample *s, const char *key, exp_type type)
+{
+        exp_value v = { .key = g_strdup(key), .type = type };
+        g_array_append_val(s->values, v);
+        return &g_array_index(s->values, exp_value, s->values->len - 1);
+}
+
+void exp_sample_add_uint(exp_sample *s, const char *key, uint64_t v)
+{
+        append(s, key, EXP_UINT)->v.u = v;
+}
+
+void exp_sample_add_double(exp_sample *s, const char *key, double v)
+{
+        append(s, key, EXP_DOUBLE)->v.d = v;
+}
+
+void exp_sample_add_bool(exp_sample *s, const char *key, bool v)
+{
+        append(s, key, EXP_BOOL)->v.b = v;
+}
+
+void exp_sample_add_string(exp_sample *s, const char *key, const char *v)
+{
+        append(s, key, EXP_STRING)->v.s = g_strdup(v);
+}
+
+void exp_board_clear(exp_board *b)
+{
+        g_clear_pointer(&b->model, g_free);
+        g_clear_pointer(&b->module, g_free);
+        g_clear_pointer(&b->soc, g_free);
+        g_clear_pointer(&b->l4t, g_free);
+        g_clear_pointer(&b->jetpack, g_free);
+        g_clear_pointer(&b->cuda_arch, g_free);
+        b->default_mode = -1;
+}
+
+void exp_board_copy(exp_board *dst, const exp_board *src)
+{
+        dst->model = g_strdup(src->model);
+        dst->module = g_strdup(src->module);
+        dst->soc = g_strdup(src->soc);
+        dst->l4t = g_strdup(src->l4t);
+        dst->jetpack = g_strdup(src->jetpack);
+        dst->cuda_arch = g_strdup(src->cuda_arch);
+        dst->default_mode = src->default_mode;
+}

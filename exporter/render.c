@@ -1,0 +1,310 @@
+/* A sample and the board as a /metrics page, in the Prometheus text format
+ * 0.0.4 or in OpenMetrics 1.0. Both group every sample of a family under
+ * one TYPE line (OpenMetrics forbids a family appearing twice), keep
+ * jetsond's order within a family, and convert to base units exactly where
+ * the value is an integer (mJ to J without float noise). */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "exposition.h"
+#include "families.h"
+
+typedef struct {
+        int family;
+        guint order; /* position in the sample: keeps jetsond's order */
+        const exp_value *value;
+        const char *inst;
+        size_t inst_len;
+} entry;
+
+static int entry_compare(gconstpointer a, gconstpointer b)
+{
+        const entry *x = a, *y = b;
+        if (x->family != y->family)
+                return x->family < y->family ? -1 : 1;
+        return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Label values: backslash, double quote and newline escaped, as both
+ * formats require. */
+static void append_label_value(GString *out, const char *v)
+{
+        for (; *v; v++) {
+                if (*v == '\\')
+                        g_string_append(out, "\\\\");
+                else if (*v == '"')
+                        g_string_append(out, "\\\"");
+                else if (*v == '\n')
+                        g_string_append(out, "\\n");
+                else
+                        g_string_append_c(out, *v);
+        }
+}
+
+static void append_label(GString *out, bool *first, const char *name, const char *value, size_t len)
+{
+        g_string_append(out, *first ? "{" : ",");
+        *first = false;
+        g_string_append_printf(out, "%s=\"", name);
+        g_autofree char *copy = g_strndup(value, len);
+        append_label_value(out, copy);
+        g_string_append_c(out, '"');
+}
+
+static void append_double(GString *out, double d)
+{
+        if (isnan(d)) {
+                g_string_append(out, "NaN");
+        } else if (isinf(d)) {
+                g_string_append(out, d > 0 ? "+Inf" : "-Inf");
+        } else {
+                /* 15 significant digits: a percentage divided by 100 shows
+                 * as 0.347, not 0.34699999999999998; g_ascii_formatd
+                 * ignores the locale's decimal comma. */
+                char buf[G_ASCII_DTOSTR_BUF_SIZE];
+                g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.15g", d));
+        }
+}
+
+/* V / 10^DIGITS as an exact decimal, trailing zeros trimmed. */
+static void append_fixed(GString *out, uint64_t v, unsigned digits)
+{
+        uint64_t div = 1;
+        for (unsigned i = 0; i < digits; i++)
+                div *= 10;
+        uint64_t frac = v % div;
+        g_string_append_printf(out, "%" PRIu64, v / div);
+        if (frac == 0)
+                return;
+        char buf[24];
+        g_snprintf(buf, sizeof buf, "%0*" PRIu64, (int)digits, frac);
+        size_t n = strlen(buf);
+        while (n > 0 && buf[n - 1] == '0')
+                buf[--n] = '\0';
+        g_string_append_printf(out, ".%s", buf);
+}
+
+/* The value in the family's base unit; false for a type the family
+ * cannot show (a string where a number belongs: left out). */
+static bool append_value(GString *out, const fam_family *f, const exp_value *v)
+{
+        if (f->kind == FAM_INFO) {
+                g_string_append(out, "1");
+                return true;
+        }
+        switch (v->type) {
+        case EXP_BOOL:
+                g_string_append(out, v->v.b ? "1" : "0");
+                return true;
+        case EXP_UINT:
+                switch (f->scale) {
+                case SCALE_KILO:
+                        if (v->v.u > UINT64_MAX / 1000)
+                                append_double(out, (double)v->v.u * 1e3);
+                        else
+                                g_string_append_printf(out, "%" PRIu64, v->v.u * 1000);
+                        return true;
+                case SCALE_KIBI:
+                        if (v->v.u > UINT64_MAX / 1024)
+                                append_double(out, (double)v->v.u * 1024.0);
+                        else
+                                g_string_append_printf(out, "%" PRIu64, v->v.u * 1024);
+                        return true;
+                case SCALE_MILLI:
+                        append_fixed(out, v->v.u, 3);
+                        return true;
+                case SCALE_PERCENT:
+                        append_fixed(out, v->v.u, 2);
+                        return true;
+                case SCALE_NONE:
+                        g_string_append_printf(out, "%" PRIu64, v->v.u);
+                        return true;
+                }
+                return false;
+        case EXP_DOUBLE: {
+                double d = v->v.d;
+                switch (f->scale) {
+                case SCALE_KILO:
+                        d *= 1e3;
+                        break;
+                case SCALE_KIBI:
+                        d *= 1024.0;
+                        break;
+                case SCALE_MILLI:
+                        d /= 1e3;
+                        break;
+                case SCALE_PERCENT:
+                        d /= 100.0;
+                        break;
+                case SCALE_NONE:
+                        break;
+                }
+                append_double(out, d);
+                return true;
+        }
+        case EXP_STRING:
+                return false;
+        }
+        return false;
+}
+
+static const char *type_word(fam_kind kind, exp_format format)
+{
+        if (kind == FAM_COUNTER)
+                return "counter";
+        if (kind == FAM_INFO && format == EXP_FORMAT_OPENMETRICS)
+                return "info";
+        return "gauge";
+}
+
+/* HELP text: OpenMetrics escapes the double quote too. */
+static void append_help_text(GString *out, const char *help, exp_format format)
+{
+        for (; *help; help++) {
+                if (*help == '\\')
+                        g_string_append(out, "\\\\");
+                else if (*help == '\n')
+                        g_string_append(out, "\\n");
+                else if (*help == '"' && format == EXP_FORMAT_OPENMETRICS)
+                        g_string_append(out, "\\\"");
+                else
+                        g_string_append_c(out, *help);
+        }
+}
+
+/* The metadata lines of a family. Prometheus text names its TYPE after
+ * the samples (jetson_board_energy_joules_total); OpenMetrics after the
+ * family, with UNIT. */
+static void append_header(GString *out, const fam_family *f, exp_format format)
+{
+        const char *name = f->name, *unit = f->unit, *help = f->help;
+        fam_kind kind = f->kind;
+        if (format == EXP_FORMAT_OPENMETRICS) {
+                g_string_append_printf(out, "# TYPE %s %s\n", name, type_word(kind, format));
+                if (unit)
+                        g_string_append_printf(out, "# UNIT %s %s\n", name, unit);
+                g_string_append_printf(out, "# HELP %s ", name);
+        } else {
+                g_string_append_printf(out, "# HELP %s%s ", name, fam_sample_suffix(kind));
+        }
+        append_help_text(out, help, format);
+        g_string_append_c(out, '\n');
+        if (format == EXP_FORMAT_PROMETHEUS)
+                g_string_append_printf(out, "# TYPE %s%s %s\n", name, fam_sample_suffix(kind), type_word(kind, format));
+}
+
+static const char *string_of(GHashTable *strings, const char *key)
+{
+        const exp_value *v = g_hash_table_lookup(strings, key);
+        return v ? v->v.s : NULL;
+}
+
+/* KEY with its last field replaced by FIELD. */
+static char *sibling_key(const char *key, const char *field)
+{
+        const char *dot = strrchr(key, '.');
+        size_t prefix = dot ? (size_t)(dot - key + 1) : 0;
+        return g_strdup_printf("%.*s%s", (int)prefix, key, field);
+}
+
+static void append_sample_line(GString *out, const fam_family *f, const entry *e, GHashTable *strings)
+{
+        GString *line = g_string_new(f->name);
+        g_string_append(line, fam_sample_suffix(f->kind));
+        bool first = true;
+        if (f->label)
+                append_label(line, &first, f->label, e->inst, e->inst_len);
+        for (size_t i = 0; i < G_N_ELEMENTS(f->extra_label) && f->extra_label[i]; i++) {
+                g_autofree char *key = sibling_key(e->value->key, f->extra_key[i]);
+                const char *v = string_of(strings, key);
+                if (v) /* a label the sample lacks is left out, never "" */
+                        append_label(line, &first, f->extra_label[i], v, strlen(v));
+        }
+        if (f->kind == FAM_INFO)
+                append_label(line, &first, f->value_label, e->value->v.s, strlen(e->value->v.s));
+        if (!first)
+                g_string_append_c(line, '}');
+        g_string_append_c(line, ' ');
+        if (append_value(line, f, e->value)) {
+                g_string_append_c(line, '\n');
+                g_string_append_len(out, line->str, (gssize)line->len);
+        }
+        g_string_free(line, TRUE);
+}
+
+/* Whether the value's type fits the family: numbers and booleans for
+ * gauges and counters, strings for info families. */
+static bool type_fits(const fam_family *f, const exp_value *v)
+{
+        if (f->kind == FAM_LABEL_ONLY)
+                return false;
+        return (f->kind == FAM_INFO) == (v->type == EXP_STRING);
+}
+
+static void append_sample_families(GString *out, const exp_sample *sample, exp_format format)
+{
+        g_autoptr(GArray) entries = g_array_sized_new(FALSE, FALSE, sizeof(entry), sample->values->len);
+        g_autoptr(GHashTable) strings = g_hash_table_new(g_str_hash, g_str_equal);
+        for (guint i = 0; i < sample->values->len; i++) {
+                const exp_value *v = &g_array_index(sample->values, exp_value, i);
+                if (v->type == EXP_STRING)
+                        g_hash_table_insert(strings, v->key, (gpointer)v);
+                entry e = { .order = i, .value = v };
+                /* Keys the table does not know are new keys of a newer
+                 * jetsond: left out, as the contract asks of clients. */
+                e.family = fam_match(v->key, &e.inst, &e.inst_len);
+                if (e.family >= 0 && type_fits(&fam_table[e.family], v))
+                        g_array_append_val(entries, e);
+        }
+        g_array_sort(entries, entry_compare);
+        int current = -1;
+        for (guint i = 0; i < entries->len; i++) {
+                const entry *e = &g_array_index(entries, entry, i);
+                const fam_family *f = &fam_table[e->family];
+                if (e->family != current) {
+                        append_header(out, f, format);
+                        current = e->family;
+                }
+                append_sample_line(out, f, e, strings);
+        }
+}
+
+static void append_info(GString *out, const exp_board *board, exp_format format)
+{
+        append_header(out, &fam_board, format);
+        const char *names[] = { "model", "module", "soc", "l4t", "jetpack", "cuda_arch" };
+        const char *values[] = { board->model, board->module, board->soc, board->l4t, board->jetpack,
+                                 board->cuda_arch };
+        g_string_append(out, "jetson_info");
+        bool first = true;
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+                const char *v = values[i] ? values[i] : "";
+                append_label(out, &first, names[i], v, strlen(v));
+        }
+        g_string_append(out, "} 1\n");
+}
+
+GString *exp_render(const exp_sample *sample, const exp_board *board, exp_format format)
+{
+        GString *out = g_string_sized_new(16384);
+        append_header(out, &fam_up, format);
+        g_string_append_printf(out, "jetson_up %d\n", sample ? 1 : 0);
+        if (sample) {
+                if (board && board->model)
+                        append_info(out, board, format);
+                append_sample_families(out, sample, format);
+                if (board && board->default_mode >= 0) {
+                        append_header(out, &fam_default_mode, format);
+                        g_string_append_printf(out, "jetson_nvpmodel_default_mode %" PRId64 "\n",
+                                               board->default_mode);
+                }
+                append_header(out, &fam_timestamp, format);
+                g_string_append(out, "jetson_sample_timestamp_seconds ");
+                append_fixed(out, sample->timestamp_usec, 6);
+                g_string_append_c(out, '\n');
+        }
+        if (format == EXP_FORMAT_OPENMETRICS)
+                g_string_append(out, "# EOF\n");
+        return out;
+}
