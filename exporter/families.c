@@ -104,7 +104,7 @@ const fam_family fam_table[] = {
           NULL, { 0 }, { 0 }, "Critical (instantaneous) current limit of a power rail" },
         { "power.total", "jetson_board_power_watts", FAM_GAUGE, "watts", NULL, SCALE_MILLI, NULL, { 0 }, { 0 },
           "Board power: the input rail, else the sum of all rails" },
-        { "power.total_is_sum", "jetson_board_power_is_sum", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 },
+        { "power.total_is_sum", "jetson_board_power_summed", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 },
           "1 if the board power is the sum of the rails (no input rail: an estimate)" },
         { "energy.total", "jetson_board_energy_joules", FAM_COUNTER, "joules", NULL, SCALE_MILLI, NULL, { 0 }, { 0 },
           "Energy of the board power, integrated since jetsond started" },
