@@ -87,7 +87,12 @@ int listen_open(const char *text, GError **error)
 int listen_from_systemd(GError **error)
 {
         int n = sd_listen_fds(1);
-        if (n <= 0)
+        if (n < 0) {
+                g_set_error(error, EXPORTER_ERROR, 0, "the sockets systemd passed are not usable: %s",
+                            g_strerror(-n));
+                return -2;
+        }
+        if (n == 0)
                 return -1;
         if (n > 1 || sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1) <= 0) {
                 g_set_error(error, EXPORTER_ERROR, 0,

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs every test of jetsond: the meson test suite built with gcc, again
 # under AddressSanitizer + UndefinedBehaviorSanitizer, again built with
-# clang, and the unit tests and the daemon once more under valgrind.
+# clang, and the unit tests, the daemon and the exporter once more under
+# valgrind.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -29,3 +30,6 @@ meson test -C build --suite unit --print-errorlogs --num-processes 2 \
 echo "== build: the daemon under valgrind in the service tests"
 JETSOND_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp" \
         meson test -C build --suite service --print-errorlogs --num-processes 2
+echo "== build: jetsond-exporter under valgrind in its service tests"
+EXPORTER_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp" \
+        meson test -C build exporter-service --print-errorlogs

@@ -1,0 +1,235 @@
+"""The exporter's test stack: a private system bus with the project's
+policy, a copy of a fake board (optionally brought to life by the
+simulator), jetsond serving it and jetsond-exporter serving HTTP on a
+socket this harness passes to it as systemd would (LISTEN_FDS), so no
+port is ever guessed. Everything started is stopped by PID."""
+
+import gzip
+import http.client
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "fixtures", "gen"))
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+    @property
+    def text(self):
+        return self.body.decode("utf-8")
+
+
+WRAPPED = bool(os.environ.get("EXPORTER_TEST_WRAPPER"))
+
+
+class Stack:
+    def __init__(self, jetsond, exporter, board="agx-orin-jp62", simulate=False, interval_ms=None):
+        self.jetsond_path, self.exporter_path = jetsond, exporter
+        self.dir = tempfile.mkdtemp(prefix="jetsond-exporter-test.")
+        os.chmod(self.dir, 0o755)
+        self.procs = []
+        self.daemon = self.exporter = None
+        self.interval_ms = interval_ms
+        conf = open(os.path.join(SOURCE_DIR, "tests/integration/system-bus.conf.in")).read()
+        conf = conf.replace("@BUSDIR@", self.dir).replace("@SRCDIR@", SOURCE_DIR).replace("@EXTRA@", "")
+        with open(os.path.join(self.dir, "bus.conf"), "w") as f:
+            f.write(conf)
+        out = subprocess.run(["dbus-daemon", "--config-file=" + os.path.join(self.dir, "bus.conf"),
+                              "--fork", "--print-address=1", "--print-pid=1"],
+                             check=True, capture_output=True, text=True).stdout.split("\n")
+        self.address, self.bus_pid = out[0], int(out[1])
+        os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
+        self.root = os.path.join(self.dir, "root")
+        subprocess.run(["sh", os.path.join(SOURCE_DIR, "tests/fixtures/make-sysroot.sh"), board, self.root],
+                       check=True, stdout=subprocess.DEVNULL)
+        if simulate:
+            self.procs.append(subprocess.Popen(
+                [sys.executable, os.path.join(SOURCE_DIR, "tests/fixtures/simulate.py"), self.root,
+                 "--period-ms", "100"]))
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(128)
+        self.port = self.listener.getsockname()[1]
+
+    # ---- processes ---------------------------------------------------
+    def start_daemon(self):
+        args = [self.jetsond_path, "--sysroot", self.root, "--system"]
+        if self.interval_ms:
+            args += ["--interval", str(self.interval_ms)]
+        self.daemon_log = open(os.path.join(self.dir, "jetsond.log"), "ab")
+        self.daemon = subprocess.Popen(args, stderr=self.daemon_log)
+        wait_for(self.name_owned, 30, "jetsond on the bus")
+
+    def name_owned(self):
+        r = subprocess.run(["busctl", "--system", "status", "org.jetsond.Jetson1"], capture_output=True)
+        return r.returncode == 0
+
+    def stop_daemon(self):
+        self.daemon.send_signal(signal.SIGTERM)
+        status = self.daemon.wait(timeout=30)
+        self.daemon = None
+        return status
+
+    def start_exporter(self, extra=(), socket_activated=True):
+        """The exporter, taking the harness's socket as systemd passes it."""
+        listener = self.listener
+
+        def pass_socket():
+            if listener.fileno() == 3:  # dup2(3, 3) would leave it close-on-exec
+                os.set_inheritable(3, True)
+            else:
+                os.dup2(listener.fileno(), 3)
+            os.environ["LISTEN_FDS"] = "1"
+            os.environ["LISTEN_PID"] = str(os.getpid())
+
+        self.exporter_log_path = os.path.join(self.dir, "exporter.log")
+        # run-tests.sh runs it under valgrind this way.
+        wrapper = os.environ.get("EXPORTER_TEST_WRAPPER", "").split()
+        self.exporter = subprocess.Popen([*wrapper, self.exporter_path, *extra],
+                                         stderr=open(self.exporter_log_path, "ab"),
+                                         preexec_fn=pass_socket if socket_activated else None,
+                                         # Python's own descriptors are close-on-exec:
+                                         # only the dup2'd fd 3 is inherited.
+                                         close_fds=False)
+        wait_for(lambda: self.try_get("/") is not None, 30, "the exporter's HTTP server")
+
+    def exporter_log(self):
+        return open(self.exporter_log_path).read()
+
+    def rss_kib(self, pid):
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise AssertionError("no VmRSS")
+
+    def close(self):
+        """Stops everything; returns the exporter's exit status if it was
+        still running (SIGTERM must end it with 0, also under valgrind)."""
+        status = None
+        for p in [self.exporter, self.daemon, *self.procs]:
+            if p and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    code = p.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    code = p.wait()
+                if p is self.exporter:
+                    status = code
+        try:
+            os.kill(self.bus_pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        self.listener.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return status
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        logs = ""
+        for log in ("exporter.log", "jetsond.log"):
+            path = os.path.join(self.dir, log)
+            if os.path.exists(path):
+                logs += f"---- {log}\n" + open(path, errors="replace").read()
+        if exc[0] is not None:
+            sys.stderr.write(logs)
+        status = self.close()
+        if exc[0] is None and status not in (None, 0):
+            raise AssertionError(f"the exporter ended with status {status} on SIGTERM\n{logs}")
+
+    # ---- HTTP ----------------------------------------------------------
+    def request(self, path, method="GET", headers=None, port=None, host="127.0.0.1"):
+        c = http.client.HTTPConnection(host, port or self.port, timeout=10)
+        c.request(method, path, headers=headers or {})
+        r = c.getresponse()
+        body = r.read()
+        c.close()
+        return Response(r.status, {k.lower(): v for k, v in r.getheaders()}, body)
+
+    def try_get(self, path):
+        try:
+            return self.request(path)
+        except OSError:
+            return None
+
+    def scrape(self, headers=None):
+        r = self.request("/metrics", headers=headers)
+        assert r.status == 200, r.status
+        body = r.body
+        if r.headers.get("content-encoding") == "gzip":
+            body = gzip.decompress(body)
+        return body.decode("utf-8")
+
+
+# ---- the text formats ----------------------------------------------------
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)')
+
+
+def parse_labels(text):
+    labels, pos = {}, 0
+    while pos < len(text):
+        m = LABEL.match(text, pos)
+        assert m, f"bad labels: {text!r}"
+        labels[m.group(1)] = m.group(2).encode().decode("unicode_escape")
+        pos = m.end()
+    return labels
+
+
+def parse_samples(text):
+    """{(name, frozenset(labels)): float} of every sample line."""
+    samples = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = SAMPLE.match(line)
+        assert m, f"not a sample line: {line!r}"
+        key = (m.group(1), frozenset(parse_labels(m.group(3) or "").items()))
+        assert key not in samples, f"duplicate sample {line!r}"
+        samples[key] = float(m.group(4))
+    return samples
+
+
+def value(samples, metric, **labels):
+    """The value of the sample METRIC whose labels include LABELS."""
+    found = [v for (n, ls), v in samples.items() if n == metric and set(labels.items()) <= set(ls)]
+    assert len(found) == 1, f"{metric}{labels}: {len(found)} samples"
+    return found[0]
+
+
+def run_tests(tests):
+    """Runs each test function; exit status as meson expects."""
+    failed = 0
+    for t in tests:
+        start = time.monotonic()
+        try:
+            t()
+            print(f"ok   {t.__name__} ({time.monotonic() - start:.1f} s)", flush=True)
+        except Exception as e:  # report every test, then fail
+            import traceback
+            traceback.print_exc()
+            print(f"FAIL {t.__name__}: {e}", flush=True)
+            failed += 1
+    return 1 if failed else 0
