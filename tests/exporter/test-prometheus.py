@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""A real Prometheus server (Debian's prometheus) scraping jetsond-exporter
+every second on the static fake AGX Orin: what PromQL answers equals the
+board's facts, the energy counter's rate equals the board power, the
+metadata carries OpenMetrics units (so the OpenMetrics path was taken),
+and when jetsond leaves, jetson_up drops to 0 and the board's series go
+stale, then come back. Usage: test-prometheus.py JETSOND EXPORTER"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+from harness import Stack, run_tests, wait_for
+
+import boards
+
+JETSOND, EXPORTER = sys.argv[1], sys.argv[2]
+ORIN = boards.AGX_ORIN
+
+
+class Prometheus:
+    def __init__(self, stack):
+        self.dir = os.path.join(stack.dir, "prometheus")
+        os.mkdir(self.dir)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        config = os.path.join(self.dir, "prometheus.yml")
+        with open(config, "w") as f:
+            f.write(f"""global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: jetson
+    static_configs:
+      - targets: ['127.0.0.1:{stack.port}']
+""")
+        self.log = open(os.path.join(self.dir, "prometheus.log"), "w")
+        self.proc = subprocess.Popen(
+            ["prometheus", "--config.file=" + config, "--storage.tsdb.path=" + os.path.join(self.dir, "tsdb"),
+             "--web.listen-address=127.0.0.1:%d" % self.port, "--log.level=warn"],
+            stdout=self.log, stderr=self.log)
+        wait_for(self.ready, 60, "Prometheus ready")
+
+    def get(self, path, **params):
+        url = f"http://127.0.0.1:{self.port}{path}"
+        if params:
+            url += "?" + urllib.parse.urlencode(params)
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return json.load(r)
+
+    def ready(self):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/-/ready", timeout=2) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    def query(self, promql):
+        """[(labels, value)] of an instant query."""
+        r = self.get("/api/v1/query", query=promql)
+        assert r["status"] == "success", r
+        return [(x["metric"], float(x["value"][1])) for x in r["data"]["result"]]
+
+    def one(self, promql):
+        result = self.query(promql)
+        assert len(result) == 1, (promql, result)
+        return result[0][1]
+
+    def wait_value(self, promql, want, timeout=15):
+        def check():
+            result = self.query(promql)
+            return len(result) == 1 and result[0][1] == want
+        wait_for(check, timeout, f"{promql} == {want}")
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait(30)
+
+
+def test_prometheus_scrapes_the_board():
+    with Stack(JETSOND, EXPORTER) as s:
+        s.start_daemon()
+        s.start_exporter()
+        prom = Prometheus(s)
+        try:
+            prom.wait_value('up{job="jetson"}', 1)
+            prom.wait_value("jetson_up", 1)
+            targets = prom.get("/api/v1/targets")["data"]["activeTargets"]
+            assert targets[0]["health"] == "up" and targets[0]["lastError"] == "", targets
+
+            # The board's facts, through PromQL.
+            assert prom.one('jetson_fan_rpm{fan="0"}') == ORIN["fan"]["rpm"]
+            assert prom.one('jetson_temperature_celsius{zone="cpu"}') == dict(ORIN["thermal"])["cpu-thermal"] / 1000
+            assert prom.one("count(jetson_cpu_frequency_hertz)") == ORIN["cpu"]["n"]
+            assert prom.one('jetson_cpu_frequency_hertz{cpu="2"}') == ORIN["cpu"]["cur"][2] * 1000
+            assert prom.one("max(jetson_cpu_max_frequency_hertz) / 1e9") == ORIN["cpu"]["scaling_max"] / 1e6
+            info = prom.query("jetson_info")
+            assert len(info) == 1, info
+            labels = info[0][0]
+            assert (labels["model"], labels["soc"], labels["l4t"], labels["jetpack"], labels["cuda_arch"]) == (
+                ORIN["dt"]["model"], ORIN["soc"], ORIN["l4t"], ORIN["jetpack"], ORIN["cuda_arch"]), labels
+            assert prom.one('jetson_nvpmodel_mode{name="MAXN"}') == 0
+            rails = [c for p in ORIN["power"] for c in p["ch"] if c[0] != "NC"]
+            assert prom.one("count(jetson_rail_power_watts)") == len(rails)
+            assert prom.one('jetson_rail_voltage_volts{rail="VDD_GPU_SOC"}') == 5.016
+            # Joins across families work as dashboards use them.
+            assert prom.one('sum(jetson_process_gpu_memory_bytes{user="nvidia"}) / 1024') == \
+                10240 + 30720 + 262144 + 65536
+
+            # The energy counter integrates the board power: over a few
+            # seconds its rate is the power (constant on a static board).
+            time.sleep(6)
+            power = prom.one("jetson_board_power_watts")
+            rate = prom.one("rate(jetson_board_energy_joules_total[5s])")
+            assert abs(rate - power) < 0.1 * power, (rate, power)
+            assert prom.one("resets(jetson_board_energy_joules_total[1m])") == 0
+
+            # OpenMetrics was negotiated: only it carries UNIT lines.
+            meta = prom.get("/api/v1/metadata", metric="jetson_board_energy_joules")["data"]
+            assert meta["jetson_board_energy_joules"][0]["type"] == "counter", meta
+            assert meta["jetson_board_energy_joules"][0]["unit"] == "joules", meta
+            meta = prom.get("/api/v1/metadata", metric="jetson_cpu_governor")["data"]
+            assert meta["jetson_cpu_governor"][0]["type"] == "info", meta
+
+            # jetsond leaves: the exporter still answers (up stays 1),
+            # jetson_up becomes 0 and the board's series go stale.
+            s.stop_daemon()
+            prom.wait_value("jetson_up", 0)
+            wait_for(lambda: prom.query('jetson_fan_rpm') == [], 15, "jetson_fan_rpm stale")
+            assert prom.one('up{job="jetson"}') == 1
+            s.start_daemon()
+            prom.wait_value("jetson_up", 1)
+            prom.wait_value('jetson_fan_rpm{fan="0"}', ORIN["fan"]["rpm"])
+        except BaseException:
+            sys.stderr.write(open(os.path.join(prom.dir, "prometheus.log")).read())
+            raise
+        finally:
+            prom.close()
+
+
+if __name__ == "__main__":
+    if not shutil.which("prometheus"):
+        print("prometheus is not installed (apt-get install prometheus)")
+        sys.exit(77)
+    sys.exit(run_tests([test_prometheus_scrapes_the_board]))
