@@ -90,11 +90,16 @@ class Stack:
         self.daemon = None
         return status
 
-    def start_exporter(self, extra=(), socket_activated=True):
-        """The exporter, taking the harness's socket as systemd passes it."""
+    def start_exporter(self, extra=(), socket_activated=True, uid=None):
+        """The exporter, taking the harness's socket as systemd passes it;
+        as user UID (and its group) if given, as DynamicUser= runs it."""
         listener = self.listener
 
         def pass_socket():
+            if uid is not None:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
             if listener.fileno() == 3:  # dup2(3, 3) would leave it close-on-exec
                 os.set_inheritable(3, True)
             else:

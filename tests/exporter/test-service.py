@@ -87,6 +87,20 @@ def test_fixture_values():
             assert f"# TYPE {n} " in r.text and f"# HELP {n} " in r.text, n
 
 
+def test_unprivileged():
+    """As a user with no rights (nobody), as systemd's DynamicUser= runs
+    it: the bus policy lets it read everything it exports."""
+    with Stack(JETSOND, EXPORTER) as s:
+        s.start_daemon()
+        s.start_exporter(uid=65534)
+        wait_up(s, 1)
+        assert open(f"/proc/{s.exporter.pid}/status").read().count("\t65534") >= 4
+        m = parse_samples(s.scrape())
+        assert value(m, "jetson_fan_rpm", fan="0") == ORIN["fan"]["rpm"]
+        assert value(m, "jetson_info", soc="tegra234") == 1
+        assert value(m, "jetson_nvpmodel_default_mode") == ORIN["nvpmodel"]["default"]
+
+
 def test_openmetrics():
     with up_stack() as s:
         wait_up(s, 1)
@@ -291,7 +305,7 @@ def test_signals_and_sigterm():
 
 if __name__ == "__main__":
     sys.exit(run_tests([
-        test_fixture_values, test_openmetrics, test_gzip, test_jetsond_leaves_and_returns, test_exporter_first,
+        test_fixture_values, test_unprivileged, test_openmetrics, test_gzip, test_jetsond_leaves_and_returns, test_exporter_first,
         test_stalled_jetsond, test_http_surface, test_concurrent_scrapes, test_listen_option, test_bus_lost,
         test_not_a_jetson, test_signals_and_sigterm,
     ]))

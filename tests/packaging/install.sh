@@ -45,7 +45,7 @@ if ! diff -u "$tmp/expected" "$tmp/actual" >"$tmp/diff"; then
     fail "installed file list"
 fi
 
-# Modes: the daemon and the client 0755, everything else 0644; only
+# Modes: the daemon, the client and the exporter 0755, everything else 0644; only
 # regular files.
 while IFS= read -r f; do
     if [ -L "$dest$f" ] || [ ! -f "$dest$f" ]; then
@@ -54,7 +54,7 @@ while IFS= read -r f; do
     fi
     mode=$(stat -c %a "$dest$f")
     case "$f" in
-        "$libexecdir/jetsond"|"$bindir/jetsonctl") want=755 ;;
+        "$libexecdir/jetsond"|"$bindir/jetsonctl"|"$bindir/jetsond-exporter") want=755 ;;
         *) want=644 ;;
     esac
     [ "$mode" = "$want" ] || fail "$f has mode $mode, expected $want"
@@ -72,8 +72,12 @@ else
     fail "no jetsond.service in $unitdir"
 fi
 [ -x "$dest$libexecdir/jetsond" ] || fail "$libexecdir/jetsond is not installed as an executable"
+unit=$dest$unitdir/jetsond-exporter.service
+if [ "$(grep -c '^ExecStart=' "$unit" 2>/dev/null)" != 1 ] || ! grep -q -x -F "ExecStart=$bindir/jetsond-exporter" "$unit"; then
+    fail "jetsond-exporter.service: expected exactly one ExecStart=$bindir/jetsond-exporter"
+fi
 while IFS= read -r f; do
-    [ "$f" = "$libexecdir/jetsond" ] || [ "$f" = "$bindir/jetsonctl" ] && continue
+    case "$f" in "$libexecdir/jetsond"|"$bindir/jetsonctl"|"$bindir/jetsond-exporter") continue ;; esac
     if grep -n -H '@[A-Za-z_][A-Za-z0-9_]*@' "$dest$f" >"$tmp/at"; then
         sed "s|^$(sed_esc "$dest")|    |" "$tmp/at"
         fail "unsubstituted @...@ in $f"

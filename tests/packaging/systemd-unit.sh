@@ -1,17 +1,20 @@
 #!/bin/sh
-# systemd-unit.sh verify   UNIT LIBEXECDIR JETSOND
-# systemd-unit.sh security UNIT LIBEXECDIR JETSOND MAX_EXPOSURE
+# systemd-unit.sh verify   UNIT INSTALLED_EXEC BUILT_EXEC [OTHER_UNIT...]
+# systemd-unit.sh security UNIT INSTALLED_EXEC BUILT_EXEC MAX_EXPOSURE
 #
-# Checks the generated jetsond.service with systemd-analyze. Both verify and
-# security --offline=yes look at the ExecStart= executable, which is not
-# installed yet, so they run on a copy in a temporary directory whose
-# ExecStart= points at the built daemon JETSOND instead of
-# LIBEXECDIR/jetsond (as in systemd/README.md).
+# Checks a generated service unit (jetsond.service, jetsond-exporter.service)
+# with systemd-analyze. Both verify and security --offline=yes look at the
+# ExecStart= executable, which is not installed yet, so they run on a copy in
+# a temporary directory whose ExecStart= points at the built program
+# BUILT_EXEC instead of INSTALLED_EXEC (as in systemd/README.md). verify also
+# checks OTHER_UNITs copied beside it (a .socket), and man: documentation
+# links against the built man pages listed in $UNIT_MANPAGES.
 #   verify:   exit 0 and no output at all.
-#   security: overall exposure level at most MAX_EXPOSURE (README: 1.7 OK).
+#   security: overall exposure level at most MAX_EXPOSURE (systemd/README.md).
 set -eu
 
-mode=$1 unit=$2 libexecdir=$3 jetsond=$4
+mode=$1 unit=$2 installed=$3 built=$4
+shift 4
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
     echo "SKIP: systemd-analyze is not installed"
@@ -21,27 +24,44 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jetsond-unit.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-if [ ! -x "$jetsond" ]; then
-    echo "FAIL: $jetsond (built daemon) is not executable"
+if [ ! -x "$built" ]; then
+    echo "FAIL: $built (built program) is not executable"
     exit 1
 fi
-old="ExecStart=$libexecdir/jetsond"
+name=$(basename "$unit")
+old="ExecStart=$installed"
 n=$(grep -c '^ExecStart=' "$unit" || true)
-if [ "$n" -ne 1 ] || ! grep -q -x -F "$old --system" "$unit"; then
+if [ "$n" -ne 1 ] || ! grep -q -e "^$old\$" -e "^$old " "$unit"; then
     grep -n '^ExecStart=' "$unit" || true
-    echo "FAIL: $unit: expected exactly one \"$old --system\""
+    echo "FAIL: $unit: expected exactly one ExecStart= running $installed"
     exit 1
 fi
-OLD=$old NEW="ExecStart=$jetsond" awk '
-    index($0, ENVIRON["OLD"] " ") == 1 { $0 = ENVIRON["NEW"] substr($0, length(ENVIRON["OLD"]) + 1) }
-    { print }' "$unit" >"$tmp/jetsond.service"
-grep -q -x -F "ExecStart=$jetsond --system" "$tmp/jetsond.service"
+OLD=$old NEW="ExecStart=$built" awk '
+    index($0, ENVIRON["OLD"]) == 1 && (length($0) == length(ENVIRON["OLD"]) ||
+        substr($0, length(ENVIRON["OLD"]) + 1, 1) == " ") {
+        $0 = ENVIRON["NEW"] substr($0, length(ENVIRON["OLD"]) + 1) }
+    { print }' "$unit" >"$tmp/$name"
+grep -q -e "^ExecStart=$built\$" -e "^ExecStart=$built " "$tmp/$name"
+if [ -n "${UNIT_MANPAGES:-}" ]; then
+    for page in $UNIT_MANPAGES; do
+        mkdir -p "$tmp/man/man${page##*.}"
+        cp "$page" "$tmp/man/man${page##*.}/"
+    done
+    MANPATH=$tmp/man
+    export MANPATH
+fi
 
 cd "$tmp"
 rc=0
 case $mode in
 verify)
-    systemd-analyze verify ./jetsond.service >out 2>err || rc=$?
+    others=""
+    for u in "$@"; do
+        cp "$u" "$tmp/"
+        others="$others ./$(basename "$u")"
+    done
+    # shellcheck disable=SC2086
+    systemd-analyze verify "./$name" $others >out 2>err || rc=$?
     if [ "$rc" -ne 0 ] || [ -s err ] || [ -s out ]; then
         echo "systemd-analyze verify: exit $rc"
         cat out err
@@ -51,13 +71,13 @@ verify)
     echo "ok: systemd-analyze verify, exit 0, no output"
     ;;
 security)
-    max=$5
+    max=$1
     threshold=
     # --threshold (systemd >= 250) takes the exposure times 10.
     if systemd-analyze --help 2>/dev/null | grep -q -e '--threshold'; then
         threshold=--threshold=$(awk -v m="$max" 'BEGIN { printf "%d", m * 10 + 0.5 }')
     fi
-    systemd-analyze security --offline=yes ${threshold:+"$threshold"} --no-pager ./jetsond.service >out 2>err || rc=$?
+    systemd-analyze security --offline=yes ${threshold:+"$threshold"} --no-pager "./$name" >out 2>err || rc=$?
     score=$(sed -n 's/.*Overall exposure level for [^:]*: *\([0-9][0-9.]*\).*/\1/p' out)
     if [ -z "$score" ]; then
         cat out err
@@ -78,7 +98,7 @@ security)
     echo "ok: $(grep 'Overall exposure level' out)"
     ;;
 *)
-    echo "usage: $0 verify|security UNIT LIBEXECDIR JETSOND [MAX_EXPOSURE]" >&2
+    echo "usage: $0 verify|security UNIT INSTALLED_EXEC BUILT_EXEC [MAX_EXPOSURE | OTHER_UNIT...]" >&2
     exit 2
     ;;
 esac
