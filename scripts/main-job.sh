@@ -4,8 +4,9 @@
 # (with nvfancontrol.service running), bring a copy of the AGX Orin
 # (JetPack 6.2) fake board to life with the simulator, run the daemon on
 # it, and show what a client sees: the introspection, board properties,
-# live samples, a faster subscription, and writes that polkit first
-# denies and then allows. Everything started here is stopped at the end.
+# live samples, a faster subscription, jetsonctl, jetsond-exporter with a
+# Prometheus server scraping it, and writes that polkit first denies and
+# then allows. Everything started here is stopped at the end.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -16,8 +17,10 @@ ninja -C build > /tmp/jetsond-main-job-build.log 2>&1 || { cat /tmp/jetsond-main
 work=$(mktemp -d /tmp/jetsond-demo.XXXXXX)
 chmod 755 "$work"
 mkdir "$work/services"
-sim="" daemon="" bus_pid="" mocks=""
+sim="" daemon="" bus_pid="" mocks="" exporter="" prom=""
 cleanup() {
+        [ -n "$prom" ] && kill "$prom" 2>/dev/null && wait "$prom" 2>/dev/null
+        [ -n "$exporter" ] && kill "$exporter" 2>/dev/null && wait "$exporter" 2>/dev/null
         [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
         # dbusmock dies of the SIGTERM (status 143): not a failure of the job
         for m in $mocks; do kill "$m" 2>/dev/null && { wait "$m" 2>/dev/null || true; }; done
@@ -166,6 +169,45 @@ grep -e ',load model$' -e ',inference$' "$work/run.csv"
 run build/client/jetsonctl measure -- sh -c "$workload"
 # ---- end of jetsonctl ---------------------------------------------------
 
+# ---- jetsond-exporter (exporter/, issue 14) -------------------------------
+echo
+echo "== jetsond-exporter serves the board to Prometheus (127.0.0.1:9837)"
+build/exporter/jetsond-exporter --listen 127.0.0.1:9837 2> "$work/exporter.log" &
+exporter=$!
+for _ in $(seq 100); do curl -s -o /dev/null 127.0.0.1:9837/ && break; sleep 0.05; done
+echo "\$ curl -s 127.0.0.1:9837/metrics | grep -E '^jetson_(up|info|board|temperature|fan_rpm|nvpmodel_mode)'"
+curl -s 127.0.0.1:9837/metrics | grep -E '^jetson_(up|info|board|temperature|fan_rpm|nvpmodel_mode)'
+echo "\$ curl -s -H 'Accept: application/openmetrics-text' 127.0.0.1:9837/metrics | grep -A3 '^# TYPE jetson_board_energy'"
+curl -s -H 'Accept: application/openmetrics-text' 127.0.0.1:9837/metrics | grep -A3 '^# TYPE jetson_board_energy'
+mkdir "$work/prometheus"
+cat > "$work/prometheus/prometheus.yml" <<'YML'
+global: { scrape_interval: 1s, scrape_timeout: 1s }
+scrape_configs: [ { job_name: jetson, static_configs: [ { targets: ['127.0.0.1:9837'] } ] } ]
+YML
+prometheus --config.file="$work/prometheus/prometheus.yml" --storage.tsdb.path="$work/prometheus/tsdb" \
+        --web.listen-address=127.0.0.1:19090 --log.level=warn > "$work/prometheus/log" 2>&1 &
+prom=$!
+promql() {
+        echo "\$ PromQL: $1"
+        curl -s --get --data-urlencode "query=$1" http://127.0.0.1:19090/api/v1/query | /usr/bin/python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["data"]["result"]:
+    labels = ",".join("%s=\"%s\"" % kv for kv in sorted(r["metric"].items()) if kv[0] not in ("instance", "job"))
+    print("  {%s} %s" % (labels, r["value"][1]))'
+}
+for _ in $(seq 300); do
+        curl -s --get --data-urlencode 'query=jetson_up' http://127.0.0.1:19090/api/v1/query 2>/dev/null |
+                grep -q '"value":\[[0-9.]*,"1"\]' && break
+        sleep 0.1
+done
+echo "(a Prometheus server scrapes it every second; 6 s after its first scrape:)"
+sleep 6
+promql 'rate(jetson_board_energy_joules_total[5s])'
+promql 'jetson_board_power_watts'
+promql 'topk(3, jetson_temperature_celsius)'
+kill "$prom"; wait "$prom" 2>/dev/null || true; prom=""
+# ---- end of jetsond-exporter ----------------------------------------------
+
 echo
 echo "== writes go through polkit: denied first, then allowed (gdbus shows the D-Bus error names)"
 fan=/org/jetsond/Jetson1/fan/0
@@ -185,3 +227,5 @@ run gdbus call --system --dest org.jetsond.Jetson1 --object-path $fan --method o
 echo
 echo "== the daemon's log"
 cat "$work/jetsond.log"
+echo "== the exporter's log"
+cat "$work/exporter.log"
