@@ -42,6 +42,13 @@ class Response:
 WRAPPED = bool(os.environ.get("EXPORTER_TEST_WRAPPER"))
 
 
+def sanitized(path):
+    """Built with AddressSanitizer: its quarantine keeps freed memory (RSS
+    grows by design) and LeakSanitizer checks for leaks at exit instead."""
+    with open(path, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
 class Stack:
     def __init__(self, jetsond, exporter, board="agx-orin-jp62", simulate=False, interval_ms=None):
         self.jetsond_path, self.exporter_path = jetsond, exporter

@@ -8,6 +8,7 @@ stale, then come back. Usage: test-prometheus.py JETSOND EXPORTER"""
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -16,12 +17,14 @@ import time
 import urllib.parse
 import urllib.request
 
-from harness import Stack, run_tests, wait_for
+from harness import SOURCE_DIR, Stack, run_tests, wait_for
 
 import boards
 
 JETSOND, EXPORTER = sys.argv[1], sys.argv[2]
 ORIN = boards.AGX_ORIN
+DASHBOARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "exporter",
+                         "grafana-dashboard.json")
 
 
 class Prometheus:
@@ -107,9 +110,30 @@ def test_prometheus_scrapes_the_board():
             assert (labels["model"], labels["soc"], labels["l4t"], labels["jetpack"], labels["cuda_arch"]) == (
                 ORIN["dt"]["model"], ORIN["soc"], ORIN["l4t"], ORIN["jetpack"], ORIN["cuda_arch"]), labels
             assert prom.one('jetson_nvpmodel_mode{name="MAXN"}') == 0
+            # Each rail: volts and amperes as the INA3221 files say, watts
+            # their product (jetsond's integer mW).
             rails = [c for p in ORIN["power"] for c in p["ch"] if c[0] != "NC"]
             assert prom.one("count(jetson_rail_power_watts)") == len(rails)
-            assert prom.one('jetson_rail_voltage_volts{rail="VDD_GPU_SOC"}') == 5.016
+            for name, mv, ma, _, _ in rails:
+                assert prom.one(f'jetson_rail_voltage_volts{{rail="{name}"}}') == mv / 1000
+                assert prom.one(f'jetson_rail_current_amperes{{rail="{name}"}}') == ma / 1000
+                assert prom.one(f'jetson_rail_power_watts{{rail="{name}"}}') == (mv * ma // 1000) / 1000, name
+            # Each zone that reads: its °C; offline (-256 °C) and unreadable
+            # zones are absent.
+            zones = {z.split("-")[0]: t / 1000 for z, t in ORIN["thermal"] if t != "" and t > -256000}
+            got = {labels["zone"]: v for labels, v in prom.query("jetson_temperature_celsius")}
+            assert got == zones, (got, zones)
+
+            # Per-core loads: the fixture's second /proc/stat, written in
+            # place (jetsond re-reads the open file), gives known loads,
+            # which jetsond then holds while the counters stand still.
+            stat_b = open(os.path.join(SOURCE_DIR, "tests/fixtures/proc-stat/agx-orin-jp62-b")).read()
+            with open(os.path.join(s.root, "proc/stat"), "r+") as f:
+                f.write(stat_b)
+                f.truncate()
+            prom.wait_value("jetson_cpu_total_load_ratio", 0.55)
+            for cpu, (_, percent, _) in enumerate(ORIN["stat"]["cores"]):
+                assert prom.one(f'jetson_cpu_load_ratio{{cpu="{cpu}"}}') == percent / 100, cpu
             # Joins across families work as dashboards use them.
             assert prom.one('sum(jetson_process_gpu_memory_bytes{user="nvidia"}) / 1024') == \
                 10240 + 30720 + 262144 + 65536
@@ -121,6 +145,14 @@ def test_prometheus_scrapes_the_board():
             rate = prom.one("rate(jetson_board_energy_joules_total[5s])")
             assert abs(rate - power) < 0.1 * power, (rate, power)
             assert prom.one("resets(jetson_board_energy_joules_total[1m])") == 0
+            # Every energy counter increases between two scrapes.
+            before = dict((l.get("rail", "board"), v) for l, v in prom.query(
+                "jetson_rail_energy_joules_total or jetson_board_energy_joules_total"))
+            time.sleep(2.5)
+            after = dict((l.get("rail", "board"), v) for l, v in prom.query(
+                "jetson_rail_energy_joules_total or jetson_board_energy_joules_total"))
+            assert len(after) == len(rails) + 1 and after.keys() == before.keys(), (before, after)
+            assert all(after[k] > before[k] for k in after), (before, after)
 
             # OpenMetrics was negotiated: only it carries UNIT lines.
             meta = prom.get("/api/v1/metadata", metric="jetson_board_energy_joules")["data"]
@@ -145,8 +177,42 @@ def test_prometheus_scrapes_the_board():
             prom.close()
 
 
+def test_grafana_dashboard():
+    """exporter/grafana-dashboard.json: every query of every panel, with
+    the board variable set to all boards, answers with data from a real
+    Prometheus scraping a simulated board, and names only families the
+    exporter has."""
+    dash = json.load(open(DASHBOARD))
+    families = {line.split("\t")[0] for line in subprocess.run(
+        [EXPORTER, "--list-metrics"], check=True, capture_output=True, text=True).stdout.splitlines()}
+    ids = [p["id"] for p in dash["panels"]]
+    assert len(ids) == len(set(ids)), ids
+    exprs = [(p["title"], t["expr"]) for p in dash["panels"] for t in p["targets"]]
+    assert len(exprs) >= 15, exprs
+    for title, expr in exprs:
+        names = set(re.findall(r"\b(jetson_[a-z0-9_]+)", expr))
+        assert names and names <= families, (title, names - families)
+    with Stack(JETSOND, EXPORTER, simulate=True) as s:
+        s.start_daemon()
+        s.start_exporter()
+        prom = Prometheus(s)
+        try:
+            prom.wait_value("jetson_up", 1)
+            time.sleep(4)  # a few scrapes for rate()
+            values = prom.get("/api/v1/label/instance/values", **{"match[]": "jetson_up"})["data"]
+            assert values == [f"127.0.0.1:{s.port}"], values
+            for title, expr in exprs:
+                promql = expr.replace("$instance", ".*").replace("$__rate_interval", "5s")
+                assert prom.query(promql), f"panel {title!r}: {promql} has no data"
+        except BaseException:
+            sys.stderr.write(open(os.path.join(prom.dir, "prometheus.log")).read())
+            raise
+        finally:
+            prom.close()
+
+
 if __name__ == "__main__":
     if not shutil.which("prometheus"):
         print("prometheus is not installed (apt-get install prometheus)")
         sys.exit(77)
-    sys.exit(run_tests([test_prometheus_scrapes_the_board]))
+    sys.exit(run_tests([test_prometheus_scrapes_the_board, test_grafana_dashboard]))
