@@ -42,6 +42,11 @@ int jc_bus_open(jc_ctx *c)
         return JC_EXIT_OK;
 }
 
+bool jc_error_has_either(const sd_bus_error *error, const char *a, const char *b)
+{
+        return sd_bus_error_has_name(error, a) || sd_bus_error_has_name(error, b);
+}
+
 /* ---- sd-bus message -> GVariant ---------------------------------------- */
 
 static GVariant *read_value(sd_bus_message *m);
@@ -241,7 +246,7 @@ GVariant *jc_get_all(jc_ctx *c, const char *path, const char *iface, sd_bus_erro
 
 bool jc_error_is_not_running(const sd_bus_error *error)
 {
-        return sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER);
+        return jc_error_has_either(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER);
 }
 
 /* D-Bus messages may span lines (RestoreDefaults' Failed holds one per
@@ -284,7 +289,7 @@ int jc_report_error(const char *doing, const sd_bus_error *error, int r, const c
                         doing, action ? action : message);
                 return JC_EXIT_NOT_AUTHORIZED;
         }
-        if (absent && sd_bus_error_has_names(error, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_OBJECT)) {
+        if (absent && jc_error_has_either(error, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_OBJECT)) {
                 fprintf(stderr, "jetsonctl: %s: %s\n", doing, absent);
                 return JC_EXIT_FAILURE;
         }
@@ -295,7 +300,7 @@ int jc_report_error(const char *doing, const sd_bus_error *error, int r, const c
                 fprintf(stderr, "jetsonctl: %s: %s\n", doing, message);
                 return JC_EXIT_USAGE;
         }
-        if (sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT) || r == -ETIMEDOUT) {
+        if (jc_error_has_either(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT) || r == -ETIMEDOUT) {
                 fprintf(stderr, "jetsonctl: %s: jetsond did not answer in time\n", doing);
                 return JC_EXIT_FAILURE;
         }

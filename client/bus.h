@@ -43,5 +43,9 @@ GVariant *jc_get_all(jc_ctx *c, const char *path, const char *iface, sd_bus_erro
  * the interface or object is not exported (e.g. "this board has no fan"). */
 int jc_report_error(const char *doing, const sd_bus_error *error, int r, const char *action, const char *absent);
 
+/* True if ERROR is named A or B (sd_bus_error_has_names() is libsystemd
+ * 247; the floor is 237). */
+bool jc_error_has_either(const sd_bus_error *error, const char *a, const char *b);
+
 /* True if the error means jetsond is not on the bus. */
 bool jc_error_is_not_running(const sd_bus_error *error);

@@ -40,7 +40,7 @@ JsonNode *jc_json_from_variant(GVariant *value)
                         json_object_unref(o);
                         break;
                 }
-                G_GNUC_FALLTHROUGH;
+                __attribute__((fallthrough));
         case G_VARIANT_CLASS_TUPLE:
         case G_VARIANT_CLASS_DICT_ENTRY: {
                 JsonArray *a = json_array_new();

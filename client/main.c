@@ -35,7 +35,7 @@ static const GOptionEntry global_entries[] = {
           "Never let polkit ask for a password", NULL },
         { "help", 'h', 0, G_OPTION_ARG_NONE, &opt_help, "Show help", NULL },
         { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Show the version", NULL },
-        G_OPTION_ENTRY_NULL
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
 static const GOptionEntry watch_entries[] = {
@@ -44,13 +44,13 @@ static const GOptionEntry watch_entries[] = {
         { "count", 'n', 0, G_OPTION_ARG_INT, &jc_watch_count, "Stop after N samples", "N" },
         { "stats", 's', 0, G_OPTION_ARG_NONE, &jc_watch_stats,
           "When watch ends, print each key's mean, minimum and maximum over the samples seen", NULL },
-        G_OPTION_ENTRY_NULL
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
 static const GOptionEntry swap_entries[] = {
         { "on-boot", 0, 0, G_OPTION_ARG_NONE, &jc_swap_on_boot, "swap create: also enable it at boot (/etc/fstab)",
           NULL },
-        G_OPTION_ENTRY_NULL
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
 static const GOptionEntry record_entries[] = {
@@ -62,13 +62,13 @@ static const GOptionEntry record_entries[] = {
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &jc_record_output, "Write to FILE (default: standard output)",
           "FILE" },
         { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &jc_record_duration_s, "Stop after SECONDS", "SECONDS" },
-        G_OPTION_ENTRY_NULL
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
 static const GOptionEntry measure_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_measure_interval_ms,
           "Integrate from a record every MS milliseconds (1 to 3600000, default 10)", "MS" },
-        G_OPTION_ENTRY_NULL
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
 typedef struct {

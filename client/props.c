@@ -16,7 +16,7 @@ int jc_props_fetch(jc_ctx *c, const char *path, const char *iface, bool optional
                 return JC_EXIT_OK;
         }
         int ret = JC_EXIT_OK;
-        if (!(optional && sd_bus_error_has_names(&error, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_OBJECT)))
+        if (!(optional && jc_error_has_either(&error, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_OBJECT)))
                 ret = jc_report_error(doing, &error, r, NULL, absent);
         sd_bus_error_free(&error);
         return ret;

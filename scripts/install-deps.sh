@@ -7,7 +7,7 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   libsystemd-dev libglib2.0-dev libjson-glib-dev libpolkit-gobject-1-dev libcmocka-dev
   python3 valgrind dbus-daemon dbus-bin polkitd python3-dbusmock gjs libglib2.0-bin
   libxml2-utils libdbus-1-dev systemd scdoc libfuse3-dev fuse3
-  libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter"
+  libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla"
 
 missing=""
 for p in $PACKAGES; do

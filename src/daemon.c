@@ -9,6 +9,7 @@
 
 #include "auth.h"
 #include "bus_source.h"
+#include "config.h"
 #include "errors.h"
 #include "jetsond-dbus.h"
 #include "log.h"
@@ -52,10 +53,12 @@ static void on_disconnect(void *data)
 
 static int open_bus(jd_bus_kind kind, const char *address, sd_bus **out)
 {
+        /* Not the *_with_description() forms: they are libsystemd 239,
+         * and the floor is 237 (Ubuntu 18.04, JetPack 4.6). */
         if (kind == JD_BUS_SYSTEM)
-                return sd_bus_open_system_with_description(out, "jetsond");
+                return sd_bus_open_system(out);
         if (kind == JD_BUS_SESSION)
-                return sd_bus_open_user_with_description(out, "jetsond");
+                return sd_bus_open_user(out);
         sd_bus *bus = NULL;
         int r = sd_bus_new(&bus);
         if (r >= 0)
@@ -161,8 +164,29 @@ static void on_board_read(GObject *source, GAsyncResult *res, gpointer data)
         try_start_service(st);
 }
 
+/* systemd creates /var/lib/jetsond (StateDirectory=); started any other
+ * way (a board without the unit, a test root) jetsond makes it itself, or
+ * jetson_clocks --store and the swap file would find no directory. Once,
+ * before the main loop runs. */
+static void ensure_state_dir(const jd_sysroot *sr)
+{
+        char host[4096];
+        if (jd_sysroot_host_path_to_create(sr, JD_STATE_DIR, host, sizeof host) < 0) {
+                jd_log_warning("Cannot resolve %s under the sysroot", JD_STATE_DIR);
+                return;
+        }
+        if (g_file_test(host, G_FILE_TEST_IS_DIR))
+                return;
+        if (g_mkdir_with_parents(host, 0700) < 0)
+                jd_log_warning("Cannot create %s: %s", JD_STATE_DIR, g_strerror(errno));
+        else
+                jd_log_info("Created %s", JD_STATE_DIR);
+}
+
 int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, uint64_t interval_us)
 {
+        ensure_state_dir(sr);
+
         /* polkit-gobject talks to polkitd over GDBus on "the system bus";
          * with --address that must be the bus the callers are on, or their
          * unique names would mean nothing to polkitd. */

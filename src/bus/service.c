@@ -8,6 +8,16 @@
 #include "log.h"
 #include "systemd_unit.h"
 
+/* g_ptr_array_steal_index() is GLib 2.58; the floor is 2.56. The slot is
+ * emptied first, so the array's free function gets NULL. */
+static void *ptr_array_steal(GPtrArray *a, guint i)
+{
+        void *p = g_ptr_array_index(a, i);
+        a->pdata[i] = NULL;
+        g_ptr_array_remove_index(a, i);
+        return p;
+}
+
 void jd_set_bus_error(GError **error, int r, const char *what)
 {
         g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "%s: %s", what, g_strerror(-r));
@@ -112,7 +122,7 @@ static gboolean on_events(gpointer data)
         for (guint i = 0; i < svc->resamples->len;) {
                 resample *r = g_ptr_array_index(svc->resamples, i);
                 if (now >= r->deadline_us || jd_engine_answered(svc->engine, r->generation, now))
-                        g_ptr_array_add(ready, g_ptr_array_steal_index(svc->resamples, i));
+                        g_ptr_array_add(ready, ptr_array_steal(svc->resamples, i));
                 else
                         i++;
         }
@@ -317,7 +327,7 @@ void jd_service_free(jd_service *svc)
         }
         /* Changes still waiting for their fresh sample answer now. */
         while (svc->resamples->len) {
-                resample *r = g_ptr_array_steal_index(svc->resamples, 0);
+                resample *r = ptr_array_steal(svc->resamples, 0);
                 if (r->done)
                         r->done(r->data);
                 g_free(r);

@@ -15,6 +15,11 @@
 # script's PID (unshare and sh exec), so the caller stops polkitd by that
 # PID.
 #
+# With PKLA_DIR set, that directory is also mounted over
+# /etc/polkit-1/localauthority, for the .pkla files of polkit 0.105's local
+# authority, which Debian's polkitd-pkla reads through its compatibility
+# rule (the caller puts that rule into RULES_DIR).
+#
 # Exit 77 (skip) when this cannot work here: not root, no polkitd, no user
 # polkitd, or no permission to create a mount namespace (e.g. a container
 # without CAP_SYS_ADMIN). It never falls back to writing system
@@ -34,6 +39,11 @@ id polkitd >/dev/null 2>&1 || skip "there is no user polkitd for polkitd to swit
 for d in /usr/share/polkit-1/actions /usr/share/polkit-1/rules.d /etc/polkit-1/rules.d; do
     [ -d "$d" ] || skip "$d does not exist to be mounted over"
 done
+pkla=${PKLA_DIR:-}
+if [ -n "$pkla" ]; then
+    [ -x /usr/sbin/pkla-check-authorization ] && [ -d /etc/polkit-1/localauthority ] ||
+        skip "polkitd-pkla (pkla-check-authorization, /etc/polkit-1/localauthority) is not installed"
+fi
 if ! err=$(unshare --mount --propagation private -- sh -c \
         'mount --bind "$1" /usr/share/polkit-1/actions' probe "$actions" 2>&1); then
     skip "cannot bind-mount in a private mount namespace (needs CAP_SYS_ADMIN): $err"
@@ -47,5 +57,6 @@ exec unshare --mount --propagation private -- sh -c '
   mount --bind "$2" /etc/polkit-1/rules.d
   mount --bind "$3" /usr/share/polkit-1/rules.d
   mount --bind "$4" /etc/group
-  shift 4
-  exec "$0" "$@"' "$polkitd" "$actions" "$rules" "$empty" "$group" "$@"
+  [ -z "$5" ] || mount --bind "$5" /etc/polkit-1/localauthority
+  shift 5
+  exec "$0" "$@"' "$polkitd" "$actions" "$rules" "$empty" "$group" "$pkla" "$@"

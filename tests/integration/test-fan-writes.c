@@ -8,6 +8,7 @@
 #include "fixture.h"
 #include "jetsond-dbus.h"
 #include "testbus.h"
+#include "glib-compat.h"
 
 #define FAN0 JD_FAN_PATH_PREFIX "0"
 #define UNIT "nvfancontrol.service"
@@ -74,7 +75,7 @@ static void test_profile_switch_restarts_nvfancontrol(void **state)
         /* Exactly the one value changed; every other byte as it was. */
         g_autofree char *conf_after = testbus_root_file(tb, AGX_CONF);
         g_autoptr(GString) expected = g_string_new(conf_before);
-        assert_int_equal(g_string_replace(expected, "FAN_DEFAULT_PROFILE cool", "FAN_DEFAULT_PROFILE quiet", 0), 1);
+        assert_int_equal(test_string_replace(expected, "FAN_DEFAULT_PROFILE cool", "FAN_DEFAULT_PROFILE quiet", 0), 1);
         assert_string_equal(conf_after, expected->str);
         /* The link stays a link; its target got the new text. */
         g_autofree char *link = g_build_filename(tb->root, "etc/nvfancontrol.conf", NULL);

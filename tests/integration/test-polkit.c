@@ -1,7 +1,10 @@
 /* Writes behind the real polkitd, with the shipped actions
  * (polkit/org.jetsond.Jetson1.policy) and the shipped example rule
  * (polkit/50-jetsond-jetson-group.rules.example), called by real users of
- * this machine:
+ * this machine. Built a second time with PKLA defined (test polkit-pkla):
+ * the same tests with polkit/50-jetsond-jetson-group.pkla.example in
+ * place of the .rules example, read through Debian's polkitd-pkla as
+ * polkit 0.105 reads it, so both files must grant the same. The users:
  *
  *   bin     no rule: the shipped defaults (auth_admin) apply, so a
  *           challenge: InteractiveAuthorizationRequired without the
@@ -42,6 +45,7 @@
 
 #include "jetsond-dbus.h"
 #include "testbus.h"
+#include "glib-compat.h"
 
 #define BOARD "agx-orin-jp62"
 #define SERIAL "1424021012345"       /* agx-orin-jp62.expected.md */
@@ -51,6 +55,7 @@
 #define SWAP_FILE "var/lib/jetsond/swap/swapfile"   /* the default [Swap] Path, in the root */
 #define CALL_TIMEOUT_S 60            /* generous: the daemon may run under valgrind */
 #define ACTION(a) "org.jetsond.Jetson1." a
+#define PKLA_COMPAT_RULE "/usr/share/polkit-1/rules.d/49-polkit-pkla-compat.rules"
 
 /* ---- every write method of the contract (introspection/) --------------- */
 
@@ -228,8 +233,25 @@ static bool start_polkitd(world *w)
         assert_int_equal(g_mkdir_with_parents(rules, 0755), 0);
         g_autofree char *policy = g_build_filename(actions, "org.jetsond.Jetson1.policy", NULL);
         copy_file(SOURCE_DIR "/polkit/org.jetsond.Jetson1.policy", policy);
+#ifdef PKLA
+        /* polkit 0.105's local authority: the .pkla example in 50-local.d,
+         * read by pkla-check-authorization through polkitd-pkla's rule. */
+        g_autofree char *authority = g_build_filename(pk, "localauthority", NULL);
+        g_autofree char *local = g_build_filename(authority, "50-local.d", NULL);
+        assert_int_equal(g_mkdir_with_parents(local, 0755), 0);
+        g_autofree char *example = g_build_filename(local, "50-jetsond-jetson-group.pkla", NULL);
+        copy_file(SOURCE_DIR "/polkit/50-jetsond-jetson-group.pkla.example", example);
+        g_autofree char *compat = g_build_filename(rules, "49-polkit-pkla-compat.rules", NULL);
+        if (!g_file_test(PKLA_COMPAT_RULE, G_FILE_TEST_EXISTS)) {
+                print_message("SKIP: %s is missing (Debian: polkitd-pkla)\n", PKLA_COMPAT_RULE);
+                return false;
+        }
+        copy_file(PKLA_COMPAT_RULE, compat);
+        g_setenv("PKLA_DIR", authority, TRUE);
+#else
         g_autofree char *example = g_build_filename(rules, "50-jetsond-jetson-group.rules", NULL);
         copy_file(SOURCE_DIR "/polkit/50-jetsond-jetson-group.rules.example", example);
+#endif
         g_autofree char *test_rules = g_build_filename(rules, "10-jetsond-test.rules", NULL);
         copy_file(SOURCE_DIR "/tests/integration/polkit-test.rules", test_rules);
         write_group_file(group);
@@ -239,9 +261,8 @@ static bool start_polkitd(world *w)
         assert_true(log_fd >= 0);
         const char *argv[] = { "sh", SOURCE_DIR "/tests/integration/start-polkitd.sh", actions, rules, group, NULL };
         GError *error = NULL;
-        gboolean ok = g_spawn_async_with_fds(NULL, (char **) argv, NULL,
-                                             G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL,
-                                             &w->polkitd, -1, log_fd, log_fd, &error);
+        gboolean ok = test_spawn_logged(argv, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, &w->polkitd, log_fd,
+                                        &error);
         close(log_fd);
         if (!ok)
                 fail_msg("cannot run start-polkitd.sh: %s", error->message);

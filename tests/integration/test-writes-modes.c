@@ -506,6 +506,28 @@ static void check_jetson_clocks_denied(testbus *tb)
         sd_bus_flush_close_unref(bus);
 }
 
+/* Started without systemd (no StateDirectory=), on a root that lacks
+ * /var/lib/jetsond: jetsond creates it, 0700, and jetson_clocks --store
+ * can write there. */
+static void test_state_dir_created(void **state)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, BOARD);
+        g_autofree char *dir = g_build_filename(tb->root, "var/lib/jetsond", NULL);
+        assert_int_equal(rmdir(dir), 0);
+        testbus_start_daemon(tb, NULL);
+        struct stat st;
+        assert_int_equal(stat(dir, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        assert_int_equal(st.st_mode & 07777, 0700);
+        start_polkit_allowing(tb, JD_ACTION_SET_JETSON_CLOCKS);
+        g_autofree char *err = testbus_call(NULL, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
+        assert_string_equal(err, "");
+        g_autofree char *store = testbus_root_file(tb, CLOCKS_STORE);
+        assert_true(g_str_has_prefix(store, "/sys/devices/system/cpu/cpu1/online:1\n"));
+}
+
 static void test_set_active_on_off(void **state)
 {
         testbus *tb = testbus_start(state, BOARD, NULL);
@@ -658,6 +680,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_set_mode_tool_error, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_mode_tool_hangs, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_default_mode_allowed, testbus_teardown),
+                cmocka_unit_test_teardown(test_state_dir_created, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_active_on_off, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_on_boot, testbus_teardown),
                 cmocka_unit_test_teardown(test_serial_allowed, testbus_teardown),

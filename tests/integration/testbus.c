@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "jetsond-dbus.h"
+#include "glib-compat.h"
 
 uint64_t testbus_now_us(void)
 {
@@ -38,9 +39,9 @@ testbus *testbus_new(const char *extra_conf)
         g_autofree char *tmpl = NULL;
         assert_true(g_file_get_contents(TESTS_DIR "/integration/system-bus.conf.in", &tmpl, NULL, NULL));
         g_autoptr(GString) conf = g_string_new(tmpl);
-        g_string_replace(conf, "@BUSDIR@", tb->dir, 0);
-        g_string_replace(conf, "@SRCDIR@", SOURCE_DIR, 0);
-        g_string_replace(conf, "@EXTRA@", extra_conf ? extra_conf : "", 0);
+        test_string_replace(conf, "@BUSDIR@", tb->dir, 0);
+        test_string_replace(conf, "@SRCDIR@", SOURCE_DIR, 0);
+        test_string_replace(conf, "@EXTRA@", extra_conf ? extra_conf : "", 0);
         g_autofree char *conf_path = g_build_filename(tb->dir, "bus.conf", NULL);
         assert_true(g_file_set_contents(conf_path, conf->str, -1, NULL));
 
@@ -134,9 +135,9 @@ void testbus_start_daemon(testbus *tb, const char *const *args)
         int log_fd = open(tb->daemon_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         assert_true(log_fd >= 0);
         GError *error = NULL;
-        gboolean ok = g_spawn_async_with_fds(NULL, (char **) argv->pdata, NULL,
-                                             G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH,
-                                             NULL, NULL, &tb->daemon_pid, -1, log_fd, log_fd, &error);
+        gboolean ok = test_spawn_logged((const char *const *)argv->pdata,
+                                        G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, &tb->daemon_pid, log_fd,
+                                        &error);
         close(log_fd);
         if (!ok)
                 fail_msg("cannot start jetsond: %s", error->message);
@@ -202,8 +203,7 @@ void testbus_mount_slowfs(testbus *tb)
         int log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         const char *argv[] = { SLOWFS_PATH, tb->root, tb->slowfs_mount, tb->slowfs_control, NULL };
         GError *error = NULL;
-        if (!g_spawn_async_with_fds(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                    &tb->slowfs_pid, -1, log_fd, log_fd, &error))
+        if (!test_spawn_logged(argv, G_SPAWN_DO_NOT_REAP_CHILD, &tb->slowfs_pid, log_fd, &error))
                 fail_msg("cannot start slowfs: %s", error->message);
         close(log_fd);
         g_autofree char *probe = g_build_filename(tb->slowfs_mount, "proc", "stat", NULL);
@@ -362,8 +362,7 @@ void testbus_start_mock(testbus *tb, const char *template, const char *bus_name)
         const char *argv[] = { "/usr/bin/python3", "-m", "dbusmock", "--system", "--template", template, NULL };
         GPid pid;
         GError *error = NULL;
-        gboolean ok = g_spawn_async_with_fds(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                             &pid, -1, log_fd, log_fd, &error);
+        gboolean ok = test_spawn_logged(argv, G_SPAWN_DO_NOT_REAP_CHILD, &pid, log_fd, &error);
         close(log_fd);
         if (!ok)
                 fail_msg("cannot start dbusmock %s: %s", template, error->message);

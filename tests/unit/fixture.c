@@ -28,7 +28,7 @@ jd_sysroot *fixture_copy(const char *board, char **dir)
         int status = 0;
         assert_true(g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
                                  &status, &error));
-        assert_true(g_spawn_check_wait_status(status, NULL));
+        assert_true(g_spawn_check_exit_status(status, NULL));
         const char *why = NULL;
         jd_sysroot *sr = jd_sysroot_new(dst, &why);
         assert_non_null(sr);

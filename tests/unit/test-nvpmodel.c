@@ -6,6 +6,7 @@
 
 #include "fixture.h"
 #include "nvpmodel.h"
+#include "glib-compat.h"
 
 static void test_boards(void **state)
 {
@@ -61,7 +62,7 @@ static void test_changes(void **state)
         g_autofree char *path = fixture_host_path(dir, "etc/nvpmodel.conf");
         assert_true(g_file_get_contents(path, &conf, NULL, NULL));
         g_autoptr(GString) edited = g_string_new(conf);
-        g_string_replace(edited, "< PM_CONFIG DEFAULT=2 >", "< PM_CONFIG DEFAULT=1 >", 1);
+        test_string_replace(edited, "< PM_CONFIG DEFAULT=2 >", "< PM_CONFIG DEFAULT=1 >", 1);
         g_string_append(edited, "\n< POWER_MODEL ID=9 NAME=CUSTOM >\n");
         assert_true(g_file_set_contents(path, edited->str, -1, NULL)); /* a new inode, like an atomic rewrite */
         s = jd_nvpmodel_reader_sample(r);

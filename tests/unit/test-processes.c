@@ -9,6 +9,7 @@
 
 #include "fixture.h"
 #include "processes.h"
+#include "glib-compat.h"
 
 static const jd_process *find(const jd_process_sample *s, uint32_t pid)
 {
@@ -65,7 +66,7 @@ static void test_agx_orin(void **state)
         g_autofree char *utime = g_strdup_printf(" %llu ", f[10]);
         g_autofree char *bumped = g_strdup_printf(" %llu ", f[10] + 50);
         g_autoptr(GString) edited = g_string_new(stat);
-        g_string_replace(edited, utime, bumped, 1);
+        test_string_replace(edited, utime, bumped, 1);
         fixture_write_str(dir, "proc/5120/stat", edited->str);
         s = jd_process_reader_sample(r, 2000000);
         py = find(s, 5120);
