@@ -7,11 +7,22 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   libsystemd-dev libglib2.0-dev libjson-glib-dev libpolkit-gobject-1-dev libcmocka-dev
   python3 valgrind dbus-daemon dbus-bin polkitd python3-dbusmock gjs libglib2.0-bin
   libxml2-utils libdbus-1-dev systemd scdoc libfuse3-dev fuse3
-  libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla"
+  libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla file"
+
+# The aarch64 build and its tests under qemu (scripts/test-aarch64.sh): the
+# cross compiler, qemu-user and the libraries for arm64 (multiarch). Not
+# libpolkit-gobject-1-dev:arm64: it is not co-installable and would remove
+# the native one; test-aarch64.sh links the arm64 runtime library instead.
+ARM64_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+  libglib2.0-dev:arm64 libsystemd-dev:arm64 libjson-glib-dev:arm64 libcmocka-dev:arm64
+  libmicrohttpd-dev:arm64 zlib1g-dev:arm64 libfuse3-dev:arm64 libpolkit-gobject-1-0:arm64"
 
 missing=""
-for p in $PACKAGES; do
-        dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+native=$(dpkg --print-architecture)
+for p in $PACKAGES $ARM64_PACKAGES; do
+        # With the arm64 copy installed too, a bare name is ambiguous to
+        # dpkg: ask for the native one by its architecture as well.
+        dpkg -s "$p" >/dev/null 2>&1 || dpkg -s "$p:$native" >/dev/null 2>&1 || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
 
@@ -21,6 +32,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install-deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
+dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null

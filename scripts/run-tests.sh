@@ -2,7 +2,8 @@
 # Runs every test of jetsond: the meson test suite built with gcc, again
 # under AddressSanitizer + UndefinedBehaviorSanitizer, again built with
 # clang, and the unit tests, the daemon and the exporter once more under
-# valgrind.
+# valgrind; then everything built for aarch64 (as on a Jetson) with the unit
+# and service suites run under qemu-user (scripts/test-aarch64.sh).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -35,3 +36,11 @@ JETSOND_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --er
 echo "== build: jetsond-exporter under valgrind in its service tests"
 EXPORTER_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp" \
         meson test -C build exporter-service --print-errorlogs
+echo "== build-aarch64: the unit and service suites again with aarch64 binaries under qemu"
+rc=0
+sh scripts/test-aarch64.sh || rc=$?
+if [ "$rc" -eq 77 ]; then
+        echo "(aarch64 not run on this machine: see the SKIP line above)"
+elif [ "$rc" -ne 0 ]; then
+        exit "$rc"
+fi
