@@ -93,7 +93,7 @@ const fam_family fam_table[] = {
         /* Power and energy. node_exporter's hwmon collector gives an
          * INA3221 only volts and amperes: watts and joules are ours. */
         { "power.*.power", "jetson_rail_power_watts", FAM_GAUGE, "watts", "rail", SCALE_MILLI, NULL, { 0 }, { 0 },
-          "Power drawn through a rail of the INA3221 power monitor" },
+          "Power through a rail: an INA3221 channel on a Jetson, a RAPL zone on a PC" },
         { "power.*.voltage", "jetson_rail_voltage_volts", FAM_GAUGE, "volts", "rail", SCALE_MILLI, NULL, { 0 }, { 0 },
           "Voltage of a power rail" },
         { "power.*.current", "jetson_rail_current_amperes", FAM_GAUGE, "amperes", "rail", SCALE_MILLI, NULL, { 0 },

@@ -12,6 +12,12 @@ typedef struct {
         jd_file voltage, current, power;   /* power: JP4 iio only */
         double last_mw;
         bool have_last;
+        /* RAPL: a counter of µJ that wraps at range_uj; power and energy
+         * come from its steps, not from volts and amperes. */
+        bool rapl;
+        jd_file energy;
+        uint64_t range_uj, last_uj;
+        uint64_t last_uj_us;               /* when last_uj was read; 0: never */
 } rail_files;
 
 struct jd_power_reader {
@@ -34,7 +40,8 @@ static jd_rail *new_rail(jd_power_reader *r, const char *name, rail_files **file
         memset(rail, 0, sizeof(*rail));
         jd_strlcpy(rail->name, name, sizeof(rail->name));
         *files = &r->files[i];
-        (*files)->voltage = (*files)->current = (*files)->power = JD_FILE_INIT;
+        memset(*files, 0, sizeof(**files));
+        (*files)->voltage = (*files)->current = (*files)->power = (*files)->energy = JD_FILE_INIT;
         return rail;
 }
 
@@ -103,6 +110,61 @@ static void add_iio(jd_power_reader *r, const jd_sysroot *sr, const char *dev)
         jd_names_free(names, n);
 }
 
+/* "RAPL_" + NAME upper-cased, '-' and other non-alphanumerics as '_'. */
+static void rapl_name(char *out, size_t size, const char *parent, const char *name)
+{
+        size_t w = (size_t)snprintf(out, size, "%s_", parent ? parent : "RAPL");
+        for (const char *p = name; *p && w + 1 < size; p++)
+                out[w++] = (*p >= 'a' && *p <= 'z') ? (char) (*p - 'a' + 'A')
+                         : ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+        out[w < size ? w : size - 1] = '\0';
+}
+
+static void add_rapl_zone(jd_power_reader *r, const jd_sysroot *sr, const char *zone, const char *parent_rail,
+                          char *rail_out, size_t rail_size)
+{
+        char name[32], rail_name[32];
+        rail_out[0] = '\0';
+        if (!jd_read_str(sr, name, sizeof(name), "/sys/class/powercap/%s/name", zone))
+                return;
+        rapl_name(rail_name, sizeof(rail_name), parent_rail, name);
+        rail_files *f;
+        if (!new_rail(r, rail_name, &f))
+                return;
+        f->rapl = true;
+        jd_file_open(&f->energy, sr, "/sys/class/powercap/%s/energy_uj", zone);
+        if (!jd_read_u64(sr, &f->range_uj, "/sys/class/powercap/%s/max_energy_range_uj", zone))
+                f->range_uj = 0;
+        jd_strlcpy(rail_out, rail_name, rail_size);
+}
+
+/* PCs: the CPU package, its core/uncore/DRAM sub-zones and the platform
+ * (psys) from powercap's intel-rapl zones ("intel-rapl:N", sub-zones
+ * "intel-rapl:N:M"). intel-rapl-mmio repeats a package: left out. */
+static void add_rapl(jd_power_reader *r, const jd_sysroot *sr)
+{
+        char **names;
+        size_t n = jd_sysroot_list(sr, "/sys/class/powercap", &names);
+        for (size_t i = 0; i < n; i++) {
+                unsigned pkg;
+                char end;
+                if (sscanf(names[i], "intel-rapl:%u%c", &pkg, &end) != 1)
+                        continue;
+                char parent[32];
+                add_rapl_zone(r, sr, names[i], NULL, parent, sizeof(parent));
+                if (!parent[0])
+                        continue;
+                for (size_t j = 0; j < n; j++) {
+                        unsigned p2, sub;
+                        if (sscanf(names[j], "intel-rapl:%u:%u%c", &p2, &sub, &end) == 2 && p2 == pkg) {
+                                char ignored[32];
+                                add_rapl_zone(r, sr, names[j], parent, ignored, sizeof(ignored));
+                        }
+                }
+        }
+        jd_names_free(names, n);
+}
+
 jd_power_reader *jd_power_reader_new(const jd_sysroot *sr)
 {
         jd_power_reader *r = calloc(1, sizeof(*r));
@@ -121,6 +183,7 @@ jd_power_reader *jd_power_reader_new(const jd_sysroot *sr)
                         add_hwmon(r, sr, dev);
         }
         jd_names_free(names, n);
+        add_rapl(r, sr);
         return r;
 }
 
@@ -132,8 +195,43 @@ void jd_power_reader_free(jd_power_reader *r)
                 jd_file_close(&r->files[i].voltage);
                 jd_file_close(&r->files[i].current);
                 jd_file_close(&r->files[i].power);
+                jd_file_close(&r->files[i].energy);
         }
         free(r);
+}
+
+/* A RAPL rail: the counter's step since the last reading is energy, and
+ * over the time between the readings, power. A step back is a wrap (at
+ * max_energy_range_uj); without a known range the step is dropped. */
+static void read_rapl(jd_rail *rail, rail_files *f, uint64_t now_us)
+{
+        uint64_t uj;
+        rail->power_mw.present = false;
+        if (!jd_file_u64(&f->energy, &uj)) {
+                f->last_uj_us = 0;
+                return;
+        }
+        if (f->last_uj_us && now_us > f->last_uj_us) {
+                uint64_t step = 0;
+                bool ok = true;
+                if (uj >= f->last_uj)
+                        step = uj - f->last_uj;
+                else if (f->range_uj >= f->last_uj)
+                        step = (f->range_uj - f->last_uj) + uj + 1;
+                else
+                        ok = false;
+                if (ok) {
+                        rail->energy_mj += (double) step / 1000.0;
+                        /* µJ per µs is W: times 1000 for mW. */
+                        double mw = (double) step * 1000.0 / (double) (now_us - f->last_uj_us);
+                        if (mw <= MAX_PLAUSIBLE_MW) {
+                                rail->power_mw.value = (uint64_t) (mw + 0.5);
+                                rail->power_mw.present = true;
+                        }
+                }
+        }
+        f->last_uj = uj;
+        f->last_uj_us = now_us;
 }
 
 const jd_power_sample *jd_power_reader_sample(jd_power_reader *r, uint64_t now_us)
@@ -141,12 +239,21 @@ const jd_power_sample *jd_power_reader_sample(jd_power_reader *r, uint64_t now_u
         jd_power_sample *s = &r->sample;
         double dt_s = r->last_us && now_us > r->last_us ? (double) (now_us - r->last_us) / 1e6 : 0.0;
         uint64_t sum = 0;
-        bool have_sum = s->n > 0;
+        size_t n_ina = 0;
+        for (size_t i = 0; i < s->n; i++)
+                n_ina += !r->files[i].rapl;
+        /* RAPL measures the CPU and DRAM, not the board: only INA3221
+         * rails make a board total. */
+        bool have_sum = n_ina > 0;
         const jd_rail *input = NULL;
 
         for (size_t i = 0; i < s->n; i++) {
                 jd_rail *rail = &s->rails[i];
                 rail_files *f = &r->files[i];
+                if (f->rapl) {
+                        read_rapl(rail, f, now_us);
+                        continue;
+                }
                 rail->voltage_mv.present = jd_file_u64(&f->voltage, &rail->voltage_mv.value);
                 rail->current_ma.present = jd_file_u64(&f->current, &rail->current_ma.value);
                 uint64_t uw = 0;
@@ -183,7 +290,8 @@ const jd_power_sample *jd_power_reader_sample(jd_power_reader *r, uint64_t now_u
                 s->total_is_sum = true;
                 s->total_energy_mj = 0;
                 for (size_t i = 0; i < s->n; i++)
-                        s->total_energy_mj += s->rails[i].energy_mj;
+                        if (!r->files[i].rapl)
+                                s->total_energy_mj += s->rails[i].energy_mj;
         }
         r->last_us = now_us;
         return s;

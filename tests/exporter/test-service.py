@@ -296,6 +296,11 @@ def test_not_a_jetson():
         assert not any(n.startswith("jetson_nvpmodel") for n, _ in m)
         assert value(m, "jetson_up") == 1
         assert any(n == "jetson_cpu_frequency_hertz" for n, _ in m)
+        # RAPL zones as rails (static counters: 0 W), no board total.
+        assert value(m, "jetson_rail_power_watts", rail="RAPL_PACKAGE_0") == 0
+        assert value(m, "jetson_rail_energy_joules_total", rail="RAPL_PACKAGE_0_DRAM") == 0
+        assert not any(n.startswith("jetson_board_") for n, _ in m)
+        assert value(m, "jetson_temperature_celsius", zone="coretemp_package_id_0") == 51
 
 
 def test_signals_and_sigterm():

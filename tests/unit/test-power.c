@@ -1,5 +1,6 @@
 /* INA3221 rails: hwmon (JP5/JP6) and iio (JP4), NC and the shunt-sum
- * channel skipped, the board total, and energy integrated over time. */
+ * channel skipped, the board total, and energy integrated over time; RAPL
+ * zones on a PC. */
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
@@ -85,7 +86,7 @@ static void test_nano_iio(void **state)
         jd_sysroot_free(sr);
 }
 
-static void test_energy_and_pc(void **state)
+static void test_energy(void **state)
 {
         (void) state;
         char *dir;
@@ -109,13 +110,65 @@ static void test_energy_and_pc(void **state)
         jd_power_reader_free(r);
         fixture_remove_copy(sr, dir);
 
-        sr = fixture_open("x86-pc");
-        r = jd_power_reader_new(sr);
-        s = jd_power_reader_sample(r, 1);
-        assert_int_equal(s->n, 0);
+}
+
+/* A PC: RAPL zones as rails (x86-pc.expected.md, Power rails): names,
+ * power only from the second reading, energy the counter's steps, the
+ * DRAM counter wrapping, no board total, intel-rapl-mmio left out. */
+static void test_rapl(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("x86-pc", &dir);
+        jd_power_reader *r = jd_power_reader_new(sr);
+        const jd_power_sample *s = jd_power_reader_sample(r, 1000000);
+        const char *names[] = { "RAPL_PACKAGE_0", "RAPL_PACKAGE_0_CORE", "RAPL_PACKAGE_0_UNCORE",
+                                "RAPL_PACKAGE_0_DRAM", "RAPL_PSYS" };
+        assert_int_equal(s->n, G_N_ELEMENTS(names));
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+                const jd_rail *x = rail(s, names[i]);
+                assert_false(x->power_mw.present); /* one reading: no interval yet */
+                assert_false(x->voltage_mv.present);
+                assert_false(x->current_ma.present);
+                assert_dbl_equal(x->energy_mj, 0.0);
+        }
         assert_false(s->total_mw.present);
+
+        /* 0.5 s later: package +6.25 J (12.5 W); DRAM from 500 J below
+         * its wrap to 1.5 J after it (501.5 J, 1003 W: a made-up step). */
+        fixture_write_str(dir, "sys/class/powercap/intel-rapl:0/energy_uj", "51240817890\n");
+        fixture_write_str(dir, "sys/class/powercap/intel-rapl:0:2/energy_uj", "1499999\n");
+        s = jd_power_reader_sample(r, 1500000);
+        const jd_rail *pkg = rail(s, "RAPL_PACKAGE_0");
+        assert_true(pkg->power_mw.present);
+        assert_int_equal(pkg->power_mw.value, 12500);
+        assert_dbl_equal(pkg->energy_mj, 6250.0);
+        const jd_rail *dram = rail(s, "RAPL_PACKAGE_0_DRAM");
+        assert_true(dram->power_mw.present);
+        /* (65712999613 - 65212999613) + 1499999 + 1 = 501500000 µJ */
+        assert_dbl_equal(dram->energy_mj, 501500.0);
+        assert_int_equal(dram->power_mw.value, 1003000);
+        /* Unchanged counters: 0 W, present (a real idle zone). */
+        const jd_rail *core = rail(s, "RAPL_PACKAGE_0_CORE");
+        assert_true(core->power_mw.present);
+        assert_int_equal(core->power_mw.value, 0);
+        /* No board total from RAPL. */
+        assert_false(s->total_mw.present);
+
+        /* An unreadable counter (not root on Linux >= 5.10): no power, and
+         * the next good reading starts a new interval. */
+        fixture_write_str(dir, "sys/class/powercap/intel-rapl:1/energy_uj", "garbage\n");
+        s = jd_power_reader_sample(r, 2000000);
+        assert_false(rail(s, "RAPL_PSYS")->power_mw.present);
+        fixture_write_str(dir, "sys/class/powercap/intel-rapl:1/energy_uj", "98765432109\n");
+        s = jd_power_reader_sample(r, 2500000);
+        assert_false(rail(s, "RAPL_PSYS")->power_mw.present);
+        fixture_write_str(dir, "sys/class/powercap/intel-rapl:1/energy_uj", "98766432109\n");
+        s = jd_power_reader_sample(r, 3000000);
+        assert_int_equal(rail(s, "RAPL_PSYS")->power_mw.value, 2000);
+        assert_dbl_equal(rail(s, "RAPL_PSYS")->energy_mj, 1000.0);
         jd_power_reader_free(r);
-        jd_sysroot_free(sr);
+        fixture_remove_copy(sr, dir);
 }
 
 int main(void)
@@ -124,7 +177,8 @@ int main(void)
                 cmocka_unit_test(test_agx_orin),
                 cmocka_unit_test(test_input_rail_is_total),
                 cmocka_unit_test(test_nano_iio),
-                cmocka_unit_test(test_energy_and_pc),
+                cmocka_unit_test(test_energy),
+                cmocka_unit_test(test_rapl),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
