@@ -22,6 +22,7 @@ int main(int argc, char **argv)
         g_autofree char *sysroot_dir = NULL;
         gint interval_ms = 1000;
         gboolean once = FALSE, json = FALSE, system_bus = FALSE, session_bus = FALSE, verbose = FALSE;
+        gboolean version = FALSE;
         g_autofree char *address = NULL;
         GOptionEntry entries[] = {
                 { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot_dir,
@@ -35,6 +36,7 @@ int main(int argc, char **argv)
                 { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log debug messages", NULL },
                 { "once", 0, 0, G_OPTION_ARG_NONE, &once, "Print one sample and exit", NULL },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "With --once: print JSON", NULL },
+                { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("- Jetson board service");
@@ -43,6 +45,10 @@ int main(int argc, char **argv)
         if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
                 fprintf(stderr, "jetsond: %s\n", error->message);
                 return EXIT_USAGE;
+        }
+        if (version) {
+                printf("jetsond %s\n", JETSOND_VERSION);
+                return EXIT_SUCCESS;
         }
         if (interval_ms < 10 || interval_ms > 3600000) {
                 fprintf(stderr, "jetsond: --interval must be between 10 and 3600000 ms\n");
