@@ -7,7 +7,8 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   libsystemd-dev libglib2.0-dev libjson-glib-dev libpolkit-gobject-1-dev libcmocka-dev
   python3 valgrind dbus-daemon dbus-bin polkitd python3-dbusmock gjs libglib2.0-bin
   libxml2-utils libdbus-1-dev systemd scdoc libfuse3-dev fuse3
-  libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla file"
+  libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla file
+  dpkg-dev debhelper lintian mmdebstrap fakeroot"
 
 # The aarch64 build and its tests under qemu (scripts/test-aarch64.sh): the
 # cross compiler, qemu-user and the libraries for arm64 (multiarch). Not

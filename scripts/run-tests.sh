@@ -3,7 +3,8 @@
 # under AddressSanitizer + UndefinedBehaviorSanitizer, again built with
 # clang, and the unit tests, the daemon and the exporter once more under
 # valgrind; then everything built for aarch64 (as on a Jetson) with the unit
-# and service suites run under qemu-user (scripts/test-aarch64.sh).
+# and service suites run under qemu-user (scripts/test-aarch64.sh); and
+# the Debian packages (scripts/test-debian.sh).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -41,6 +42,14 @@ rc=0
 sh scripts/test-aarch64.sh || rc=$?
 if [ "$rc" -eq 77 ]; then
         echo "(aarch64 not run on this machine: see the SKIP line above)"
+elif [ "$rc" -ne 0 ]; then
+        exit "$rc"
+fi
+echo "== debian: packages built, linted, installed in a clean Debian 12 root, upgraded and purged"
+rc=0
+sh scripts/test-debian.sh || rc=$?
+if [ "$rc" -eq 77 ]; then
+        echo "(Debian packages not installed on this machine: see the SKIP line above)"
 elif [ "$rc" -ne 0 ]; then
         exit "$rc"
 fi

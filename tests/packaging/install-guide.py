@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""README's "Install on a Jetson" holds: `meson install` with the exact
+"""README's "From source on a Jetson" holds: `meson install` with the exact
 `meson setup` options the guide gives (into a DESTDIR) creates every path
 of the guide's table, and the polkit files it tells users to copy are
 among them.
@@ -17,7 +17,7 @@ import tempfile
 def main():
     source = sys.argv[1]
     readme = open(os.path.join(source, "README.md")).read()
-    start = readme.index("## Install on a Jetson")
+    start = readme.index("### From source on a Jetson")
     guide = readme[start:readme.index("\n## ", start + 1)]
     setup = [l for l in guide.splitlines() if l.startswith("meson setup build ")]
     assert len(setup) == 1, setup

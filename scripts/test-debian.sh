@@ -1,0 +1,161 @@
+#!/bin/sh
+# The Debian packages (debian/), as a user gets them: built from a clean
+# copy of the tree with dpkg-buildpackage, checked by lintian, installed
+# into a clean Debian 12 root made by mmdebstrap, upgraded, and purged.
+# Part of scripts/run-tests.sh; as root.
+#
+# In the root no systemd runs: a fake systemctl (in place of the root's,
+# with /run/systemd/system present) logs what the maintainer scripts ask of
+# it, which is how the upgrade and removal behaviour is checked.
+#
+# Exit 77 with one line only where mmdebstrap cannot reach a mirror.
+set -eu
+cd "$(dirname "$0")/.."
+src=$PWD
+
+fail() { echo "FAIL (debian): $*"; exit 1; }
+step() { echo "-- $*"; }
+
+work=$(mktemp -d /tmp/jetsond-debian.XXXXXX)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+version=$(dpkg-parsechangelog -l debian/changelog -S Version)
+
+# ---- build from a clean copy ----------------------------------------------
+copy_tree() {
+        mkdir -p "$1"
+        if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+                # What is tracked (plus what is not yet committed), nothing
+                # built or ignored.
+                git -C "$src" ls-files -z --cached --others --exclude-standard |
+                        (cd "$src" && xargs -0 cp -P --parents -t "$1" 2>/dev/null) || true
+                git -C "$src" ls-files -z --deleted | (cd "$1" && xargs -0 rm -f)
+        else
+                tar -C "$src" --exclude='./build*' -cf - . | tar -C "$1" -xf -
+        fi
+}
+
+build() { # DIR -> the .changes file
+        (cd "$1" && dpkg-buildpackage -b -us -uc >"$1.log" 2>&1) || { tail -40 "$1.log"; fail "dpkg-buildpackage in $1"; }
+}
+
+step "dpkg-buildpackage -b -us -uc ($version) in a clean copy"
+copy_tree "$work/v1/jetsond-$version"
+build "$work/v1/jetsond-$version"
+changes=$(ls "$work"/v1/jetsond_"$version"_*.changes)
+debs=$(ls "$work"/v1/*.deb | grep -v -e '-dbgsym_')
+echo "$debs" | sed 's|.*/|   |'
+for p in jetsond jetsonctl jetsond-exporter; do
+        ls "$work"/v1/"${p}_${version}"_*.deb >/dev/null 2>&1 || fail "no $p package"
+done
+
+step "lintian (errors and warnings fail)"
+lintian --fail-on error,warning "$changes" || fail "lintian: see the tags above"
+
+# ---- a clean Debian 12 root -----------------------------------------------
+step "mmdebstrap a Debian 12 root with dbus, polkitd and the packages"
+root=$work/root
+# shellcheck disable=SC2086
+if ! mmdebstrap --variant=apt --quiet --include="dbus,polkitd,$(echo $debs | tr ' ' ',')" \
+        --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
+        bookworm "$root" >"$work/mmdebstrap.log" 2>&1; then
+        if grep -q -i -e 'Temporary failure resolving' -e 'Could not resolve' -e 'Failed to fetch' \
+                -e 'Unable to connect' "$work/mmdebstrap.log"; then
+                echo "SKIP (debian): mmdebstrap cannot reach a Debian mirror"
+                exit 77
+        fi
+        tail -30 "$work/mmdebstrap.log"
+        fail "mmdebstrap"
+fi
+in_root() { chroot "$root" env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+
+for f in /usr/libexec/jetsond /usr/bin/jetsonctl /usr/bin/jetsond-exporter \
+        /usr/share/dbus-1/system.d/org.jetsond.Jetson1.conf \
+        /usr/share/dbus-1/system-services/org.jetsond.Jetson1.service \
+        /usr/share/polkit-1/actions/org.jetsond.Jetson1.policy \
+        /lib/systemd/system/jetsond.service /lib/systemd/system/jetsond-exporter.service \
+        /lib/systemd/system/jetsond-exporter.socket; do
+        [ -f "$root$f" ] || fail "$f is not in the root"
+done
+find "$root/usr/local" -type f | grep -q . && fail "files in /usr/local: $(find "$root/usr/local" -type f)"
+in_root getent group jetson >/dev/null || fail "no group jetson after install"
+for p in /usr/libexec/jetsond /usr/bin/jetsonctl /usr/bin/jetsond-exporter; do
+        out=$(in_root "$p" --version) || fail "$p --version failed"
+        [ "$out" = "$(basename "$p") $version" ] || fail "$p --version: \"$out\""
+done
+echo "   files in place, group jetson, --version $version"
+
+# The root's own system bus configuration, with the installed policy
+# among what it includes: dbus-daemon must start and say nothing of it.
+mkdir -p "$root/run/dbus"
+in_root dbus-daemon --config-file=/usr/share/dbus-1/system.conf --fork --print-pid=1 --nosyslog \
+        >"$work/dbus.pid" 2>"$work/dbus.err" || { cat "$work/dbus.err"; fail "dbus-daemon refused the system configuration"; }
+kill "$(cat "$work/dbus.pid")" 2>/dev/null || true
+if grep -i -e jetsond -e error "$work/dbus.err"; then
+        fail "dbus-daemon complained about the installed policy"
+fi
+echo "   dbus-daemon accepts the system configuration with the policy"
+
+# ---- upgrade and removal, with a fake systemctl ---------------------------
+mkdir -p "$root/run/systemd/system"
+# As for a D-Bus-activated jetsond that runs: every unit active, none
+# enabled.
+# It replaces the root's own systemctl (polkitd brings systemd), which
+# dpkg's maintainer scripts find whatever PATH apt gives them.
+cat >"$root/usr/bin/systemctl" <<'SH'
+#!/bin/sh
+echo "systemctl $*" >> /var/log/fake-systemctl.log
+case " $* " in
+*" is-enabled "*) exit 1 ;;
+esac
+exit 0
+SH
+chmod 755 "$root/usr/bin/systemctl"
+
+step "upgrade to a rebuilt newer version"
+new="$version+test1"
+copy_tree "$work/v2/jetsond-$new"
+(cd "$work/v2/jetsond-$new" && {
+        printf 'jetsond (%s) unstable; urgency=medium\n\n  * Rebuilt for the upgrade test.\n\n -- %s  %s\n\n' \
+                "$new" "jetsond developers <jetsond@jetsond.org>" "$(date -R)"
+        cat debian/changelog
+} >debian/changelog.new && mv debian/changelog.new debian/changelog)
+DEB_BUILD_OPTIONS=nocheck build "$work/v2/jetsond-$new"
+mkdir -p "$root/tmp/v2"
+cp "$work"/v2/*.deb "$root/tmp/v2/"
+rm -f "$root/var/log/fake-systemctl.log"
+in_root sh -c 'dpkg -i $(ls /tmp/v2/*.deb | grep -v -e -dbgsym_)' >"$work/upgrade.log" 2>&1 ||
+        { cat "$work/upgrade.log"; fail "dpkg -i of $new"; }
+for p in jetsond jetsonctl jetsond-exporter; do
+        [ "$(in_root dpkg-query -W -f='${Version}' "$p")" = "$new" ] || fail "$p is not at $new"
+done
+[ "$(in_root /usr/libexec/jetsond --version)" = "jetsond $new" ] ||
+        echo "   (the binary reports meson.build's version; the package's is $new)"
+grep -q 'restart jetsond.service' "$root/var/log/fake-systemctl.log" ||
+        { cat "$root/var/log/fake-systemctl.log"; fail "the upgrade did not restart a running jetsond"; }
+if grep -q -e ' enable ' -e ' start jetsond' "$root/var/log/fake-systemctl.log"; then
+        cat "$root/var/log/fake-systemctl.log"
+        fail "the upgrade enabled or started a unit (D-Bus activation only)"
+fi
+echo "   $new installed over $version; a running jetsond is restarted, nothing enabled"
+
+step "purge"
+# The packages' files (not the directories they share, such as /lib, a
+# symlink to usr/lib in a merged-/usr root).
+files=$(in_root dpkg -L jetsond jetsonctl jetsond-exporter | sort -u | while read -r f; do
+        [ -d "$root$f" ] || echo "$f"
+done)
+[ "$(echo "$files" | wc -l)" -ge 20 ] || fail "dpkg -L lists only: $files"
+rm -f "$root/var/log/fake-systemctl.log"
+in_root apt-get purge -y -q jetsond-exporter jetsonctl jetsond >"$work/purge.log" 2>&1 ||
+        { cat "$work/purge.log"; fail "apt-get purge"; }
+grep -q 'stop jetsond.service' "$root/var/log/fake-systemctl.log" 2>/dev/null ||
+        { cat "$work/purge.log"; fail "removal did not stop jetsond"; }
+grep -q 'stop jetsond-exporter.socket' "$root/var/log/fake-systemctl.log" || fail "removal did not stop the exporter"
+left=""
+for f in $files; do
+        [ -f "$root$f" ] || [ -L "$root$f" ] && left="$left $f"
+done
+[ -z "$left" ] || fail "left after purge:$left"
+in_root getent group jetson >/dev/null || fail "purge removed the group jetson (Debian policy: keep it)"
+echo "   every file gone, group jetson kept, jetsond and the exporter stopped"
+echo "ok: Debian packages $version"
