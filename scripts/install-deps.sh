@@ -14,7 +14,7 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
 # cross compiler, qemu-user and the libraries for arm64 (multiarch). Not
 # libpolkit-gobject-1-dev:arm64: it is not co-installable and would remove
 # the native one; test-aarch64.sh links the arm64 runtime library instead.
-ARM64_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+ARM64_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
   libglib2.0-dev:arm64 libsystemd-dev:arm64 libjson-glib-dev:arm64 libcmocka-dev:arm64
   libmicrohttpd-dev:arm64 zlib1g-dev:arm64 libfuse3-dev:arm64 libpolkit-gobject-1-0:arm64"
 

@@ -28,18 +28,10 @@ fi
 grep -q '^flags:.*F' "$binfmt/qemu-aarch64" || skip "qemu-aarch64 is registered without the F flag"
 grep -q '^enabled' "$binfmt/qemu-aarch64" || skip "qemu-aarch64 is registered but disabled"
 
-# libpolkit-gobject-1-dev cannot be installed for two architectures at
-# once (it is not Multi-Arch: same), so the aarch64 build finds polkit
-# through a small pkg-config file of its own: the headers of the native
-# -dev package (they are the same on every architecture) and the arm64
-# runtime library (libpolkit-gobject-1-0:arm64).
+# polkit's -dev package is not co-installable for arm64: a pkg-config
+# file of our own (scripts/aarch64-polkit-shim.sh).
 shim=$PWD/$dir-shim
-lib=/usr/lib/aarch64-linux-gnu
-[ -e "$lib/libpolkit-gobject-1.so.0" ] || { echo "aarch64: $lib/libpolkit-gobject-1.so.0 is missing (scripts/install-deps.sh)"; exit 1; }
-mkdir -p "$shim/pkgconfig" "$shim/lib"
-ln -sf "$lib/libpolkit-gobject-1.so.0" "$shim/lib/libpolkit-gobject-1.so"
-version=$(pkg-config --modversion polkit-gobject-1)
-cat > "$shim/pkgconfig/polkit-gobject-1.pc" <<PC
+sh scripts/aarch64-polkit-shim.sh "$shim"
 includedir=/usr/include/polkit-1
 libdir=$shim/lib
 Name: polkit-gobject-1

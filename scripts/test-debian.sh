@@ -51,6 +51,27 @@ done
 step "lintian (errors and warnings fail)"
 lintian --fail-on error,warning "$changes" || fail "lintian: see the tags above"
 
+step "dpkg-buildpackage -aarm64 -b (cross, with the arm64 libraries of the aarch64 CI)"
+copy_tree "$work/arm64/jetsond-$version"
+sh scripts/aarch64-polkit-shim.sh "$work/arm64-shim"
+# -d: polkit's arm64 -dev package cannot be installed beside the native one
+# (see aarch64-polkit-shim.sh); everything else dpkg-checkbuilddeps checks.
+missing=$(dpkg-checkbuilddeps -aarm64 debian/control 2>&1 | sed -n 's/.*Unmet build dependencies: //p' |
+        tr ' ' '\n' | grep -v -e '^libpolkit-gobject-1-dev' -e '^(' -e '^$' -e ')$' || true)
+[ -z "$missing" ] || fail "arm64 build dependencies missing: $missing"
+(cd "$work/arm64/jetsond-$version" && PKG_CONFIG_PATH="$work/arm64-shim/pkgconfig" DEB_BUILD_OPTIONS=nocheck \
+        dpkg-buildpackage -aarm64 -b -us -uc -d >"$work/arm64.log" 2>&1) || { tail -40 "$work/arm64.log"; fail "arm64 build"; }
+for p in jetsond jetsonctl jetsond-exporter; do
+        deb=$(ls "$work"/arm64/"${p}_${version}"_arm64.deb) || fail "no arm64 $p package"
+        [ "$(dpkg-deb -f "$deb" Architecture)" = arm64 ] || fail "$deb is not arm64"
+done
+dpkg-deb -f "$work/arm64/jetsond_${version}_arm64.deb" Depends | grep -q libpolkit-gobject-1-0 ||
+        fail "the arm64 jetsond does not depend on libpolkit-gobject-1-0"
+mkdir "$work/arm64/x"
+dpkg-deb -x "$work/arm64/jetsond_${version}_arm64.deb" "$work/arm64/x"
+file "$work/arm64/x/usr/libexec/jetsond" | grep -q 'ARM aarch64' || fail "the arm64 jetsond is not an aarch64 binary"
+echo "   jetsond, jetsonctl, jetsond-exporter ${version}_arm64.deb"
+
 # ---- a clean Debian 12 root -----------------------------------------------
 step "mmdebstrap a Debian 12 root with dbus, polkitd and the packages"
 root=$work/root
