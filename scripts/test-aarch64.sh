@@ -32,15 +32,6 @@ grep -q '^enabled' "$binfmt/qemu-aarch64" || skip "qemu-aarch64 is registered bu
 # file of our own (scripts/aarch64-polkit-shim.sh).
 shim=$PWD/$dir-shim
 sh scripts/aarch64-polkit-shim.sh "$shim"
-includedir=/usr/include/polkit-1
-libdir=$shim/lib
-Name: polkit-gobject-1
-Description: polkit for GObject (arm64 runtime, native headers)
-Version: $version
-Requires: gio-2.0 >= 2.18 glib-2.0 >= 2.18
-Libs: -L\${libdir} -lpolkit-gobject-1
-Cflags: -I\${includedir}
-PC
 
 if [ ! -f "$dir/build.ninja" ]; then
         meson setup "$dir" --cross-file cross/aarch64-linux-gnu.ini --fatal-meson-warnings \
