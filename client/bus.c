@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jetsond-client-bus.h"
 #include "jetsond-dbus.h"
 #include "polkit_agent.h"
 
@@ -15,21 +16,8 @@
 
 int jc_bus_open(jc_ctx *c)
 {
-        int r;
         const char *what = c->address ? c->address : c->session ? "the session bus" : "the system bus";
-        if (c->address) {
-                r = sd_bus_new(&c->bus);
-                if (r >= 0)
-                        r = sd_bus_set_address(c->bus, c->address);
-                if (r >= 0)
-                        r = sd_bus_set_bus_client(c->bus, 1);
-                if (r >= 0)
-                        r = sd_bus_start(c->bus);
-        } else if (c->session) {
-                r = sd_bus_open_user(&c->bus);
-        } else {
-                r = sd_bus_open_system(&c->bus);
-        }
+        int r = jd_client_bus_open(c->address, c->session, &c->bus);
         if (r < 0) {
                 fprintf(stderr, "jetsonctl: cannot connect to %s: %s\n", what, strerror(-r));
                 c->bus = sd_bus_flush_close_unref(c->bus);

@@ -12,6 +12,7 @@
 #include <systemd/sd-event.h>
 
 #include "exposition.h"
+#include "jetsond-client-bus.h"
 #include "http_server.h"
 #include "jetsond_link.h"
 #include "listen.h"
@@ -58,20 +59,7 @@ static gboolean parse_options(options *o, int *argc, char ***argv)
 
 static int open_bus(const options *o, sd_bus **bus)
 {
-        int r;
-        if (o->address) {
-                r = sd_bus_new(bus);
-                if (r >= 0)
-                        r = sd_bus_set_address(*bus, o->address);
-                if (r >= 0)
-                        r = sd_bus_set_bus_client(*bus, 1);
-                if (r >= 0)
-                        r = sd_bus_start(*bus);
-        } else if (o->session) {
-                r = sd_bus_open_user(bus);
-        } else {
-                r = sd_bus_open_system(bus);
-        }
+        int r = jd_client_bus_open(o->address, o->session, bus);
         if (r < 0)
                 xlog(SD_ERR, "cannot connect to %s: %s",
                      o->address ? o->address : o->session ? "the session bus" : "the system bus", strerror(-r));
