@@ -145,11 +145,14 @@ const jd_engines_sample *jd_engines_reader_sample(jd_engines_reader *r)
                 for (size_t c = 0; c < r->n_clocks[g]; c++) {
                         clock_files *f = &r->clocks[g][c];
                         uint64_t count, rate;
-                        if (jd_file_u64(&f->enable_count, &count)) {
-                                e->online.present = true;
-                                e->online.value |= count > 0;
-                        }
-                        if (jd_file_u64(&f->rate, &rate) && (!e->rate_hz.present || rate > e->rate_hz.value))
+                        if (!jd_file_u64(&f->enable_count, &count))
+                                continue;
+                        e->online.present = true;
+                        e->online.value |= count > 0;
+                        /* A clock that is off has a rate it would run at,
+                         * not one it runs at: an engine that is off has
+                         * no frequency (absent, never 0). */
+                        if (count > 0 && jd_file_u64(&f->rate, &rate) && (!e->rate_hz.present || rate > e->rate_hz.value))
                                 JD_SET(e->rate_hz, rate);
                 }
         }

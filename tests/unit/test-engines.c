@@ -34,12 +34,15 @@ static void test_agx_orin(void **state)
         assert_true(find(s, "APE")->online.value);
         assert_int_equal(find(s, "APE")->rate_hz.value, 233000000);
         assert_false(find(s, "DLA0")->online.value);
+        /* Off: no frequency, though its clocks have a rate (absent, never 0). */
+        assert_false(find(s, "DLA0")->rate_hz.present);
+        assert_false(find(s, "NVENC")->rate_hz.present);
         assert_true(find(s, "DLA1")->online.value);
         assert_int_equal(find(s, "DLA1")->rate_hz.value, 1600000000); /* core, not falcon */
         assert_int_equal(find(s, "NVDEC")->rate_hz.value, 1075200000);
         assert_false(find(s, "NVENC")->online.value);
         assert_false(find(s, "PVA0")->online.value);
-        assert_int_equal(find(s, "PVA0")->rate_hz.value, 0);
+        assert_false(find(s, "PVA0")->rate_hz.present);
         assert_true(find(s, "SE")->online.value);
         assert_int_equal(find(s, "SE")->rate_hz.value, 652800000);
         assert_int_equal(find(s, "VIC")->rate_hz.value, 115200000);
@@ -64,7 +67,7 @@ static void test_other_boards(void **state)
         assert_false(find(s, "CVNAS")->online.value);
         assert_true(find(s, "NVENC")->online.value);
         assert_false(find(s, "PVA0")->online.value);
-        assert_int_equal(find(s, "PVA0")->rate_hz.value, 0);
+        assert_false(find(s, "PVA0")->rate_hz.present);
         jd_engines_reader_free(r);
         jd_sysroot_free(sr);
 
