@@ -187,7 +187,7 @@ static gboolean on_boot_delay(gpointer data)
         jd_service *svc = self->base.svc;
         self->boot_timer = 0;
         /* A change a client started wins; OnBoot is not retried. */
-        if (is_active(svc) || !self->on_boot || !jd_domains_lock(svc, CLOCKS_DOMAINS))
+        if (is_active(svc) || !self->on_boot || !jd_domains_lock(svc, CLOCKS_DOMAINS, "jetson_clocks change at boot"))
                 return G_SOURCE_REMOVE;
         jd_fan_pwms pwms;
         jd_service_fan_pwms(svc, &pwms);

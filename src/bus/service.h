@@ -54,6 +54,7 @@ struct jd_service {
         GPtrArray *ifaces;            /* jd_iface *, in creation order */
         jd_config config;
         unsigned busy_domains;        /* jd_domain bits of changes in flight */
+        const char *busy_what[8];     /* per bit: the change holding it, for Error.Busy */
         struct jd_unit *fan_service;  /* nvfancontrol.service, on JetPack 5+ boards */
         jd_iface *jetson_clocks;      /* the JetsonClocks interface, NULL without the tool */
 };

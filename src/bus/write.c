@@ -1,39 +1,65 @@
 #include "write.h"
 
+#include <string.h>
+
 #include "auth.h"
 #include "jetsond-dbus.h"
 #include "log.h"
 
-static const char *domain_busy_message(unsigned domains)
+/* What a method call changes, as Error.Busy names it to the next caller
+ * (whose own change may be another kind: a power mode change holds the
+ * jetson_clocks and fan locks too). */
+static const char *change_of(sd_bus_message *m)
 {
-        if (domains & JD_DOMAIN_NVPMODEL)
-                return "Another power mode change is in progress";
-        if (domains & JD_DOMAIN_JETSON_CLOCKS)
-                return "Another jetson_clocks change is in progress";
-        if (domains & JD_DOMAIN_FAN)
-                return "Another fan change is in progress";
-        if (domains & JD_DOMAIN_SWAP)
-                return "Another swap change is in progress";
-        return "Another cache drop is in progress";
+        static const struct {
+                const char *member, *what;
+        } changes[] = {
+                { "SetMode", "power mode change" },        { "SetDefaultMode", "power mode change" },
+                { "SetActive", "jetson_clocks change" },   { "SetOnBoot", "jetson_clocks change" },
+                { "SetSpeed", "fan change" },              { "SetProfile", "fan change" },
+                { "CreateSwap", "swap change" },           { "RemoveSwap", "swap change" },
+                { "DropCaches", "cache drop" },            { "RestoreDefaults", "restore of the defaults" },
+        };
+        const char *member = sd_bus_message_get_member(m);
+        for (size_t i = 0; member && i < G_N_ELEMENTS(changes); i++)
+                if (strcmp(member, changes[i].member) == 0)
+                        return changes[i].what;
+        return "change";
 }
 
-bool jd_domains_lock(jd_service *svc, unsigned domains)
+/* The change holding the first of DOMAINS that is taken. */
+static const char *holder(const jd_service *svc, unsigned domains)
+{
+        for (unsigned bit = 0; bit < G_N_ELEMENTS(svc->busy_what); bit++)
+                if ((domains & svc->busy_domains & (1u << bit)) && svc->busy_what[bit])
+                        return svc->busy_what[bit];
+        return "change";
+}
+
+bool jd_domains_lock(jd_service *svc, unsigned domains, const char *what)
 {
         if (svc->busy_domains & domains)
                 return false;
         svc->busy_domains |= domains;
+        for (unsigned bit = 0; bit < G_N_ELEMENTS(svc->busy_what); bit++)
+                if (domains & (1u << bit))
+                        svc->busy_what[bit] = what;
         return true;
 }
 
 void jd_domains_unlock(jd_service *svc, unsigned domains)
 {
         svc->busy_domains &= ~domains;
+        for (unsigned bit = 0; bit < G_N_ELEMENTS(svc->busy_what); bit++)
+                if (domains & (1u << bit))
+                        svc->busy_what[bit] = NULL;
 }
 
 jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, sd_bus_error *error)
 {
-        if (!jd_domains_lock(svc, domains)) {
-                sd_bus_error_set(error, JD_ERROR_BUSY, domain_busy_message(svc->busy_domains & domains));
+        const char *what = change_of(m);
+        if (!jd_domains_lock(svc, domains, what)) {
+                sd_bus_error_setf(error, JD_ERROR_BUSY, "Another %s is in progress", holder(svc, domains));
                 return NULL;
         }
         jd_write *w = g_new0(jd_write, 1);

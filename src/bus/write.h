@@ -40,8 +40,9 @@ struct jd_write {
 };
 
 /* The per-domain locks, for changes jetsond starts itself (jetson_clocks
- * at boot) as well as for method calls: false if one is taken. */
-bool jd_domains_lock(jd_service *svc, unsigned domains);
+ * at boot) as well as for method calls: false if one is taken. WHAT (a
+ * static string, "jetson_clocks change") is what Error.Busy names. */
+bool jd_domains_lock(jd_service *svc, unsigned domains, const char *what);
 void jd_domains_unlock(jd_service *svc, unsigned domains);
 
 /* Locks DOMAINS for M; NULL (and Error.Busy in ERROR) if one is taken. */

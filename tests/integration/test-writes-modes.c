@@ -414,6 +414,16 @@ static void test_set_mode_tool_hangs(void **state)
         assert_false(p->done);        /* answered while nvpmodel still hung */
         assert_int_equal(testbus_get_u32(reader, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode"), 1);
 
+        /* jetson_clocks waits for the power mode change, and Busy says
+         * which change it waits for (it holds the jetson_clocks lock
+         * too). */
+        sd_bus_error busy = SD_BUS_ERROR_NULL;
+        assert_true(sd_bus_call_method(reader, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", &busy,
+                                       NULL, "b", 1) < 0);
+        assert_string_equal(busy.name, JD_ERROR_BUSY);
+        assert_string_equal(busy.message, "Another power mode change is in progress");
+        sd_bus_error_free(&busy);
+
         assert_string_equal(testbus_call_finish(p), JD_ERROR_TIMEOUT);
         testbus_pending_free(p);
 
