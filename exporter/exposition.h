@@ -21,14 +21,18 @@ typedef struct {
         } v;
 } exp_value;
 
-/* One Sample signal or GetSnapshot() reply, in the order jetsond sent it. */
+/* One Sample signal or GetSnapshot() reply, in the order jetsond sent it.
+ * Immutable once filled and reference-counted, so pages of the same
+ * readings (a new board, the same sample) share it across threads. */
 typedef struct {
+        gint refs;
         uint64_t timestamp_usec; /* CLOCK_REALTIME, as the signal carries it */
         GArray *values;          /* of exp_value */
 } exp_sample;
 
 exp_sample *exp_sample_new(uint64_t timestamp_usec);
-void exp_sample_free(exp_sample *s);
+exp_sample *exp_sample_ref(exp_sample *s);
+void exp_sample_unref(exp_sample *s);
 void exp_sample_add_uint(exp_sample *s, const char *key, uint64_t v);
 void exp_sample_add_double(exp_sample *s, const char *key, double v);
 void exp_sample_add_bool(exp_sample *s, const char *key, bool v);

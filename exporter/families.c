@@ -213,6 +213,11 @@ const fam_family fam_timestamp = { "Sample timestamp_usec", "jetson_sample_times
                                    "seconds", NULL, SCALE_NONE, NULL, { 0 }, { 0 },
                                    "Time of the newest reading in the sample shown, seconds since the Unix epoch" };
 
+const char *fam_type_name(fam_kind kind)
+{
+        return kind == FAM_COUNTER ? "counter" : kind == FAM_INFO ? "info" : "gauge";
+}
+
 const char *fam_sample_suffix(fam_kind kind)
 {
         return kind == FAM_COUNTER ? "_total" : kind == FAM_INFO ? "_info" : "";
@@ -221,7 +226,7 @@ const char *fam_sample_suffix(fam_kind kind)
 static void list_family(GString *out, const fam_family *f, const char *labels)
 {
         g_string_append_printf(out, "%s%s\t%s\t%s\t%s\t%s\n", f->name, fam_sample_suffix(f->kind),
-                               f->kind == FAM_COUNTER ? "counter" : f->kind == FAM_INFO ? "info" : "gauge",
+                               fam_type_name(f->kind),
                                labels, f->key, f->help);
 }
 

@@ -42,5 +42,7 @@ int fam_match(const char *key, const char **inst, size_t *inst_len);
 /* The families that do not come from sample keys (KEY names the source). */
 extern const fam_family fam_up, fam_board, fam_default_mode, fam_timestamp;
 
+/* OpenMetrics' type of a family: "counter", "info" or "gauge". */
+const char *fam_type_name(fam_kind kind);
 /* "_total" for counters, "_info" for info families, else "". */
 const char *fam_sample_suffix(fam_kind kind);

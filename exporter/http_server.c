@@ -81,17 +81,13 @@ static MHD_RESULT on_request(void *cls, struct MHD_Connection *c, const char *ur
 {
         (void)version;
         (void)upload_data;
+        (void)upload_data_size;
         http_server *s = cls;
-        bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0, head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-        if (!get && !head) {
-                /* A request body, if any, is read and dropped first. */
-                if (*upload_data_size) {
-                        *upload_data_size = 0;
-                        return MHD_YES;
-                }
+        /* Answered at the first call, with the headers: libmicrohttpd
+         * drops a request body it was not asked to read. */
+        if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
                 return send_static(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
                                    "Only GET and HEAD are served here.\n");
-        }
         if (strcmp(url, "/metrics") == 0)
                 return send_metrics(s, c, req);
         if (strcmp(url, "/") == 0)

@@ -55,7 +55,7 @@ static void take_sample(jetsond_link *l, sd_bus_message *m)
                 return;
         }
         if (s->timestamp_usec < l->newest_timestamp) {
-                exp_sample_free(s);
+                exp_sample_unref(s);
                 return;
         }
         l->newest_timestamp = s->timestamp_usec;
@@ -170,7 +170,7 @@ static int on_board(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         l->board.l4t = g_strdup(sample_reader_string(props, "L4T", ""));
         l->board.jetpack = g_strdup(sample_reader_string(props, "JetPack", ""));
         l->board.cuda_arch = g_strdup(sample_reader_string(props, "CudaArch", ""));
-        exp_sample_free(props);
+        exp_sample_unref(props);
         page_store_set_board(l->store, &l->board);
         return 0;
 }
@@ -287,7 +287,7 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
                 if (strcmp(v->key, "DefaultMode") == 0 && v->type == EXP_UINT)
                         set_default_mode(l, (int64_t)v->v.u);
         }
-        exp_sample_free(changed);
+        exp_sample_unref(changed);
         return 0;
 }
 

@@ -13,15 +13,22 @@ static void value_clear(gpointer p)
 exp_sample *exp_sample_new(uint64_t timestamp_usec)
 {
         exp_sample *s = g_new0(exp_sample, 1);
+        s->refs = 1;
         s->timestamp_usec = timestamp_usec;
         s->values = g_array_sized_new(FALSE, TRUE, sizeof(exp_value), 128);
         g_array_set_clear_func(s->values, value_clear);
         return s;
 }
 
-void exp_sample_free(exp_sample *s)
+exp_sample *exp_sample_ref(exp_sample *s)
 {
-        if (!s)
+        g_atomic_int_inc(&s->refs);
+        return s;
+}
+
+void exp_sample_unref(exp_sample *s)
+{
+        if (!s || !g_atomic_int_dec_and_test(&s->refs))
                 return;
         g_array_unref(s->values);
         g_free(s);

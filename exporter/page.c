@@ -20,7 +20,6 @@ struct page_store {
         page *current;
         page *down; /* the jetson_up 0 page, for stale samples */
         exp_board board;
-        exp_sample *last_sample; /* owned by current, kept for board changes */
         uint64_t stale_after_usec;
 };
 
@@ -52,7 +51,7 @@ static void page_unref(page *p)
 {
         if (!p || !g_atomic_int_dec_and_test(&p->refs))
                 return;
-        exp_sample_free(p->sample);
+        exp_sample_unref(p->sample);
         exp_board_clear(&p->board);
         for (int f = 0; f < 2; f++)
                 for (int z = 0; z < 2; z++)
@@ -137,7 +136,6 @@ static void replace_locked(page_store *store, exp_sample *sample)
 {
         page *old = store->current;
         store->current = page_new(sample, &store->board);
-        store->last_sample = sample;
         page_unref(old);
 }
 
@@ -148,41 +146,16 @@ void page_store_set_sample(page_store *store, exp_sample *sample)
         g_mutex_unlock(&store->lock);
 }
 
-/* The sample a page holds is owned by it; a board change renders the
- * same readings again, so it needs a copy. */
-static exp_sample *sample_copy(const exp_sample *s)
-{
-        exp_sample *c = exp_sample_new(s->timestamp_usec);
-        for (guint i = 0; i < s->values->len; i++) {
-                const exp_value *v = &g_array_index(s->values, exp_value, i);
-                switch (v->type) {
-                case EXP_UINT:
-                        exp_sample_add_uint(c, v->key, v->v.u);
-                        break;
-                case EXP_DOUBLE:
-                        exp_sample_add_double(c, v->key, v->v.d);
-                        break;
-                case EXP_BOOL:
-                        exp_sample_add_bool(c, v->key, v->v.b);
-                        break;
-                case EXP_STRING:
-                        exp_sample_add_string(c, v->key, v->v.s);
-                        break;
-                }
-        }
-        return c;
-}
-
 void page_store_set_board(page_store *store, const exp_board *board)
 {
         g_mutex_lock(&store->lock);
         exp_board_clear(&store->board);
         exp_board_copy(&store->board, board);
-        if (store->last_sample) {
-                /* Keep the sample's own arrival time: a board change must
-                 * not make an old sample look fresh. */
+        if (store->current->sample) {
+                /* The same readings on a new page; their own arrival time,
+                 * so a board change never makes an old sample look fresh. */
                 uint64_t arrived = store->current->arrived_usec;
-                replace_locked(store, sample_copy(store->last_sample));
+                replace_locked(store, exp_sample_ref(store->current->sample));
                 store->current->arrived_usec = arrived;
         }
         g_mutex_unlock(&store->lock);
@@ -193,7 +166,6 @@ void page_store_set_down(page_store *store)
         g_mutex_lock(&store->lock);
         page *old = store->current;
         store->current = page_ref(store->down);
-        store->last_sample = NULL;
         page_unref(old);
         g_mutex_unlock(&store->lock);
 }

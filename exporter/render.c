@@ -28,9 +28,9 @@ static int entry_compare(gconstpointer a, gconstpointer b)
 
 /* Label values: backslash, double quote and newline escaped, as both
  * formats require. */
-static void append_label_value(GString *out, const char *v)
+static void append_label_value(GString *out, const char *v, size_t len)
 {
-        for (; *v; v++) {
+        for (const char *end = v + len; v < end; v++) {
                 if (*v == '\\')
                         g_string_append(out, "\\\\");
                 else if (*v == '"')
@@ -47,8 +47,7 @@ static void append_label(GString *out, bool *first, const char *name, const char
         g_string_append(out, *first ? "{" : ",");
         *first = false;
         g_string_append_printf(out, "%s=\"", name);
-        g_autofree char *copy = g_strndup(value, len);
-        append_label_value(out, copy);
+        append_label_value(out, value, len);
         g_string_append_c(out, '"');
 }
 
@@ -149,13 +148,10 @@ static bool append_value(GString *out, const fam_family *f, const exp_value *v)
         return false;
 }
 
+/* Prometheus text has no info type: there an info family is a gauge. */
 static const char *type_word(fam_kind kind, exp_format format)
 {
-        if (kind == FAM_COUNTER)
-                return "counter";
-        if (kind == FAM_INFO && format == EXP_FORMAT_OPENMETRICS)
-                return "info";
-        return "gauge";
+        return kind == FAM_INFO && format == EXP_FORMAT_PROMETHEUS ? "gauge" : fam_type_name(kind);
 }
 
 /* HELP text: OpenMetrics escapes the double quote too. */

@@ -83,7 +83,7 @@ exp_sample *sample_reader_read_dict(sd_bus_message *m)
                 }
         }
         if (r < 0 || sd_bus_message_exit_container(m) < 0) {
-                exp_sample_free(s);
+                exp_sample_unref(s);
                 return NULL;
         }
         return s;

@@ -172,9 +172,9 @@ class Stack:
             raise AssertionError(f"the exporter ended with status {status} on SIGTERM\n{logs}")
 
     # ---- HTTP ----------------------------------------------------------
-    def request(self, path, method="GET", headers=None, port=None, host="127.0.0.1"):
+    def request(self, path, method="GET", headers=None, port=None, host="127.0.0.1", body=None):
         c = http.client.HTTPConnection(host, port or self.port, timeout=10)
-        c.request(method, path, headers=headers or {})
+        c.request(method, path, body=body, headers=headers or {})
         r = c.getresponse()
         body = r.read()
         c.close()

@@ -69,7 +69,7 @@ static GString *render(exp_format format)
         exp_board b;
         orin_board(&b);
         GString *out = exp_render(s, &b, format);
-        exp_sample_free(s);
+        exp_sample_unref(s);
         exp_board_clear(&b);
         return out;
 }
@@ -266,7 +266,7 @@ static void test_numbers(void **state)
         assert_null(strstr(out->str, "jetson_info"));
         assert_null(strstr(out->str, "default_mode"));
         g_string_free(out, TRUE);
-        exp_sample_free(s);
+        exp_sample_unref(s);
 }
 
 /* Label values with newlines and backslashes stay on one line. */
@@ -278,7 +278,7 @@ static void test_escaping(void **state)
         GString *out = exp_render(s, NULL, EXP_FORMAT_OPENMETRICS);
         assert_line(out, "jetson_fan_profile_info{fan=\"0\",profile=\"two\\nlines \\\\ \\\"quoted\\\"\"} 1");
         g_string_free(out, TRUE);
-        exp_sample_free(s);
+        exp_sample_unref(s);
 }
 
 /* The key column of the table in introspection/org.jetsond.Jetson1.

@@ -211,6 +211,9 @@ def test_http_surface():
         assert r.status == 404 and "/metrics" in r.text
         r = s.request("/metrics", method="POST")
         assert r.status == 405 and r.headers["allow"] == "GET, HEAD"
+        r = s.request("/metrics", method="PUT", body=b"x" * 100000)
+        assert r.status == 405
+        assert s.request("/metrics").status == 200
         r = s.request("/metrics", method="HEAD")
         assert r.status == 200 and r.body == b""
 
