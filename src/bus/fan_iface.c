@@ -99,7 +99,7 @@ static int method_set_speed(sd_bus_message *m, void *userdata, sd_bus_error *err
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Fan speed %g is not between 0 and 100", pct);
         if (!fan(self)->pwm_path[0])
                 return sd_bus_error_setf(error, JD_ERROR_NOT_SUPPORTED, "Fan %s has no writable PWM", fan(self)->name);
-        jd_write *w = jd_write_new(self->base.svc, m, FAN_DOMAINS, error);
+        jd_write *w = jd_write_new(self->base.svc, m, FAN_DOMAINS, "fan change", error);
         if (!w)
                 return -EBUSY;
         w->target = self;
@@ -121,7 +121,7 @@ static int method_set_profile(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (!known)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Fan %s has no profile \"%s\"", f->name,
                                          profile);
-        jd_write *w = jd_write_new(self->base.svc, m, FAN_DOMAINS, error);
+        jd_write *w = jd_write_new(self->base.svc, m, FAN_DOMAINS, "fan change", error);
         if (!w)
                 return -EBUSY;
         w->target = self;

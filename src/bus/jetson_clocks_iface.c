@@ -127,7 +127,7 @@ static int method_set(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return r;
         bool on_boot = strcmp(sd_bus_message_get_member(m), "SetOnBoot") == 0;
         jd_write *w = jd_write_new(((jetson_clocks_iface *) userdata)->base.svc, m, on_boot ? 0 : CLOCKS_DOMAINS,
-                                   error);
+                                   "jetson_clocks change", error);
         if (!w)
                 return -EBUSY;
         w->b = on;

@@ -244,7 +244,7 @@ static void apply_restore(jd_write *w)
 static int method_restore_defaults(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         jd_iface *self = userdata;
-        jd_write *w = jd_write_new(self->svc, m, RESTORE_DOMAINS, error);
+        jd_write *w = jd_write_new(self->svc, m, RESTORE_DOMAINS, "restore of the defaults", error);
         if (!w)
                 return -EBUSY;
         return jd_write_authorize(w, restore_actions, apply_restore, error);

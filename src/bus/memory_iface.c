@@ -59,7 +59,7 @@ static void apply_drop_caches(jd_write *w)
 
 static int method_drop_caches(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        jd_write *w = jd_write_new(((memory_iface *) userdata)->base.svc, m, JD_DOMAIN_CACHES, error);
+        jd_write *w = jd_write_new(((memory_iface *) userdata)->base.svc, m, JD_DOMAIN_CACHES, "cache drop", error);
         if (!w)
                 return -EBUSY;
         return jd_write_authorize(w, drop_caches, apply_drop_caches, error);
@@ -102,7 +102,7 @@ static int method_create_swap(sd_bus_message *m, void *userdata, sd_bus_error *e
         char why[256];
         if (jd_swap_size_problem(svc->sr, svc->config.swap_path, size, why, sizeof(why)))
                 return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, why);
-        jd_write *w = jd_write_new(svc, m, JD_DOMAIN_SWAP, error);
+        jd_write *w = jd_write_new(svc, m, JD_DOMAIN_SWAP, "swap change", error);
         if (!w)
                 return -EBUSY;
         w->u = size;
@@ -112,7 +112,7 @@ static int method_create_swap(sd_bus_message *m, void *userdata, sd_bus_error *e
 
 static int method_remove_swap(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        jd_write *w = jd_write_new(((memory_iface *) userdata)->base.svc, m, JD_DOMAIN_SWAP, error);
+        jd_write *w = jd_write_new(((memory_iface *) userdata)->base.svc, m, JD_DOMAIN_SWAP, "swap change", error);
         if (!w)
                 return -EBUSY;
         return jd_write_authorize(w, manage_swap, apply_remove_swap, error);

@@ -120,7 +120,7 @@ static int method_set(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return r;
         bool boot_default = strcmp(sd_bus_message_get_member(m), "SetDefaultMode") == 0;
         jd_write *w = jd_write_new(((nvpmodel_iface *) userdata)->base.svc, m,
-                                   boot_default ? JD_DOMAIN_NVPMODEL : SET_MODE_DOMAINS, error);
+                                   boot_default ? JD_DOMAIN_NVPMODEL : SET_MODE_DOMAINS, "power mode change", error);
         if (!w)
                 return -EBUSY;
         w->u = id;

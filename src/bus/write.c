@@ -1,31 +1,8 @@
 #include "write.h"
 
-#include <string.h>
-
 #include "auth.h"
 #include "jetsond-dbus.h"
 #include "log.h"
-
-/* What a method call changes, as Error.Busy names it to the next caller
- * (whose own change may be another kind: a power mode change holds the
- * jetson_clocks and fan locks too). */
-static const char *change_of(sd_bus_message *m)
-{
-        static const struct {
-                const char *member, *what;
-        } changes[] = {
-                { "SetMode", "power mode change" },        { "SetDefaultMode", "power mode change" },
-                { "SetActive", "jetson_clocks change" },   { "SetOnBoot", "jetson_clocks change" },
-                { "SetSpeed", "fan change" },              { "SetProfile", "fan change" },
-                { "CreateSwap", "swap change" },           { "RemoveSwap", "swap change" },
-                { "DropCaches", "cache drop" },            { "RestoreDefaults", "restore of the defaults" },
-        };
-        const char *member = sd_bus_message_get_member(m);
-        for (size_t i = 0; member && i < G_N_ELEMENTS(changes); i++)
-                if (strcmp(member, changes[i].member) == 0)
-                        return changes[i].what;
-        return "change";
-}
 
 /* The change holding the first of DOMAINS that is taken. */
 static const char *holder(const jd_service *svc, unsigned domains)
@@ -55,9 +32,9 @@ void jd_domains_unlock(jd_service *svc, unsigned domains)
                         svc->busy_what[bit] = NULL;
 }
 
-jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, sd_bus_error *error)
+jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, const char *what,
+                       sd_bus_error *error)
 {
-        const char *what = change_of(m);
         if (!jd_domains_lock(svc, domains, what)) {
                 sd_bus_error_setf(error, JD_ERROR_BUSY, "Another %s is in progress", holder(svc, domains));
                 return NULL;

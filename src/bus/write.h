@@ -45,8 +45,11 @@ struct jd_write {
 bool jd_domains_lock(jd_service *svc, unsigned domains, const char *what);
 void jd_domains_unlock(jd_service *svc, unsigned domains);
 
-/* Locks DOMAINS for M; NULL (and Error.Busy in ERROR) if one is taken. */
-jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, sd_bus_error *error);
+/* Locks DOMAINS for M, which makes WHAT (a static string, "fan change"):
+ * NULL if one is taken, and Error.Busy in ERROR naming the change that
+ * holds it. */
+jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, const char *what,
+                       sd_bus_error *error);
 /* Asks polkit for each of ACTIONS (static, NULL-terminated) in turn, then
  * runs APPLY, which must end in jd_write_finish(). Returns what the
  * method handler returns. */
