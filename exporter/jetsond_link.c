@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "jetsond-dbus.h"
 #include "log.h"
@@ -38,13 +37,6 @@ struct jetsond_link {
         uint64_t last_parse_usec;
 };
 
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* A Sample signal or a GetSnapshot reply ("ta{sv}") becomes the page,
  * unless a newer sample was already shown. */
 static void take_sample(jetsond_link *l, sd_bus_message *m)
@@ -59,7 +51,7 @@ static void take_sample(jetsond_link *l, sd_bus_message *m)
                 return;
         }
         l->newest_timestamp = s->timestamp_usec;
-        l->last_parse_usec = now_usec();
+        l->last_parse_usec = page_now_usec();
         page_store_set_sample(l->store, s);
 }
 
@@ -82,7 +74,7 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         jetsond_link *l = userdata;
         if (!l->present)
                 return 0;
-        uint64_t now = now_usec();
+        uint64_t now = page_now_usec();
         if (now - l->last_parse_usec >= PARSE_EVERY_USEC && !l->coalesce) {
                 take_sample(l, m);
                 return 0;
@@ -129,7 +121,7 @@ static int on_snapshot(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
                         xlog(SD_WARNING, "cannot get a sample from jetsond (trying again every %llu s): %s",
                              RETRY_USEC / 1000000ULL, e->message ? e->message : e->name);
                 l->warned = true;
-                if (!l->retry && sd_event_add_time(l->event, &l->retry, CLOCK_MONOTONIC, now_usec() + RETRY_USEC,
+                if (!l->retry && sd_event_add_time(l->event, &l->retry, CLOCK_MONOTONIC, page_now_usec() + RETRY_USEC,
                                                    0, on_retry, l) < 0)
                         l->retry = NULL;
                 return 0;

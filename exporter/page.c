@@ -23,7 +23,7 @@ struct page_store {
         uint64_t stale_after_usec;
 };
 
-static uint64_t now_usec(void)
+uint64_t page_now_usec(void)
 {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -36,7 +36,7 @@ static page *page_new(exp_sample *sample, const exp_board *board)
         p->refs = 1;
         p->sample = sample;
         exp_board_copy(&p->board, board);
-        p->arrived_usec = now_usec();
+        p->arrived_usec = page_now_usec();
         g_mutex_init(&p->lock);
         return p;
 }
@@ -181,7 +181,7 @@ GBytes *page_store_get(page_store *store, exp_format format, bool *gzip)
 {
         g_mutex_lock(&store->lock);
         page *p = store->current;
-        if (p->sample && now_usec() - p->arrived_usec > store->stale_after_usec)
+        if (p->sample && page_now_usec() - p->arrived_usec > store->stale_after_usec)
                 p = store->down;
         page_ref(p);
         g_mutex_unlock(&store->lock);

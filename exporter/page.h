@@ -30,5 +30,8 @@ void page_store_set_stale_after(page_store *store, uint64_t usec);
  * *GZIP (set to false if compression failed). Never NULL. */
 GBytes *page_store_get(page_store *store, exp_format format, bool *gzip);
 
+/* CLOCK_MONOTONIC now, in µs: the clock of arrival and staleness. */
+uint64_t page_now_usec(void);
+
 /* gzip (RFC 1952) of DATA; NULL only if zlib fails. */
 GBytes *page_gzip(const void *data, size_t len);

@@ -22,6 +22,7 @@ typedef struct {
 
 struct jd_power_reader {
         rail_files files[JD_MAX_RAILS];
+        size_t n_ina;                      /* rails that are INA3221 channels */
         uint64_t last_us;
         jd_power_sample sample;
 };
@@ -183,6 +184,7 @@ jd_power_reader *jd_power_reader_new(const jd_sysroot *sr)
                         add_hwmon(r, sr, dev);
         }
         jd_names_free(names, n);
+        r->n_ina = r->sample.n;            /* RAPL zones come after */
         add_rapl(r, sr);
         return r;
 }
@@ -239,12 +241,9 @@ const jd_power_sample *jd_power_reader_sample(jd_power_reader *r, uint64_t now_u
         jd_power_sample *s = &r->sample;
         double dt_s = r->last_us && now_us > r->last_us ? (double) (now_us - r->last_us) / 1e6 : 0.0;
         uint64_t sum = 0;
-        size_t n_ina = 0;
-        for (size_t i = 0; i < s->n; i++)
-                n_ina += !r->files[i].rapl;
         /* RAPL measures the CPU and DRAM, not the board: only INA3221
          * rails make a board total. */
-        bool have_sum = n_ina > 0;
+        bool have_sum = r->n_ina > 0;
         const jd_rail *input = NULL;
 
         for (size_t i = 0; i < s->n; i++) {
