@@ -50,7 +50,8 @@ def sanitized(path):
 
 
 class Stack:
-    def __init__(self, jetsond, exporter, board="agx-orin-jp62", simulate=False, interval_ms=None):
+    def __init__(self, jetsond, exporter, board="agx-orin-jp62", simulate=False, interval_ms=None,
+                 extra_policy=""):
         self.jetsond_path, self.exporter_path = jetsond, exporter
         self.dir = tempfile.mkdtemp(prefix="jetsond-exporter-test.")
         os.chmod(self.dir, 0o755)
@@ -58,7 +59,7 @@ class Stack:
         self.daemon = self.exporter = None
         self.interval_ms = interval_ms
         conf = open(os.path.join(SOURCE_DIR, "tests/integration/system-bus.conf.in")).read()
-        conf = conf.replace("@BUSDIR@", self.dir).replace("@SRCDIR@", SOURCE_DIR).replace("@EXTRA@", "")
+        conf = conf.replace("@BUSDIR@", self.dir).replace("@SRCDIR@", SOURCE_DIR).replace("@EXTRA@", extra_policy)
         with open(os.path.join(self.dir, "bus.conf"), "w") as f:
             f.write(conf)
         out = subprocess.run(["dbus-daemon", "--config-file=" + os.path.join(self.dir, "bus.conf"),

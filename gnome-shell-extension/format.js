@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+//
+// Turns jetsond's Sample dictionaries and D-Bus errors into the words the
+// indicator shows. Pure functions on plain JavaScript values (a Sample as
+// recursiveUnpack() gives it), so tests/extension/test-format.js runs them
+// in plain gjs, without a shell. Units in, as the Metrics contract says:
+// kHz, KiB, mW, °C, %.
+/* exported PANEL_ITEMS, panelText, hottestZone, detailLines, formatPower,
+   formatFrequency, formatMemory, formatTemperature, boardLine, fanLabel,
+   modeLabel, errorNotice, ERROR_REBOOT_REQUIRED */
+
+var ERROR_REBOOT_REQUIRED = 'org.jetsond.Jetson1.Error.RebootRequired';
+
+// The top-bar items, in the order shown, each with the settings key that
+// switches it on and the text it makes from a sample (null: the board has
+// no such reading, so the item is left out rather than shown as 0).
+var PANEL_ITEMS = [
+    {key: 'show-gpu-load', text: v => percentItem('GPU', v['gpu.load'])},
+    {key: 'show-cpu-load', text: v => percentItem('CPU', v['cpu.load'])},
+    {key: 'show-board-power', text: v => isNumber(v['power.total']) ? formatPower(v['power.total']) : null},
+    {key: 'show-hottest-temperature', text: v => {
+        const hottest = hottestZone(v);
+        return hottest ? formatTemperature(hottest.celsius) : null;
+    }},
+];
+
+function isNumber(value) {
+    return typeof value === 'number' && Number.isFinite(value);
+}
+
+function percentItem(label, load) {
+    return isNumber(load) ? `${label} ${Math.round(load)}%` : null;
+}
+
+// enabled: settings key -> boolean. '' when nothing is left to show (the
+// indicator then shows only its icon).
+function panelText(values, enabled) {
+    return PANEL_ITEMS.filter(item => enabled[item.key])
+        .map(item => item.text(values))
+        .filter(text => text !== null)
+        .join('  ');
+}
+
+// The hottest temp.ZONE of a sample: {zone, celsius}, or null if none.
+function hottestZone(values) {
+    let hottest = null;
+    for (const [key, value] of Object.entries(values)) {
+        if (!key.startsWith('temp.') || !isNumber(value))
+            continue;
+        if (hottest === null || value > hottest.celsius)
+            hottest = {zone: key.slice(5), celsius: value};
+    }
+    return hottest;
+}
+
+function formatPower(milliwatts) {
+    if (milliwatts < 1000)
+        return `${Math.round(milliwatts)} mW`;
+    return `${(milliwatts / 1000).toFixed(milliwatts < 100000 ? 1 : 0)} W`;
+}
+
+function formatFrequency(khz) {
+    if (khz >= 1000000)
+        return `${(khz / 1000000).toFixed(2)} GHz`;
+    return `${Math.round(khz / 1000)} MHz`;
+}
+
+function formatMemory(kib) {
+    if (kib >= 1024 * 1024)
+        return `${(kib / (1024 * 1024)).toFixed(1)} GiB`;
+    return `${Math.round(kib / 1024)} MiB`;
+}
+
+function formatTemperature(celsius) {
+    return `${Math.round(celsius)} °C`;
+}
+
+// Keys of the form PREFIX.INSTANCE.FIELD (cpu.3.freq, power.VDD_IN.power):
+// instance -> value, in a stable order (numbers numerically).
+function instances(values, prefix, field) {
+    const found = [];
+    for (const [key, value] of Object.entries(values)) {
+        if (!key.startsWith(prefix) || !key.endsWith(`.${field}`))
+            continue;
+        const instance = key.slice(prefix.length, key.length - field.length - 1);
+        if (instance !== '' && !instance.includes('.'))
+            found.push([instance, value]);
+    }
+    return found.sort(([a], [b]) => {
+        const na = Number(a), nb = Number(b);
+        return Number.isInteger(na) && Number.isInteger(nb) ? na - nb : a.localeCompare(b);
+    });
+}
+
+function cpuLine(values) {
+    const online = instances(values, 'cpu.', 'online');
+    if (online.length === 0)
+        return null;
+    const up = online.filter(([, on]) => on).length;
+    const freqs = instances(values, 'cpu.', 'freq').map(([, f]) => f);
+    let line = `CPU ${isNumber(values['cpu.load']) ? `${Math.round(values['cpu.load'])}%` : '–'}`;
+    line += up === online.length ? `, ${up} cores` : `, ${up} of ${online.length} cores online`;
+    if (freqs.length > 0)
+        line += `, up to ${formatFrequency(Math.max(...freqs))}`;
+    return line;
+}
+
+function gpuLine(values) {
+    if (!isNumber(values['gpu.load']) && !isNumber(values['gpu.freq']))
+        return null;
+    let line = `GPU ${isNumber(values['gpu.load']) ? `${Math.round(values['gpu.load'])}%` : '–'}`;
+    if (isNumber(values['gpu.freq']))
+        line += ` at ${formatFrequency(values['gpu.freq'])}`;
+    if (isNumber(values['gpu.min_freq']) && isNumber(values['gpu.max_freq']))
+        line += ` (${formatFrequency(values['gpu.min_freq'])} – ${formatFrequency(values['gpu.max_freq'])})`;
+    return line;
+}
+
+function memoryLine(values) {
+    if (!isNumber(values['ram.total']) || !isNumber(values['ram.used']))
+        return null;
+    let line = `RAM ${formatMemory(values['ram.used'])} of ${formatMemory(values['ram.total'])}`;
+    if (isNumber(values['swap.total']) && values['swap.total'] > 0 && isNumber(values['swap.used']))
+        line += `, swap ${formatMemory(values['swap.used'])} of ${formatMemory(values['swap.total'])}`;
+    return line;
+}
+
+// Items joined a few to a line, so the menu stays narrow.
+function wrap(parts, perLine) {
+    const lines = [];
+    for (let i = 0; i < parts.length; i += perLine)
+        lines.push(parts.slice(i, i + perLine).join(', '));
+    return lines;
+}
+
+// The board total (a total that is only the sum of the rails is an
+// estimate: it says so), then the rails, highest first.
+function powerLines(values) {
+    const rails = instances(values, 'power.', 'power').filter(([, mw]) => isNumber(mw))
+        .sort(([, a], [, b]) => b - a);
+    const lines = [];
+    if (isNumber(values['power.total']))
+        lines.push(`Board ${values['power.total_is_sum'] ? '≈' : ''}${formatPower(values['power.total'])}`);
+    else if (rails.length > 0)
+        lines.push('Power');
+    return lines.concat(wrap(rails.map(([rail, mw]) => `${rail} ${formatPower(mw)}`), 2));
+}
+
+// Every thermal zone, hottest first.
+function temperatureLines(values) {
+    const zones = Object.keys(values).filter(k => k.startsWith('temp.') && isNumber(values[k]))
+        .sort((a, b) => values[b] - values[a]);
+    return wrap(zones.map(k => `${k.slice(5)} ${formatTemperature(values[k])}`), 4);
+}
+
+// The menu's detail lines for a sample: the CPU, the GPU, memory, power
+// and temperatures, each left out when the board has none of it.
+function detailLines(values) {
+    return [cpuLine(values), gpuLine(values), memoryLine(values)].filter(line => line !== null)
+        .concat(powerLines(values), temperatureLines(values));
+}
+
+function boardLine(model, jetpack) {
+    const name = model || 'Unknown board';
+    return jetpack ? `${name} · JetPack ${jetpack}` : name;
+}
+
+function fanLabel(index, name, profile, speed) {
+    let label = `Fan ${index}`;
+    if (name)
+        label += ` (${name})`;
+    if (profile)
+        label += `: ${profile}`;
+    if (isNumber(speed))
+        label += `, ${Math.round(speed)}%`;
+    return label;
+}
+
+function modeLabel(id, name) {
+    return name ? name : `Mode ${id}`;
+}
+
+// What a failed write becomes as a notification: {title, body, offer}.
+// offer is 'default-mode' when the way forward is SetDefaultMode (the
+// mode needs a reboot), else null. message is the D-Bus error's own
+// human message, which jetsond writes for people.
+function errorNotice(action, errorName, message) {
+    if (errorName === ERROR_REBOOT_REQUIRED) {
+        return {
+            title: `${action} needs a reboot`,
+            body: `${message} It can be made the mode the board starts in, and applied at the next boot.`,
+            offer: 'default-mode',
+        };
+    }
+    if (errorName === 'org.freedesktop.DBus.Error.AccessDenied' ||
+        errorName === 'org.freedesktop.DBus.Error.InteractiveAuthorizationRequired')
+        return {title: `${action}: not authorized`, body: message, offer: null};
+    return {title: `${action} failed`, body: message, offer: null};
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+//
+// The top-bar button: a compact live line from jetsond's Sample signals
+// and a menu with the board, the details of each reading, the power modes,
+// jetson_clocks and the fan profiles. Writes go through JetsondClient.call,
+// so polkit asks with GNOME's own dialog; failures become notifications
+// carrying the D-Bus error's message.
+/* exported JetsondIndicator */
+
+const {Clutter, Gio, GLib, GObject, St} = imports.gi;
+const PanelMenu = imports.ui.panelMenu;
+const PopupMenu = imports.ui.popupMenu;
+const ExtensionUtils = imports.misc.extensionUtils;
+const Me = ExtensionUtils.getCurrentExtension();
+const Format = Me.imports.format;
+const {JetsondClient, IFACE} = Me.imports.client;
+const {Notifier} = Me.imports.notify;
+
+var JetsondIndicator = GObject.registerClass(
+class JetsondIndicator extends PanelMenu.Button {
+    _init(settings) {
+        super._init(0.5, 'Jetson', false);
+        this._settings = settings;
+        this._values = null;
+
+        const gicon = Gio.icon_new_for_string(`${Me.path}/icons/jetsond-symbolic.svg`);
+        const box = new St.BoxLayout({style_class: 'panel-status-menu-box'});
+        box.add_child(new St.Icon({gicon, style_class: 'system-status-icon'}));
+        this._label = new St.Label({text: '', y_align: Clutter.ActorAlign.CENTER});
+        box.add_child(this._label);
+        this.add_child(box);
+
+        this._statusItem = new PopupMenu.PopupMenuItem('', {reactive: false});
+        this.menu.addMenuItem(this._statusItem);
+        this._detailsSection = new PopupMenu.PopupMenuSection();
+        this.menu.addMenuItem(this._detailsSection);
+        this._modesHeader = new PopupMenu.PopupSeparatorMenuItem('Power mode');
+        this.menu.addMenuItem(this._modesHeader);
+        this._modesSection = new PopupMenu.PopupMenuSection();
+        this.menu.addMenuItem(this._modesSection);
+        this._controlsSeparator = new PopupMenu.PopupSeparatorMenuItem();
+        this.menu.addMenuItem(this._controlsSeparator);
+        this._clocksItem = new PopupMenu.PopupSwitchMenuItem('jetson_clocks', false);
+        this._clocksItem.connect('toggled', (_item, state) => this._setClocks(state));
+        this.menu.addMenuItem(this._clocksItem);
+        this._fansSection = new PopupMenu.PopupMenuSection();
+        this.menu.addMenuItem(this._fansSection);
+        this._fanItems = new Map();
+
+        this._notifier = new Notifier(gicon);
+        this._settingsId = settings.connect('changed', () => this._updateLabel());
+        this._client = new JetsondClient();
+        this._client.connect('running', () => this._syncAll());
+        this._client.connect('sample', (_c, values) => this._onSample(values));
+        this._client.connect('changed', (_c, iface) => this._sync(iface));
+        this._client.start();
+        this._syncAll();
+    }
+
+    _onDestroy() {
+        this._client.destroy();
+        this._notifier.destroy();
+        this._settings.disconnect(this._settingsId);
+        super._onDestroy();
+    }
+
+    _syncAll() {
+        if (!this._client.running)
+            this._values = null;
+        for (const iface of [IFACE.board, IFACE.nvpmodel, IFACE.clocks, IFACE.fan])
+            this._sync(iface);
+        this._updateLabel();
+        this._updateDetails();
+    }
+
+    _sync(iface) {
+        switch (iface) {
+        case IFACE.board:
+            return this._syncStatus();
+        case IFACE.nvpmodel:
+            return this._syncModes();
+        case IFACE.clocks:
+            return this._syncClocks();
+        case IFACE.fan:
+            return this._syncFans();
+        }
+        return undefined;
+    }
+
+    // ---- live values -------------------------------------------------
+    _onSample(values) {
+        this._values = values;
+        this._updateLabel();
+        this._updateDetails();
+        for (const [index, item] of this._fanItems)
+            item.label.text = this._fanText(index);
+    }
+
+    _enabledItems() {
+        const enabled = {};
+        for (const item of Format.PANEL_ITEMS)
+            enabled[item.key] = this._settings.get_boolean(item.key);
+        return enabled;
+    }
+
+    _updateLabel() {
+        if (!this._client.running)
+            this._label.text = 'jetsond not running';
+        else if (this._values === null)
+            this._label.text = '…';
+        else
+            this._label.text = Format.panelText(this._values, this._enabledItems());
+        this._label.visible = this._label.text !== '';
+    }
+
+    _updateDetails() {
+        const lines = this._values ? Format.detailLines(this._values) : [];
+        const items = this._detailsSection._getMenuItems();
+        lines.forEach((line, i) => {
+            if (i < items.length) {
+                items[i].label.text = line;
+            } else {
+                this._detailsSection.addMenuItem(
+                    new PopupMenu.PopupMenuItem(line, {reactive: false}));
+            }
+        });
+        items.slice(lines.length).forEach(item => item.destroy());
+    }
+
+    _syncStatus() {
+        if (!this._client.running) {
+            this._statusItem.label.text = 'jetsond is not running: start it with “systemctl start jetsond”';
+            return;
+        }
+        this._statusItem.label.text = Format.boardLine(
+            this._client.property(IFACE.board, 'Model'), this._client.property(IFACE.board, 'JetPack'));
+    }
+
+    // ---- power modes -------------------------------------------------
+    _syncModes() {
+        this._modesSection.removeAll();
+        const modes = this._client.has(IFACE.nvpmodel) ? this._client.property(IFACE.nvpmodel, 'Modes') : [];
+        this._modesHeader.visible = modes.length > 0;
+        const current = this._client.property(IFACE.nvpmodel, 'Mode');
+        const atBoot = this._client.property(IFACE.nvpmodel, 'DefaultMode');
+        for (const [id, name] of modes) {
+            let text = Format.modeLabel(id, name);
+            if (id === atBoot && id !== current)
+                text += ' (at next boot)';
+            const item = new PopupMenu.PopupMenuItem(text);
+            item.setOrnament(id === current ? PopupMenu.Ornament.DOT : PopupMenu.Ornament.NONE);
+            item.connect('activate', () => this.chooseMode(id));
+            this._modesSection.addMenuItem(item);
+        }
+        this._syncSeparator();
+    }
+
+    // What activating a mode's item does; public so that the tests drive
+    // the same path a click takes.
+    chooseMode(id) {
+        if (id === this._client.property(IFACE.nvpmodel, 'Mode'))
+            return Promise.resolve();
+        const name = Format.modeLabel(id, this._modeName(id));
+        return this._client.call(IFACE.nvpmodel, 'SetMode', new GLib.Variant('(u)', [id]))
+            .catch(error => this._notifyError(`Power mode ${name}`, error, [{
+                label: 'Apply at next boot',
+                callback: () => this._setDefaultMode(id, name),
+            }]));
+    }
+
+    _modeName(id) {
+        const modes = this._client.property(IFACE.nvpmodel, 'Modes') || [];
+        const mode = modes.find(([modeId]) => modeId === id);
+        return mode ? mode[1] : '';
+    }
+
+    _setDefaultMode(id, name) {
+        return this._client.call(IFACE.nvpmodel, 'SetDefaultMode', new GLib.Variant('(u)', [id]))
+            .then(() => this._notifier.show(`Power mode ${name} at next boot`,
+                'The board starts in this mode after the next reboot.'))
+            .catch(error => this._notifyError(`Power mode ${name} at next boot`, error));
+    }
+
+    // ---- jetson_clocks -----------------------------------------------
+    _syncClocks() {
+        const present = this._client.has(IFACE.clocks);
+        this._clocksItem.visible = present;
+        if (present)
+            this._clocksItem.setToggleState(this._client.property(IFACE.clocks, 'Active') === true);
+        this._syncSeparator();
+    }
+
+    _setClocks(active) {
+        return this._client.call(IFACE.clocks, 'SetActive', new GLib.Variant('(b)', [active]))
+            .catch(error => {
+                // The switch shows what is true, not what was asked.
+                this._clocksItem.setToggleState(this._client.property(IFACE.clocks, 'Active') === true);
+                this._notifyError(`jetson_clocks ${active ? 'on' : 'off'}`, error);
+            });
+    }
+
+    // ---- fans --------------------------------------------------------
+    _fanText(index) {
+        const fan = this._fanItems.get(index);
+        const speed = this._values ? this._values[`fan.${index}.speed`] : undefined;
+        return Format.fanLabel(index, this._client.property(IFACE.fan, 'Name', fan.path),
+            this._client.property(IFACE.fan, 'Profile', fan.path), speed);
+    }
+
+    _syncFans() {
+        this._fansSection.removeAll();
+        this._fanItems.clear();
+        for (const {index, path} of this._client.fans()) {
+            const item = new PopupMenu.PopupSubMenuMenuItem('');
+            item.path = path;
+            this._fanItems.set(index, item);
+            item.label.text = this._fanText(index);
+            const current = this._client.property(IFACE.fan, 'Profile', path);
+            for (const profile of this._client.property(IFACE.fan, 'Profiles', path) || []) {
+                const choice = new PopupMenu.PopupMenuItem(profile);
+                choice.setOrnament(profile === current ? PopupMenu.Ornament.DOT : PopupMenu.Ornament.NONE);
+                choice.connect('activate', () => this.chooseFanProfile(index, profile));
+                item.menu.addMenuItem(choice);
+            }
+            this._fansSection.addMenuItem(item);
+        }
+        this._syncSeparator();
+    }
+
+    chooseFanProfile(index, profile) {
+        const fan = this._fanItems.get(index);
+        return this._client.call(IFACE.fan, 'SetProfile', new GLib.Variant('(s)', [profile]), fan.path)
+            .catch(error => this._notifyError(`Fan ${index} profile ${profile}`, error));
+    }
+
+    _syncSeparator() {
+        this._controlsSeparator.visible = this._clocksItem.visible || this._fanItems.size > 0;
+    }
+
+    // rebootActions: offered only when the error says a reboot is needed.
+    _notifyError(action, error, rebootActions = []) {
+        const notice = Format.errorNotice(action, error.name, error.message);
+        this._notifier.show(notice.title, notice.body, notice.offer === 'default-mode' ? rebootActions : []);
+    }
+
+    get notifier() {
+        return this._notifier;
+    }
+});

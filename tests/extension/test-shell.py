@@ -1,0 +1,420 @@
+#!/usr/bin/python3
+"""The GNOME Shell extension in a real, headless GNOME Shell.
+
+A private system bus with the project's policy, python-dbusmock's logind
+(the shell needs it) and polkitd, jetsond on a simulated AGX Orin, and
+gnome-shell --headless inside its own session bus (dbus-run-session) with
+the extension and a test-only helper (unsafe-mode@tests.jetsond.org, which
+opens org.gnome.Shell.Eval and the Screenshot API to this test) enabled.
+
+    test-shell.py JETSOND EXTENSION_SOURCE_DIR COMPILED_SCHEMA ARTEFACT_DIR [--update-docs]
+
+Screenshots are written to ARTEFACT_DIR; --update-docs also copies the menu
+screenshot to docs/extension-menu.png for the README.
+"""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "exporter"))
+import harness  # noqa: E402  (the bus, board and jetsond stack of the exporter tests)
+
+UUID = "jetsond@jetsond.org"
+HELPER = "unsafe-mode@tests.jetsond.org"
+IND = f"Main.panel.statusArea['{UUID}']"
+PYTHON = "/usr/bin/python3"  # Debian's, which has dbusmock and gi
+
+if os.environ.get("JETSOND_EXTENSION_TEST_SESSION") != "1":
+    # The shell and this test share a session bus of their own, and a
+    # scratch home: services the bus starts (dconf) inherit it from here.
+    os.environ["JETSOND_EXTENSION_TEST_SESSION"] = "1"
+    home = tempfile.mkdtemp(prefix="jetsond-shell-test.")
+    runtime = os.path.join(home, "runtime")
+    os.makedirs(runtime, mode=0o700)
+    os.environ.update(HOME=home, XDG_RUNTIME_DIR=runtime, XDG_CONFIG_HOME=os.path.join(home, ".config"),
+                      XDG_CACHE_HOME=os.path.join(home, ".cache"), XDG_DATA_HOME=os.path.join(home, ".local/share"))
+    for variable in ("DISPLAY", "WAYLAND_DISPLAY"):
+        os.environ.pop(variable, None)
+    os.execvp("dbus-run-session", ["dbus-run-session", "--", PYTHON, *sys.argv])
+
+import gi  # noqa: E402
+gi.require_version("GdkPixbuf", "2.0")
+from gi.repository import GdkPixbuf, Gio, GLib  # noqa: E402
+
+JETSOND, EXTENSION_SRC, SCHEMA_COMPILED, ARTEFACTS = sys.argv[1:5]
+UPDATE_DOCS = "--update-docs" in sys.argv[5:]
+
+# The shell calls logind; this test reads the match rules the shell holds.
+EXTRA_POLICY = """<policy user="root">
+    <allow own="org.freedesktop.login1"/>
+    <allow send_destination="org.freedesktop.login1"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
+  </policy>"""
+
+
+def step(text):
+    print(f"-- {text}", flush=True)
+
+
+def js_round(x):
+    """Math.round: halves go up (Python's round() goes to even)."""
+    return math.floor(x + 0.5)
+
+
+class Shell:
+    def __init__(self, scratch):
+        self.home = os.environ["HOME"]
+        extensions = os.path.join(self.home, ".local/share/gnome-shell/extensions")
+        ext = os.path.join(extensions, UUID)
+        os.makedirs(os.path.join(ext, "schemas"))
+        for name in os.listdir(EXTENSION_SRC):
+            if name.endswith((".js", ".json")):
+                shutil.copy(os.path.join(EXTENSION_SRC, name), ext)
+        shutil.copytree(os.path.join(EXTENSION_SRC, "icons"), os.path.join(ext, "icons"))
+        shutil.copy(SCHEMA_COMPILED, os.path.join(ext, "schemas"))
+        shutil.copytree(os.path.join(os.path.dirname(os.path.abspath(__file__)), HELPER),
+                        os.path.join(extensions, HELPER))
+        self.env = dict(os.environ)
+        for key, value in [("enabled-extensions", f"['{UUID}', '{HELPER}']"),
+                           ("disable-user-extensions", "false"),
+                           ("welcome-dialog-last-shown-version", "'999'")]:
+            subprocess.run(["gsettings", "set", "org.gnome.shell", key, value], env=self.env, check=True)
+        self.log_path = os.path.join(scratch, "gnome-shell.log")
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            ["gnome-shell", "--headless", "--wayland", "--no-x11", "--virtual-monitor", "1024x768"],
+            env=self.env, stdout=subprocess.DEVNULL, stderr=open(self.log_path, "wb"))
+        self.bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+        harness.wait_for(lambda: self.proc.poll() is not None or self.shell_version(), 60, "gnome-shell")
+        assert self.proc.poll() is None, "gnome-shell died:\n" + self.log()
+        harness.wait_for(lambda: self.eval_ok("global.context.unsafe_mode"), 30,
+                         "the helper extension's unsafe mode")
+
+    def log(self):
+        return open(self.log_path, errors="replace").read()
+
+    def call(self, path, iface, method, args=None, reply=None):
+        return self.bus.call_sync("org.gnome.Shell", path, iface, method, args,
+                                  GLib.VariantType(reply) if reply else None, 0, 20000, None).unpack()
+
+    def shell_version(self):
+        try:
+            return self.call("/org/gnome/Shell", "org.freedesktop.DBus.Properties", "Get",
+                             GLib.Variant("(ss)", ("org.gnome.Shell", "ShellVersion")))[0]
+        except GLib.Error:
+            return None
+
+    def eval_ok(self, code):
+        try:
+            return self.eval(code)
+        except (AssertionError, GLib.Error):
+            return None
+
+    def eval(self, code):
+        ok, result = self.call("/org/gnome/Shell", "org.gnome.Shell", "Eval", GLib.Variant("(s)", (code,)))
+        assert ok, f"Eval failed: {result}\n{code}"
+        return json.loads(result) if result else None
+
+    def extension_info(self, uuid):
+        return self.call("/org/gnome/Shell", "org.gnome.Shell.Extensions", "GetExtensionInfo",
+                         GLib.Variant("(s)", (uuid,)))[0]
+
+    def extension(self, method):
+        self.call("/org/gnome/Shell", "org.gnome.Shell.Extensions", method, GLib.Variant("(s)", (UUID,)))
+
+    def screenshot(self, box, name):
+        x, y, w, h = (int(v) for v in box)
+        path = os.path.join(ARTEFACTS, name)
+        ok, used = self.call("/org/gnome/Shell/Screenshot", "org.gnome.Shell.Screenshot", "ScreenshotArea",
+                             GLib.Variant("(iiiibs)", (x, y, w, h, False, path)))
+        assert ok, f"screenshot {name} failed"
+        return used
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def distinct_colours(path):
+    pixbuf = GdkPixbuf.Pixbuf.new_from_file(path)
+    data, n, stride = pixbuf.get_pixels(), pixbuf.get_n_channels(), pixbuf.get_rowstride()
+    return len({bytes(data[y * stride + x * n: y * stride + x * n + 3])
+                for y in range(pixbuf.get_height()) for x in range(pixbuf.get_width())})
+
+
+# ---- jetsond's side, seen with busctl / gdbus ---------------------------------
+def snapshot():
+    out = subprocess.run(["gdbus", "call", "--system", "--dest", "org.jetsond.Jetson1", "--object-path",
+                          "/org/jetsond/Jetson1", "--method", "org.jetsond.Jetson1.Metrics.GetSnapshot"],
+                         capture_output=True, text=True, check=True).stdout
+    return GLib.Variant.parse(GLib.VariantType("(ta{sv})"), out.strip(), None, None).unpack()[1]
+
+
+def expected_label(values):
+    """The top-bar line for a sample, written independently of format.js."""
+    parts = []
+    for label, key in (("GPU", "gpu.load"), ("CPU", "cpu.load")):
+        if key in values:
+            parts.append(f"{label} {js_round(values[key])}%")
+    if "power.total" in values:
+        parts.append(f"{values['power.total'] / 1000:.1f} W")
+    temps = [v for k, v in values.items() if k.startswith("temp.")]
+    if temps:
+        parts.append(f"{js_round(max(temps))} °C")
+    return "  ".join(parts)
+
+
+def prop(path, iface, name):
+    out = subprocess.run(["busctl", "--system", "--json=short", "get-property", "org.jetsond.Jetson1",
+                          path, f"org.jetsond.Jetson1.{iface}", name], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["data"]
+
+
+def polkit_allow(actions):
+    subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.PolicyKit1", "--object-path",
+                    "/org/freedesktop/PolicyKit1/Authority", "--method", "org.freedesktop.DBus.Mock.SetAllowed",
+                    str(actions)], check=True, stdout=subprocess.DEVNULL)
+
+
+def shell_match_rules(shell_pid):
+    """The system-bus match rules held by the shell's connections."""
+    bus = Gio.bus_get_sync(Gio.BusType.SYSTEM)
+    rules = bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Debug.Stats",
+                          "GetAllMatchRules", None, None, 0, 5000, None).unpack()[0]
+    mine = []
+    for name, name_rules in rules.items():
+        try:
+            pid = bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                "GetConnectionUnixProcessID", GLib.Variant("(s)", (name,)), None, 0, 5000,
+                                None).unpack()[0]
+        except GLib.Error:
+            continue
+        if pid == shell_pid:
+            mine += name_rules
+    return mine
+
+
+# ---- the extension's side, through Eval ---------------------------------------
+def label(shell):
+    return shell.eval(f"{IND} ? {IND}._label.text : null")
+
+
+MENU = f"""(() => {{
+    const ind = {IND};
+    const Ornament = imports.ui.popupMenu.Ornament;
+    const texts = section => section._getMenuItems().filter(i => i.visible)
+        .map(i => [i.label.text, i._ornament === Ornament.DOT]);
+    return {{
+        status: ind._statusItem.label.text,
+        details: texts(ind._detailsSection).map(([t]) => t),
+        modesShown: ind._modesHeader.visible,
+        modes: texts(ind._modesSection),
+        clocksShown: ind._clocksItem.visible,
+        clocksOn: ind._clocksItem.state,
+        fans: ind._fansSection._getMenuItems().map(i => [i.label.text,
+            i.menu._getMenuItems().map(p => [p.label.text, p._ornament === Ornament.DOT])]),
+    }};
+}})()"""
+
+NOTIFICATIONS = f"""(() => {{
+    const source = {IND}.notifier._source;
+    return source ? source.notifications.map(n => ({{title: n.title, body: n.bannerBodyText,
+        actions: n.actions.map(a => a.label)}})) : [];
+}})()"""
+
+
+def wait_notification(shell, title):
+    def find():
+        found = [n for n in shell.eval(NOTIFICATIONS) if n["title"] == title]
+        return found[-1] if found else None
+    return harness.wait_for(find, 15, f"the notification {title!r}; have {shell.eval(NOTIFICATIONS)}")
+
+
+def box_of(shell, actor):
+    return shell.eval(f"""(() => {{ const a = {actor}; const [x, y] = a.get_transformed_position();
+        const [w, h] = a.get_transformed_size(); return [x, y, w, h]; }})()""")
+
+
+def main():
+    os.makedirs(ARTEFACTS, exist_ok=True)
+    stack = harness.Stack(JETSOND, None, board="agx-orin-jp62", simulate=True, extra_policy=EXTRA_POLICY)
+    mocks, shell = [], None
+    try:
+        for template in ("logind", "polkitd", "systemd"):
+            mocks.append(subprocess.Popen([PYTHON, "-m", "dbusmock", "--system", "--template", template],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for name in ("org.freedesktop.login1", "org.freedesktop.PolicyKit1", "org.freedesktop.systemd1"):
+            harness.wait_for(lambda: subprocess.run(["busctl", "--system", "status", name],
+                                                    capture_output=True).returncode == 0, 30, name)
+        # nvfancontrol.service running, for the fan profile change
+        for method, *args in (("org.freedesktop.DBus.Mock.AddMockUnit", "nvfancontrol.service"),
+                              ("org.freedesktop.DBus.Mock.AddMethod", "org.freedesktop.systemd1.Manager",
+                               "Subscribe", "", "", ""),
+                              ("org.freedesktop.systemd1.Manager.StartUnit", "nvfancontrol.service", "replace")):
+            subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.systemd1", "--object-path",
+                            "/org/freedesktop/systemd1", "--method", method, *args],
+                           check=True, stdout=subprocess.DEVNULL)
+        stack.start_daemon()
+        shell = Shell(stack.dir)
+        shell.start()
+        run(stack, shell)
+        print("ok   the extension in a headless GNOME Shell", flush=True)
+    except BaseException:
+        if shell and shell.proc:
+            sys.stderr.write("---- gnome-shell log\n" + shell.log())
+        sys.stderr.write("---- jetsond log\n" + open(os.path.join(stack.dir, "jetsond.log"), errors="replace").read())
+        raise
+    finally:
+        if shell and shell.proc:
+            shell.stop()
+        for m in mocks:
+            m.terminate()
+            m.wait()
+        stack.close()
+        shutil.rmtree(os.environ["HOME"], ignore_errors=True)
+
+
+def run(stack, shell):
+    calls_log = os.path.join(stack.root, ".fake", "calls.log")
+
+    def calls():
+        return open(calls_log).read() if os.path.exists(calls_log) else ""
+
+    step("both extensions are ENABLED with no error")
+    for uuid in (UUID, HELPER):
+        info = harness.wait_for(lambda: shell.extension_info(uuid).get("state") in (1.0, 3.0) and
+                                shell.extension_info(uuid), 30, f"{uuid} to load")
+        assert info["state"] == 1.0 and info.get("error", "") == "", f"{uuid}: {info}"
+    shell.eval("Main.overview.hide()")
+
+    step("the top bar shows jetsond's latest sample")
+    def label_matches():
+        text, values = label(shell), snapshot()
+        return text if text == expected_label(values) else None
+    text = harness.wait_for(label_matches, 15, f"the label to match the sample (it says {label(shell)!r})")
+    assert text.startswith("GPU ") and " CPU " in text and " W " in text and text.endswith(" °C"), text
+
+    step("the menu: board, details, power modes, jetson_clocks, fan profiles")
+    menu = shell.eval(MENU)
+    assert menu["status"] == "NVIDIA Jetson AGX Orin Developer Kit · JetPack 6.2", menu
+    assert [d.split(" ")[0] for d in menu["details"]] == ["CPU", "GPU", "RAM", "Board", "tj"] or \
+        [d.split(" ")[0] for d in menu["details"]][:4] == ["CPU", "GPU", "RAM", "Board"], menu["details"]
+    assert menu["modesShown"] and menu["modes"] == [
+        ["MAXN", True], ["MODE_15W", False], ["MODE_30W (at next boot)", False], ["MODE_50W", False]], menu
+    assert menu["clocksShown"] and menu["clocksOn"] is False, menu
+    assert len(menu["fans"]) == 1 and menu["fans"][0][0].startswith("Fan 0 (pwmfan): cool, "), menu
+    assert menu["fans"][0][1] == [["cool", True], ["quiet", False], ["manual", False]], menu
+
+    step("screenshots: the indicator and its open menu")
+    panel_box = box_of(shell, IND)
+    shell.screenshot(panel_box, "indicator.png")
+    colours = distinct_colours(os.path.join(ARTEFACTS, "indicator.png"))
+    assert colours >= 8, f"the indicator's region looks empty ({colours} colours)"
+    shell.eval(f"{IND}.menu.open(false)")
+    harness.wait_for(lambda: shell.eval(f"{IND}.menu.isOpen"), 5, "the menu to open")
+    time.sleep(0.5)  # let the menu's first frame be drawn
+    menu_box = box_of(shell, f"{IND}.menu.actor")
+    left = min(panel_box[0], menu_box[0]) - 8
+    shot = [max(0, left), 0, min(1024, max(panel_box[0] + panel_box[2], menu_box[0] + menu_box[2]) + 8) - max(0, left),
+            min(768, menu_box[1] + menu_box[3] + 8)]
+    shell.screenshot(shot, "indicator-menu.png")
+    assert distinct_colours(os.path.join(ARTEFACTS, "indicator-menu.png")) > colours
+    if UPDATE_DOCS:
+        shutil.copy(os.path.join(ARTEFACTS, "indicator-menu.png"), os.path.join(SOURCE_DIR, "docs", "extension-menu.png"))
+    shell.eval(f"{IND}.menu.close(false)")
+
+    step("a power mode polkit denies: a notification, no nvpmodel run")
+    shell.eval(f"{IND}.chooseMode(3)")
+    n = wait_notification(shell, "Power mode MODE_50W: not authorized")
+    assert n["body"], n
+    assert "-m 3" not in calls(), calls()
+    assert prop("/org/jetsond/Jetson1", "NVPModel", "Mode") == 0
+
+    step("a power mode polkit allows: nvpmodel -m 3, and the menu follows")
+    polkit_allow(["org.jetsond.Jetson1.set-nvpmodel"])
+    shell.eval(f"{IND}.chooseMode(3)")
+    harness.wait_for(lambda: "nvpmodel -m 3" in calls(), 15, "nvpmodel -m 3 in calls.log")
+    harness.wait_for(lambda: prop("/org/jetsond/Jetson1", "NVPModel", "Mode") == 3, 15, "Mode 3")
+    harness.wait_for(lambda: ["MODE_50W", True] in shell.eval(MENU)["modes"], 15, "MODE_50W checked in the menu")
+
+    step("a mode that needs a reboot: the notification offers the boot default, which works")
+    shell.eval(f"{IND}.chooseMode(1)")
+    n = wait_notification(shell, "Power mode MODE_15W needs a reboot")
+    assert n["actions"] == ["Apply at next boot"], n
+    shell.eval(f"""{IND}.notifier._source.notifications
+        .find(n => n.title === 'Power mode MODE_15W needs a reboot').actions[0].callback()""")
+    harness.wait_for(lambda: prop("/org/jetsond/Jetson1", "NVPModel", "DefaultMode") == 1, 15, "DefaultMode 1")
+    wait_notification(shell, "Power mode MODE_15W at next boot")
+    harness.wait_for(lambda: ["MODE_15W (at next boot)", False] in shell.eval(MENU)["modes"], 10,
+                     "MODE_15W marked as the boot mode in the menu")
+
+    step("jetson_clocks denied: the switch goes back, a notification says why")
+    shell.eval(f"{IND}._clocksItem.toggle()")
+    wait_notification(shell, "jetson_clocks on: not authorized")
+    harness.wait_for(lambda: shell.eval(MENU)["clocksOn"] is False, 5, "the switch back off")
+    assert prop("/org/jetsond/Jetson1", "JetsonClocks", "Active") is False
+
+    step("a fan profile polkit allows")
+    polkit_allow(["org.jetsond.Jetson1.set-nvpmodel", "org.jetsond.Jetson1.set-fan"])
+    shell.eval(f"{IND}.chooseFanProfile(0, 'quiet')")
+    harness.wait_for(lambda: prop("/org/jetsond/Jetson1/fan/0", "Fan", "Profile") == "quiet", 20, "profile quiet")
+    harness.wait_for(lambda: shell.eval(MENU)["fans"][0][1][1] == ["quiet", True], 10, "quiet checked in the menu")
+
+    step("jetsond leaves: the indicator says so")
+    stack.stop_daemon()
+    harness.wait_for(lambda: label(shell) == "jetsond not running", 10, "'jetsond not running'")
+    menu = shell.eval(MENU)
+    assert menu["status"].startswith("jetsond is not running") and menu["details"] == [], menu
+    assert not menu["modesShown"] and not menu["clocksShown"] and menu["fans"] == [], menu
+
+    step("jetsond comes back on a PC (no fan, no nvpmodel, no jetson_clocks): those items are hidden")
+    pc_root = os.path.join(stack.dir, "pc-root")
+    subprocess.run(["sh", os.path.join(SOURCE_DIR, "tests/fixtures/make-sysroot.sh"), "x86-pc", pc_root],
+                   check=True, stdout=subprocess.DEVNULL)
+    stack.root = pc_root
+    stack.start_daemon()
+    harness.wait_for(label_matches, 15, f"samples from the new jetsond (the label says {label(shell)!r})")
+    menu = harness.wait_for(lambda: (lambda m: m if m["status"] != "" and "Jetson" not in m["status"] else None)(
+        shell.eval(MENU)), 10, "the PC's board line")
+    assert not menu["modesShown"] and menu["modes"] == [], menu
+    assert not menu["clocksShown"] and menu["fans"] == [], menu
+    assert menu["details"], menu
+
+    step("no JavaScript error from the extension in the shell's log")
+    bad = [line for line in shell.log().splitlines()
+           if "JS ERROR" in line or (UUID in line and ("rror" in line or "arning" in line))]
+    assert not bad, "\n".join(bad)
+
+    step("disable() leaves nothing behind: no indicator, no notification source, no match rule")
+    held = [r for r in shell_match_rules(shell.proc.pid) if "org.jetsond" in r or "/org/jetsond" in r]
+    assert held, "the enabled extension holds no jetsond match rule: the check below could not fail"
+    shell.extension("DisableExtension")
+    harness.wait_for(lambda: shell.extension_info(UUID)["state"] == 2.0, 15, "state DISABLED")
+    assert shell.eval(f"{IND} === undefined") is True
+    assert shell.eval("Main.messageTray.getSources().filter(s => s.title === 'Jetson').length") == 0
+    # Proxies unsubscribe when they are finalized: once the extension has
+    # dropped every reference, a garbage collection finalizes them.
+    shell.eval("imports.system.gc()")
+    left = lambda: [r for r in shell_match_rules(shell.proc.pid) if "jetsond" in r]  # noqa: E731
+    harness.wait_for(lambda: not left(), 10, f"the shell's jetsond match rules to go: {left()}")
+    shell.extension("EnableExtension")
+    harness.wait_for(lambda: shell.extension_info(UUID)["state"] == 1.0, 15, "state ENABLED again")
+    harness.wait_for(label_matches, 15, f"the label again after enabling (it says {label(shell)!r})")
+
+
+if __name__ == "__main__":
+    main()
