@@ -132,7 +132,10 @@ class Shell:
         self.call("/org/gnome/Shell", "org.gnome.Shell.Extensions", method, GLib.Variant("(s)", (UUID,)))
 
     def screenshot(self, box, name):
+        """Saves the part of BOX on the 1024x768 screen as ARTEFACTS/NAME."""
         x, y, w, h = (int(v) for v in box)
+        x, y = max(0, x), max(0, y)
+        w, h = min(w, 1024 - x), min(h, 768 - y)
         path = os.path.join(ARTEFACTS, name)
         ok, used = self.call("/org/gnome/Shell/Screenshot", "org.gnome.Shell.Screenshot", "ScreenshotArea",
                              GLib.Variant("(iiiibs)", (x, y, w, h, False, path)))
@@ -308,6 +311,15 @@ def run(stack, shell):
     text = harness.wait_for(label_matches, 15, f"the label to match the sample (it says {label(shell)!r})")
     assert text.startswith("GPU ") and " CPU " in text and " W " in text and text.endswith(" °C"), text
 
+    step("a setting hides its item in the top bar at once")
+    ext_schemas = os.path.join(shell.home, ".local/share/gnome-shell/extensions", UUID, "schemas")
+    gsettings = ["gsettings", "--schemadir", ext_schemas]
+    subprocess.run(gsettings + ["set", "org.gnome.shell.extensions.jetsond", "show-gpu-load", "false"], check=True)
+    harness.wait_for(lambda: (label(shell) or "GPU").startswith("CPU "), 10,
+                     f"the GPU item to go (the label says {label(shell)!r})")
+    subprocess.run(gsettings + ["reset", "org.gnome.shell.extensions.jetsond", "show-gpu-load"], check=True)
+    harness.wait_for(label_matches, 10, f"the GPU item back (the label says {label(shell)!r})")
+
     step("the menu: board, details, power modes, jetson_clocks, fan profiles")
     menu = shell.eval(MENU)
     assert menu["status"] == "NVIDIA Jetson AGX Orin Developer Kit · JetPack 6.2", menu
@@ -336,6 +348,34 @@ def run(stack, shell):
     if UPDATE_DOCS:
         shutil.copy(os.path.join(ARTEFACTS, "indicator-menu.png"), os.path.join(SOURCE_DIR, "docs", "extension-menu.png"))
     shell.eval(f"{IND}.menu.close(false)")
+
+    step("the settings window: prefs.js with GTK 4 and libadwaita on the shell's display")
+    schema_dir = os.path.dirname(SCHEMA_COMPILED)
+    prefs = subprocess.run(["gjs", os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-prefs.js"),
+                            EXTENSION_SRC], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, WAYLAND_DISPLAY="wayland-0", GSETTINGS_BACKEND="memory",
+                                    JETSOND_TEST_SCHEMA_DIR=schema_dir))
+    assert prefs.returncode == 0 and "not ok" not in prefs.stdout, prefs.stdout + prefs.stderr
+    assert prefs.stdout.count("ok - ") == 13, prefs.stdout
+    # As "gnome-extensions prefs" does: the Extensions app opens the window.
+    # It is started by the session bus, which tells it the display as
+    # gnome-session would.
+    shell.bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                        "UpdateActivationEnvironment", GLib.Variant("(a{ss})", ({"WAYLAND_DISPLAY": "wayland-0"},)),
+                        None, 0, 5000, None)
+    shell.bus.call_sync("org.gnome.Shell.Extensions", "/org/gnome/Shell/Extensions", "org.gnome.Shell.Extensions",
+                        "OpenExtensionPrefs", GLib.Variant("(ssa{sv})", (UUID, "", {})), None, 0, 20000, None)
+    titles = "global.get_window_actors().map(a => a.meta_window.get_title())"
+    harness.wait_for(lambda: "Jetson Monitor" in " ".join(t or "" for t in shell.eval(titles)), 30,
+                     f"the extension's settings window (windows: {shell.eval(titles)})")
+    box = harness.wait_for(lambda: (lambda b: b if b[2] > 0 else None)(shell.eval(
+        """(() => { const w = global.get_window_actors().find(a =>
+        (a.meta_window.get_title() || '').includes('Jetson Monitor')).meta_window.get_frame_rect();
+        return [w.x, w.y, w.width, w.height]; })()""")), 15, "the settings window to be placed")
+    time.sleep(1)  # its first frame
+    shell.screenshot(box, "prefs.png")
+    shell.eval("""global.get_window_actors().find(a => (a.meta_window.get_title() || '')
+        .includes('Jetson Monitor')).meta_window.delete(global.get_current_time())""")
 
     step("a power mode polkit denies: a notification, no nvpmodel run")
     shell.eval(f"{IND}.chooseMode(3)")
