@@ -5,8 +5,8 @@
 # (JetPack 6.2) fake board to life with the simulator, run the daemon on
 # it, and show what a client sees: the introspection, board properties,
 # live samples, a faster subscription, jetsonctl, jetsond-exporter with a
-# Prometheus server scraping it, and writes that polkit first denies and
-# then allows. Everything started here is stopped at the end.
+# Prometheus server scraping it, the GNOME Shell extension in a headless
+# GNOME Shell, and writes that polkit first denies and then allows. Everything started here is stopped at the end.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -223,6 +223,14 @@ run gdbus call --system --dest org.jetsond.Jetson1 --object-path /org/jetsond/Je
 run busctl --system call org.jetsond.Jetson1 /org/jetsond/Jetson1 org.jetsond.Jetson1.NVPModel SetMode u 3
 run busctl --system get-property org.jetsond.Jetson1 /org/jetsond/Jetson1 org.jetsond.Jetson1.NVPModel Mode ModeName
 run gdbus call --system --dest org.jetsond.Jetson1 --object-path $fan --method org.jetsond.Jetson1.Fan.SetSpeed 101 || true
+
+echo
+echo "== the GNOME Shell extension in a real, headless GNOME Shell 43 (its own bus, jetsond and board)"
+echo "\$ tests/extension/test-shell.py   (the steps it checks; screenshots in build/tests/extension/artefacts)"
+/usr/bin/python3 tests/extension/test-shell.py build/src/jetsond gnome-shell-extension \
+        build/gnome-shell-extension/gschemas.compiled build/tests/extension/artefacts 2> "$work/shell-test.log" ||
+        { cat "$work/shell-test.log"; exit 1; }
+ls build/tests/extension/artefacts
 
 echo
 echo "== the daemon's log"

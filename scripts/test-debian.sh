@@ -44,7 +44,7 @@ build "$work/v1/jetsond-$version"
 changes=$(ls "$work"/v1/jetsond_"$version"_*.changes)
 debs=$(ls "$work"/v1/*.deb | grep -v -e '-dbgsym_')
 echo "$debs" | sed 's|.*/|   |'
-for p in jetsond jetsonctl jetsond-exporter; do
+for p in jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond; do
         ls "$work"/v1/"${p}_${version}"_*.deb >/dev/null 2>&1 || fail "no $p package"
 done
 
@@ -94,7 +94,9 @@ for f in /usr/libexec/jetsond /usr/bin/jetsonctl /usr/bin/jetsond-exporter \
         /usr/share/dbus-1/system-services/org.jetsond.Jetson1.service \
         /usr/share/polkit-1/actions/org.jetsond.Jetson1.policy \
         /lib/systemd/system/jetsond.service /lib/systemd/system/jetsond-exporter.service \
-        /lib/systemd/system/jetsond-exporter.socket; do
+        /lib/systemd/system/jetsond-exporter.socket \
+        /usr/share/gnome-shell/extensions/jetsond@jetsond.org/metadata.json \
+        /usr/share/gnome-shell/extensions/jetsond@jetsond.org/schemas/gschemas.compiled; do
         [ -f "$root$f" ] || fail "$f is not in the root"
 done
 find "$root/usr/local" -type f | grep -q . && fail "files in /usr/local: $(find "$root/usr/local" -type f)"
@@ -146,7 +148,7 @@ cp "$work"/v2/*.deb "$root/tmp/v2/"
 rm -f "$root/var/log/fake-systemctl.log"
 in_root sh -c 'dpkg -i $(ls /tmp/v2/*.deb | grep -v -e -dbgsym_)' >"$work/upgrade.log" 2>&1 ||
         { cat "$work/upgrade.log"; fail "dpkg -i of $new"; }
-for p in jetsond jetsonctl jetsond-exporter; do
+for p in jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond; do
         [ "$(in_root dpkg-query -W -f='${Version}' "$p")" = "$new" ] || fail "$p is not at $new"
 done
 [ "$(in_root /usr/libexec/jetsond --version)" = "jetsond $new" ] ||
@@ -162,12 +164,12 @@ echo "   $new installed over $version; a running jetsond is restarted, nothing e
 step "purge"
 # The packages' files (not the directories they share, such as /lib, a
 # symlink to usr/lib in a merged-/usr root).
-files=$(in_root dpkg -L jetsond jetsonctl jetsond-exporter | sort -u | while read -r f; do
+files=$(in_root dpkg -L jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond | sort -u | while read -r f; do
         [ -d "$root$f" ] || echo "$f"
 done)
 [ "$(echo "$files" | wc -l)" -ge 20 ] || fail "dpkg -L lists only: $files"
 rm -f "$root/var/log/fake-systemctl.log"
-in_root apt-get purge -y -q jetsond-exporter jetsonctl jetsond >"$work/purge.log" 2>&1 ||
+in_root apt-get purge -y -q gnome-shell-extension-jetsond jetsond-exporter jetsonctl jetsond >"$work/purge.log" 2>&1 ||
         { cat "$work/purge.log"; fail "apt-get purge"; }
 grep -q 'stop jetsond.service' "$root/var/log/fake-systemctl.log" 2>/dev/null ||
         { cat "$work/purge.log"; fail "removal did not stop jetsond"; }

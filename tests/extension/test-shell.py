@@ -48,7 +48,7 @@ import gi  # noqa: E402
 gi.require_version("GdkPixbuf", "2.0")
 from gi.repository import GdkPixbuf, Gio, GLib  # noqa: E402
 
-JETSOND, EXTENSION_SRC, SCHEMA_COMPILED, ARTEFACTS = sys.argv[1:5]
+JETSOND, EXTENSION_SRC, SCHEMA_COMPILED, ARTEFACTS = (os.path.abspath(a) for a in sys.argv[1:5])
 UPDATE_DOCS = "--update-docs" in sys.argv[5:]
 
 # The shell calls logind; this test reads the match rules the shell holds.
