@@ -30,7 +30,6 @@ var Notifier = class Notifier {
     show(title, body, actions = []) {
         const source = this._ensureSource();
         const notification = new MessageTray.Notification(source, title, body);
-        notification.setTransient(false);
         for (const {label, callback} of actions)
             notification.addAction(label, callback);
         source.showNotification(notification);

@@ -187,6 +187,18 @@ def prop(path, iface, name):
     return json.loads(out.stdout)["data"]
 
 
+def jetsond_error(path, iface, method, args):
+    """The human message of the D-Bus error jetsond answers METHOD with."""
+    bus = Gio.bus_get_sync(Gio.BusType.SYSTEM)
+    try:
+        bus.call_sync("org.jetsond.Jetson1", path, f"org.jetsond.Jetson1.{iface}", method, args, None,
+                      Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION, 20000, None)
+    except GLib.Error as e:  # "GDBus.Error:NAME: message"
+        assert e.message.startswith("GDBus.Error:"), e.message
+        return e.message.split(": ", 1)[1]
+    raise AssertionError(f"{method} succeeded")
+
+
 def polkit_allow(actions):
     subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.PolicyKit1", "--object-path",
                     "/org/freedesktop/PolicyKit1/Authority", "--method", "org.freedesktop.DBus.Mock.SetAllowed",
@@ -380,7 +392,7 @@ def run(stack, shell):
     step("a power mode polkit denies: a notification, no nvpmodel run")
     shell.eval(f"{IND}.chooseMode(3)")
     n = wait_notification(shell, "Power mode MODE_50W: not authorized")
-    assert n["body"], n
+    assert n["body"] == jetsond_error("/org/jetsond/Jetson1", "NVPModel", "SetMode", GLib.Variant("(u)", (3,))), n
     assert "-m 3" not in calls(), calls()
     assert prop("/org/jetsond/Jetson1", "NVPModel", "Mode") == 0
 
