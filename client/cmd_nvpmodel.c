@@ -67,8 +67,8 @@ static int list(jc_ctx *c)
                 printf("%s\n", line);
         }
         if (mode == UINT32_MAX)
-                printf("The current mode is unknown until the next boot or mode switch (nvpmodel's status file is "
-                       "missing, as after a new default).\n");
+                printf("The current mode is unknown: nvpmodel's status file is missing or was changed by hand. "
+                       "It is known again after the next mode switch or boot.\n");
         return JC_EXIT_OK;
 }
 

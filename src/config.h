@@ -6,6 +6,10 @@
 #include "sysroot.h"
 
 #define JD_STATE_DIR "/var/lib/jetsond"
+/* What holds only for this boot (the running power mode after
+ * SetDefaultMode): emptied by a reboot, kept across jetsond restarts
+ * (RuntimeDirectoryPreserve=yes). */
+#define JD_RUNTIME_DIR "/run/jetsond"
 #define JD_CONFIG_PATH "/etc/jetsond/jetsond.conf"
 
 typedef struct {

@@ -164,28 +164,30 @@ static void on_board_read(GObject *source, GAsyncResult *res, gpointer data)
         try_start_service(st);
 }
 
-/* systemd creates /var/lib/jetsond (StateDirectory=); started any other
- * way (a board without the unit, a test root) jetsond makes it itself, or
- * jetson_clocks --store and the swap file would find no directory. Once,
- * before the main loop runs. */
-static void ensure_state_dir(const jd_sysroot *sr)
+/* systemd creates /var/lib/jetsond and /run/jetsond (StateDirectory=,
+ * RuntimeDirectory=); started any other way (a board without the unit, a
+ * test root) jetsond makes them itself, or jetson_clocks --store, the swap
+ * file and the note of the running power mode would find no directory.
+ * Once, before the main loop runs. */
+static void ensure_dir(const jd_sysroot *sr, const char *path)
 {
         char host[4096];
-        if (jd_sysroot_host_path_to_create(sr, JD_STATE_DIR, host, sizeof host) < 0) {
-                jd_log_warning("Cannot resolve %s under the sysroot", JD_STATE_DIR);
+        if (jd_sysroot_host_path_to_create(sr, path, host, sizeof host) < 0) {
+                jd_log_warning("Cannot resolve %s under the sysroot", path);
                 return;
         }
         if (g_file_test(host, G_FILE_TEST_IS_DIR))
                 return;
         if (g_mkdir_with_parents(host, 0700) < 0)
-                jd_log_warning("Cannot create %s: %s", JD_STATE_DIR, g_strerror(errno));
+                jd_log_warning("Cannot create %s: %s", path, g_strerror(errno));
         else
-                jd_log_info("Created %s", JD_STATE_DIR);
+                jd_log_info("Created %s", path);
 }
 
 int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, uint64_t interval_us)
 {
-        ensure_state_dir(sr);
+        ensure_dir(sr, JD_STATE_DIR);
+        ensure_dir(sr, JD_RUNTIME_DIR);
 
         /* polkit-gobject talks to polkitd over GDBus on "the system bus";
          * with --address that must be the bus the callers are on, or their

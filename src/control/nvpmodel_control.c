@@ -173,8 +173,24 @@ void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result_fn don
         g_idle_add(default_done_later, op);
 }
 
+/* The mode nvpmodel's status file names keeps running until the reboot:
+ * noted first, so Mode stays known (the reader falls back to the note).
+ * /run is a tmpfs, so this small synchronous write waits for no disk. If
+ * it fails (jetsond logged at start that it could not create /run/jetsond)
+ * the mode only shows as unknown until the reboot. */
+static void note_running_mode(const jd_sysroot *sr)
+{
+        g_autofree char *status = NULL;
+        jd_nvpmodel_sample running = { 0 };
+        if (jd_read_text(sr, JD_NVPMODEL_STATUS, 4096, &status) < 0 || !jd_parse_nvpmodel_status(status, &running))
+                return;
+        g_autofree char *note = g_strdup_printf("pmode:%04" G_GUINT64_FORMAT "\n", running.current_id.value);
+        (void) jd_atomic_write(sr, JD_NVPMODEL_RUNNING_NOTE, note, strlen(note), 0644);
+}
+
 bool jd_nvpmodel_discard_state(const jd_sysroot *sr, jd_result *result)
 {
+        note_running_mode(sr);
         char host[PATH_MAX];
         if (jd_sysroot_host_path(sr, JD_NVPMODEL_STATUS, host, sizeof(host)) < 0 || unlink(host) == 0 ||
             errno == ENOENT)

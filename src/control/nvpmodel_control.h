@@ -26,6 +26,7 @@ void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result_fn don
 
 /* Removes nvpmodel's status file (fact sheet §8): at boot nvpmodel
  * applies the mode saved there, and the conf's default only without it.
- * The current mode is unknown until then. False with RESULT set if the
+ * The mode it named is noted first (JD_NVPMODEL_RUNNING_NOTE), so the
+ * current mode stays known until the reboot. False with RESULT set if the
  * file exists and cannot be removed. */
 bool jd_nvpmodel_discard_state(const jd_sysroot *sr, jd_result *result);

@@ -9,7 +9,10 @@
 #define CONF "/etc/nvpmodel.conf"
 
 struct jd_nvpmodel_reader {
-        jd_cached_file conf, status;
+        jd_cached_file conf, status, note;
+        /* A status file written after the current note was seen: the mode
+         * changed since, so the note no longer tells it. */
+        bool note_superseded;
         jd_nvpmodel_sample sample;
 };
 
@@ -137,6 +140,7 @@ jd_nvpmodel_reader *jd_nvpmodel_reader_new(const jd_sysroot *sr)
                 return NULL;
         jd_cached_file_init(&r->conf, sr, CONF, 1 << 20);
         jd_cached_file_init(&r->status, sr, JD_NVPMODEL_STATUS, 256);
+        jd_cached_file_init(&r->note, sr, JD_NVPMODEL_RUNNING_NOTE, 256);
         jd_nvpmodel_reader_sample(r);
         return r;
 }
@@ -147,7 +151,14 @@ void jd_nvpmodel_reader_free(jd_nvpmodel_reader *r)
                 return;
         jd_cached_file_clear(&r->conf);
         jd_cached_file_clear(&r->status);
+        jd_cached_file_clear(&r->note);
         free(r);
+}
+
+/* Whether file A was modified after file B. */
+static bool newer(const jd_cached_file *a, const jd_cached_file *b)
+{
+        return a->mtime_s > b->mtime_s || (a->mtime_s == b->mtime_s && a->mtime_ns > b->mtime_ns);
 }
 
 const jd_nvpmodel_sample *jd_nvpmodel_reader_sample(jd_nvpmodel_reader *r)
@@ -162,7 +173,14 @@ const jd_nvpmodel_sample *jd_nvpmodel_reader_sample(jd_nvpmodel_reader *r)
                         s->n_modes = 0;
         }
         const char *status = s->present ? jd_cached_file_get(&r->status, NULL) : NULL;
-        if (!status || !jd_parse_nvpmodel_status(status, s))
+        const char *note = s->present ? jd_cached_file_get(&r->note, &changed) : NULL;
+        if (note && changed)
+                r->note_superseded = false;
+        if (status && note && newer(&r->status, &r->note))
+                r->note_superseded = true;
+        /* nvpmodel's own status; while it is missing, jetsond's note. */
+        const char *current = status ? status : note && !r->note_superseded ? note : NULL;
+        if (!current || !jd_parse_nvpmodel_status(current, s))
                 s->current_id.present = false;
         const char *name = s->current_id.present ? jd_nvpmodel_mode_name(s, (unsigned) s->current_id.value) : NULL;
         jd_strlcpy(s->current_name, name ? name : "", sizeof(s->current_name));

@@ -5,6 +5,11 @@
 /* nvpmodel's saved state: the current mode, and the mode applied at the
  * next boot while it exists (fact sheet §8). */
 #define JD_NVPMODEL_STATUS "/var/lib/nvpmodel/status"
+/* SetDefaultMode removes that file so the new default applies at boot;
+ * jetsond first notes the mode still running here, in the status file's
+ * format ("pmode:0003"). A reboot empties /run, so the note never outlives
+ * the boot it describes; a status file newer than the note supersedes it. */
+#define JD_NVPMODEL_RUNNING_NOTE "/run/jetsond/nvpmodel-running"   /* in JD_RUNTIME_DIR */
 
 #include "opt.h"
 #include "parse.h"
@@ -31,7 +36,8 @@ typedef struct jd_nvpmodel_reader jd_nvpmodel_reader;
 
 jd_nvpmodel_reader *jd_nvpmodel_reader_new(const jd_sysroot *sr);
 void jd_nvpmodel_reader_free(jd_nvpmodel_reader *r);
-/* Re-reads the status file, and the conf if it changed on disk. */
+/* Re-reads the status file (or, while it is missing, jetsond's note of
+ * the running mode), and the conf if it changed on disk. */
 const jd_nvpmodel_sample *jd_nvpmodel_reader_sample(jd_nvpmodel_reader *r);
 
 /* nvpmodel.conf's header lines, the one grammar of the reader and of the

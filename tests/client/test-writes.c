@@ -3,6 +3,7 @@
  * visible afterwards through jetsonctl's own read commands; what jetsond
  * refuses (a mode that needs a reboot) is one line and exit status 1. */
 #include <string.h>
+#include <unistd.h>
 
 #include "jctest.h"
 #include "jetsond-dbus.h"
@@ -41,7 +42,7 @@ static void test_serial(void **state)
 
 static void test_nvpmodel(void **state)
 {
-        jc_start_with_polkit(state, "agx-orin-jp62", ALL);
+        testbus *tb = jc_start_with_polkit(state, "agx-orin-jp62", ALL);
         /* On the AGX Orin fixture MODE_15W changes the online cores, so
          * nvpmodel wants a reboot: jetsond refuses, the mode stays. */
         jc_result r = jc_run("nvpmodel", "set", "MODE_15W", NULL);
@@ -58,11 +59,18 @@ static void test_nvpmodel(void **state)
         g_autofree char *out = jc_ok("nvpmodel", "default", "MODE_50W", NULL);
         assert_string_equal(out, "");
         wait_json("nvpmodel", "default_mode", "3");
-        /* A new default discards nvpmodel's saved mode: unknown until the
-         * next boot (the contract's Mode), and jetsonctl says so. */
-        wait_json("nvpmodel", "mode", "4294967295");
+        /* A new default discards nvpmodel's saved mode, but the running
+         * mode stays known until the reboot (the contract's Mode). */
+        wait_json("nvpmodel", "mode", "0");
         g_autofree char *list = jc_ok("nvpmodel", NULL);
         jc_check_golden("agx-orin-jp62.nvpmodel-new-default", list);
+        /* Without jetsond's note either (removed by hand): unknown, and
+         * jetsonctl says so. */
+        g_autofree char *note = g_build_filename(tb->root, "run/jetsond/nvpmodel-running", NULL);
+        assert_int_equal(unlink(note), 0);
+        wait_json("nvpmodel", "mode", "4294967295");
+        g_autofree char *unknown = jc_ok("nvpmodel", NULL);
+        jc_check_golden("agx-orin-jp62.nvpmodel-unknown", unknown);
         g_autofree char *by_id = jc_ok("nvpmodel", "default", "1", NULL);
         assert_string_equal(by_id, ""); /* changes print nothing */
         wait_json("nvpmodel", "default_mode", "1");

@@ -3,6 +3,7 @@
 #include <glib.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "nvpmodel.h"
@@ -76,11 +77,57 @@ static void test_changes(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* jetsond's note of the running mode (SetDefaultMode removed the status
+ * file): used while the status file is missing, unless a status file
+ * newer than the note was seen since it was written. */
+static void test_running_note(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        jd_nvpmodel_reader *r = jd_nvpmodel_reader_new(sr);
+        fixture_write_str(dir, "var/lib/nvpmodel/status", "pmode:0003 fmode:cool\n");
+        assert_int_equal(jd_nvpmodel_reader_sample(r)->current_id.value, 3);
+        usleep(20000);           /* mtimes a few kernel ticks apart */
+        g_autofree char *run = fixture_host_path(dir, "run/jetsond");
+        assert_int_equal(g_mkdir_with_parents(run, 0700), 0);
+        fixture_write_str(dir, "run/jetsond/nvpmodel-running", "pmode:0003\n");
+        /* Both there (SetDefaultMode between its two steps): the status,
+         * which is older than the note, so the note still counts after. */
+        assert_int_equal(jd_nvpmodel_reader_sample(r)->current_id.value, 3);
+        fixture_unlink(dir, "var/lib/nvpmodel/status");
+        const jd_nvpmodel_sample *s = jd_nvpmodel_reader_sample(r);
+        assert_true(s->current_id.present);
+        assert_int_equal(s->current_id.value, 3);
+        assert_string_equal(s->current_name, "MODE_50W");
+        /* A reader started later (jetsond restarted) reads the note too. */
+        jd_nvpmodel_reader *again = jd_nvpmodel_reader_new(sr);
+        assert_int_equal(jd_nvpmodel_reader_sample(again)->current_id.value, 3);
+        jd_nvpmodel_reader_free(again);
+        /* nvpmodel run by hand after the note: its status wins ... */
+        usleep(20000);
+        fixture_write_str(dir, "var/lib/nvpmodel/status", "pmode:0001 fmode:cool\n");
+        assert_int_equal(jd_nvpmodel_reader_sample(r)->current_id.value, 1);
+        /* ... and once removed, the older note tells nothing. */
+        fixture_unlink(dir, "var/lib/nvpmodel/status");
+        s = jd_nvpmodel_reader_sample(r);
+        assert_false(s->current_id.present);
+        assert_string_equal(s->current_name, "");
+        /* A new note is believed again; a malformed one is not. */
+        fixture_write_str(dir, "run/jetsond/nvpmodel-running", "pmode:0002\n");
+        assert_int_equal(jd_nvpmodel_reader_sample(r)->current_id.value, 2);
+        fixture_write_str(dir, "run/jetsond/nvpmodel-running", "garbage\n");
+        assert_false(jd_nvpmodel_reader_sample(r)->current_id.present);
+        jd_nvpmodel_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_boards),
                 cmocka_unit_test(test_changes),
+                cmocka_unit_test(test_running_note),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
