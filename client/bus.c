@@ -254,44 +254,45 @@ static char *one_line(const char *message)
         return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
-int jc_report_error(const char *doing, const sd_bus_error *error, int r, const char *action, const char *absent)
+char *jc_error_text(const char *doing, const sd_bus_error *error, int r, const char *action, const char *absent,
+                    int *exit_code)
 {
         const char *raw = error && error->message && *error->message ? error->message : strerror(r < 0 ? -r : EIO);
         g_autofree char *message = one_line(raw);
 
-        if (jc_error_is_not_running(error)) {
-                fprintf(stderr, "jetsonctl: jetsond is not running (start it with: systemctl start jetsond)\n");
-                return JC_EXIT_FAILURE;
-        }
+        *exit_code = JC_EXIT_FAILURE;
+        if (jc_error_is_not_running(error))
+                return g_strdup("jetsond is not running (start it with: systemctl start jetsond)");
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED)) {
+                *exit_code = JC_EXIT_NOT_AUTHORIZED;
                 if (action)
-                        fprintf(stderr, "jetsonctl: %s: not authorized (%s)\n", doing, action);
-                else
-                        fprintf(stderr, "jetsonctl: %s: not authorized: %s\n", doing, message);
-                return JC_EXIT_NOT_AUTHORIZED;
+                        return g_strdup_printf("%s: not authorized (%s)", doing, action);
+                return g_strdup_printf("%s: not authorized: %s", doing, message);
         }
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED)) {
-                fprintf(stderr,
-                        "jetsonctl: %s: authentication required (%s); run jetsonctl on a terminal without "
-                        "--no-ask-password, or allow it with a polkit rule\n",
-                        doing, action ? action : message);
-                return JC_EXIT_NOT_AUTHORIZED;
+                *exit_code = JC_EXIT_NOT_AUTHORIZED;
+                return g_strdup_printf("%s: authentication required (%s); run jetsonctl on a terminal without "
+                                       "--no-ask-password, or allow it with a polkit rule",
+                                       doing, action ? action : message);
         }
-        if (absent && jc_error_has_either(error, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_OBJECT)) {
-                fprintf(stderr, "jetsonctl: %s: %s\n", doing, absent);
-                return JC_EXIT_FAILURE;
-        }
+        if (absent && jc_error_has_either(error, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_OBJECT))
+                return g_strdup_printf("%s: %s", doing, absent);
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_INVALID_ARGS)) {
                 /* jetsond refused an argument jetsonctl could not check
                  * (e.g. a swap size above the free disk space): the
                  * command line has to change, as for a usage error. */
-                fprintf(stderr, "jetsonctl: %s: %s\n", doing, message);
-                return JC_EXIT_USAGE;
+                *exit_code = JC_EXIT_USAGE;
+                return g_strdup_printf("%s: %s", doing, message);
         }
-        if (jc_error_has_either(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT) || r == -ETIMEDOUT) {
-                fprintf(stderr, "jetsonctl: %s: jetsond did not answer in time\n", doing);
-                return JC_EXIT_FAILURE;
-        }
-        fprintf(stderr, "jetsonctl: %s: %s\n", doing, message);
-        return JC_EXIT_FAILURE;
+        if (jc_error_has_either(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT) || r == -ETIMEDOUT)
+                return g_strdup_printf("%s: jetsond did not answer in time", doing);
+        return g_strdup_printf("%s: %s", doing, message);
+}
+
+int jc_report_error(const char *doing, const sd_bus_error *error, int r, const char *action, const char *absent)
+{
+        int exit_code;
+        g_autofree char *text = jc_error_text(doing, error, r, action, absent, &exit_code);
+        fprintf(stderr, "jetsonctl: %s\n", text);
+        return exit_code;
 }

@@ -42,6 +42,10 @@ GVariant *jc_get_all(jc_ctx *c, const char *path, const char *iface, sd_bus_erro
  * call needs (NULL for reads); ABSENT, if not NULL, is what to say when
  * the interface or object is not exported (e.g. "this board has no fan"). */
 int jc_report_error(const char *doing, const sd_bus_error *error, int r, const char *action, const char *absent);
+/* The same line without "jetsonctl: " (for jetsonctl top's status line),
+ * with the exit code in *EXIT_CODE; free with g_free. */
+char *jc_error_text(const char *doing, const sd_bus_error *error, int r, const char *action, const char *absent,
+                    int *exit_code);
 
 /* True if ERROR is named A or B (sd_bus_error_has_names() is libsystemd
  * 247; the floor is 237). */

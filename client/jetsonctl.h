@@ -41,6 +41,7 @@ int jc_cmd_restore(jc_ctx *c, int argc, char **argv);
 int jc_cmd_serial(jc_ctx *c, int argc, char **argv);
 int jc_cmd_record(jc_ctx *c, int argc, char **argv);
 int jc_cmd_measure(jc_ctx *c, int argc, char **argv);
+int jc_cmd_top(jc_ctx *c, int argc, char **argv);
 
 /* Options of individual commands, filled in by main.c's option parser. */
 extern int jc_watch_interval_ms;  /* 0: do not Subscribe(), take the default period */
@@ -51,6 +52,7 @@ extern int jc_record_interval_ms;
 extern char *jc_record_keys, *jc_record_format_name, *jc_record_output;
 extern double jc_record_duration_s;
 extern int jc_measure_interval_ms;
+extern int jc_top_interval_ms;
 
 /* "a,b,,c" as a NULL-terminated list without the empty items. */
 char **jc_split_keys(const char *list);

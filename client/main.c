@@ -65,6 +65,12 @@ static const GOptionEntry record_entries[] = {
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
+static const GOptionEntry top_entries[] = {
+        { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_top_interval_ms,
+          "Refresh every MS milliseconds (10 to 3600000, default 1000)", "MS" },
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+};
+
 static const GOptionEntry measure_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_measure_interval_ms,
           "Integrate from a record every MS milliseconds (1 to 3600000, default 10)", "MS" },
@@ -100,6 +106,16 @@ static const command commands[] = {
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics Subscribe t 100000\n"
           "  " BUSCTL " monitor --match \"type='signal',interface='org.jetsond.Jetson1.Metrics',member='Sample'\"",
           watch_entries, jc_cmd_watch },
+        { "top", "[--interval MS]", "Live full-screen view of the board, like jtop",
+          "Header (board, JetPack, uptime, power mode, jetson_clocks, fans), CPU cores, GPU, EMC, memory,\n"
+          "each power rail now and on average since top started (from the energy counters), temperatures,\n"
+          "the engines that are on and the GPU processes. Keys: q quit, s sort the processes (GPU memory,\n"
+          "CPU, RSS, PID), m choose the power mode, f choose a fan profile (polkit asks as for the\n"
+          "commands). Asks jetsond for samples every --interval while it runs.\n\n"
+          "busctl equivalent (a Subscribe lasts as long as the connection that made it, so busctl alone\n"
+          "cannot keep one: see the README for gdbus and gjs):\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot",
+          top_entries, jc_cmd_top },
         { "get", "KEY...", "Print the current values of sample keys, one per line",
           "Keys are listed in org.jetsond.Jetson1.Metrics.xml (e.g. gpu.load, temp.cpu, power.total).\n"
           "A key the sample does not have is an error (exit status 1).\n\n"

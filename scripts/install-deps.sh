@@ -9,6 +9,7 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   gnome-shell gir1.2-gdkpixbuf-2.0 python3-gi
   libxml2-utils libdbus-1-dev systemd scdoc libfuse3-dev fuse3
   libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla file
+  libncurses-dev tmux
   dpkg-dev debhelper lintian mmdebstrap fakeroot"
 
 # The aarch64 build and its tests under qemu (scripts/test-aarch64.sh): the
@@ -17,7 +18,8 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
 # the native one; test-aarch64.sh links the arm64 runtime library instead.
 ARM64_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
   libglib2.0-dev:arm64 libsystemd-dev:arm64 libjson-glib-dev:arm64 libcmocka-dev:arm64
-  libmicrohttpd-dev:arm64 zlib1g-dev:arm64 libfuse3-dev:arm64 libpolkit-gobject-1-0:arm64"
+  libmicrohttpd-dev:arm64 zlib1g-dev:arm64 libfuse3-dev:arm64 libpolkit-gobject-1-0:arm64
+  libncurses-dev:arm64"
 
 missing=""
 native=$(dpkg --print-architecture)

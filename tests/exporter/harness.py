@@ -88,6 +88,35 @@ class Stack:
         self.daemon = subprocess.Popen(args, stderr=self.daemon_log)
         wait_for(self.name_owned, 30, "jetsond on the bus")
 
+    # ---- python-dbusmock's polkitd and systemd ---------------------------
+    def start_mock(self, template, bus_name):
+        """A python-dbusmock TEMPLATE on the private system bus, owning
+        BUS_NAME (the bus policy lets root own polkit's, systemd's and
+        logind's names); stopped by close()."""
+        self.procs.append(subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", template],
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for(lambda: subprocess.run(["busctl", "--system", "status", bus_name],
+                                        capture_output=True).returncode == 0, 30, bus_name)
+
+    def start_systemd_with_nvfancontrol(self):
+        """dbusmock's systemd with nvfancontrol.service running, as a fan
+        profile change needs it."""
+        self.start_mock("systemd", "org.freedesktop.systemd1")
+        for method, *args in (("org.freedesktop.DBus.Mock.AddMockUnit", "nvfancontrol.service"),
+                              ("org.freedesktop.DBus.Mock.AddMethod", "org.freedesktop.systemd1.Manager",
+                               "Subscribe", "", "", ""),
+                              ("org.freedesktop.systemd1.Manager.StartUnit", "nvfancontrol.service", "replace")):
+            subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.systemd1", "--object-path",
+                            "/org/freedesktop/systemd1", "--method", method, *args],
+                           check=True, stdout=subprocess.DEVNULL)
+
+    @staticmethod
+    def polkit_allow(actions):
+        """dbusmock's polkitd allows ACTIONS from now on (and denies the rest)."""
+        subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.PolicyKit1", "--object-path",
+                        "/org/freedesktop/PolicyKit1/Authority", "--method", "org.freedesktop.DBus.Mock.SetAllowed",
+                        str(list(actions))], check=True, stdout=subprocess.DEVNULL)
+
     def name_owned(self):
         r = subprocess.run(["busctl", "--system", "status", "org.jetsond.Jetson1"], capture_output=True)
         return r.returncode == 0

@@ -199,12 +199,6 @@ def jetsond_error(path, iface, method, args):
     raise AssertionError(f"{method} succeeded")
 
 
-def polkit_allow(actions):
-    subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.PolicyKit1", "--object-path",
-                    "/org/freedesktop/PolicyKit1/Authority", "--method", "org.freedesktop.DBus.Mock.SetAllowed",
-                    str(actions)], check=True, stdout=subprocess.DEVNULL)
-
-
 def shell_match_rules(shell_pid):
     """The system-bus match rules held by the shell's connections."""
     bus = Gio.bus_get_sync(Gio.BusType.SYSTEM)
@@ -267,22 +261,11 @@ def box_of(shell, actor):
 def main():
     os.makedirs(ARTEFACTS, exist_ok=True)
     stack = harness.Stack(JETSOND, None, board="agx-orin-jp62", simulate=True, extra_policy=EXTRA_POLICY)
-    mocks, shell = [], None
+    shell = None
     try:
-        for template in ("logind", "polkitd", "systemd"):
-            mocks.append(subprocess.Popen([PYTHON, "-m", "dbusmock", "--system", "--template", template],
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        for name in ("org.freedesktop.login1", "org.freedesktop.PolicyKit1", "org.freedesktop.systemd1"):
-            harness.wait_for(lambda: subprocess.run(["busctl", "--system", "status", name],
-                                                    capture_output=True).returncode == 0, 30, name)
-        # nvfancontrol.service running, for the fan profile change
-        for method, *args in (("org.freedesktop.DBus.Mock.AddMockUnit", "nvfancontrol.service"),
-                              ("org.freedesktop.DBus.Mock.AddMethod", "org.freedesktop.systemd1.Manager",
-                               "Subscribe", "", "", ""),
-                              ("org.freedesktop.systemd1.Manager.StartUnit", "nvfancontrol.service", "replace")):
-            subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.systemd1", "--object-path",
-                            "/org/freedesktop/systemd1", "--method", method, *args],
-                           check=True, stdout=subprocess.DEVNULL)
+        stack.start_mock("logind", "org.freedesktop.login1")
+        stack.start_mock("polkitd", "org.freedesktop.PolicyKit1")
+        stack.start_systemd_with_nvfancontrol()
         stack.start_daemon()
         shell = Shell(stack.dir)
         shell.start()
@@ -296,9 +279,6 @@ def main():
     finally:
         if shell and shell.proc:
             shell.stop()
-        for m in mocks:
-            m.terminate()
-            m.wait()
         stack.close()
         shutil.rmtree(os.environ["HOME"], ignore_errors=True)
 
@@ -397,7 +377,7 @@ def run(stack, shell):
     assert prop("/org/jetsond/Jetson1", "NVPModel", "Mode") == 0
 
     step("a power mode polkit allows: nvpmodel -m 3, and the menu follows")
-    polkit_allow(["org.jetsond.Jetson1.set-nvpmodel"])
+    stack.polkit_allow(["org.jetsond.Jetson1.set-nvpmodel"])
     shell.eval(f"{IND}.chooseMode(3)")
     harness.wait_for(lambda: "nvpmodel -m 3" in calls(), 15, "nvpmodel -m 3 in calls.log")
     harness.wait_for(lambda: prop("/org/jetsond/Jetson1", "NVPModel", "Mode") == 3, 15, "Mode 3")
@@ -421,7 +401,7 @@ def run(stack, shell):
     assert prop("/org/jetsond/Jetson1", "JetsonClocks", "Active") is False
 
     step("a fan profile polkit allows")
-    polkit_allow(["org.jetsond.Jetson1.set-nvpmodel", "org.jetsond.Jetson1.set-fan"])
+    stack.polkit_allow(["org.jetsond.Jetson1.set-nvpmodel", "org.jetsond.Jetson1.set-fan"])
     shell.eval(f"{IND}.chooseFanProfile(0, 'quiet')")
     harness.wait_for(lambda: prop("/org/jetsond/Jetson1/fan/0", "Fan", "Profile") == "quiet", 20, "profile quiet")
     harness.wait_for(lambda: shell.eval(MENU)["fans"][0][1][1] == ["quiet", True], 10, "quiet checked in the menu")

@@ -1,0 +1,317 @@
+/* jetsonctl top: the live full-screen view. Samples come from Sample
+ * signals at --interval (Metrics.Subscribe, dropped on exit), keys from
+ * the terminal, resizes from SIGWINCH, all on one sd-event loop; the
+ * screen is drawn by top_view.c. Changes made from the screen (power
+ * mode, fan profile) go through the same calls and polkit agent as the
+ * commands, with curses suspended meanwhile so a password prompt can use
+ * the terminal. */
+#include <curses.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <systemd/sd-event.h>
+
+#include "bus.h"
+#include "jetsond-dbus.h"
+#include "polkit_agent.h"
+#include "top.h"
+
+int jc_top_interval_ms = 1000;
+
+static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        jc_top *t = userdata;
+        g_autoptr(GVariant) args = jc_message_to_variant(m);
+        jc_sample s = { 0 };
+        if (!args || !jc_sample_from_variant(&s, args))
+                return 0;
+        jc_sample_clear(&t->sample);
+        t->sample = s;
+        t->have_sample = true;
+        jc_top_energy_add(t->energy, &t->sample);
+        if (t->mode == JC_TOP_SCREEN)
+                jc_top_draw(t);
+        return 0;
+}
+
+static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error, (void) userdata;
+        const char *name, *old_owner, *new_owner;
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && !*new_owner)
+                sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), JC_EXIT_FAILURE);
+        return 0;
+}
+
+static int on_quit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        (void) si, (void) userdata;
+        sd_event_exit(sd_event_source_get_event(s), JC_EXIT_OK);
+        return 0;
+}
+
+static int on_resize(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        (void) s, (void) si;
+        struct winsize ws;
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+                resize_term(ws.ws_row, ws.ws_col);
+        /* The terminal's contents are not what curses last drew any more:
+         * repaint all of it. */
+        clearok(curscr, TRUE);
+        jc_top_draw(userdata);
+        return 0;
+}
+
+/* ---- changes from the screen ------------------------------------------- */
+
+static void set_message(jc_top *t, bool error, const char *text)
+{
+        g_strlcpy(t->message, text, sizeof(t->message));
+        t->message_is_error = error;
+}
+
+/* One write, as jc_write() does it, with curses suspended around it. */
+static void write_call(jc_top *t, const char *path, const char *iface, const char *method, const char *doing,
+                       const char *action, const char *done, const char *types, ...)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = 0;
+        def_prog_mode();
+        endwin();
+        GPid agent = jc_polkit_agent_start(t->c);
+        va_list ap;
+        va_start(ap, types);
+        GVariant *reply = jc_callv(t->c, path, iface, method, true, &error, &r, types, ap);
+        va_end(ap);
+        jc_polkit_agent_stop(agent);
+        reset_prog_mode();
+        if (reply) {
+                set_message(t, false, done);
+                g_variant_unref(reply);
+        } else {
+                int code;
+                g_autofree char *text = jc_error_text(doing, &error, r, action, NULL, &code);
+                set_message(t, true, text);
+        }
+        sd_bus_error_free(&error);
+}
+
+static void open_mode_chooser(jc_top *t)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = 0;
+        g_autoptr(GVariant) props = jc_get_all(t->c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, &error, &r);
+        if (!props) {
+                int code;
+                g_autofree char *text = jc_error_text("power modes", &error, r, NULL, "this board has no nvpmodel", &code);
+                set_message(t, true, text);
+                sd_bus_error_free(&error);
+                return;
+        }
+        uint32_t current = UINT32_MAX, id;
+        const char *name;
+        g_variant_lookup(props, "Mode", "u", &current);
+        g_autoptr(GVariantIter) it = NULL;
+        g_array_set_size(t->choices, 0);
+        if (g_variant_lookup(props, "Modes", "a(us)", &it))
+                while (g_variant_iter_next(it, "(u&s)", &id, &name) && t->choices->len < 9) {
+                        jc_top_choice ch = { .mode_id = id, .current = id == current };
+                        g_snprintf(ch.label, sizeof(ch.label), "%s (%u)", name, id);
+                        g_array_append_val(t->choices, ch);
+                }
+        t->mode = JC_TOP_CHOOSE_MODE;
+}
+
+static void open_fan_chooser(jc_top *t)
+{
+        g_array_set_size(t->choices, 0);
+        for (unsigned n = 0; n < 16 && t->choices->len < 9; n++) {
+                g_autofree char *path = g_strdup_printf(JD_FAN_PATH_PREFIX "%u", n);
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                int r = 0;
+                g_autoptr(GVariant) props = jc_get_all(t->c, path, JD_IFACE_FAN, &error, &r);
+                sd_bus_error_free(&error);
+                if (!props)
+                        break;
+                const char *current = "", *profile;
+                g_variant_lookup(props, "Profile", "&s", &current);
+                g_autoptr(GVariantIter) it = NULL;
+                if (g_variant_lookup(props, "Profiles", "as", &it))
+                        while (g_variant_iter_next(it, "&s", &profile) && t->choices->len < 9) {
+                                jc_top_choice ch = { .fan = n, .current = strcmp(profile, current) == 0 };
+                                g_snprintf(ch.label, sizeof(ch.label), "fan%u %s", n, profile);
+                                g_array_append_val(t->choices, ch);
+                        }
+        }
+        if (t->choices->len == 0) {
+                set_message(t, true, "fan profile: this board has no fan with profiles");
+                return;
+        }
+        t->mode = JC_TOP_CHOOSE_FAN;
+}
+
+static void choose(jc_top *t, guint i)
+{
+        if (i >= t->choices->len)
+                return;
+        jc_top_choice ch = g_array_index(t->choices, jc_top_choice, i);
+        jc_top_mode mode = t->mode;
+        t->mode = JC_TOP_SCREEN;
+        if (mode == JC_TOP_CHOOSE_MODE) {
+                g_autofree char *done = g_strdup_printf("Power mode %s set", ch.label);
+                write_call(t, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", "switching power mode",
+                           JD_ACTION_SET_NVPMODEL, done, "u", ch.mode_id);
+        } else {
+                g_autofree char *path = g_strdup_printf(JD_FAN_PATH_PREFIX "%u", ch.fan);
+                const char *profile = strchr(ch.label, ' ') + 1;
+                g_autofree char *done = g_strdup_printf("Fan %u profile %s set", ch.fan, profile);
+                write_call(t, path, JD_IFACE_FAN, "SetProfile", "setting the fan profile", JD_ACTION_SET_FAN, done,
+                           "s", profile);
+        }
+}
+
+static int on_key(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        (void) fd, (void) revents;
+        jc_top *t = userdata;
+        int key;
+        while ((key = getch()) != ERR) {
+                if (t->mode != JC_TOP_SCREEN) {
+                        if (key >= '1' && key <= '9')
+                                choose(t, (guint) (key - '1'));
+                        else if (key == 27 || key == 'q')
+                                t->mode = JC_TOP_SCREEN;
+                        continue;
+                }
+                t->message[0] = '\0';
+                if (key == 'q' || key == 'Q') {
+                        sd_event_exit(sd_event_source_get_event(s), JC_EXIT_OK);
+                        return 0;
+                } else if (key == 's') {
+                        t->sort = (t->sort + 1) % JC_TOP_SORT_N;
+                } else if (key == 'm') {
+                        open_mode_chooser(t);
+                } else if (key == 'f') {
+                        open_fan_chooser(t);
+                }
+        }
+        jc_top_draw(t);
+        return 0;
+}
+
+/* ---- the command ------------------------------------------------------ */
+
+static void read_board(jc_top *t)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = 0;
+        g_autoptr(GVariant) props = jc_get_all(t->c, JD_OBJECT_PATH, JD_IFACE_BOARD, &error, &r);
+        sd_bus_error_free(&error);
+        const char *model = "", *jetpack = "";
+        if (props) {
+                g_variant_lookup(props, "Model", "&s", &model);
+                g_variant_lookup(props, "JetPack", "&s", &jetpack);
+        }
+        g_snprintf(t->board, sizeof(t->board), "%s%s%s", *model ? model : "Unknown board",
+                   *jetpack ? " - JetPack " : "", jetpack);
+}
+
+int jc_cmd_top(jc_ctx *c, int argc, char **argv)
+{
+        (void) argv;
+        if (argc > 1)
+                return jc_usage_error("top", "top takes no arguments");
+        if (jc_top_interval_ms < (int) (JD_INTERVAL_MIN_USEC / 1000) ||
+            (uint64_t) jc_top_interval_ms > JD_INTERVAL_MAX_USEC / 1000)
+                return jc_usage_error("top", "--interval %d is out of range (%llu to %llu ms)", jc_top_interval_ms,
+                                      JD_INTERVAL_MIN_USEC / 1000, JD_INTERVAL_MAX_USEC / 1000);
+        if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+                fprintf(stderr, "jetsonctl: top needs a terminal (use watch or status in scripts)\n");
+                return JC_EXIT_USAGE;
+        }
+        jc_top t = { .c = c, .energy = jc_top_energy_new(), .color = c->color,
+                     .choices = g_array_new(FALSE, FALSE, sizeof(jc_top_choice)) };
+        sd_event *event = NULL;
+        sd_bus_slot *sample_slot = NULL, *owner_slot = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int ret = JC_EXIT_OK, r;
+
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGWINCH);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+
+        r = sd_event_default(&event);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGINT, on_quit_signal, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGTERM, on_quit_signal, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGWINCH, on_resize, &t);
+        if (r >= 0)
+                r = sd_bus_attach_event(c->bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r >= 0)
+                r = sd_bus_add_match(c->bus, &owner_slot,
+                                     "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" JD_BUS_NAME "'",
+                                     on_owner_changed, &t);
+        if (r >= 0)
+                r = sd_bus_match_signal(c->bus, &sample_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
+                                        on_sample, &t);
+        if (r < 0) {
+                fprintf(stderr, "jetsonctl: top: %s\n", strerror(-r));
+                ret = JC_EXIT_FAILURE;
+                goto out;
+        }
+        GVariant *reply = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", false, &error, &r, "t",
+                                  (uint64_t) jc_top_interval_ms * 1000);
+        if (!reply) {
+                ret = jc_report_error("subscribing to samples", &error, r, NULL, NULL);
+                goto out;
+        }
+        g_variant_unref(reply);
+        read_board(&t);
+        /* The latest sample at once, rather than a blank screen until the
+         * first signal. */
+        if (jc_sample_fetch(c, &t.sample) == JC_EXIT_OK) {
+                t.have_sample = true;
+                jc_top_energy_add(t.energy, &t.sample);
+        }
+
+        jc_top_view_start(&t);
+        r = sd_event_add_io(event, NULL, STDIN_FILENO, EPOLLIN, on_key, &t);
+        if (r >= 0) {
+                jc_top_draw(&t);
+                r = sd_event_loop(event);
+        }
+        jc_top_view_end();
+        if (r < 0) {
+                fprintf(stderr, "jetsonctl: top: %s\n", strerror(-r));
+                ret = JC_EXIT_FAILURE;
+        } else if (r == JC_EXIT_FAILURE) {
+                fprintf(stderr, "jetsonctl: jetsond left the bus\n");
+                ret = JC_EXIT_FAILURE;
+        }
+        GVariant *done = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", false, &error, &r, NULL);
+        if (done)
+                g_variant_unref(done);
+
+out:
+        sd_bus_error_free(&error);
+        jc_sample_clear(&t.sample);
+        jc_top_energy_free(t.energy);
+        g_array_unref(t.choices);
+        sd_bus_slot_unref(sample_slot);
+        sd_bus_slot_unref(owner_slot);
+        sd_bus_detach_event(c->bus);
+        sd_event_unref(event);
+        sigprocmask(SIG_UNBLOCK, &mask, NULL);
+        return ret;
+}

@@ -1,0 +1,232 @@
+#!/usr/bin/python3
+"""jetsonctl top in a real terminal (tmux), against jetsond on a private
+system bus with python-dbusmock's polkitd and systemd:
+
+    test-top.py JETSOND JETSONCTL
+
+The AGX Orin fake board is static here, so the screen's values are the
+fixture's (tests/fixtures/agx-orin-jp62.expected.md)."""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "exporter"))
+import harness  # noqa: E402  (the bus, board and jetsond stack)
+
+JETSOND, JETSONCTL = (os.path.abspath(a) for a in sys.argv[1:3])
+SOCKET = f"jetsonctl-top-test-{os.getpid()}"
+
+
+def tmux(*args, check=True):
+    # The environment of now: the stack has set DBUS_SYSTEM_BUS_ADDRESS.
+    env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="xterm-256color")
+    env.pop("NO_COLOR", None)
+    return subprocess.run(["tmux", "-L", SOCKET, *args], env=env, capture_output=True, text=True, check=check).stdout
+
+
+class Top:
+    """jetsonctl top in a detached tmux session of WIDTH x HEIGHT; its exit
+    status lands in a file when it ends."""
+
+    def __init__(self, stack, width, height, args=(), env=None):
+        self.status_file = os.path.join(stack.dir, "top.status")
+        if os.path.exists(self.status_file):
+            os.unlink(self.status_file)
+        command = " ".join([JETSONCTL, "top", *args])
+        prefix = " ".join(f"{k}={v}" for k, v in (env or {}).items())
+        tmux("new-session", "-d", "-x", str(width), "-y", str(height),
+             f"{prefix} {command}; echo $? > {self.status_file}; sleep 60")
+
+    def screen(self, escapes=False):
+        return tmux("capture-pane", "-p", *(["-e"] if escapes else []))
+
+    def lines(self):
+        return self.screen().split("\n")
+
+    def wait_for(self, predicate, what, timeout=10):
+        """The screen, once PREDICATE holds for it."""
+        return harness.wait_for(lambda: (lambda s: s if predicate(s) else None)(self.screen()), timeout,
+                                f"{what}; the screen:\n{self.screen()}")
+
+    def keys(self, *keys):
+        tmux("send-keys", *keys)
+
+    def exit_status(self):
+        harness.wait_for(lambda: os.path.exists(self.status_file) and open(self.status_file).read().strip(), 10,
+                         "jetsonctl top to end")
+        return int(open(self.status_file).read())
+
+    def close(self):
+        tmux("kill-server", check=False)
+        harness.wait_for(lambda: subprocess.run(["tmux", "-L", SOCKET, "has-session"],
+                                                capture_output=True).returncode != 0, 10, "tmux to end")
+
+
+def interval(stack):
+    out = subprocess.run(["busctl", "--system", "get-property", "org.jetsond.Jetson1", "/org/jetsond/Jetson1",
+                          "org.jetsond.Jetson1.Metrics", "Interval"], capture_output=True, text=True, check=True)
+    return int(out.stdout.split()[1])
+
+
+def calls(stack):
+    path = os.path.join(stack.root, ".fake", "calls.log")
+    return open(path).read() if os.path.exists(path) else ""
+
+
+def test_layout_80x24(stack):
+    top = Top(stack, 80, 24)
+    try:
+        screen = top.wait_for(lambda s: "PID USER" in s, "the process list")
+        lines = top.lines()
+        assert lines[0].startswith("NVIDIA Jetson AGX Orin Developer Kit - JetPack 6.2  up 0d 03:25"), lines[0]
+        assert lines[1].startswith("mode MAXN  jetson_clocks off  fan0 cool 40% 2100 rpm"), lines[1]
+        # 12 cores in two columns of six; the fixture's frequencies (kHz) as MHz
+        assert re.match(r"CPU0 +\[ +\] +- +730 MHz +CPU6 ", lines[2]), lines[2]
+        assert re.match(r"CPU5 .* 2202 MHz +CPU11 .* 1728 MHz$", lines[7].rstrip()), lines[7]
+        assert re.match(r"GPU +\[\|+ +\] +35% +306 MHz \(306-1301\)", lines[8]), lines[8]
+        assert re.match(r"EMC +\[\|+ +\] +20% +2133 MHz \(204-3199\)", lines[9]), lines[9]
+        assert lines[10].startswith("RAM   3.5G/61.3G ["), lines[10]
+        assert "swap 4M/30.7G" in lines[10] and "GPU shared 512M" in lines[10], lines[10]
+        assert lines[11].startswith("Power  board ~7113 mW"), lines[11]
+        assert "VDD_GPU_SOC          2392 mW" in screen and "VIN_SYS_5V0          4020 mW" in screen
+        assert "tj 46.5°C" in screen and "cpu 46.5°C" in screen
+        assert "DLA1 1600" in screen and "VIC 115" in screen and "NVENC" not in screen  # engines that are on
+        header = next(i for i, line in enumerate(lines) if "PID USER" in line)
+        first = lines[header + 1].split()
+        assert first[:3] == ["5120", "nvidia", "python3"] and first[-1] == "256M", lines[header + 1]
+        assert len(lines) >= 24 and lines[23].startswith(" q quit  s sort (GPU MEM)  m power mode  f fan profile")
+        assert all(len(line) <= 80 for line in lines)
+    finally:
+        top.close()
+
+
+def test_layout_160x50_and_resize(stack):
+    top = Top(stack, 160, 50)
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the process list")
+        lines = top.lines()
+        # four columns of cores: CPU0, CPU3, CPU6, CPU9 on one row
+        assert re.match(r"CPU0 .*CPU3 .*CPU6 .*CPU9 ", lines[2]), lines[2]
+        rails = next(line for line in lines if "VDD_GPU_SOC" in line)
+        assert "VDD_CPU_CV" in rails and "VIN_SYS_5V0" in rails and "VDDQ_VDD2_1V8AO" in rails, rails
+        assert sum(1 for line in lines if re.match(r" +\d+ (root|nvidia) ", line)) == 5
+        assert lines[49].startswith(" q quit")
+        tmux("resize-window", "-x", "100", "-y", "30")
+        top.wait_for(lambda s: re.match(r"CPU0 .*CPU6 ", s.split("\n")[2]) and len(s.split("\n")) >= 30 and
+                     s.split("\n")[29].startswith(" q quit"), "the layout for 100x30")
+    finally:
+        top.close()
+
+
+def test_sort_keys(stack):
+    top = Top(stack, 80, 30)
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the process list")
+
+        def first_row():
+            lines = top.lines()
+            return lines[next(i for i, line in enumerate(lines) if "PID USER" in line) + 1].split()
+
+        top.keys("s")
+        top.wait_for(lambda s: "s sort (CPU%)" in s, "sorted by CPU")
+        top.keys("s")
+        top.wait_for(lambda s: "s sort (RSS)" in s, "sorted by RSS")
+        assert first_row()[:3] == ["5120", "nvidia", "python3"]   # 1.0G
+        top.keys("s")
+        top.wait_for(lambda s: "s sort (PID)" in s, "sorted by PID")
+        assert first_row()[:3] == ["1834", "root", "Xorg"]
+    finally:
+        top.close()
+
+
+def test_power_mode_and_fan_keys(stack):
+    top = Top(stack, 80, 24)
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.keys("m")
+        screen = top.wait_for(lambda s: "Power mode" in s, "the power mode chooser")
+        assert "1  MAXN (0)  (current)" in screen and "4  MODE_50W (3)" in screen, screen
+        top.keys("4")
+        top.wait_for(lambda s: "switching power mode: not authorized (org.jetsond.Jetson1.set-nvpmodel)" in s,
+                     "the denial")
+        assert "nvpmodel -m 3" not in calls(stack)
+
+        stack.polkit_allow(["org.jetsond.Jetson1.set-nvpmodel", "org.jetsond.Jetson1.set-fan"])
+        top.keys("m")
+        top.wait_for(lambda s: "Power mode" in s, "the power mode chooser")
+        top.keys("4")
+        top.wait_for(lambda s: "Power mode MODE_50W (3) set" in s, "the change")
+        assert "nvpmodel -m 3" in calls(stack)
+        top.wait_for(lambda s: "mode MODE_50W" in s, "the new mode in the header")
+
+        top.keys("f")
+        screen = top.wait_for(lambda s: "Fan profile" in s, "the fan profile chooser")
+        assert "1  fan0 cool  (current)" in screen and "2  fan0 quiet" in screen, screen
+        top.keys("2")
+        top.wait_for(lambda s: "Fan 0 profile quiet set" in s, "the fan change")
+        top.wait_for(lambda s: "fan0 quiet" in s, "the new profile in the header")
+
+        top.keys("m")
+        top.wait_for(lambda s: "Power mode" in s, "the chooser")
+        top.keys("Escape")
+        top.wait_for(lambda s: "Power mode" not in s and "q quit" in s, "the chooser to close")
+    finally:
+        top.close()
+
+
+def test_subscription_and_exit(stack):
+    top = Top(stack, 80, 24, args=["--interval", "200"])
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        assert interval(stack) == 200000
+        top.keys("q")
+        assert top.exit_status() == 0
+        harness.wait_for(lambda: interval(stack) == 1000000, 10, "the subscription to be released")
+    finally:
+        top.close()
+
+
+def test_colours(stack):
+    top = Top(stack, 80, 24)
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        assert re.search(r"\x1b\[3[1-3]m", top.screen(escapes=True)), "no colour with colours on"
+    finally:
+        top.close()
+    for env in ({"NO_COLOR": "1"}, {"TERM": "vt100"}):
+        top = Top(stack, 80, 24, env=env)
+        try:
+            top.wait_for(lambda s: "PID USER" in s, f"the screen with {env}")
+            assert not re.search(r"\x1b\[3[1-3]m", top.screen(escapes=True)), f"colours with {env}"
+        finally:
+            top.close()
+
+
+def test_needs_a_terminal(stack):
+    r = subprocess.run([JETSONCTL, "top"], stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    assert r.returncode == 2 and "top needs a terminal" in r.stderr, r
+    r = subprocess.run([JETSONCTL, "top", "--interval", "0"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--interval 0 is out of range" in r.stderr, r
+
+
+def main():
+    with harness.Stack(JETSOND, None) as stack:
+        stack.start_mock("polkitd", "org.freedesktop.PolicyKit1")
+        stack.start_systemd_with_nvfancontrol()
+        stack.start_daemon()
+        tests = []
+        for f in (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys, test_power_mode_and_fan_keys,
+                  test_subscription_and_exit, test_colours, test_needs_a_terminal):
+            bound = (lambda f: lambda: f(stack))(f)
+            bound.__name__ = f.__name__
+            tests.append(bound)
+        status = harness.run_tests(tests)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
