@@ -37,22 +37,29 @@ typedef struct {
 
 static void run_next(restore_op *op);
 
+/* One step's line: into the reply, and into the log as every write's. */
+static void add_line(restore_op *op, char *line)
+{
+        jd_write_log(op->w, "Restore defaults: %s", line);
+        g_ptr_array_add(op->lines, line);
+}
+
 static void record(restore_op *op, const jd_result *result)
 {
         if (result->outcome == JD_OK) {
-                g_ptr_array_add(op->lines, g_strdup(op->done_line));
+                add_line(op, g_strdup(op->done_line));
         } else if (result->outcome == JD_REBOOT_REQUIRED) {
                 /* Not a failure: the default mode applies at the next boot
                  * once nvpmodel's saved mode is gone. */
                 jd_result discarded;
                 if (jd_nvpmodel_discard_state(op->w->svc->sr, &discarded))
-                        g_ptr_array_add(op->lines, g_strdup_printf("%s (needs a reboot: applies at the next boot)",
-                                                                   op->done_line));
+                        add_line(op, g_strdup_printf("%s (needs a reboot: applies at the next boot)",
+                                                     op->done_line));
                 else
                         record(op, &discarded);
         } else {
                 op->failed = true;
-                g_ptr_array_add(op->lines, g_strdup_printf("%s: failed: %s", op->name, result->message));
+                add_line(op, g_strdup_printf("%s: failed: %s", op->name, result->message));
         }
 }
 
@@ -79,7 +86,7 @@ static void note(restore_op *op, bool failure, const char *fmt, ...)
         g_autofree char *why = g_strdup_vprintf(fmt, ap);
         va_end(ap);
         op->failed = op->failed || failure;
-        g_ptr_array_add(op->lines, g_strdup_printf("%s: %s", op->name, why));
+        add_line(op, g_strdup_printf("%s: %s", op->name, why));
 }
 
 /* Each returns true if it started something that ends in on_step_done. */

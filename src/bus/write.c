@@ -1,5 +1,9 @@
 #include "write.h"
 
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
 #include "auth.h"
 #include "jetsond-dbus.h"
 #include "log.h"
@@ -32,6 +36,48 @@ void jd_domains_unlock(jd_service *svc, unsigned domains)
                         svc->busy_what[bit] = NULL;
 }
 
+/* The caller's uid, pid and command, for the log lines of the write. */
+static int on_credentials(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        jd_write *w = userdata;
+        w->creds_call = sd_bus_slot_unref(w->creds_call);
+        uint32_t uid = UINT32_MAX, pid = 0;
+        const char *key;
+        if (sd_bus_message_is_method_error(reply, NULL) || sd_bus_message_enter_container(reply, 'a', "{sv}") < 0)
+                return 0;
+        while (sd_bus_message_enter_container(reply, 'e', "sv") > 0) {
+                int r = sd_bus_message_read(reply, "s", &key);
+                if (r >= 0 && strcmp(key, "UnixUserID") == 0)
+                        r = sd_bus_message_read(reply, "v", "u", &uid);
+                else if (r >= 0 && strcmp(key, "ProcessID") == 0)
+                        r = sd_bus_message_read(reply, "v", "u", &pid);
+                else if (r >= 0)
+                        r = sd_bus_message_skip(reply, "v");
+                if (r < 0 || sd_bus_message_exit_container(reply) < 0)
+                        return 0;
+        }
+        /* The command of the peer process (a real process on this host,
+         * not part of the board: not under the sysroot). */
+        sd_bus_creds *creds = NULL;
+        const char *comm = NULL;
+        if (pid && sd_bus_creds_new_from_pid(&creds, (pid_t) pid, SD_BUS_CREDS_COMM) >= 0)
+                sd_bus_creds_get_comm(creds, &comm);
+        g_snprintf(w->caller, sizeof(w->caller), ", uid %" PRIu32 ", pid %" PRIu32 "%s%s", uid, pid,
+                   comm ? ", " : "", comm ? comm : "");
+        sd_bus_creds_unref(creds);
+        return 0;
+}
+
+void jd_write_log(const jd_write *w, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        g_autofree char *text = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+        jd_log_info("%s (for %s%s)", text, sd_bus_message_get_sender(w->call), w->caller);
+}
+
 jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, const char *what,
                        sd_bus_error *error)
 {
@@ -43,12 +89,17 @@ jd_write *jd_write_new(jd_service *svc, sd_bus_message *m, unsigned domains, con
         w->svc = svc;
         w->call = sd_bus_message_ref(m);
         w->domains = domains;
+        if (sd_bus_call_method_async(sd_bus_message_get_bus(m), &w->creds_call, "org.freedesktop.DBus",
+                                     "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionCredentials",
+                                     on_credentials, w, "s", sd_bus_message_get_sender(m)) < 0)
+                w->creds_call = NULL;
         return w;
 }
 
 static void jd_write_free(jd_write *w)
 {
         jd_domains_unlock(w->svc, w->domains);
+        sd_bus_slot_unref(w->creds_call);
         sd_bus_message_unref(w->reply);
         sd_bus_message_unref(w->call);
         g_free(w);
@@ -131,14 +182,14 @@ void jd_write_finish(jd_write *w, const jd_result *result)
         const char *name = error_name(result->outcome);
         sd_bus_error error = SD_BUS_ERROR_NULL;
         if (name) {
-                jd_log_warning("%s.%s() from %s: %s", sd_bus_message_get_interface(w->call),
-                               sd_bus_message_get_member(w->call), sd_bus_message_get_sender(w->call),
+                jd_log_warning("%s.%s() from %s%s: %s", sd_bus_message_get_interface(w->call),
+                               sd_bus_message_get_member(w->call), sd_bus_message_get_sender(w->call), w->caller,
                                result->message);
                 sd_bus_error_set(&error, name, result->message);
                 sd_bus_message_new_method_error(w->call, &w->reply, &error);
                 sd_bus_error_free(&error);
         } else {
-                jd_log_info("%s (for %s)", result->message, sd_bus_message_get_sender(w->call));
+                jd_write_log(w, "%s", result->message);
                 sd_bus_message_new_method_return(w->call, &w->reply);
         }
         jd_service_resample(w->svc, on_resampled, w);

@@ -6,6 +6,7 @@
  * the next Sample show the result. */
 #pragma once
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
@@ -37,6 +38,10 @@ struct jd_write {
         double d;
         bool b;
         char s[64];
+        /* Who asked, for the log: from the bus (GetConnectionCredentials,
+         * asked without waiting when the call arrives), "" until known. */
+        char caller[96];
+        sd_bus_slot *creds_call;
 };
 
 /* The per-domain locks, for changes jetsond starts itself (jetson_clocks
@@ -59,3 +64,6 @@ int jd_write_authorize(jd_write *w, const char *const *actions, jd_write_apply a
 void jd_write_finish(jd_write *w, const jd_result *result);
 /* The same with a reply built by the caller (for out arguments). */
 void jd_write_finish_reply(jd_write *w, sd_bus_message *reply);
+/* Logs one line of what W did (info), naming the caller as every write's
+ * log line does: "TEXT (for :1.42, uid 1000, pid 4242, jetsonctl)". */
+void jd_write_log(const jd_write *w, const char *fmt, ...) G_GNUC_PRINTF(2, 3);

@@ -7,6 +7,7 @@
  * before anything changes; a default mode that needs a reboot is not a
  * failure. And NVPModel.SetMode while jetson_clocks is on. */
 #include <string.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "jetsond-dbus.h"
@@ -79,6 +80,25 @@ static void test_restores_every_default(void **state)
                                    "jetson_clocks: not switched on at boot\n"
                                    "fan 0 (pwmfan): profile manual -> cool\n"
                                    "nvpmodel: mode 0 (MAXN) -> 3 (MODE_50W)");
+
+        /* Every step is in the log, naming the caller as every write
+         * does: its unique name, uid, pid and command (this program). */
+        g_autofree char *daemon_log = NULL;
+        assert_true(g_file_get_contents(tb->daemon_log, &daemon_log, NULL, NULL));
+        g_autofree char *who = g_strdup_printf(", uid %u, pid %d, test-restore)", (unsigned) getuid(), (int) getpid());
+        const char *const steps[] = { "jetson_clocks: switched off", "jetson_clocks: not switched on at boot",
+                                      "fan 0 (pwmfan): profile manual -> cool", "nvpmodel: mode 0 (MAXN) -> 3 (MODE_50W)" };
+        for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+                g_autofree char *line = g_strdup_printf("Restore defaults: %s (for :1.", steps[i]);
+                const char *at = strstr(daemon_log, line);
+                if (!at)
+                        fail_msg("no log line \"%s\" in:\n%s", line, daemon_log);
+                const char *end = strchr(at, '\n');
+                assert_non_null(end);
+                g_autofree char *logged = g_strndup(at, (gsize) (end - at));
+                if (!g_str_has_suffix(logged, who))
+                        fail_msg("\"%s\" does not end in \"%s\"", logged, who);
+        }
 
         assert_false(get_bool("Active"));
         assert_false(get_bool("OnBoot"));
