@@ -193,17 +193,34 @@ GVariant *jc_call(jc_ctx *c, const char *path, const char *iface, const char *me
         return result;
 }
 
+GVariant *jc_write_callv(jc_ctx *c, const char *path, const char *iface, const char *method, sd_bus_error *error,
+                         int *r, const char *types, va_list ap)
+{
+        GPid agent = jc_polkit_agent_start(c);
+        GVariant *result = jc_callv(c, path, iface, method, true, error, r, types, ap);
+        jc_polkit_agent_stop(agent);
+        return result;
+}
+
+GVariant *jc_write_call(jc_ctx *c, const char *path, const char *iface, const char *method, sd_bus_error *error,
+                        int *r, const char *types, ...)
+{
+        va_list ap;
+        va_start(ap, types);
+        GVariant *result = jc_write_callv(c, path, iface, method, error, r, types, ap);
+        va_end(ap);
+        return result;
+}
+
 int jc_write(jc_ctx *c, const char *path, const char *iface, const char *method, const char *doing,
              const char *action, const char *absent, GVariant **reply, const char *types, ...)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r = 0;
-        GPid agent = jc_polkit_agent_start(c);
         va_list ap;
         va_start(ap, types);
-        GVariant *result = jc_callv(c, path, iface, method, true, &error, &r, types, ap);
+        GVariant *result = jc_write_callv(c, path, iface, method, &error, &r, types, ap);
         va_end(ap);
-        jc_polkit_agent_stop(agent);
         if (!result) {
                 int ret = jc_report_error(doing, &error, r, action, absent);
                 sd_bus_error_free(&error);

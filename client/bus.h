@@ -28,6 +28,14 @@ GVariant *jc_call(jc_ctx *c, const char *path, const char *iface, const char *me
 GVariant *jc_callv(jc_ctx *c, const char *path, const char *iface, const char *method, bool write,
                    sd_bus_error *error, int *r, const char *types, va_list ap);
 
+/* A call that changes something, with a text polkit agent while it runs
+ * (polkit_agent.h): the reply's arguments, or NULL with *ERROR and *R set
+ * as jc_call() does. */
+GVariant *jc_write_call(jc_ctx *c, const char *path, const char *iface, const char *method, sd_bus_error *error,
+                        int *r, const char *types, ...);
+GVariant *jc_write_callv(jc_ctx *c, const char *path, const char *iface, const char *method, sd_bus_error *error,
+                         int *r, const char *types, va_list ap);
+
 /* A call that changes something (polkit ACTION): on failure prints the
  * error as jc_report_error() does and returns the exit code; on success
  * stores the reply in *REPLY if REPLY is not NULL, and returns 0. */

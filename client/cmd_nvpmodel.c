@@ -1,6 +1,7 @@
 /* jetsonctl nvpmodel: list the power modes, switch now, or choose the
  * mode applied at boot. A mode is given by ID or name; both are checked
  * against Modes here, and again by jetsond. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,9 +109,26 @@ static int set(jc_ctx *c, const char *arg, bool boot)
         ret = resolve(props, arg, &id);
         if (ret)
                 return ret;
-        return jc_write(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, boot ? "SetDefaultMode" : "SetMode",
-                        boot ? "setting the boot power mode" : "switching power mode", JD_ACTION_SET_NVPMODEL,
-                        NO_NVPMODEL, NULL, "u", id);
+        if (boot)
+                return jc_write(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetDefaultMode", "setting the boot power mode",
+                                JD_ACTION_SET_NVPMODEL, NO_NVPMODEL, NULL, "u", id);
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = 0;
+        g_autoptr(GVariant) reply = jc_write_call(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", &error, &r, "u", id);
+        if (reply)
+                return JC_EXIT_OK;
+        /* The way forward, as a command to type rather than jetsond's
+         * D-Bus method. */
+        if (sd_bus_error_has_name(&error, JD_ERROR_REBOOT_REQUIRED)) {
+                fprintf(stderr, "jetsonctl: switching power mode: mode %" PRIu32 " needs a reboot, nothing changed; "
+                                "make it the boot mode with \"jetsonctl nvpmodel default %" PRIu32 "\" and reboot\n",
+                        id, id);
+                sd_bus_error_free(&error);
+                return JC_EXIT_FAILURE;
+        }
+        ret = jc_report_error("switching power mode", &error, r, JD_ACTION_SET_NVPMODEL, NO_NVPMODEL);
+        sd_bus_error_free(&error);
+        return ret;
 }
 
 int jc_cmd_nvpmodel(jc_ctx *c, int argc, char **argv)

@@ -16,7 +16,6 @@
 
 #include "bus.h"
 #include "jetsond-dbus.h"
-#include "polkit_agent.h"
 #include "top.h"
 
 int jc_top_interval_ms = 1000;
@@ -83,12 +82,10 @@ static void write_call(jc_top *t, const char *path, const char *iface, const cha
         int r = 0;
         def_prog_mode();
         endwin();
-        GPid agent = jc_polkit_agent_start(t->c);
         va_list ap;
         va_start(ap, types);
-        GVariant *reply = jc_callv(t->c, path, iface, method, true, &error, &r, types, ap);
+        GVariant *reply = jc_write_callv(t->c, path, iface, method, &error, &r, types, ap);
         va_end(ap);
-        jc_polkit_agent_stop(agent);
         reset_prog_mode();
         if (reply) {
                 set_message(t, false, done);
