@@ -8,11 +8,15 @@
 #include "parse.h"
 
 #define FSTAB_MAX (1u << 20)
+/* L4T's zram swaps are made at boot by nvzramconfig.service, not by
+ * fstab: while that unit is enabled (its wants link, which L4T installs,
+ * leads to the unit file), they come back at boot. */
+#define NVZRAMCONFIG_WANTS "/etc/systemd/system/multi-user.target.wants/nvzramconfig.service"
 
 struct jd_swap_reader {
         const jd_sysroot *sr;
         jd_file swaps;
-        jd_cached_file fstab;
+        jd_cached_file fstab, nvzramconfig;
         char **boot_paths;      /* swap entries of fstab (all of them), parsed when it changes */
         size_t n_boot;
         char buf[16384];
@@ -27,6 +31,7 @@ jd_swap_reader *jd_swap_reader_new(const jd_sysroot *sr)
         r->sr = sr;
         jd_file_open(&r->swaps, sr, "/proc/swaps");
         jd_cached_file_init(&r->fstab, sr, "/etc/fstab", FSTAB_MAX);
+        jd_cached_file_init(&r->nvzramconfig, sr, NVZRAMCONFIG_WANTS, 65536);
         return r;
 }
 
@@ -46,6 +51,7 @@ void jd_swap_reader_free(jd_swap_reader *r)
         free_boot_paths(r);
         jd_file_close(&r->swaps);
         jd_cached_file_clear(&r->fstab);
+        jd_cached_file_clear(&r->nvzramconfig);
         free(r);
 }
 
@@ -149,8 +155,9 @@ const jd_swap_sample *jd_swap_reader_sample(jd_swap_reader *r)
                 free_boot_paths(r);
                 r->boot_paths = fstab ? jd_fstab_swaps(fstab, &r->n_boot) : NULL;
         }
+        bool zram_at_boot = jd_cached_file_get(&r->nvzramconfig, NULL) != NULL;
         for (size_t i = 0; i < r->sample.n; i++) {
-                r->sample.swaps[i].on_boot = false;
+                r->sample.swaps[i].on_boot = zram_at_boot && strcmp(r->sample.swaps[i].type, "zram") == 0;
                 for (size_t k = 0; k < r->n_boot; k++)
                         if (strcmp(r->boot_paths[k], r->sample.swaps[i].path) == 0)
                                 r->sample.swaps[i].on_boot = true;
