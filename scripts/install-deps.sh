@@ -9,7 +9,7 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   gnome-shell gir1.2-gdkpixbuf-2.0 python3-gi
   libxml2-utils libdbus-1-dev systemd scdoc libfuse3-dev fuse3
   libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla file
-  libncurses-dev tmux
+  libncurses-dev tmux bash-completion
   dpkg-dev debhelper lintian mmdebstrap fakeroot"
 
 # The aarch64 build and its tests under qemu (scripts/test-aarch64.sh): the
