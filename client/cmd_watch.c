@@ -146,7 +146,8 @@ static void print_sample(watch_state *w, const jc_sample *s)
                 while (g_variant_iter_next(&it, "{&sv}", &key, &val)) {
                         if (jc_key_matches(key, w->globs, w->n_globs)) {
                                 g_autofree char *text = jc_value_to_text(val);
-                                g_string_append_printf(out, " %s=%s", key, text);
+                                g_autofree char *quoted = jc_quote_value(text);
+                                g_string_append_printf(out, " %s=%s", key, quoted);
                         }
                         g_variant_unref(val);
                 }
@@ -212,7 +213,8 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 
 int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
 {
-        if (jc_watch_interval_ms != 0 &&
+        /* --interval 0 is out of range like any other: not "the default". */
+        if (jc_watch_interval_ms != -1 &&
             (jc_watch_interval_ms < (int) (JD_INTERVAL_MIN_USEC / 1000) ||
              (uint64_t) jc_watch_interval_ms > JD_INTERVAL_MAX_USEC / 1000))
                 return jc_usage_error("watch", "--interval %d is out of range (%llu to %llu ms)", jc_watch_interval_ms,
@@ -262,7 +264,7 @@ int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
         }
 
         /* Either call also tells us whether jetsond runs at all. */
-        if (jc_watch_interval_ms) {
+        if (jc_watch_interval_ms != -1) {
                 reply = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", false, &error, &r, "t",
                                 (uint64_t) jc_watch_interval_ms * 1000);
                 subscribed = reply != NULL;

@@ -44,7 +44,7 @@ int jc_cmd_measure(jc_ctx *c, int argc, char **argv);
 int jc_cmd_top(jc_ctx *c, int argc, char **argv);
 
 /* Options of individual commands, filled in by main.c's option parser. */
-extern int jc_watch_interval_ms;  /* 0: do not Subscribe(), take the default period */
+extern int jc_watch_interval_ms;  /* -1 (not given): do not Subscribe(), take the default period */
 extern int jc_watch_count;        /* 0: until interrupted */
 extern gboolean jc_watch_stats;
 extern gboolean jc_swap_on_boot;
@@ -53,6 +53,7 @@ extern char *jc_record_keys, *jc_record_format_name, *jc_record_output;
 extern double jc_record_duration_s;
 extern int jc_measure_interval_ms;
 extern int jc_top_interval_ms;
+extern gboolean jc_get_value_only;
 
 /* "a,b,,c" as a NULL-terminated list without the empty items. */
 char **jc_split_keys(const char *list);

@@ -17,7 +17,7 @@
 #define BUSCTL "busctl --system"
 #define DEST "org.jetsond.Jetson1 /org/jetsond/Jetson1"
 
-int jc_watch_interval_ms;
+int jc_watch_interval_ms = -1; /* -1: not given */
 int jc_watch_count;
 gboolean jc_watch_stats;
 gboolean jc_swap_on_boot;
@@ -41,7 +41,7 @@ static const GOptionEntry global_entries[] = {
 static const GOptionEntry watch_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_watch_interval_ms,
           "Ask jetsond for a sample every MS milliseconds (10 to 3600000) while watching", "MS" },
-        { "count", 'n', 0, G_OPTION_ARG_INT, &jc_watch_count, "Stop after N samples", "N" },
+        { "count", 'n', 0, G_OPTION_ARG_INT, &jc_watch_count, "Stop after N samples (0, the default: never)", "N" },
         { "stats", 's', 0, G_OPTION_ARG_NONE, &jc_watch_stats,
           "When watch ends, print each key's mean, minimum and maximum over the samples seen", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
@@ -62,6 +62,11 @@ static const GOptionEntry record_entries[] = {
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &jc_record_output, "Write to FILE (default: standard output)",
           "FILE" },
         { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &jc_record_duration_s, "Stop after SECONDS", "SECONDS" },
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+};
+
+static const GOptionEntry get_entries[] = {
+        { "value", 0, 0, G_OPTION_ARG_NONE, &jc_get_value_only, "Print the values alone, one per line", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -116,12 +121,14 @@ static const command commands[] = {
           "cannot keep one: see the README for gdbus and gjs):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot",
           top_entries, jc_cmd_top },
-        { "get", "KEY...", "Print the current values of sample keys, one per line",
-          "Keys are listed in org.jetsond.Jetson1.Metrics.xml (e.g. gpu.load, temp.cpu, power.total).\n"
-          "A key the sample does not have is an error (exit status 1).\n\n"
+        { "get", "[--value] KEY|GLOB...", "Print sample keys as key=value, one per line",
+          "Keys are listed in org.jetsond.Jetson1.Metrics.xml (e.g. gpu.load, temp.cpu, power.total); a\n"
+          "GLOB ('temp.*') stands for every key it matches, in the sample's order. Values with blanks or\n"
+          "quotes are quoted as systemctl show does; --value prints the values alone. A key the sample does\n"
+          "not have, or a glob that matches none, is an error (exit status 1) and nothing is printed.\n\n"
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot",
-          NULL, jc_cmd_get },
+          get_entries, jc_cmd_get },
         { "fan", "[list] | speed [FAN] PCT | profile [FAN] NAME", "Show fans, set a fan's speed or profile",
           "FAN is the fan's index (0, 1, ...) or name; it may be left out on a board with one fan.\n"
           "Setting a speed switches the fan to the \"manual\" profile; \"fan profile FAN cool\" hands it back.\n"

@@ -144,3 +144,20 @@ bool jc_key_matches(const char *key, char *const *patterns, int n_patterns)
                         return true;
         return false;
 }
+
+char *jc_quote_value(const char *text)
+{
+        if (*text && !strpbrk(text, " \t\n\"\\'"))
+                return g_strdup(text);
+        GString *out = g_string_new("\"");
+        for (const char *p = text; *p; p++) {
+                if (*p == '"' || *p == '\\')
+                        g_string_append_c(out, '\\');
+                if (*p == '\n')
+                        g_string_append(out, "\\n");
+                else
+                        g_string_append_c(out, *p);
+        }
+        g_string_append_c(out, '"');
+        return g_string_free(out, FALSE);
+}

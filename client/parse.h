@@ -27,3 +27,9 @@ bool jc_parse_on_off(const char *text, bool *on, char **error);
 bool jc_parse_uint(const char *text, uint64_t max, uint64_t *value);
 /* True if KEY matches one of the glob PATTERNS (all keys if none). */
 bool jc_key_matches(const char *key, char *const *patterns, int n_patterns);
+
+/* A value for a key=value line, as systemctl show writes them: as it is,
+ * or in double quotes (with \" \\ \n escapes) when it is empty or holds
+ * blanks, quotes or backslashes, so a script can split on the first "=" and
+ * a shell can read it. */
+char *jc_quote_value(const char *text);

@@ -167,13 +167,38 @@ static void test_color_choice(void **state)
         assert_false(jc_want_color("auto", -1));
 }
 
+static void quoted(const char *text, const char *want)
+{
+        char *got = jc_quote_value(text);
+        assert_string_equal(got, want);
+        g_free(got);
+}
+
+/* key=value lines: values quoted as systemctl show does. */
+static void test_quote_value(void)
+{
+        quoted("34.7", "34.7");
+        quoted("MAXN", "MAXN");
+        quoted("(my) app", "\"(my) app\"");
+        quoted("", "\"\"");
+        quoted("a\"b\\c", "\"a\\\"b\\\\c\"");
+        quoted("two\nlines", "\"two\\nlines\"");
+        quoted("it's", "\"it's\"");
+}
+
+static void test_quoting(void **state)
+{
+        (void) state;
+        test_quote_value();
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sizes),       cmocka_unit_test(test_swap_sizes),
                 cmocka_unit_test(test_percent),     cmocka_unit_test(test_on_off_and_numbers),
                 cmocka_unit_test(test_globs),       cmocka_unit_test(test_formatting),
-                cmocka_unit_test(test_color_choice),
+                cmocka_unit_test(test_color_choice),  cmocka_unit_test(test_quoting),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

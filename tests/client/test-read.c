@@ -83,7 +83,7 @@ static void test_status_with_loads(void **state)
         uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
         g_autofree char *loaded = NULL;
         while (!loaded) {
-                jc_result r = jc_run("get", "cpu.load", NULL);
+                jc_result r = jc_run("get", "--value", "cpu.load", NULL);
                 if (r.status == 0)
                         loaded = g_strdup(r.out);
                 jc_result_clear(&r);
@@ -199,9 +199,25 @@ static void test_board_json(void **state)
 static void test_get(void **state)
 {
         jc_start(state, "agx-orin-jp62", NULL);
-        g_autofree char *out = jc_ok("get", "gpu.load", "temp.cpu", "power.total", "nvpmodel.name",
+        g_autofree char *out = jc_ok("get", "--value", "gpu.load", "temp.cpu", "power.total", "nvpmodel.name",
                                      "jetson_clocks.active", "fan.0.rpm", "ram.total", "temp.soc1", NULL);
         assert_string_equal(out, "34.7\n46.5\n7113\nMAXN\nfalse\n2100\n64302080\n43.906\n");
+        /* key=value as systemctl show writes it, quoted where a value has
+         * blanks; a glob stands for its keys in the sample's order. */
+        g_autofree char *kv = jc_ok("get", "gpu.load", "process.5377.name", "temp.*", NULL);
+        assert_string_equal(kv, "gpu.load=34.7\nprocess.5377.name=\"(my) app\"\ntemp.cpu=46.5\ntemp.gpu=44\n"
+                                "temp.soc0=44.125\ntemp.soc1=43.906\ntemp.soc2=45.5\ntemp.tj=46.5\n");
+        g_autofree char *globbed = jc_ok("get", "--json", "fan.0.*", NULL);
+        g_autoptr(JsonNode) g = jc_parse_json(globbed);
+        assert_int_equal(json_object_get_size(json_node_get_object(g)), 4);
+        jc_assert_json_string(g, "|fan.0.profile", "cool");
+        /* A glob that matches nothing is an error, like an absent key. */
+        jc_result none = jc_run("get", "gpu.load", "dgpu.*", NULL);
+        assert_int_equal(none.status, 1);
+        assert_string_equal(none.out, "");
+        assert_string_equal(none.err, "jetsonctl: no key in the sample matches dgpu.* (see 'jetsonctl watch' for "
+                                      "the keys this board has)\n");
+        jc_result_clear(&none);
 
         g_autofree char *json = jc_ok("get", "--json", "fan.0.speed", "process.5377.name", NULL);
         g_autoptr(JsonNode) j = jc_parse_json(json);
@@ -291,7 +307,7 @@ static void test_xavier_swap_and_offline_cores(void **state)
         jc_start(state, "xavier-nx-jp51", NULL);
         g_autofree char *swap = jc_ok("swap", NULL);
         jc_check_golden("xavier-nx-jp51.swap", swap);
-        g_autofree char *online = jc_ok("get", "cpu.4.online", "cpu.5.online", "cpu.3.online", NULL);
+        g_autofree char *online = jc_ok("get", "--value", "cpu.4.online", "cpu.5.online", "cpu.3.online", NULL);
         assert_string_equal(online, "false\nfalse\ntrue\n");
 }
 

@@ -181,7 +181,8 @@ static void test_bad_options(void **state)
 {
         jc_start(state, "agx-orin-jp62", NULL);
         static const char *const bad[][3] = { { "--interval", "5", NULL }, { "--interval", "3600001", NULL },
-                                              { "--count", "-1", NULL }, { "--interval", "fast", NULL } };
+                                              { "--count", "-1", NULL }, { "--interval", "fast", NULL },
+                                              { "--interval", "0", NULL }, { "--interval", "-10", NULL } };
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
                 jc_result r = jc_run("watch", bad[i][0], bad[i][1], NULL);
                 if (r.status != 2)
@@ -191,6 +192,11 @@ static void test_bad_options(void **state)
         }
         jc_result r = jc_run("watch", "--interval", "5", NULL);
         assert_string_equal(r.err, "jetsonctl: --interval 5 is out of range (10 to 3600000 ms)\n"
+                                   "Try 'jetsonctl watch --help'.\n");
+        jc_result_clear(&r);
+        /* 0 is out of range too, not "the default". */
+        r = jc_run("watch", "--interval", "0", NULL);
+        assert_string_equal(r.err, "jetsonctl: --interval 0 is out of range (10 to 3600000 ms)\n"
                                    "Try 'jetsonctl watch --help'.\n");
         jc_result_clear(&r);
         assert_int_equal(interval_now(), DEFAULT_INTERVAL);
