@@ -14,6 +14,7 @@ static void defaults(jd_config *cfg)
         cfg->tool_timeout_ms = 20000;
         cfg->unit_timeout_ms = 20000;
         cfg->boot_delay_s = 60;
+        cfg->boot_grace_s = 300;
 }
 
 static void read_seconds(GKeyFile *kf, const char *group, const char *key, unsigned *out, unsigned scale)
@@ -54,4 +55,5 @@ void jd_config_load(jd_config *cfg, const jd_sysroot *sr)
         read_seconds(kf, "Tools", "TimeoutSec", &cfg->tool_timeout_ms, 1000);
         read_seconds(kf, "Tools", "UnitTimeoutSec", &cfg->unit_timeout_ms, 1000);
         read_seconds(kf, "JetsonClocks", "BootDelaySec", &cfg->boot_delay_s, 1);
+        read_seconds(kf, "JetsonClocks", "BootGraceSec", &cfg->boot_grace_s, 1);
 }

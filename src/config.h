@@ -11,6 +11,8 @@
  * (RuntimeDirectoryPreserve=yes). */
 #define JD_RUNTIME_DIR "/run/jetsond"
 #define JD_CONFIG_PATH "/etc/jetsond/jetsond.conf"
+/* jetsond's own unit, enabled by JetsonClocks.SetOnBoot(true). */
+#define JD_UNIT_NAME "jetsond.service"
 
 typedef struct {
         char swap_path[256];          /* [Swap] Path: the one swap file jetsond manages */
@@ -18,6 +20,7 @@ typedef struct {
         unsigned tool_timeout_ms;     /* [Tools] TimeoutSec: nvpmodel, jetson_clocks, swap tools */
         unsigned unit_timeout_ms;     /* [Tools] UnitTimeoutSec: systemd start/stop of nvfancontrol */
         unsigned boot_delay_s;        /* [JetsonClocks] BootDelaySec: uptime before OnBoot applies */
+        unsigned boot_grace_s;        /* [JetsonClocks] BootGraceSec: no OnBoot if started later than delay + grace */
 } jd_config;
 
 /* Loads the file if present; a malformed file or value is reported on

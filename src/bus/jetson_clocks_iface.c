@@ -3,6 +3,7 @@
  * jetsond; exported only on boards with the jetson_clocks tool
  * (introspection/org.jetsond.Jetson1.JetsonClocks.xml). */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "jetsond-dbus.h"
 #include "log.h"
 #include "service.h"
+#include "systemd_unit.h"
 #include "write.h"
 
 /* OnBoot and the boot it was last applied in, kept across restarts. */
@@ -89,35 +91,73 @@ static void apply_set_active(jd_write *w)
                 jd_write_finish(w, &already);
 }
 
-void jd_jetson_clocks_set_on_boot(jd_iface *iface, bool on, jd_result *result)
+typedef struct {
+        jetson_clocks_iface *self;
+        bool on;
+        jd_result_fn done;
+        void *userdata;
+} on_boot_op;
+
+/* systemd has enabled or disabled jetsond.service: now the setting. */
+static void on_unit_file_set(const jd_result *unit, void *data)
 {
-        jetson_clocks_iface *self = (jetson_clocks_iface *) iface;
-        jd_service *svc = iface->svc;
-        g_autoptr(GKeyFile) kf = load_state(svc->sr);
-        g_key_file_set_boolean(kf, "JetsonClocks", "OnBoot", on);
-        int r = save_state(svc->sr, kf);
-        if (r < 0) {
-                jd_result_set(result, JD_FAILED, "Cannot save %s: %s", STATE_FILE, g_strerror(-r));
+        on_boot_op *op = data;
+        jd_service *svc = op->self->base.svc;
+        jd_result result;
+        if (unit->outcome == JD_NOT_SUPPORTED) {
+                /* No systemd (a test root, an unusual init): jetsond can
+                 * only apply OnBoot when something starts it at boot. */
+                jd_log_warning("systemd is not on the bus: %s is not %s; OnBoot applies when jetsond is started at "
+                               "boot",
+                               JD_UNIT_NAME, op->on ? "enabled" : "disabled");
+        } else if (unit->outcome != JD_OK) {
+                op->done(unit, op->userdata);     /* nothing saved: all or nothing */
+                g_free(op);
                 return;
         }
-        jd_result_set(result, JD_OK, "jetson_clocks on boot: %s", on ? "yes" : "no");
-        if (self->on_boot != on) {
-                self->on_boot = on;
+        g_autoptr(GKeyFile) kf = load_state(svc->sr);
+        g_key_file_set_boolean(kf, "JetsonClocks", "OnBoot", op->on);
+        int r = save_state(svc->sr, kf);
+        if (r < 0)
+                jd_result_set(&result, JD_FAILED, "Cannot save %s: %s", STATE_FILE, g_strerror(-r));
+        else
+                jd_result_set(&result, JD_OK, "jetson_clocks on boot: %s (%s %s)", op->on ? "yes" : "no", JD_UNIT_NAME,
+                              unit->outcome == JD_OK ? (op->on ? "enabled" : "disabled") : "left as it is");
+        if (r >= 0 && op->self->on_boot != op->on) {
+                op->self->on_boot = op->on;
                 jd_emit_changed(svc, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, (const char *[]) { "OnBoot", NULL });
         }
+        op->done(&result, op->userdata);
+        g_free(op);
+}
+
+/* "At boot" means jetsond starts at boot: its unit is enabled (or
+ * disabled) through systemd, as "systemctl enable jetsond" would, and
+ * the setting is saved once systemd agreed. */
+void jd_jetson_clocks_set_on_boot(jd_iface *iface, bool on, jd_result_fn done, void *userdata)
+{
+        on_boot_op *op = g_new0(on_boot_op, 1);
+        op->self = (jetson_clocks_iface *) iface;
+        op->on = on;
+        op->done = done;
+        op->userdata = userdata;
+        jd_unit_file_set_enabled(iface->svc->bus, JD_UNIT_NAME, on, on_unit_file_set, op);
+}
+
+static void on_set_on_boot(const jd_result *result, void *userdata)
+{
+        jd_write_finish(userdata, result);
 }
 
 static void apply_set_on_boot(jd_write *w)
 {
-        jd_result result;
-        jd_jetson_clocks_set_on_boot(w->target, w->b, &result);
-        jd_write_finish(w, &result);
+        jd_jetson_clocks_set_on_boot(w->target, w->b, on_set_on_boot, w);
 }
 
 /* SetActive and SetOnBoot: the same argument and action. SetActive
  * excludes power mode changes (SetMode takes the jetson_clocks domain)
- * and fan changes (it saves and restores the fan PWM). SetOnBoot only
- * rewrites the state file, synchronously, so it needs no lock and, as its
+ * and fan changes (it saves and restores the fan PWM). SetOnBoot changes
+ * only jetsond's unit and state file, so it needs no lock and, as its
  * contract says, never answers Busy. */
 static int method_set(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
@@ -212,6 +252,15 @@ static void schedule_boot_apply(jetson_clocks_iface *self)
         uint64_t uptime = svc->sample->system && svc->sample->system->uptime_s.present
                                   ? svc->sample->system->uptime_s.value
                                   : 0;
+        /* Started long after boot (D-Bus activation by a client hours
+         * later): not "at boot", so the clocks are left alone. */
+        uint64_t latest = (uint64_t) svc->config.boot_delay_s + svc->config.boot_grace_s;
+        if (uptime > latest) {
+                jd_log_info("jetson_clocks at boot not applied: jetsond started %" PRIu64 " s after boot, later than "
+                            "[JetsonClocks] BootDelaySec + BootGraceSec (%" PRIu64 " s)",
+                            uptime, latest);
+                return;
+        }
         unsigned delay = uptime >= svc->config.boot_delay_s ? 0 : svc->config.boot_delay_s - (unsigned) uptime;
         self->boot_timer = g_timeout_add_seconds(delay, on_boot_delay, self);
 }

@@ -106,15 +106,16 @@ static bool step_clocks(restore_op *op)
         return false;
 }
 
-static void step_clocks_on_boot(restore_op *op)
+/* True while systemd disables jetsond's unit. */
+static bool step_clocks_on_boot(restore_op *op)
 {
         jd_service *svc = op->w->svc;
         if (!svc->jetson_clocks)
-                return;
-        jd_result result;
+                return false;
+        g_strlcpy(op->name, "jetson_clocks", sizeof(op->name));
         g_strlcpy(op->done_line, "jetson_clocks: not switched on at boot", sizeof(op->done_line));
-        jd_jetson_clocks_set_on_boot(svc->jetson_clocks, false, &result);
-        record(op, &result);
+        jd_jetson_clocks_set_on_boot(svc->jetson_clocks, false, on_step_done, op);
+        return true;
 }
 
 /* One fan per call; true while a fan change is in flight. */
@@ -214,7 +215,8 @@ static void run_next(restore_op *op)
                 case STEP_CLOCKS_ON_BOOT:
                         op->next = STEP_FANS;
                         op->fan = 0;
-                        step_clocks_on_boot(op);
+                        if (step_clocks_on_boot(op))
+                                return;
                         break;
                 case STEP_FANS: {
                         const jd_fan_sample *fans = op->w->svc->sample->fans;

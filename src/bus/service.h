@@ -114,7 +114,7 @@ jd_iface *jd_manager_iface_new(jd_service *svc, GError **error);
  * ALREADY set, when there is nothing to do; otherwise DONE follows. */
 bool jd_jetson_clocks_switch(jd_service *svc, bool on, jd_result_fn done, void *userdata, jd_result *already);
 /* OnBoot, saved in jetsond's state file; IFACE is svc->jetson_clocks. */
-void jd_jetson_clocks_set_on_boot(jd_iface *iface, bool on, jd_result *result);
+void jd_jetson_clocks_set_on_boot(jd_iface *iface, bool on, jd_result_fn done, void *userdata);
 
 /* For constructors: sets ERROR from a negative errno of sd-bus. */
 void jd_set_bus_error(GError **error, int r, const char *what);

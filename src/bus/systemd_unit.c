@@ -290,3 +290,92 @@ void jd_unit_free(jd_unit *u)
         g_free(u->name);
         g_free(u);
 }
+
+/* ---- enabling a unit file, as systemctl enable/disable does ----------- */
+
+typedef struct {
+        sd_bus *bus;
+        char name[64];
+        bool enable;
+        jd_result result;
+        jd_result_fn done;
+        void *userdata;
+} unit_file_op;
+
+static void unit_file_done(unit_file_op *op)
+{
+        op->done(&op->result, op->userdata);
+        sd_bus_unref(op->bus);
+        g_free(op);
+}
+
+static gboolean unit_file_done_later(gpointer data)
+{
+        unit_file_done(data);
+        return G_SOURCE_REMOVE;
+}
+
+static int on_reloaded(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        unit_file_op *op = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        if (e)
+                jd_result_set(&op->result, JD_FAILED, "systemd could not reload its units: %s", e->message);
+        else
+                jd_result_set(&op->result, JD_OK, "%s %s", op->name, op->enable ? "enabled" : "disabled");
+        unit_file_done(op);
+        return 0;
+}
+
+static int on_unit_file_changed(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        unit_file_op *op = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        if (e) {
+                if (sd_bus_error_has_name(e, SD_BUS_ERROR_SERVICE_UNKNOWN) ||
+                    sd_bus_error_has_name(e, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                        jd_result_set(&op->result, JD_NOT_SUPPORTED, "systemd is not on the bus");
+                else
+                        jd_result_set(&op->result, JD_FAILED, "systemd could not %s %s: %s",
+                                      op->enable ? "enable" : "disable", op->name, e->message);
+                unit_file_done(op);
+                return 0;
+        }
+        /* As systemctl does after changing unit files. */
+        int r = sd_bus_call_method_async(op->bus, NULL, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER, "Reload",
+                                         on_reloaded, op, NULL);
+        if (r < 0) {
+                jd_result_set(&op->result, JD_FAILED, "Cannot ask systemd to reload: %s", strerror(-r));
+                unit_file_done(op);
+        }
+        return 0;
+}
+
+void jd_unit_file_set_enabled(sd_bus *bus, const char *name, bool enable, jd_result_fn done, void *userdata)
+{
+        unit_file_op *op = g_new0(unit_file_op, 1);
+        op->bus = sd_bus_ref(bus);
+        g_strlcpy(op->name, name, sizeof(op->name));
+        op->enable = enable;
+        op->done = done;
+        op->userdata = userdata;
+        sd_bus_message *m = NULL;
+        int r = sd_bus_message_new_method_call(bus, &m, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER,
+                                               enable ? "EnableUnitFiles" : "DisableUnitFiles");
+        if (r >= 0)
+                r = sd_bus_message_append_strv(m, (char *[]) { op->name, NULL });
+        /* Not only for this boot (runtime false); EnableUnitFiles' force
+         * false, as systemctl enable without --force. */
+        if (r >= 0)
+                r = enable ? sd_bus_message_append(m, "bb", 0, 0) : sd_bus_message_append(m, "b", 0);
+        if (r >= 0)
+                r = sd_bus_call_async(bus, NULL, m, on_unit_file_changed, op, 0);
+        sd_bus_message_unref(m);
+        if (r < 0) {
+                jd_result_set(&op->result, JD_FAILED, "Cannot ask systemd to %s %s: %s", enable ? "enable" : "disable",
+                              name, strerror(-r));
+                g_idle_add(unit_file_done_later, op);
+        }
+}

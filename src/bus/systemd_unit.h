@@ -33,3 +33,9 @@ jd_opt_bool jd_unit_active(const jd_unit *u);
  * never from inside this call. One job at a time (the caller holds the
  * fan domain lock). */
 void jd_unit_run(jd_unit *u, bool start, jd_result_fn done, void *userdata);
+
+/* EnableUnitFiles or DisableUnitFiles of NAME (not at runtime only), then
+ * Reload, as "systemctl enable|disable NAME" does. DONE gets JD_OK,
+ * JD_FAILED with systemd's message, or JD_NOT_SUPPORTED when systemd is
+ * not on the bus; always from the loop. */
+void jd_unit_file_set_enabled(sd_bus *bus, const char *name, bool enable, jd_result_fn done, void *userdata);

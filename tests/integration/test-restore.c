@@ -104,9 +104,10 @@ static void test_restores_every_default(void **state)
         assert_false(get_bool("OnBoot"));
         g_autofree char *state_file = testbus_root_file(tb, "var/lib/jetsond/jetson-clocks.state");
         assert_non_null(strstr(state_file, "OnBoot=false"));
-        /* nvfancontrol runs again with its default profile. */
+        /* jetsond's unit is disabled as "systemctl disable" would, then
+         * nvfancontrol runs again with its default profile. */
         g_autofree char *calls = testbus_systemd_unit_calls(false);
-        assert_string_equal(calls, "StopUnit " UNIT "\nStartUnit " UNIT "\n");
+        assert_string_equal(calls, "DisableUnitFiles jetsond.service\nReload\nStopUnit " UNIT "\nStartUnit " UNIT "\n");
         sd_bus *bus = testbus_connect();
         g_autofree char *profile = testbus_get_string(bus, FAN0, JD_IFACE_FAN, "Profile");
         assert_string_equal(profile, "cool");

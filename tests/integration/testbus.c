@@ -531,6 +531,16 @@ void testbus_start_systemd(testbus *tb, const char *unit)
         /* Real systemd has Subscribe(); the template lacks it. */
         testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMethod", "sssss",
                           "org.freedesktop.systemd1.Manager", "Subscribe", "", "", "");
+        /* ... and these, for JetsonClocks.SetOnBoot (jetsond.service). */
+        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMethod", "sssss",
+                          "org.freedesktop.systemd1.Manager", "EnableUnitFiles", "asbb", "ba(sss)",
+                          "ret = (True, [('symlink', '/etc/systemd/system/multi-user.target.wants/' + args[0][0], "
+                          "'/lib/systemd/system/' + args[0][0])])");
+        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMethod", "sssss",
+                          "org.freedesktop.systemd1.Manager", "DisableUnitFiles", "asb", "a(sss)",
+                          "ret = [('unlink', '/etc/systemd/system/multi-user.target.wants/' + args[0][0], '')]");
+        testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "AddMethod", "sssss",
+                          "org.freedesktop.systemd1.Manager", "Reload", "", "", "");
         testbus_systemd_job("StartUnit", unit);
         testbus_mock_call(TESTBUS_SYSTEMD_NAME, TESTBUS_SYSTEMD_PATH, "ClearCalls", "");
 }
@@ -550,16 +560,30 @@ char *testbus_systemd_unit_calls(bool clear)
         while (sd_bus_message_enter_container(reply, 'r', "tsav") > 0) {
                 assert_true(sd_bus_message_read(reply, "ts", &when, &method) > 0);
                 bool unit_job = strcmp(method, "StartUnit") == 0 || strcmp(method, "StopUnit") == 0;
+                bool unit_files = strcmp(method, "EnableUnitFiles") == 0 || strcmp(method, "DisableUnitFiles") == 0;
                 assert_true(sd_bus_message_enter_container(reply, 'a', "v") > 0);
                 const char *arg0 = NULL;
+                char **files = NULL;
                 if (unit_job)
                         assert_true(sd_bus_message_read(reply, "v", "s", &arg0) > 0);
+                if (unit_files) {
+                        assert_true(sd_bus_message_enter_container(reply, 'v', "as") > 0);
+                        assert_true(sd_bus_message_read_strv(reply, &files) > 0);
+                        assert_true(sd_bus_message_exit_container(reply) > 0);
+                }
                 while (sd_bus_message_skip(reply, "v") > 0)
                         ;
                 assert_true(sd_bus_message_exit_container(reply) > 0);
                 assert_true(sd_bus_message_exit_container(reply) > 0);
                 if (unit_job)
                         g_string_append_printf(out, "%s %s\n", method, arg0);
+                if (unit_files) {
+                        g_autofree char *joined = g_strjoinv(" ", files);
+                        g_string_append_printf(out, "%s %s\n", method, joined);
+                }
+                if (strcmp(method, "Reload") == 0)
+                        g_string_append(out, "Reload\n");
+                g_strfreev(files);
         }
         sd_bus_message_unref(reply);
         sd_bus_flush_close_unref(bus);

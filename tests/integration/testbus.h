@@ -135,6 +135,7 @@ void testbus_start_systemd(testbus *tb, const char *unit);
 /* StartUnit/StopUnit (METHOD) of UNIT on the systemd mock, as
  * `systemctl start/stop` would do behind jetsond's back. */
 void testbus_systemd_job(const char *method, const char *unit);
-/* The mock's record of StartUnit/StopUnit calls, "Method unit" per line;
+/* The mock's record of StartUnit/StopUnit ("Method unit"), Enable/
+ * DisableUnitFiles ("Method unit...") and Reload calls, one per line;
  * CLEAR empties the record afterwards. */
 char *testbus_systemd_unit_calls(bool clear);

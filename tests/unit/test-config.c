@@ -37,15 +37,17 @@ static void test_example_is_the_defaults(void **state)
         assert_int_equal(from_example.tool_timeout_ms, defaults.tool_timeout_ms);
         assert_int_equal(from_example.unit_timeout_ms, defaults.unit_timeout_ms);
         assert_int_equal(from_example.boot_delay_s, defaults.boot_delay_s);
+        assert_int_equal(from_example.boot_grace_s, defaults.boot_grace_s);
         /* ... and each key is really read: other values show. */
         jd_config changed;
         load("[Swap]\nPath=/data/swapfile\nOffTimeoutSec=5\n[Tools]\nTimeoutSec=6\nUnitTimeoutSec=7\n"
-             "[JetsonClocks]\nBootDelaySec=8\n", &changed);
+             "[JetsonClocks]\nBootDelaySec=8\nBootGraceSec=9\n", &changed);
         assert_string_equal(changed.swap_path, "/data/swapfile");
         assert_int_equal(changed.swapoff_timeout_ms, 5000);
         assert_int_equal(changed.tool_timeout_ms, 6000);
         assert_int_equal(changed.unit_timeout_ms, 7000);
         assert_int_equal(changed.boot_delay_s, 8);
+        assert_int_equal(changed.boot_grace_s, 9);
 }
 
 static void test_bad_values_keep_the_default(void **state)
