@@ -107,8 +107,8 @@ static const command commands[] = {
           "Prints one compact line per Sample signal (tegrastats-like), or with KEY-GLOBs (e.g. 'power.*')\n"
           "the matching keys as key=value; with --json one JSON document per line. With --interval,\n"
           "asks jetsond for faster samples (Metrics.Subscribe) until jetsonctl ends; Ctrl-C ends cleanly.\n\n"
-          "busctl equivalent:\n"
-          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics Subscribe t 100000\n"
+          "busctl equivalent, at the default rate (a faster one needs Subscribe from a connection that stays\n"
+          "open, which busctl's calls do not: see the README for gjs):\n"
           "  " BUSCTL " monitor --match \"type='signal',interface='org.jetsond.Jetson1.Metrics',member='Sample'\"",
           watch_entries, jc_cmd_watch },
         { "top", "[--interval MS]", "Live full-screen view of the board, like jtop",
