@@ -26,15 +26,23 @@ typedef struct {
         jc_key_stats *stats;      /* --stats */
 } watch_state;
 
-/* "HH:MM:SS.mmm" local time of a CLOCK_REALTIME µs timestamp. */
+char *jc_watch_timestamps;       /* --timestamps: "time" (default) or "iso" */
+
+/* The local time of a CLOCK_REALTIME µs timestamp: "HH:MM:SS.mmm", or
+ * with --timestamps=iso "YYYY-MM-DDTHH:MM:SS.mmm+HH:MM" (ISO 8601). */
 static void append_time(GString *out, uint64_t usec)
 {
+        bool iso = jc_watch_timestamps && strcmp(jc_watch_timestamps, "iso") == 0;
         time_t secs = (time_t) (usec / 1000000);
         struct tm tm;
-        char buf[16] = "??:??:??";
-        if (localtime_r(&secs, &tm))
-                strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+        char buf[32] = "??:??:??", zone[8] = "";
+        if (localtime_r(&secs, &tm)) {
+                strftime(buf, sizeof(buf), iso ? "%Y-%m-%dT%H:%M:%S" : "%H:%M:%S", &tm);
+                strftime(zone, sizeof(zone), "%z", &tm);
+        }
         g_string_append_printf(out, "%s.%03u", buf, (unsigned) (usec / 1000 % 1000));
+        if (iso && strlen(zone) == 5)   /* "+0100" -> "+01:00" */
+                g_string_append_printf(out, "%.3s:%s", zone, zone + 3);
 }
 
 static void append_pct_at(GString *out, const jc_sample *s, const char *load_key, const char *freq_key)
@@ -221,6 +229,8 @@ int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
                                       JD_INTERVAL_MIN_USEC / 1000, JD_INTERVAL_MAX_USEC / 1000);
         if (jc_watch_count < 0)
                 return jc_usage_error("watch", "--count must not be negative");
+        if (jc_watch_timestamps && strcmp(jc_watch_timestamps, "time") && strcmp(jc_watch_timestamps, "iso"))
+                return jc_usage_error("watch", "--timestamps must be time or iso, not \"%s\"", jc_watch_timestamps);
 
         watch_state w = { .c = c, .globs = argv + 1, .n_globs = argc - 1,
                           .stats = jc_watch_stats ? jc_key_stats_new() : NULL };

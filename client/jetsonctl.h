@@ -47,6 +47,7 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv);
 extern int jc_watch_interval_ms;  /* -1 (not given): do not Subscribe(), take the default period */
 extern int jc_watch_count;        /* 0: until interrupted */
 extern gboolean jc_watch_stats;
+extern char *jc_watch_timestamps;
 extern gboolean jc_swap_on_boot;
 extern int jc_record_interval_ms;
 extern char *jc_record_keys, *jc_record_format_name, *jc_record_output;

@@ -42,6 +42,8 @@ static const GOptionEntry watch_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_watch_interval_ms,
           "Ask jetsond for a sample every MS milliseconds (10 to 3600000) while watching", "MS" },
         { "count", 'n', 0, G_OPTION_ARG_INT, &jc_watch_count, "Stop after N samples (0, the default: never)", "N" },
+        { "timestamps", 0, 0, G_OPTION_ARG_STRING, &jc_watch_timestamps,
+          "time (HH:MM:SS.mmm, the default) or iso (date, time and UTC offset, ISO 8601)", "time|iso" },
         { "stats", 's', 0, G_OPTION_ARG_NONE, &jc_watch_stats,
           "When watch ends, print each key's mean, minimum and maximum over the samples seen", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
@@ -103,7 +105,7 @@ static const command commands[] = {
           "busctl equivalent:\n"
           "  " BUSCTL " introspect " DEST " org.jetsond.Jetson1.Board",
           NULL, jc_cmd_board },
-        { "watch", "[--interval MS] [--count N] [--stats] [KEY-GLOB...]", "Stream samples, one line per sample",
+        { "watch", "[--interval MS] [--count N] [--stats] [--timestamps=iso] [KEY-GLOB...]", "Stream samples, one line per sample",
           "Prints one compact line per Sample signal (tegrastats-like), or with KEY-GLOBs (e.g. 'power.*')\n"
           "the matching keys as key=value; with --json one JSON document per line. With --interval,\n"
           "asks jetsond for faster samples (Metrics.Subscribe) until jetsonctl ends; Ctrl-C ends cleanly.\n\n"
@@ -339,5 +341,6 @@ int main(int argc, char **argv)
         g_free(args_owner);
         g_free(opt_address);
         g_free(opt_color);
+        g_free(jc_watch_timestamps);
         return ret;
 }

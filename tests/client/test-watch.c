@@ -75,6 +75,16 @@ static void test_json_lines_and_globs(void **state)
         assert_int_equal(r.status, 0);
         jc_check_golden("agx-orin-jp62.watch-globs", r.out);
         jc_result_clear(&r);
+
+        /* --timestamps=iso: the date, the time and the UTC offset; a value
+         * with a blank is quoted. */
+        r = jc_run("watch", "-n", "1", "-i", "50", "--timestamps=iso", "process.5377.name", NULL);
+        assert_int_equal(r.status, 0);
+        g_autoptr(GRegex) iso = g_regex_new("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}[+-]\\d\\d:\\d\\d "
+                                            "process\\.5377\\.name=\"\\(my\\) app\"\n$", 0, 0, NULL);
+        if (!g_regex_match(iso, r.out, 0, NULL))
+                fail_msg("not an ISO 8601 line: %s", r.out);
+        jc_result_clear(&r);
         assert_int_equal(interval_now(), DEFAULT_INTERVAL);
 }
 
@@ -192,6 +202,11 @@ static void test_bad_options(void **state)
         }
         jc_result r = jc_run("watch", "--interval", "5", NULL);
         assert_string_equal(r.err, "jetsonctl: --interval 5 is out of range (10 to 3600000 ms)\n"
+                                   "Try 'jetsonctl watch --help'.\n");
+        jc_result_clear(&r);
+        r = jc_run("watch", "--timestamps=utc", NULL);
+        assert_int_equal(r.status, 2);
+        assert_string_equal(r.err, "jetsonctl: --timestamps must be time or iso, not \"utc\"\n"
                                    "Try 'jetsonctl watch --help'.\n");
         jc_result_clear(&r);
         /* 0 is out of range too, not "the default". */
