@@ -292,8 +292,12 @@ char *jc_error_text(const char *doing, const sd_bus_error *error, int r, const c
                                        "--no-ask-password, or allow it with a polkit rule",
                                        doing, action ? action : message);
         }
-        if (absent && jc_error_has_either(error, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_OBJECT))
-                return g_strdup_printf("%s: %s", doing, absent);
+        /* The interface or object the board lacks (a method call on a
+         * missing interface is UnknownMethod): the same line from every
+         * command, without what it was doing. */
+        if (absent && (jc_error_has_either(error, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_OBJECT) ||
+                       sd_bus_error_has_name(error, SD_BUS_ERROR_UNKNOWN_METHOD)))
+                return g_strdup(absent);
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_INVALID_ARGS)) {
                 /* jetsond refused an argument jetsonctl could not check
                  * (e.g. a swap size above the free disk space): the

@@ -48,7 +48,8 @@ GVariant *jc_get_all(jc_ctx *c, const char *path, const char *iface, sd_bus_erro
 /* Prints "jetsonctl: DOING: <what went wrong>" for a failed call and
  * returns the exit code (see JC_EXIT_*). ACTION is the polkit action the
  * call needs (NULL for reads); ABSENT, if not NULL, is what to say when
- * the interface or object is not exported (e.g. "this board has no fan"). */
+ * the interface or object is not exported (e.g. "this board has no fan"),
+ * printed alone: "jetsonctl: this board has no fan". */
 int jc_report_error(const char *doing, const sd_bus_error *error, int r, const char *action, const char *absent);
 /* The same line without "jetsonctl: " (for jetsonctl top's status line),
  * with the exit code in *EXIT_CODE; free with g_free. */

@@ -8,7 +8,7 @@
 #include "parse.h"
 #include "props.h"
 
-#define NO_CLOCKS "this board has no jetson_clocks"
+#define NO_CLOCKS JC_NO_JETSON_CLOCKS
 
 static int show(jc_ctx *c)
 {

@@ -36,6 +36,11 @@ static int list(jc_ctx *c)
         int ret = jc_fans_fetch(c, "listing the fans", &fans);
         if (ret)
                 return ret;
+        /* The same line as every command about a feature the board lacks. */
+        if (!fans->len) {
+                fprintf(stderr, "jetsonctl: " JC_NO_FAN "\n");
+                return JC_EXIT_FAILURE;
+        }
         if (c->json) {
                 JsonBuilder *b = json_builder_new();
                 json_builder_begin_object(b);
@@ -60,10 +65,6 @@ static int list(jc_ctx *c)
                 json_builder_end_array(b);
                 json_builder_end_object(b);
                 jc_json_print_builder(b);
-                return JC_EXIT_OK;
-        }
-        if (!fans->len) {
-                printf("This board has no fan.\n");
                 return JC_EXIT_OK;
         }
         printf("%-4s %-14s %7s %6s  %-14s %-11s %-9s %s\n", "FAN", "NAME", "SPEED", "RPM", "PROFILE", "CONTROL",
@@ -91,7 +92,7 @@ static int find_fan(jc_ctx *c, const char *arg, GPtrArray **fans, const jc_fan *
         if (ret)
                 return ret;
         if (!(*fans)->len) {
-                fprintf(stderr, "jetsonctl: this board has no fan\n");
+                fprintf(stderr, "jetsonctl: " JC_NO_FAN "\n");
                 return JC_EXIT_FAILURE;
         }
         if (!arg) {

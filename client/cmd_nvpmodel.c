@@ -11,7 +11,7 @@
 #include "parse.h"
 #include "props.h"
 
-#define NO_NVPMODEL "this board has no nvpmodel (no /etc/nvpmodel.conf)"
+#define NO_NVPMODEL JC_NO_NVPMODEL
 
 static int fetch(jc_ctx *c, GVariant **props)
 {

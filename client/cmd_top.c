@@ -105,7 +105,7 @@ static void open_mode_chooser(jc_top *t)
         g_autoptr(GVariant) props = jc_get_all(t->c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, &error, &r);
         if (!props) {
                 int code;
-                g_autofree char *text = jc_error_text("power modes", &error, r, NULL, "this board has no nvpmodel", &code);
+                g_autofree char *text = jc_error_text("power modes", &error, r, NULL, JC_NO_NVPMODEL, &code);
                 set_message(t, true, text);
                 sd_bus_error_free(&error);
                 return;
@@ -146,7 +146,7 @@ static void open_fan_chooser(jc_top *t)
                         }
         }
         if (t->choices->len == 0) {
-                set_message(t, true, "fan profile: this board has no fan with profiles");
+                set_message(t, true, JC_NO_FAN " with profiles");
                 return;
         }
         t->mode = JC_TOP_CHOOSE_FAN;

@@ -15,6 +15,13 @@ enum {
         JC_EXIT_NOT_AUTHORIZED = 4,
 };
 
+/* What every command says about a feature the board lacks (the ABSENT
+ * text of bus.h), always alone on its line: "jetsonctl: this board has no
+ * fan". */
+#define JC_NO_FAN "this board has no fan"
+#define JC_NO_NVPMODEL "this board has no nvpmodel"
+#define JC_NO_JETSON_CLOCKS "this board has no jetson_clocks"
+
 typedef struct {
         sd_bus *bus;
         bool json;

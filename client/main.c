@@ -12,6 +12,7 @@
 
 #include "bus.h"
 #include "jetsonctl.h"
+#include "parse.h"
 #include "output.h"
 
 #define BUSCTL "busctl --system"
@@ -265,8 +266,10 @@ static int parse_command(const command *cmd, int *argc, char ***argv, bool *help
         g_option_group_add_entries(global, global_entries);
         g_option_context_add_group(ctx, global);
         g_autoptr(GError) error = NULL;
-        if (!g_option_context_parse(ctx, argc, argv, &error))
-                return jc_usage_error(cmd->name, "%s", error->message);
+        if (!g_option_context_parse(ctx, argc, argv, &error)) {
+                g_autofree char *text = jc_option_error_text(error);
+                return jc_usage_error(cmd->name, "%s", text);
+        }
         if (opt_help) {
                 /* GOption's prog name is ours, not the command's. */
                 g_autofree char *text = g_option_context_get_help(ctx, FALSE, NULL);
@@ -291,8 +294,10 @@ int main(int argc, char **argv)
         g_option_context_set_description(ctx, description);
         g_option_context_add_main_entries(ctx, global_entries, NULL);
         g_autoptr(GError) error = NULL;
-        if (!g_option_context_parse(ctx, &argc, &argv, &error))
-                return jc_usage_error(NULL, "%s", error->message);
+        if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+                g_autofree char *text = jc_option_error_text(error);
+                return jc_usage_error(NULL, "%s", text);
+        }
         if (opt_version) {
                 printf("jetsonctl %s\n", JETSONCTL_VERSION);
                 return JC_EXIT_OK;

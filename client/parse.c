@@ -21,6 +21,24 @@ bool jc_parse_uint(const char *text, uint64_t max, uint64_t *value)
         return true;
 }
 
+/* "64.5M": the same size in the next smaller unit, when it is whole. */
+static char *fraction_message(const char *text)
+{
+        static const char units[] = "KMGT";
+        g_autofree char *dotted = g_strdelimit(g_strdup(text), ",", '.');
+        char *end;
+        double v = g_ascii_strtod(dotted, &end);
+        const char *u = *end ? strchr(units, g_ascii_toupper(*end)) : NULL;
+        double smaller = v * 1024;
+        if (u && u > units && smaller == (double) (uint64_t) smaller)
+                return g_strdup_printf("\"%s\": a size is a whole number (%s is %" G_GUINT64_FORMAT "%c)", text, text,
+                                       (uint64_t) smaller, u[-1]);
+        if (u == units && smaller == (double) (uint64_t) smaller)
+                return g_strdup_printf("\"%s\": a size is a whole number (%s is %" G_GUINT64_FORMAT " bytes)", text,
+                                       text, (uint64_t) smaller);
+        return g_strdup_printf("\"%s\": a size is a whole number of bytes, K, M, G or T", text);
+}
+
 bool jc_parse_size(const char *text, uint64_t *bytes, char **error)
 {
         const char *p = text;
@@ -35,6 +53,11 @@ bool jc_parse_size(const char *text, uint64_t *bytes, char **error)
                         goto too_big;
                 n = n * 10 + d;
                 p++;
+        }
+        /* The number is the problem, not the unit: say so. */
+        if (*p == '.' || *p == ',') {
+                *error = fraction_message(text);
+                return false;
         }
         unsigned shift = 0;
         switch (g_ascii_toupper(*p)) {
@@ -160,4 +183,41 @@ char *jc_quote_value(const char *text)
         }
         g_string_append_c(out, '"');
         return g_string_free(out, FALSE);
+}
+
+char *jc_option_error_text(const GError *error)
+{
+        static const struct {
+                const char *pattern, *format;
+        } bad_values[] = {
+                { "^Cannot parse integer value “(.*)” for (\\S+)$", "%2$s: \"%1$s\" is not a whole number" },
+                { "^Integer value “(.*)” for (\\S+) out of range$", "%2$s: %1$s is out of range" },
+                { "^Cannot parse double value “(.*)” for (\\S+)$", "%2$s: \"%1$s\" is not a number" },
+                { "^Double value “(.*)” for (\\S+) out of range$", "%2$s: %1$s is out of range" },
+                { "^Unknown option (\\S+)$", "unknown option %1$s" },
+                { "^Missing argument for (\\S+)$", "%1$s needs a value" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(bad_values); i++) {
+                g_autoptr(GRegex) re = g_regex_new(bad_values[i].pattern, 0, 0, NULL);
+                g_autoptr(GMatchInfo) m = NULL;
+                if (!g_regex_match(re, error->message, 0, &m))
+                        continue;
+                g_autofree char *a = g_match_info_fetch(m, 1), *b = g_match_info_fetch(m, 2);
+                g_autoptr(GString) out = g_string_new(NULL);
+                /* Only %1$s and %2$s: substituted by hand (no user text
+                 * becomes a format). */
+                for (const char *f = bad_values[i].format; *f; f++) {
+                        if (g_str_has_prefix(f, "%1$s") || g_str_has_prefix(f, "%2$s")) {
+                                g_string_append(out, f[1] == '1' ? a : b ? b : "");
+                                f += 3;
+                        } else {
+                                g_string_append_c(out, *f);
+                        }
+                }
+                /* getopt-style: "-5" is an option unless after "--". */
+                if (g_str_has_prefix(error->message, "Unknown option -") && g_ascii_isdigit(a[1]))
+                        g_string_append(out, " (a negative number goes after --)");
+                return g_string_free(g_steal_pointer(&out), FALSE);
+        }
+        return g_strdup(error->message);
 }

@@ -33,3 +33,9 @@ bool jc_key_matches(const char *key, char *const *patterns, int n_patterns);
  * blanks, quotes or backslashes, so a script can split on the first "=" and
  * a shell can read it. */
 char *jc_quote_value(const char *text);
+
+/* GLib's option parser's error in jetsonctl's own words ("--interval:
+ * "fast" is not a whole number", "unknown option -5 (a negative number goes
+ * after --)"); the message as it is where GLib's is not known (another
+ * language). */
+char *jc_option_error_text(const GError *error);

@@ -63,7 +63,7 @@ static void test_map(void **state)
                   "jetsonctl: setting fan speed: Speed 150 is out of range\n" },
                 { SD_BUS_ERROR_UNKNOWN_OBJECT, "Unknown object '/org/jetsond/Jetson1/fan/3'.", -ENXIO,
                   JD_ACTION_SET_FAN, "this board has no such fan", 1,
-                  "jetsonctl: setting fan speed: this board has no such fan\n" },
+                  "jetsonctl: this board has no such fan\n" },
                 { SD_BUS_ERROR_NO_REPLY, "timeout", -ETIMEDOUT, NULL, NULL, 1,
                   "jetsonctl: setting fan speed: jetsond did not answer in time\n" },
                 { JD_ERROR_BUSY, "Another fan change is in progress", -EBUSY, JD_ACTION_SET_FAN, NULL, 1,

@@ -192,6 +192,49 @@ static void test_quoting(void **state)
         test_quote_value();
 }
 
+static void size_error(const char *text, const char *want)
+{
+        uint64_t bytes;
+        char *error = NULL;
+        assert_false(jc_parse_size(text, &bytes, &error));
+        assert_string_equal(error, want);
+        g_free(error);
+}
+
+/* A decimal size: the message is about the number, not the unit. */
+static void test_decimal_sizes(void **state)
+{
+        (void) state;
+        size_error("64.5M", "\"64.5M\": a size is a whole number (64.5M is 66048K)");
+        size_error("1,5G", "\"1,5G\": a size is a whole number (1,5G is 1536M)");
+        size_error("0.5K", "\"0.5K\": a size is a whole number (0.5K is 512 bytes)");
+        size_error("1.0001G", "\"1.0001G\": a size is a whole number of bytes, K, M, G or T");
+        size_error("64Q", "\"64Q\": unknown size unit (use K, M, G or T)");
+}
+
+/* GLib's option errors in jetsonctl's words. */
+static void option_error(const char *glib, const char *want)
+{
+        GError *e = g_error_new_literal(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, glib);
+        char *got = jc_option_error_text(e);
+        assert_string_equal(got, want);
+        g_free(got);
+        g_error_free(e);
+}
+
+static void test_option_errors(void **state)
+{
+        (void) state;
+        option_error("Cannot parse integer value “fast” for --interval", "--interval: \"fast\" is not a whole number");
+        option_error("Integer value “99999999999” for -n out of range", "-n: 99999999999 is out of range");
+        option_error("Cannot parse double value “x” for --duration", "--duration: \"x\" is not a number");
+        option_error("Unknown option -5", "unknown option -5 (a negative number goes after --)");
+        option_error("Unknown option --frob", "unknown option --frob");
+        option_error("Missing argument for --interval", "--interval needs a value");
+        /* Unknown (another language): as it is. */
+        option_error("Valeur entière « x » invalide pour -n", "Valeur entière « x » invalide pour -n");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -199,6 +242,7 @@ int main(void)
                 cmocka_unit_test(test_percent),     cmocka_unit_test(test_on_off_and_numbers),
                 cmocka_unit_test(test_globs),       cmocka_unit_test(test_formatting),
                 cmocka_unit_test(test_color_choice),  cmocka_unit_test(test_quoting),
+                cmocka_unit_test(test_decimal_sizes), cmocka_unit_test(test_option_errors),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
