@@ -75,11 +75,13 @@ void jc_json_add_property(JsonBuilder *b, const char *name, GVariant *props, con
         jc_json_add_variant(b, name, v);
 }
 
+gboolean jc_json_pretty;
+
 void jc_json_print(JsonNode *root, gboolean pretty)
 {
         g_autoptr(JsonGenerator) gen = json_generator_new();
         json_generator_set_root(gen, root);
-        json_generator_set_pretty(gen, pretty);
+        json_generator_set_pretty(gen, pretty || jc_json_pretty);
         g_autofree char *text = json_generator_to_data(gen, NULL);
         fputs(text, stdout);
         fputc('\n', stdout);

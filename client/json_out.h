@@ -13,8 +13,10 @@ JsonNode *jc_json_from_variant(GVariant *value);
 void jc_json_add_variant(JsonBuilder *b, const char *name, GVariant *value);
 /* A property of the a{sv} dictionary PROPS as member NAME (null if absent). */
 void jc_json_add_property(JsonBuilder *b, const char *name, GVariant *props, const char *property);
+/* --json=pretty: every document indented. */
+extern gboolean jc_json_pretty;
 /* Prints ROOT on one line to stdout followed by a newline (JSON lines);
- * with PRETTY indented. Frees nothing. */
+ * with PRETTY (or jc_json_pretty) indented. Frees nothing. */
 void jc_json_print(JsonNode *root, gboolean pretty);
 /* jc_json_print of the builder's root, then unrefs the builder. */
 void jc_json_print_builder(JsonBuilder *b);

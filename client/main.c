@@ -12,6 +12,7 @@
 
 #include "bus.h"
 #include "jetsonctl.h"
+#include "json_out.h"
 #include "parse.h"
 #include "output.h"
 
@@ -23,11 +24,15 @@ int jc_watch_count;
 gboolean jc_watch_stats;
 gboolean jc_swap_on_boot;
 
-static gboolean opt_json, opt_no_color, opt_session, opt_no_ask_password, opt_help, opt_version;
+static gboolean opt_json;
+static bool opt_json_off;   /* --json=off: later than any --json, wins */
+static gboolean opt_no_color, opt_session, opt_no_ask_password, opt_help, opt_version;
 static char *opt_address, *opt_color;
 
 static const GOptionEntry global_entries[] = {
-        { "json", 'j', 0, G_OPTION_ARG_NONE, &opt_json, "Print one JSON document (watch: one per sample)", NULL },
+        { "json", 'j', 0, G_OPTION_ARG_NONE, &opt_json,
+          "Print JSON; --json=pretty indented, --json=short on one line (the default), --json=off not "
+          "(watch: one document per sample)", NULL },
         { "no-color", 0, 0, G_OPTION_ARG_NONE, &opt_no_color, "Plain output without colours (also NO_COLOR=1)", NULL },
         { "color", 0, 0, G_OPTION_ARG_STRING, &opt_color, "Colours: auto (on a terminal), always, never", "WHEN" },
         { "address", 0, 0, G_OPTION_ARG_STRING, &opt_address, "Connect to the bus at ADDRESS", "ADDRESS" },
@@ -279,12 +284,45 @@ static int parse_command(const command *cmd, int *argc, char ***argv, bool *help
         return JC_EXIT_OK;
 }
 
+/* --json=short|pretty|off, as hostnamectl takes it, before GOption sees
+ * the arguments (its optional values would also take "--json status"'s
+ * command): each becomes --json or goes. False for another mode. */
+static bool take_json_modes(int *argc, char **argv)
+{
+        int out = 1;
+        bool ok = true, options = true;
+        for (int i = 1; i < *argc; i++) {
+                const char *a = argv[i];
+                if (strcmp(a, "--") == 0)
+                        options = false;
+                if (!options || !g_str_has_prefix(a, "--json=")) {
+                        argv[out++] = argv[i];
+                        continue;
+                }
+                const char *mode = a + strlen("--json=");
+                if (strcmp(mode, "pretty") == 0 || strcmp(mode, "short") == 0) {
+                        jc_json_pretty = strcmp(mode, "pretty") == 0;
+                        argv[out++] = (char *) "--json";
+                } else if (strcmp(mode, "off") == 0) {
+                        opt_json_off = true;
+                } else if (ok) {
+                        jc_usage_error(NULL, "--json must be short, pretty or off, not \"%s\"", mode);
+                        ok = false;
+                }
+        }
+        argv[out] = NULL;
+        *argc = out;
+        return ok;
+}
+
 int main(int argc, char **argv)
 {
         /* Only LC_CTYPE: numbers are always printed with a '.', as scripts
          * and the golden tests expect. */
         setlocale(LC_CTYPE, "");
         g_set_prgname("jetsonctl");
+        if (!take_json_modes(&argc, argv))
+                return JC_EXIT_USAGE;
 
         g_autoptr(GOptionContext) ctx = g_option_context_new("[COMMAND [ARGS...]]");
         g_option_context_set_help_enabled(ctx, FALSE);
@@ -331,8 +369,8 @@ int main(int argc, char **argv)
         }
 
         jc_ctx c = {
-                .json = opt_json,
-                .color = !opt_json && jc_want_color(opt_no_color ? "never" : opt_color ? opt_color : "auto", STDOUT_FILENO),
+                .json = opt_json && !opt_json_off,
+                .color = !(opt_json && !opt_json_off) && jc_want_color(opt_no_color ? "never" : opt_color ? opt_color : "auto", STDOUT_FILENO),
                 /* As systemctl: polkit may ask for a password only if
                  * there is a terminal to ask on. */
                 .ask_password = !opt_no_ask_password && isatty(STDIN_FILENO),

@@ -126,6 +126,8 @@ static void test_invalid_arguments(void **state)
                "maybe", NULL);
         expect(2, "jetsonctl: unknown command \"frobnicate\"\nTry 'jetsonctl --help'.\n", "frobnicate", NULL);
         expect(2, "jetsonctl: unknown option --frob\nTry 'jetsonctl status --help'.\n", "status", "--frob", NULL);
+        expect(2, "jetsonctl: --json must be short, pretty or off, not \"yaml\"\nTry 'jetsonctl --help'.\n", "--json=yaml",
+               "status", NULL);
         /* getopt-style: a negative number is an option unless after --,
          * where it reaches the command's own check. */
         expect(2, "jetsonctl: unknown option -5 (a negative number goes after --)\nTry 'jetsonctl fan --help'.\n",

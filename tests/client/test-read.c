@@ -267,6 +267,17 @@ static void test_lists_json(void **state)
         jc_assert_json_string(f, "fans.[0].profiles.[0]", "cool");
         jc_assert_json_string(f, "fans.[0].profiles.[1]", "quiet");
         jc_assert_json_string(f, "fans.[0].profiles.[2]", "manual");
+        /* --json=pretty: the same document, indented; --json=short: on one
+         * line; --json=off: text. */
+        g_autofree char *pretty = jc_ok("fan", "--json=pretty", NULL);
+        assert_true(strchr(pretty, '\n') < pretty + strlen(pretty) - 1);
+        assert_non_null(strstr(pretty, "\n  \"fans\" : [\n"));
+        g_autoptr(JsonNode) p = jc_parse_json(pretty);
+        jc_assert_json_string(p, "fans.[0].name", "pwmfan");
+        g_autofree char *shrt = jc_ok("--json=short", "fan", NULL);
+        assert_string_equal(shrt, fan);
+        g_autofree char *off = jc_ok("--json", "fan", "--json=off", NULL);
+        assert_true(g_str_has_prefix(off, "FAN "));
         jc_assert_json_string(f, "fans.[0].governor", "pid");
         jc_assert_json_string(f, "fans.[0].control", "close_loop");
 
