@@ -7,6 +7,7 @@
 #include <locale.h>
 #include <string.h>
 
+#include "output.h"
 #include "top.h"
 
 enum { PAIR_OK = 1, PAIR_WARM, PAIR_HOT, PAIR_TITLE };
@@ -82,16 +83,16 @@ static void bar(int y, int x, int width, double pct)
         put(y, x + width - 1, A_NORMAL, "]");
 }
 
+/* The units of every other command (output.h): whole MHz as tegrastats
+ * truncates them, KiB scaled to MiB/GiB. */
 static char *mhz(uint64_t khz)
 {
-        return g_strdup_printf("%" G_GUINT64_FORMAT " MHz", (khz + 500) / 1000);
+        return jc_format_khz(khz);
 }
 
 static char *size(uint64_t kib)
 {
-        if (kib >= 1024 * 1024)
-                return g_strdup_printf("%.1fG", (double) kib / (1024 * 1024));
-        return g_strdup_printf("%" G_GUINT64_FORMAT "M", (kib + 512) / 1024);
+        return jc_format_kib(kib);
 }
 
 static int draw_header(const jc_top *t, int y)
@@ -184,8 +185,7 @@ static int draw_unit(const jc_top *t, int y, const char *title, const char *pref
                 x = putf(y, x, A_NORMAL, "  %s", now);
         }
         if (jc_sample_uint(s, min_key, &lo) && jc_sample_uint(s, max_key, &hi))
-                putf(y, x, A_NORMAL, " (%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT ")", (lo + 500) / 1000,
-                     (hi + 500) / 1000);
+                putf(y, x, A_NORMAL, " (%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT ")", lo / 1000, hi / 1000);
         return y + 1;
 }
 
@@ -198,8 +198,8 @@ static int draw_memory(const jc_top *t, int y)
         put(y, 0, pair(PAIR_TITLE), "RAM");
         g_autofree char *u = size(used), *tt = size(total);
         int x = putf(y, 6, A_NORMAL, "%s/%s ", u, tt);
-        bar(y, x, 16, total ? (double) used * 100.0 / (double) total : 0);
-        x += 16;
+        bar(y, x, 12, total ? (double) used * 100.0 / (double) total : 0);
+        x += 12;
         if (jc_sample_uint(s, "swap.used", &a) && jc_sample_uint(s, "swap.total", &b) && b > 0) {
                 g_autofree char *su = size(a), *st = size(b);
                 x = putf(y, x, A_NORMAL, "  swap %s/%s", su, st);
@@ -284,7 +284,7 @@ static int draw_engines(const jc_top *t, int y)
                 if (g_str_has_prefix(key, "engine.") && g_str_has_suffix(key, ".freq") &&
                     g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
                         x = putf(y, x, A_NORMAL, "%.*s %u  ", (int) (strlen(key) - 12), key + 7,
-                                 (g_variant_get_uint32(value) + 500) / 1000);
+                                 g_variant_get_uint32(value) / 1000);
                 g_variant_unref(value);
         }
         if (x == 6)
@@ -298,18 +298,18 @@ static int draw_processes(const jc_top *t, int y, int last)
         g_autoptr(GArray) list = jc_top_processes(&t->sample, t->sort);
         if (list->len == 0)
                 return y;
-        putf(y, 0, A_REVERSE, "%7s %-10s %-16s %6s %8s %8s%*s", "PID", "USER", "NAME", "CPU%", "RSS", "GPU MEM",
-             COLS > 62 ? COLS - 62 : 0, "");
+        putf(y, 0, A_REVERSE, "%7s %-10s %-16s %6s %10s %10s%*s", "PID", "USER", "NAME", "CPU%", "RSS", "GPU MEM",
+             COLS > 66 ? COLS - 66 : 0, "");
         /* The sorted column's title is underlined. */
-        static const int sort_col[JC_TOP_SORT_N] = { 54, 36, 45, 0 };
-        static const int sort_width[JC_TOP_SORT_N] = { 8, 6, 8, 7 };
+        static const int sort_col[JC_TOP_SORT_N] = { 56, 36, 45, 0 };
+        static const int sort_width[JC_TOP_SORT_N] = { 10, 6, 10, 7 };
         mvchgat(y, sort_col[t->sort], sort_width[t->sort], A_REVERSE | A_UNDERLINE, 0, NULL);
         for (guint i = 0; i < list->len && y + 1 + (int) i <= last; i++) {
                 const jc_top_process *p = &g_array_index(list, jc_top_process, i);
                 g_autofree char *cpu = p->has_cpu ? g_strdup_printf("%.1f", p->cpu) : g_strdup("-");
                 g_autofree char *rss = p->has_rss ? size(p->rss_kib) : g_strdup("-");
                 g_autofree char *gpu = p->has_gpu_mem ? size(p->gpu_mem_kib) : g_strdup("-");
-                putf(y + 1 + (int) i, 0, A_NORMAL, "%7u %-10.10s %-16.16s %6s %8s %8s", p->pid, p->user, p->name, cpu,
+                putf(y + 1 + (int) i, 0, A_NORMAL, "%7u %-10.10s %-16.16s %6s %10s %10s", p->pid, p->user, p->name, cpu,
                      rss, gpu);
         }
         return y + 1 + (int) list->len;

@@ -131,6 +131,7 @@ void testbus_start_daemon(testbus *tb, const char *const *args)
                 g_ptr_array_add(argv, g_strdup(args[i]));
         g_ptr_array_add(argv, NULL);
 
+        g_free(tb->daemon_log);   /* a restarted daemon: the same file */
         tb->daemon_log = g_build_filename(tb->dir, "jetsond.log", NULL);
         int log_fd = open(tb->daemon_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         assert_true(log_fd >= 0);
