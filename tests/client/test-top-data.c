@@ -12,7 +12,8 @@
 static jc_sample sample_at(uint64_t usec, const char *values)
 {
         jc_sample s = { .timestamp_usec = usec };
-        s.values = g_variant_ref_sink(g_variant_parse(G_VARIANT_TYPE("a{sv}"), values, NULL, NULL, NULL));
+        /* g_variant_parse() returns a reference of our own (not floating). */
+        s.values = g_variant_parse(G_VARIANT_TYPE("a{sv}"), values, NULL, NULL, NULL);
         assert_non_null(s.values);
         return s;
 }
