@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "exporter"))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402
 
 JETSOND, README = sys.argv[1:3]

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "exporter"))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402
 
 JETSOND, JETSONCTL_DIR = (os.path.abspath(a) for a in sys.argv[1:3])

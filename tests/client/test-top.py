@@ -14,7 +14,7 @@ import sys
 import time
 
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "exporter"))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402  (the bus, board and jetsond stack)
 
 JETSOND, JETSONCTL = (os.path.abspath(a) for a in sys.argv[1:3])

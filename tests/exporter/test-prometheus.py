@@ -17,6 +17,7 @@ import time
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from harness import SOURCE_DIR, Stack, run_tests, wait_for
 
 import boards

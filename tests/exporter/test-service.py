@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from harness import WRAPPED, Stack, parse_samples, run_tests, sanitized, value, wait_for
 
 import boards

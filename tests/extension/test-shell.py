@@ -23,8 +23,8 @@ import tempfile
 import time
 
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "exporter"))
-import harness  # noqa: E402  (the bus, board and jetsond stack of the exporter tests)
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
+import harness  # noqa: E402  (the bus, board and jetsond stack)
 
 UUID = "jetsond@jetsond.org"
 HELPER = "unsafe-mode@tests.jetsond.org"

@@ -17,14 +17,11 @@
 
 static const char *const allowed[] = { JD_ACTION_SET_JETSON_CLOCKS, NULL };
 
+/* A JetsonClocks property, on a connection of its own. */
 static bool get_bool(const char *prop)
 {
         sd_bus *bus = testbus_connect();
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        int v = -1;
-        if (sd_bus_get_property_trivial(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, prop, &e, 'b', &v) < 0)
-                fail_msg("%s: %s", prop, e.message);
-        sd_bus_error_free(&e);
+        bool v = testbus_get_bool(bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, prop);
         sd_bus_flush_close_unref(bus);
         return v;
 }

@@ -56,13 +56,11 @@ static char *restore(char **lines)
         return err;
 }
 
+/* A JetsonClocks property, on a connection of its own. */
 static bool get_bool(const char *prop)
 {
         sd_bus *bus = testbus_connect();
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        int v = -1;
-        assert_true(sd_bus_get_property_trivial(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, prop, &e, 'b',
-                                                &v) >= 0);
+        bool v = testbus_get_bool(bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, prop);
         sd_bus_flush_close_unref(bus);
         return v;
 }

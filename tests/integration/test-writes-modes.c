@@ -65,16 +65,6 @@ static char *calls_since(testbus *tb, const char *before)
         return g_strdup(now + strlen(before));
 }
 
-static bool get_bool(sd_bus *bus, const char *iface, const char *prop)
-{
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        int v = 0;
-        int r = sd_bus_get_property_trivial(bus, JD_BUS_NAME, JD_OBJECT_PATH, iface, prop, &e, 'b', &v);
-        if (r < 0)
-                fail_msg("Get %s.%s: %s: %s", iface, prop, e.name, e.message);
-        return v;
-}
-
 /* ---- PropertiesChanged ------------------------------------------------ */
 
 typedef struct {
@@ -510,8 +500,8 @@ static void check_jetson_clocks_denied(testbus *tb)
         g_autofree char *saved = testbus_root_file(tb, CLOCKS_STATE);
         assert_string_equal(saved, "<missing>");
         sd_bus *bus = testbus_connect();
-        assert_false(get_bool(bus, JD_IFACE_JETSON_CLOCKS, "Active"));
-        assert_false(get_bool(bus, JD_IFACE_JETSON_CLOCKS, "OnBoot"));
+        assert_false(testbus_get_bool(bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "Active"));
+        assert_false(testbus_get_bool(bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "OnBoot"));
         sd_bus_flush_close_unref(bus);
 }
 
@@ -546,7 +536,7 @@ static void test_set_active_on_off(void **state)
         g_autofree char *pwm = testbus_root_file(tb, FAN_PWM);
         assert_string_equal(pwm, "60\n");
         watch *w = watch_new();
-        assert_false(get_bool(w->bus, JD_IFACE_JETSON_CLOCKS, "Active"));
+        assert_false(testbus_get_bool(w->bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "Active"));
 
         /* Off while off: nothing to do. */
         g_autofree char *err0 = testbus_call(NULL, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 0);
@@ -568,8 +558,8 @@ static void test_set_active_on_off(void **state)
         g_autofree char *pwm_on = testbus_root_file(tb, FAN_PWM);
         assert_string_equal(pwm_on, "60\n");
         watch_wait(w, JD_IFACE_JETSON_CLOCKS ".Active");
-        assert_true(get_bool(w->bus, JD_IFACE_JETSON_CLOCKS, "Active"));
-        assert_false(get_bool(w->bus, JD_IFACE_JETSON_CLOCKS, "OnBoot"));
+        assert_true(testbus_get_bool(w->bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "Active"));
+        assert_false(testbus_get_bool(w->bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "OnBoot"));
 
         /* On while on: nothing to do. */
         g_autofree char *calls_on = testbus_root_file(tb, CALLS);
@@ -588,7 +578,7 @@ static void test_set_active_on_off(void **state)
         g_autofree char *pwm_off = testbus_root_file(tb, FAN_PWM);
         assert_string_equal(pwm_off, "60\n");
         watch_wait(w, JD_IFACE_JETSON_CLOCKS ".Active");
-        assert_false(get_bool(w->bus, JD_IFACE_JETSON_CLOCKS, "Active"));
+        assert_false(testbus_get_bool(w->bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "Active"));
         watch_free(w);
         testbus_stop_cleanly(tb);
 }
@@ -605,9 +595,9 @@ static void test_set_on_boot(void **state)
         g_autofree char *saved = testbus_root_file(tb, CLOCKS_STATE);
         assert_string_equal(saved, "[JetsonClocks]\nOnBoot=true\n");
         watch_wait(w, JD_IFACE_JETSON_CLOCKS ".OnBoot");
-        assert_true(get_bool(w->bus, JD_IFACE_JETSON_CLOCKS, "OnBoot"));
+        assert_true(testbus_get_bool(w->bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "OnBoot"));
         /* The current state is not touched. */
-        assert_false(get_bool(w->bus, JD_IFACE_JETSON_CLOCKS, "Active"));
+        assert_false(testbus_get_bool(w->bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "Active"));
         g_autofree char *ran = calls_since(tb, calls);
         assert_string_equal(ran, "");
 
@@ -617,7 +607,7 @@ static void test_set_on_boot(void **state)
         g_autofree char *saved2 = testbus_root_file(tb, CLOCKS_STATE);
         assert_string_equal(saved2, "[JetsonClocks]\nOnBoot=false\n");
         watch_wait(w, JD_IFACE_JETSON_CLOCKS ".OnBoot");
-        assert_false(get_bool(w->bus, JD_IFACE_JETSON_CLOCKS, "OnBoot"));
+        assert_false(testbus_get_bool(w->bus, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "OnBoot"));
         g_autofree char *ran2 = calls_since(tb, calls);
         assert_string_equal(ran2, "");
         watch_free(w);

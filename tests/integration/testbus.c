@@ -332,6 +332,15 @@ uint32_t testbus_get_u32(sd_bus *bus, const char *path, const char *iface, const
         return v;
 }
 
+bool testbus_get_bool(sd_bus *bus, const char *path, const char *iface, const char *prop)
+{
+        sd_bus_message *reply = get_property(bus, path, iface, prop, "b");
+        int v = 0;
+        assert_true(sd_bus_message_read(reply, "b", &v) > 0);
+        sd_bus_message_unref(reply);
+        return v;
+}
+
 testbus *testbus_start(void **state, const char *board, const char *const *args)
 {
         testbus *tb = testbus_new(NULL);

@@ -75,6 +75,7 @@ uint64_t testbus_now_us(void);
 char *testbus_get_string(sd_bus *bus, const char *path, const char *iface, const char *prop);
 uint64_t testbus_get_u64(sd_bus *bus, const char *path, const char *iface, const char *prop);
 uint32_t testbus_get_u32(sd_bus *bus, const char *path, const char *iface, const char *prop);
+bool testbus_get_bool(sd_bus *bus, const char *path, const char *iface, const char *prop);
 
 /* python-dbusmock: TEMPLATE ("polkitd", "systemd") on the test bus, as
  * root (the test bus policy lets root own their names), until

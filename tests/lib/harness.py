@@ -1,6 +1,8 @@
-"""The exporter's test stack: a private system bus with the project's
-policy, a copy of a fake board (optionally brought to life by the
-simulator), jetsond serving it and jetsond-exporter serving HTTP on a
+"""The Python tests' stack (exporter, jetsonctl top and completion, the
+GNOME Shell extension): a private system bus with the project's policy,
+a copy of a fake board (optionally brought to life by the simulator),
+python-dbusmock's polkitd, systemd and logind when asked, jetsond serving
+the board and, for the exporter tests, jetsond-exporter serving HTTP on a
 socket this harness passes to it as systemd would (LISTEN_FDS), so no
 port is ever guessed. Everything started is stopped by PID."""
 
