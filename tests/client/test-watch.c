@@ -100,7 +100,8 @@ static GPid start_watch(int *out_fd)
         return pid;
 }
 
-/* Reads from FD until N newlines or 5 s; returns the count seen. */
+/* Reads until at least N whole lines came (or 5 s passed) and returns
+ * how many came: under load one read() may hold more than N samples. */
 static int read_lines(int fd, int n)
 {
         int seen = 0;
@@ -146,7 +147,7 @@ static void stop_by_signal(void **state, int sig)
         int status = wait_exit(pid);
         uint64_t after = interval_now();
         close(fd);
-        assert_int_equal(lines, 2);
+        assert_true(lines >= 2);
         assert_int_equal(during, 50000);
         assert_int_equal(status, 0);
         assert_int_equal(after, DEFAULT_INTERVAL);
@@ -182,7 +183,7 @@ static void test_jetsond_leaves(void **state)
         err[n > 0 ? n : 0] = '\0';
         close(fd);
         close(err_fd);
-        assert_int_equal(lines, 1);
+        assert_true(lines >= 1);
         assert_int_equal(status, 1);
         assert_string_equal(err, "jetsonctl: jetsond left the bus\n");
 }
