@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 
+#include "json_text.h"
+
 JsonNode *jc_json_from_variant(GVariant *value)
 {
         JsonNode *node = json_node_new(JSON_NODE_VALUE);
@@ -79,10 +81,7 @@ gboolean jc_json_pretty;
 
 void jc_json_print(JsonNode *root, gboolean pretty)
 {
-        g_autoptr(JsonGenerator) gen = json_generator_new();
-        json_generator_set_root(gen, root);
-        json_generator_set_pretty(gen, pretty || jc_json_pretty);
-        g_autofree char *text = json_generator_to_data(gen, NULL);
+        g_autofree char *text = jt_to_text(root, pretty || jc_json_pretty);
         fputs(text, stdout);
         fputc('\n', stdout);
         fflush(stdout);

@@ -1,5 +1,6 @@
 /* JSON output through json-glib: every --json document is built as a
- * JsonNode and printed by JsonGenerator, never by concatenating text. */
+ * JsonNode and printed by common/json_text.c (shortest numbers), never by
+ * concatenating text. */
 #pragma once
 
 #include <glib.h>

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json_out.h"
+
 static void add_double_or_null(JsonBuilder *b, const char *name, double v)
 {
         json_builder_set_member_name(b, name);
@@ -96,11 +98,8 @@ static void print_json(const jc_measure *m, char *const *command, int status)
         }
         json_builder_end_array(b);
         json_builder_end_object(b);
-        g_autoptr(JsonGenerator) gen = json_generator_new();
         g_autoptr(JsonNode) root = json_builder_get_root(b);
-        json_generator_set_root(gen, root);
-        g_autofree char *text = json_generator_to_data(gen, NULL);
-        printf("%s\n", text);
+        jc_json_print(root, FALSE);
 }
 
 static void print_bytes(const char *what, uint64_t v)

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "json_text.h"
+
 struct jc_record_writer {
         FILE *out;
         jc_record_format format;
@@ -22,7 +24,6 @@ struct jc_record_writer {
         GPtrArray *groups;
         double *last;
         bool any_event;
-        JsonGenerator *gen;
 };
 
 bool jc_record_format_parse(const char *name, jc_record_format *out)
@@ -61,10 +62,7 @@ static char *json_string(const char *s)
 {
         JsonNode *node = json_node_new(JSON_NODE_VALUE);
         json_node_set_string(node, s);
-        JsonGenerator *gen = json_generator_new();
-        json_generator_set_root(gen, node);
-        char *text = json_generator_to_data(gen, NULL);
-        g_object_unref(gen);
+        char *text = jt_to_text(node, FALSE);
         json_node_unref(node);
         return text;
 }
@@ -96,7 +94,6 @@ static void setup_trace(jc_record_writer *w, char *const *columns)
         w->group_of = g_new0(size_t, w->n ? w->n : 1);
         w->groups = g_ptr_array_new_with_free_func(g_free);
         w->last = g_new(double, w->n ? w->n : 1);
-        w->gen = json_generator_new();
         for (size_t i = 0; i < w->n; i++) {
                 w->last[i] = NAN;
                 const char *dot = strrchr(columns[i], '.');
@@ -186,12 +183,10 @@ static void write_jsonl(jc_record_writer *w, double t, const double *values, cha
 
 static void put_event(jc_record_writer *w, JsonNode *event)
 {
-        json_generator_set_root(w->gen, event);
-        gsize len;
-        g_autofree char *text = json_generator_to_data(w->gen, &len);
+        g_autofree char *text = jt_to_text(event, FALSE);
         if (w->any_event)
                 put(w, ",\n", 2);
-        put(w, text, len);
+        puts_w(w, text);
         w->any_event = true;
         json_node_unref(event);
 }
@@ -297,7 +292,5 @@ void jc_record_writer_free(jc_record_writer *w)
         if (w->groups)
                 g_ptr_array_unref(w->groups);
         g_free(w->last);
-        if (w->gen)
-                g_object_unref(w->gen);
         g_free(w);
 }

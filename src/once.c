@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "board.h"
+#include "json_text.h"
 #include "sampler.h"
 #include "values.h"
 
@@ -186,11 +187,8 @@ int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json)
                 add_values(b, &values);
                 add_state(b, s);
                 json_builder_end_object(b);
-                g_autoptr(JsonGenerator) gen = json_generator_new();
                 g_autoptr(JsonNode) root = json_builder_get_root(b);
-                json_generator_set_root(gen, root);
-                json_generator_set_pretty(gen, TRUE);
-                g_autofree char *text = json_generator_to_data(gen, NULL);
+                g_autofree char *text = jt_to_text(root, TRUE);
                 puts(text);
         } else {
                 print_text(&board, &values);

@@ -196,7 +196,7 @@ jd_opt_dbl jd_cpu_load(const jd_cpu_ticks *prev, const jd_cpu_ticks *now)
         uint64_t dt = now->total - prev->total, db = now->busy - prev->busy;
         if (db > dt)
                 return out;
-        JD_SET(out, 100.0 * (double) db / (double) dt);
+        JD_SET(out, jd_percent((double) db, (double) dt));
         return out;
 }
 

@@ -79,7 +79,7 @@ const jd_emc_sample *jd_emc_reader_sample(jd_emc_reader *r)
          * load. The rate can read 0: then there is no load, not 0 %. */
         s->load.present = s->mc_all.present && s->cur_hz.present && s->cur_hz.value >= 1000;
         if (s->load.present) {
-                double load = 100.0 * (double) s->mc_all.value / ((double) s->cur_hz.value / 1000.0);
+                double load = jd_percent((double) s->mc_all.value, (double) s->cur_hz.value / 1000.0);
                 s->load.value = load > 100.0 ? 100.0 : load;
         }
         return s;

@@ -2,6 +2,7 @@
  * "absent" (present == false), never a zero that looks like a reading. */
 #pragma once
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -12,3 +13,11 @@ typedef struct { bool value; bool present; } jd_opt_bool;
 
 #define JD_SOME(v) { .value = (v), .present = true }
 #define JD_SET(opt, v) do { (opt).value = (v); (opt).present = true; } while (0)
+
+/* PART of WHOLE in percent, rounded to 0.01 %: loads are estimates from
+ * tick and activity counts, and digits past that are counting noise
+ * (33.333333333333336), not information. */
+static inline double jd_percent(double part, double whole)
+{
+        return round(10000.0 * part / whole) / 100.0;
+}

@@ -228,7 +228,7 @@ static bool read_proc(jd_process_reader *r, tracked *t, jd_process *p, uint64_t 
         p->cpu.present = false;
         if (t->have_ticks && now_us > t->at_us && ticks >= t->ticks) {
                 double secs = (double) (ticks - t->ticks) / (double) r->clk_tck;
-                JD_SET(p->cpu, 100.0 * secs / ((double) (now_us - t->at_us) / 1e6));
+                JD_SET(p->cpu, jd_percent(secs, (double) (now_us - t->at_us) / 1e6));
         }
         t->starttime = start;
         t->ticks = ticks;
