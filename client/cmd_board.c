@@ -1,28 +1,21 @@
 /* jetsonctl board: the Board interface's properties, like jetson_release. */
 #include <stdio.h>
 
+#include "json_docs.h"
 #include "json_out.h"
 #include "jetsond-dbus.h"
 #include "output.h"
 #include "props.h"
 
-/* Property -> label for people and member name in JSON, in print order. */
+/* Property -> label, in print order. */
 static const struct {
-        const char *property, *label, *json;
+        const char *property, *label;
 } fields[] = {
-        { "Model", "Model", "model" },
-        { "Module", "Module", "module" },
-        { "PartNumber", "Part number", "part_number" },
-        { "PNumber", "P-number", "p_number" },
-        { "BoardIds", "Board IDs", "board_ids" },
-        { "SoC", "SoC", "soc" },
-        { "CudaArch", "CUDA arch", "cuda_arch" },
-        { "Codename", "Codename", "codename" },
-        { "L4T", "L4T", "l4t" },
-        { "JetPack", "JetPack", "jetpack" },
-        { "Machine", "Machine", "machine" },
-        { "Distribution", "Distribution", "distribution" },
-        { "KernelRelease", "Kernel", "kernel_release" },
+        { "Model", "Model" },     { "Module", "Module" },       { "PartNumber", "Part number" },
+        { "PNumber", "P-number" }, { "BoardIds", "Board IDs" }, { "SoC", "SoC" },
+        { "CudaArch", "CUDA arch" }, { "Codename", "Codename" }, { "L4T", "L4T" },
+        { "JetPack", "JetPack" }, { "Machine", "Machine" },     { "Distribution", "Distribution" },
+        { "KernelRelease", "Kernel" },
 };
 
 /* The Libraries keys the contract lists, with their usual names. */
@@ -79,13 +72,8 @@ int jc_cmd_board(jc_ctx *c, int argc, char **argv)
         g_autoptr(GVariant) libs = g_variant_lookup_value(props, "Libraries", G_VARIANT_TYPE("a{ss}"));
 
         if (c->json) {
-                JsonBuilder *b = json_builder_new();
-                json_builder_begin_object(b);
-                for (size_t i = 0; i < G_N_ELEMENTS(fields); i++)
-                        jc_json_add_property(b, fields[i].json, props, fields[i].property);
-                jc_json_add_variant(b, "libraries", libs);
-                json_builder_end_object(b);
-                jc_json_print_builder(b);
+                g_autoptr(JsonNode) doc = jc_doc_board(props);
+                jc_json_print(doc, FALSE);
                 return JC_EXIT_OK;
         }
         g_autoptr(GString) out = g_string_new(NULL);

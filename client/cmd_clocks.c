@@ -3,12 +3,21 @@
 #include <string.h>
 
 #include "bus.h"
+#include "json_docs.h"
 #include "json_out.h"
 #include "jetsond-dbus.h"
 #include "parse.h"
 #include "props.h"
 
 #define NO_CLOCKS JC_NO_JETSON_CLOCKS
+
+/* The clocks document for a write's result (null if unreadable). */
+static JsonNode *fetch_doc(jc_ctx *c)
+{
+        g_autoptr(GVariant) props = NULL;
+        jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, true, "reading jetson_clocks", NO_CLOCKS, &props);
+        return jc_doc_clocks(props);
+}
 
 static int show(jc_ctx *c)
 {
@@ -18,12 +27,8 @@ static int show(jc_ctx *c)
         if (ret)
                 return ret;
         if (c->json) {
-                JsonBuilder *b = json_builder_new();
-                json_builder_begin_object(b);
-                jc_json_add_property(b, "active", props, "Active");
-                jc_json_add_property(b, "on_boot", props, "OnBoot");
-                json_builder_end_object(b);
-                jc_json_print_builder(b);
+                g_autoptr(JsonNode) doc = jc_doc_clocks(props);
+                jc_json_print(doc, FALSE);
                 return JC_EXIT_OK;
         }
         bool active = false, on_boot = false;
@@ -48,8 +53,14 @@ int jc_cmd_clocks(jc_ctx *c, int argc, char **argv)
         g_autofree char *error = NULL;
         if (!jc_parse_on_off(boot ? argv[2] : sub, &on, &error))
                 return jc_usage_error("clocks", "clocks: %s", error);
-        return jc_write(c, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, boot ? "SetOnBoot" : "SetActive",
-                        boot ? "setting jetson_clocks at boot" : on ? "switching jetson_clocks on"
-                                                                    : "switching jetson_clocks off",
-                        JD_ACTION_SET_JETSON_CLOCKS, NO_CLOCKS, NULL, "b", (int) on);
+        g_autoptr(JsonNode) before = c->json ? fetch_doc(c) : NULL;
+        int ret = jc_write(c, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, boot ? "SetOnBoot" : "SetActive",
+                           boot ? "setting jetson_clocks at boot" : on ? "switching jetson_clocks on"
+                                                                       : "switching jetson_clocks off",
+                           JD_ACTION_SET_JETSON_CLOCKS, NO_CLOCKS, NULL, "b", (int) on);
+        if (ret == JC_EXIT_OK && c->json) {
+                g_autoptr(JsonNode) after = fetch_doc(c);
+                jc_doc_print_result("jetson_clocks", before, after, NULL);
+        }
+        return ret;
 }

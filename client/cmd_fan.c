@@ -2,10 +2,12 @@
  * checked here first (percentage range, fan exists, profile in Profiles)
  * so mistakes get a clear message without asking polkit; jetsond checks
  * them again. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bus.h"
+#include "json_docs.h"
 #include "json_out.h"
 #include "jetsond-dbus.h"
 #include "parse.h"
@@ -42,29 +44,13 @@ static int list(jc_ctx *c)
                 return JC_EXIT_FAILURE;
         }
         if (c->json) {
-                JsonBuilder *b = json_builder_new();
-                json_builder_begin_object(b);
-                json_builder_set_member_name(b, "fans");
-                json_builder_begin_array(b);
-                for (guint i = 0; i < fans->len; i++) {
-                        const jc_fan *f = g_ptr_array_index(fans, i);
-                        json_builder_begin_object(b);
-                        json_builder_set_member_name(b, "index");
-                        json_builder_add_int_value(b, f->index);
-                        json_builder_set_member_name(b, "path");
-                        json_builder_add_string_value(b, f->path);
-                        static const char *const props[][2] = {
-                                { "name", "Name" },         { "speed", "Speed" },     { "rpm", "Rpm" },
-                                { "profile", "Profile" },   { "profiles", "Profiles" }, { "governor", "Governor" },
-                                { "control", "Control" },
-                        };
-                        for (size_t p = 0; p < G_N_ELEMENTS(props); p++)
-                                jc_json_add_property(b, props[p][0], f->props, props[p][1]);
-                        json_builder_end_object(b);
-                }
-                json_builder_end_array(b);
-                json_builder_end_object(b);
-                jc_json_print_builder(b);
+                JsonArray *docs = json_array_new();
+                for (guint i = 0; i < fans->len; i++)
+                        json_array_add_element(docs, jc_doc_fan(g_ptr_array_index(fans, i)));
+                g_autoptr(JsonNode) root = json_node_new(JSON_NODE_OBJECT);
+                json_node_take_object(root, json_object_new());
+                json_object_set_array_member(json_node_get_object(root), "fans", docs);
+                jc_json_print(root, FALSE);
                 return JC_EXIT_OK;
         }
         printf("%-4s %-14s %7s %6s  %-14s %-11s %-9s %s\n", "FAN", "NAME", "SPEED", "RPM", "PROFILE", "CONTROL",
@@ -116,6 +102,39 @@ static int find_fan(jc_ctx *c, const char *arg, GPtrArray **fans, const jc_fan *
         return jc_usage_error("fan", "no fan \"%s\"; fans: %s", arg, names);
 }
 
+/* A fan write (SetSpeed, SetProfile) and, with --json, what it changed
+ * on that fan. */
+static int fan_write(jc_ctx *c, const jc_fan *fan, const char *method, const char *doing, const char *type, ...)
+{
+        va_list ap;
+        va_start(ap, type);
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = 0;
+        g_autoptr(GVariant) reply = jc_write_callv(c, fan->path, JD_IFACE_FAN, method, &error, &r, type, ap);
+        va_end(ap);
+        if (!reply) {
+                int ret = jc_report_error(doing, &error, r, JD_ACTION_SET_FAN, "this board has no such fan");
+                sd_bus_error_free(&error);
+                return ret;
+        }
+        if (!c->json)
+                return JC_EXIT_OK;
+        g_autoptr(GPtrArray) now = NULL;
+        int ret = jc_fans_fetch(c, "listing the fans", &now);
+        if (ret)
+                return ret;
+        g_autoptr(JsonNode) before = jc_doc_fan(fan), after = NULL;
+        for (guint i = 0; i < now->len; i++) {
+                const jc_fan *f = g_ptr_array_index(now, i);
+                if (f->index == fan->index)
+                        after = jc_doc_fan(f);
+        }
+        g_autofree char *prefix = g_strdup_printf("fan.%u", fan->index);
+        static const char *const measured[] = { "rpm", NULL };
+        jc_doc_print_result(prefix, before, after, measured);
+        return JC_EXIT_OK;
+}
+
 static int set_speed(jc_ctx *c, int argc, char **argv)
 {
         if (argc < 3 || argc > 4)
@@ -130,8 +149,7 @@ static int set_speed(jc_ctx *c, int argc, char **argv)
         int ret = find_fan(c, argc == 4 ? argv[2] : NULL, &fans, &fan);
         if (ret)
                 return ret;
-        return jc_write(c, fan->path, JD_IFACE_FAN, "SetSpeed", "setting fan speed", JD_ACTION_SET_FAN,
-                        "this board has no such fan", NULL, "d", pct);
+        return fan_write(c, fan, "SetSpeed", "setting fan speed", "d", pct);
 }
 
 static int set_profile(jc_ctx *c, int argc, char **argv)
@@ -153,8 +171,7 @@ static int set_profile(jc_ctx *c, int argc, char **argv)
                                               fan->index);
                 return jc_usage_error("fan", "fan %u has no profile \"%s\"; profiles: %s", fan->index, profile, list);
         }
-        return jc_write(c, fan->path, JD_IFACE_FAN, "SetProfile", "setting fan profile", JD_ACTION_SET_FAN,
-                        "this board has no such fan", NULL, "s", profile);
+        return fan_write(c, fan, "SetProfile", "setting fan profile", "s", profile);
 }
 
 int jc_cmd_fan(jc_ctx *c, int argc, char **argv)

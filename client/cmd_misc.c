@@ -1,8 +1,11 @@
-/* jetsonctl drop-caches, restore, serial: one call each. */
+/* jetsonctl drop-caches, restore, serial: one call each (restore --json
+ * also reads what it changes, before and after). */
 #include <stdio.h>
 
 #include "bus.h"
+#include "json_docs.h"
 #include "json_out.h"
+#include "props.h"
 #include "jetsond-dbus.h"
 
 int jc_cmd_drop_caches(jc_ctx *c, int argc, char **argv)
@@ -10,8 +13,100 @@ int jc_cmd_drop_caches(jc_ctx *c, int argc, char **argv)
         (void) argv;
         if (argc > 1)
                 return jc_usage_error("drop-caches", "drop-caches takes no arguments");
-        return jc_write(c, JD_OBJECT_PATH, JD_IFACE_MEMORY, "DropCaches", "dropping caches", JD_ACTION_DROP_CACHES,
-                        NULL, NULL, NULL);
+        int ret = jc_write(c, JD_OBJECT_PATH, JD_IFACE_MEMORY, "DropCaches", "dropping caches",
+                           JD_ACTION_DROP_CACHES, NULL, NULL, NULL);
+        /* Dropping caches changes no setting: an empty list of changes. */
+        if (ret == JC_EXIT_OK && c->json)
+                jc_doc_print_result("memory", NULL, NULL, NULL);
+        return ret;
+}
+
+/* What restore changes, read before and after it. */
+typedef struct {
+        JsonNode *clocks, *nvpmodel;
+        GPtrArray *fans;
+} restore_state;
+
+static void restore_state_read(jc_ctx *c, restore_state *st)
+{
+        g_autoptr(GVariant) clocks = NULL, nvpmodel = NULL;
+        jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, true, "reading jetson_clocks", NULL, &clocks);
+        jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, true, "reading the power mode", NULL, &nvpmodel);
+        st->clocks = jc_doc_clocks(clocks);
+        st->nvpmodel = jc_doc_nvpmodel(nvpmodel);
+        if (jc_fans_fetch(c, "listing the fans", &st->fans) != JC_EXIT_OK)
+                st->fans = g_ptr_array_new();
+}
+
+static void restore_state_clear(restore_state *st)
+{
+        g_clear_pointer(&st->clocks, json_node_unref);
+        g_clear_pointer(&st->nvpmodel, json_node_unref);
+        g_clear_pointer(&st->fans, g_ptr_array_unref);
+}
+
+static JsonNode *member(JsonNode *object, const char *name)
+{
+        if (!object || !JSON_NODE_HOLDS_OBJECT(object) || !json_object_has_member(json_node_get_object(object), name))
+                return NULL;
+        return json_object_get_member(json_node_get_object(object), name);
+}
+
+/* One step: STEP went FROM -> TO and should have reached TARGET (NULL:
+ * whatever jetsond chose). Status: "absent" (the board lacks it),
+ * "unchanged", "changed", "next_boot" (a power mode that needs a reboot,
+ * as RestoreDefaults documents) or "failed". */
+static void add_step(JsonArray *steps, const char *step, JsonNode *from, JsonNode *to, JsonNode *target,
+                     bool reboot_ok)
+{
+        JsonObject *o = json_object_new();
+        json_object_set_string_member(o, "step", step);
+        json_object_set_member(o, "from", from ? json_node_copy(from) : json_node_new(JSON_NODE_NULL));
+        json_object_set_member(o, "to", to ? json_node_copy(to) : json_node_new(JSON_NODE_NULL));
+        const char *status = !from || !to                                  ? "absent"
+                             : target && !json_node_equal(to, target)       ? (reboot_ok ? "next_boot" : "failed")
+                             : json_node_equal(from, to)                    ? "unchanged"
+                                                                            : "changed";
+        json_object_set_string_member(o, "status", status);
+        json_array_add_object_element(steps, o);
+}
+
+static JsonNode *false_node(void)
+{
+        JsonNode *n = json_node_new(JSON_NODE_VALUE);
+        json_node_set_boolean(n, FALSE);
+        return n;
+}
+
+/* restore --json: the steps of RestoreDefaults (in its order), each from
+ * the state read before and after it rather than from its sentences. */
+static void print_restore_steps(const restore_state *was, const restore_state *now, bool call_ok)
+{
+        JsonArray *steps = json_array_new();
+        g_autoptr(JsonNode) off = false_node();
+        add_step(steps, "jetson_clocks.active", member(was->clocks, "active"), member(now->clocks, "active"), off,
+                 false);
+        add_step(steps, "jetson_clocks.on_boot", member(was->clocks, "on_boot"), member(now->clocks, "on_boot"), off,
+                 false);
+        for (guint i = 0; i < now->fans->len; i++) {
+                const jc_fan *f = g_ptr_array_index(now->fans, i);
+                g_autoptr(JsonNode) after = jc_doc_fan(f), before = NULL;
+                for (guint k = 0; k < was->fans->len; k++) {
+                        const jc_fan *w = g_ptr_array_index(was->fans, k);
+                        if (w->index == f->index)
+                                before = jc_doc_fan(w);
+                }
+                JsonNode *def = member(after, "default_profile");
+                g_autofree char *step = g_strdup_printf("fan.%u.profile", f->index);
+                add_step(steps, step, member(before, "profile"), member(after, "profile"),
+                         def && !JSON_NODE_HOLDS_NULL(def) ? def : NULL, false);
+        }
+        add_step(steps, "nvpmodel.mode", member(was->nvpmodel, "mode"), member(now->nvpmodel, "mode"),
+                 member(now->nvpmodel, "default_mode"), call_ok);
+        g_autoptr(JsonNode) root = json_node_new(JSON_NODE_OBJECT);
+        json_node_take_object(root, json_object_new());
+        json_object_set_array_member(json_node_get_object(root), "steps", steps);
+        jc_json_print(root, FALSE);
 }
 
 int jc_cmd_restore(jc_ctx *c, int argc, char **argv)
@@ -19,31 +114,34 @@ int jc_cmd_restore(jc_ctx *c, int argc, char **argv)
         (void) argv;
         if (argc > 1)
                 return jc_usage_error("restore", "restore takes no arguments");
-        g_autoptr(GVariant) reply = NULL;
-        int ret = jc_write(c, JD_OBJECT_PATH, JD_IFACE_MANAGER, "RestoreDefaults", "restoring defaults",
-                           JD_ACTION_SET_FAN " " JD_ACTION_SET_NVPMODEL " " JD_ACTION_SET_JETSON_CLOCKS, NULL, &reply,
-                           NULL);
-        if (ret)
-                return ret;
-        g_autoptr(GVariant) steps = g_variant_is_of_type(reply, G_VARIANT_TYPE("(as)"))
-                                            ? g_variant_get_child_value(reply, 0)
-                                            : NULL;
-        if (c->json) {
-                JsonBuilder *b = json_builder_new();
-                json_builder_begin_object(b);
-                jc_json_add_variant(b, "steps", steps);
-                json_builder_end_object(b);
-                jc_json_print_builder(b);
-                return JC_EXIT_OK;
-        }
-        GVariantIter it;
-        const char *line;
-        if (steps) {
+        static const char action[] = JD_ACTION_SET_FAN " " JD_ACTION_SET_NVPMODEL " " JD_ACTION_SET_JETSON_CLOCKS;
+        restore_state was = { 0 }, now = { 0 };
+        if (c->json)
+                restore_state_read(c, &was);
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = 0, ret = JC_EXIT_OK;
+        g_autoptr(GVariant) reply = jc_write_call(c, JD_OBJECT_PATH, JD_IFACE_MANAGER, "RestoreDefaults", &error, &r,
+                                                  NULL);
+        /* Failed: every step was attempted and at least one failed; any
+         * other error means none was, so there are no steps to show. */
+        bool attempted = reply || sd_bus_error_has_name(&error, JD_ERROR_FAILED);
+        if (!reply)
+                ret = jc_report_error("restoring defaults", &error, r, action, NULL);
+        sd_bus_error_free(&error);
+        if (c->json && attempted) {
+                restore_state_read(c, &now);
+                print_restore_steps(&was, &now, reply != NULL);
+        } else if (reply && g_variant_is_of_type(reply, G_VARIANT_TYPE("(as)"))) {
+                g_autoptr(GVariant) steps = g_variant_get_child_value(reply, 0);
+                GVariantIter it;
+                const char *line;
                 g_variant_iter_init(&it, steps);
                 while (g_variant_iter_next(&it, "&s", &line))
                         printf("%s\n", line);
         }
-        return JC_EXIT_OK;
+        restore_state_clear(&was);
+        restore_state_clear(&now);
+        return ret;
 }
 
 int jc_cmd_serial(jc_ctx *c, int argc, char **argv)

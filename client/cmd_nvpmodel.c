@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bus.h"
+#include "json_docs.h"
 #include "json_out.h"
 #include "jetsond-dbus.h"
 #include "parse.h"
@@ -30,28 +31,8 @@ static int list(jc_ctx *c)
         jc_prop_u32(props, "DefaultMode", &def);
         g_autoptr(GVariant) modes = g_variant_lookup_value(props, "Modes", G_VARIANT_TYPE("a(us)"));
         if (c->json) {
-                JsonBuilder *b = json_builder_new();
-                json_builder_begin_object(b);
-                jc_json_add_property(b, "mode", props, "Mode");
-                jc_json_add_property(b, "mode_name", props, "ModeName");
-                jc_json_add_property(b, "default_mode", props, "DefaultMode");
-                json_builder_set_member_name(b, "modes");
-                json_builder_begin_array(b);
-                GVariantIter it;
-                uint32_t id;
-                const char *name;
-                g_variant_iter_init(&it, modes);
-                while (g_variant_iter_next(&it, "(u&s)", &id, &name)) {
-                        json_builder_begin_object(b);
-                        json_builder_set_member_name(b, "id");
-                        json_builder_add_int_value(b, id);
-                        json_builder_set_member_name(b, "name");
-                        json_builder_add_string_value(b, name);
-                        json_builder_end_object(b);
-                }
-                json_builder_end_array(b);
-                json_builder_end_object(b);
-                jc_json_print_builder(b);
+                g_autoptr(JsonNode) doc = jc_doc_nvpmodel(props);
+                jc_json_print(doc, FALSE);
                 return JC_EXIT_OK;
         }
         printf("%-4s %s\n", "ID", "NAME");
@@ -99,6 +80,22 @@ static int resolve(GVariant *props, const char *arg, uint32_t *id)
         return jc_usage_error("nvpmodel", "no power mode \"%s\"; modes: %s", arg, known->str);
 }
 
+/* --json: what the write changed, from the properties read before it
+ * (BEFORE) and now. */
+static int print_result(jc_ctx *c, GVariant *before)
+{
+        if (!c->json)
+                return JC_EXIT_OK;
+        g_autoptr(GVariant) after = NULL;
+        int ret = fetch(c, &after);
+        if (ret)
+                return ret;
+        g_autoptr(JsonNode) from = jc_doc_nvpmodel(before), to = jc_doc_nvpmodel(after);
+        static const char *const constant[] = { "modes", NULL };
+        jc_doc_print_result("nvpmodel", from, to, constant);
+        return JC_EXIT_OK;
+}
+
 static int set(jc_ctx *c, const char *arg, bool boot)
 {
         g_autoptr(GVariant) props = NULL;
@@ -109,14 +106,16 @@ static int set(jc_ctx *c, const char *arg, bool boot)
         ret = resolve(props, arg, &id);
         if (ret)
                 return ret;
-        if (boot)
-                return jc_write(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetDefaultMode", "setting the boot power mode",
-                                JD_ACTION_SET_NVPMODEL, NO_NVPMODEL, NULL, "u", id);
+        if (boot) {
+                ret = jc_write(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetDefaultMode", "setting the boot power mode",
+                               JD_ACTION_SET_NVPMODEL, NO_NVPMODEL, NULL, "u", id);
+                return ret ? ret : print_result(c, props);
+        }
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r = 0;
         g_autoptr(GVariant) reply = jc_write_call(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "SetMode", &error, &r, "u", id);
         if (reply)
-                return JC_EXIT_OK;
+                return print_result(c, props);
         /* The way forward, as a command to type rather than jetsond's
          * D-Bus method. */
         if (sd_bus_error_has_name(&error, JD_ERROR_REBOOT_REQUIRED)) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_docs.h"
 #include "json_out.h"
 #include "jetsond-dbus.h"
 #include "output.h"
@@ -345,56 +346,15 @@ static void print_json(const status_data *d)
         json_builder_begin_object(b);
 
         json_builder_set_member_name(b, "board");
-        json_builder_begin_object(b);
-        jc_json_add_property(b, "model", d->board, "Model");
-        jc_json_add_property(b, "module", d->board, "Module");
-        jc_json_add_property(b, "jetpack", d->board, "JetPack");
-        jc_json_add_property(b, "l4t", d->board, "L4T");
-        jc_json_add_property(b, "soc", d->board, "SoC");
-        json_builder_end_object(b);
-
+        json_builder_add_value(b, jc_doc_board(d->board));
         json_builder_set_member_name(b, "nvpmodel");
-        uint32_t def = UINT32_MAX;
-        if (d->nvpmodel) {
-                json_builder_begin_object(b);
-                jc_json_add_property(b, "mode", d->nvpmodel, "Mode");
-                jc_json_add_property(b, "name", d->nvpmodel, "ModeName");
-                jc_json_add_property(b, "default_mode", d->nvpmodel, "DefaultMode");
-                jc_prop_u32(d->nvpmodel, "DefaultMode", &def);
-                const char *def_name = jc_mode_name(d->nvpmodel, def);
-                json_builder_set_member_name(b, "default_name");
-                if (def_name)
-                        json_builder_add_string_value(b, def_name);
-                else
-                        json_builder_add_null_value(b);
-                json_builder_end_object(b);
-        } else {
-                json_builder_add_null_value(b);
-        }
-
+        json_builder_add_value(b, jc_doc_nvpmodel(d->nvpmodel));
         json_builder_set_member_name(b, "jetson_clocks");
-        if (d->clocks) {
-                json_builder_begin_object(b);
-                jc_json_add_property(b, "active", d->clocks, "Active");
-                jc_json_add_property(b, "on_boot", d->clocks, "OnBoot");
-                json_builder_end_object(b);
-        } else {
-                json_builder_add_null_value(b);
-        }
-
+        json_builder_add_value(b, jc_doc_clocks(d->clocks));
         json_builder_set_member_name(b, "fans");
         json_builder_begin_array(b);
-        for (guint i = 0; d->fans && i < d->fans->len; i++) {
-                const jc_fan *f = g_ptr_array_index(d->fans, i);
-                json_builder_begin_object(b);
-                json_builder_set_member_name(b, "index");
-                json_builder_add_int_value(b, f->index);
-                jc_json_add_property(b, "name", f->props, "Name");
-                jc_json_add_property(b, "speed", f->props, "Speed");
-                jc_json_add_property(b, "rpm", f->props, "Rpm");
-                jc_json_add_property(b, "profile", f->props, "Profile");
-                json_builder_end_object(b);
-        }
+        for (guint i = 0; d->fans && i < d->fans->len; i++)
+                json_builder_add_value(b, jc_doc_fan(g_ptr_array_index(d->fans, i)));
         json_builder_end_array(b);
 
         json_builder_set_member_name(b, "timestamp_usec");

@@ -2,16 +2,49 @@
  * checked here (format, 64 MiB minimum, page multiple); the free-space
  * bound can only be checked by jetsond, whose InvalidArgs is then
  * reported with exit status 2 like any other argument error. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bus.h"
+#include "json_docs.h"
 #include "json_out.h"
 #include "jetsond-dbus.h"
 #include "output.h"
 #include "parse.h"
 #include "props.h"
+
+/* The swap document for a write's result (null members if unreadable). */
+static JsonNode *fetch_doc(jc_ctx *c)
+{
+        g_autoptr(GVariant) props = NULL;
+        jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_MEMORY, false, "reading swap", NULL, &props);
+        return jc_doc_swap(props);
+}
+
+/* A swap write and, with --json, what it changed. */
+static int swap_write(jc_ctx *c, const char *method, const char *doing, const char *type, ...)
+{
+        g_autoptr(JsonNode) before = c->json ? fetch_doc(c) : NULL;
+        va_list ap;
+        va_start(ap, type);
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = 0;
+        g_autoptr(GVariant) reply = jc_write_callv(c, JD_OBJECT_PATH, JD_IFACE_MEMORY, method, &error, &r, type, ap);
+        va_end(ap);
+        if (!reply) {
+                int ret = jc_report_error(doing, &error, r, JD_ACTION_MANAGE_SWAP, NULL);
+                sd_bus_error_free(&error);
+                return ret;
+        }
+        if (c->json) {
+                g_autoptr(JsonNode) after = fetch_doc(c);
+                static const char *const unchanged[] = { "ram_total_bytes", NULL };
+                jc_doc_print_result("swap", before, after, unchanged);
+        }
+        return JC_EXIT_OK;
+}
 
 static int show(jc_ctx *c)
 {
@@ -29,34 +62,8 @@ static int show(jc_ctx *c)
         int32_t prio;
         gboolean on_boot;
         if (c->json) {
-                JsonBuilder *b = json_builder_new();
-                json_builder_begin_object(b);
-                jc_json_add_property(b, "swap_total", props, "SwapTotal");
-                jc_json_add_property(b, "ram_total", props, "RamTotal");
-                json_builder_set_member_name(b, "swaps");
-                json_builder_begin_array(b);
-                if (swaps) {
-                        g_variant_iter_init(&it, swaps);
-                        while (g_variant_iter_next(&it, "(&s&sttib)", &path, &type, &size, &used, &prio, &on_boot)) {
-                                json_builder_begin_object(b);
-                                json_builder_set_member_name(b, "path");
-                                json_builder_add_string_value(b, path);
-                                json_builder_set_member_name(b, "type");
-                                json_builder_add_string_value(b, type);
-                                json_builder_set_member_name(b, "size");
-                                json_builder_add_int_value(b, (gint64) size);
-                                json_builder_set_member_name(b, "used");
-                                json_builder_add_int_value(b, (gint64) used);
-                                json_builder_set_member_name(b, "priority");
-                                json_builder_add_int_value(b, prio);
-                                json_builder_set_member_name(b, "on_boot");
-                                json_builder_add_boolean_value(b, on_boot);
-                                json_builder_end_object(b);
-                        }
-                }
-                json_builder_end_array(b);
-                json_builder_end_object(b);
-                jc_json_print_builder(b);
+                g_autoptr(JsonNode) doc = jc_doc_swap(props);
+                jc_json_print(doc, FALSE);
                 return JC_EXIT_OK;
         }
         if (!swaps || !g_variant_n_children(swaps)) {
@@ -93,14 +100,12 @@ int jc_cmd_swap(jc_ctx *c, int argc, char **argv)
                 long page = sysconf(_SC_PAGESIZE);
                 if (!jc_parse_swap_size(argv[2], page > 0 ? (uint64_t) page : 4096, &bytes, &error))
                         return jc_usage_error("swap", "%s", error);
-                return jc_write(c, JD_OBJECT_PATH, JD_IFACE_MEMORY, "CreateSwap", "creating the swap file",
-                                JD_ACTION_MANAGE_SWAP, NULL, NULL, "tb", bytes, (int) jc_swap_on_boot);
+                return swap_write(c, "CreateSwap", "creating the swap file", "tb", bytes, (int) jc_swap_on_boot);
         }
         if (strcmp(sub, "remove") == 0) {
                 if (argc != 2)
                         return jc_usage_error("swap", "swap remove takes no arguments");
-                return jc_write(c, JD_OBJECT_PATH, JD_IFACE_MEMORY, "RemoveSwap", "removing the swap file",
-                                JD_ACTION_MANAGE_SWAP, NULL, NULL, NULL);
+                return swap_write(c, "RemoveSwap", "removing the swap file", NULL);
         }
         return jc_usage_error("swap", "unknown swap command \"%s\" (show, create, remove)", sub);
 }

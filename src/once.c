@@ -2,6 +2,7 @@
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "board.h"
@@ -14,6 +15,15 @@ static void member_str(JsonBuilder *b, const char *name, const char *value)
         json_builder_set_member_name(b, name);
         if (value && value[0])
                 json_builder_add_string_value(b, value);
+        else
+                json_builder_add_null_value(b);
+}
+
+static void member_opt_u64(JsonBuilder *b, const char *name, jd_opt_u64 v)
+{
+        json_builder_set_member_name(b, name);
+        if (v.present)
+                json_builder_add_int_value(b, (gint64) v.value);
         else
                 json_builder_add_null_value(b);
 }
@@ -41,8 +51,16 @@ static void add_board(JsonBuilder *b, const jd_board *board)
         member_str(b, "cpu_model", board->cpu_model);
         json_builder_set_member_name(b, "libraries");
         json_builder_begin_object(b);
-        for (size_t i = 0; i < board->n_libraries; i++)
-                member_str(b, board->libraries[i].name, board->libraries[i].version);
+        /* As jetsonctl board --json prints them (docs/json.md): a version,
+         * null when it is unknown, opencv_cuda a boolean. */
+        for (size_t i = 0; i < board->n_libraries; i++) {
+                if (strcmp(board->libraries[i].name, "opencv_cuda") == 0) {
+                        json_builder_set_member_name(b, "opencv_cuda");
+                        json_builder_add_boolean_value(b, strcmp(board->libraries[i].version, "yes") == 0);
+                } else {
+                        member_str(b, board->libraries[i].name, board->libraries[i].version);
+                }
+        }
         json_builder_end_object(b);
         json_builder_end_object(b);
 }
@@ -105,6 +123,8 @@ static void add_state(JsonBuilder *b, const jd_sample *s)
         for (size_t i = 0; i < s->fans->n; i++) {
                 const jd_fan *f = &s->fans->fans[i];
                 json_builder_begin_object(b);
+                json_builder_set_member_name(b, "index");
+                json_builder_add_int_value(b, (gint64) i);
                 member_str(b, "name", f->name);
                 member_str(b, "profile", f->profile);
                 member_str(b, "default_profile", f->default_profile);
@@ -124,12 +144,12 @@ static void add_state(JsonBuilder *b, const jd_sample *s)
                 json_builder_add_null_value(b);
                 return;
         }
+        const jd_nvpmodel_sample *n = s->nvpmodel;
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "default");
-        if (s->nvpmodel->default_id.present)
-                json_builder_add_int_value(b, (gint64) s->nvpmodel->default_id.value);
-        else
-                json_builder_add_null_value(b);
+        member_opt_u64(b, "mode", n->current_id);
+        member_str(b, "mode_name", n->current_name);
+        member_opt_u64(b, "default_mode", n->default_id);
+        member_str(b, "default_mode_name", n->default_id.present ? jd_nvpmodel_mode_name(n, (unsigned) n->default_id.value) : NULL);
         json_builder_set_member_name(b, "modes");
         json_builder_begin_array(b);
         for (size_t i = 0; i < s->nvpmodel->n_modes; i++) {

@@ -28,6 +28,7 @@ static int get_string(sd_bus *bus, const char *path, const char *interface, cons
         const char *v = strcmp(property, "Name") == 0      ? f->name
                         : strcmp(property, "Profile") == 0  ? f->profile
                         : strcmp(property, "Governor") == 0 ? f->governor
+                        : strcmp(property, "DefaultProfile") == 0 ? f->default_profile
                                                             : f->control;
         return sd_bus_message_append_basic(reply, 's', v);
 }
@@ -136,6 +137,7 @@ static const sd_bus_vtable fan_vtable[] = {
         SD_BUS_PROPERTY("Rpm", "u", get_rpm, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Profile", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Profiles", "as", get_profiles, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DefaultProfile", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Governor", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Control", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_ARGS("SetSpeed", SD_BUS_ARGS("d", percent), SD_BUS_NO_RESULT, method_set_speed,
@@ -169,7 +171,7 @@ static void fan_update(jd_iface *base)
 {
         fan_iface *self = (fan_iface *) base;
         const jd_fan *now = fan(self), *was = &self->last;
-        const char *changed[8];
+        const char *changed[9];
         size_t n = 0;
         if (!opt_dbl_equal(now->speed, was->speed))
                 changed[n++] = "Speed";
@@ -179,6 +181,8 @@ static void fan_update(jd_iface *base)
                 changed[n++] = "Profile";
         if (!profiles_equal(now, was))
                 changed[n++] = "Profiles";
+        if (strcmp(now->default_profile, was->default_profile) != 0)
+                changed[n++] = "DefaultProfile";
         if (strcmp(now->governor, was->governor) != 0)
                 changed[n++] = "Governor";
         if (strcmp(now->control, was->control) != 0)

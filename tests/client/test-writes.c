@@ -70,7 +70,7 @@ static void test_nvpmodel(void **state)
          * jetsonctl says so. */
         g_autofree char *note = g_build_filename(tb->root, "run/jetsond/nvpmodel-running", NULL);
         assert_int_equal(unlink(note), 0);
-        wait_json("nvpmodel", "mode", "4294967295");
+        wait_json("nvpmodel", "mode", "null");
         g_autofree char *unknown = jc_ok("nvpmodel", NULL);
         jc_check_golden("agx-orin-jp62.nvpmodel-unknown", unknown);
         g_autofree char *by_id = jc_ok("nvpmodel", "default", "1", NULL);
@@ -80,6 +80,9 @@ static void test_nvpmodel(void **state)
         g_autofree char *by_name = jc_ok("nvpmodel", "default", "mode_30w", NULL);
         assert_string_equal(by_name, ""); /* changes print nothing */
         wait_json("nvpmodel", "default_mode", "2");
+        g_autofree char *json = jc_ok("nvpmodel", "default", "MODE_50W", "--json", NULL);
+        assert_string_equal(json, "{\"changes\":[{\"what\":\"nvpmodel.default_mode\",\"from\":2,\"to\":3},"
+                                  "{\"what\":\"nvpmodel.default_mode_name\",\"from\":\"MODE_30W\",\"to\":\"MODE_50W\"}]}\n");
 }
 
 static void test_clocks(void **state)
@@ -99,6 +102,12 @@ static void test_clocks(void **state)
         g_autofree char *noboot = jc_ok("clocks", "boot", "off", NULL);
         assert_string_equal(noboot, ""); /* changes print nothing */
         wait_json("clocks", "on_boot", "false");
+
+        /* --json: what changed, from what to what; nothing for a no-op. */
+        g_autofree char *on_json = jc_ok("clocks", "on", "--json", NULL);
+        assert_string_equal(on_json, "{\"changes\":[{\"what\":\"jetson_clocks.active\",\"from\":false,\"to\":true}]}\n");
+        g_autofree char *again = jc_ok("clocks", "on", "--json", NULL);
+        assert_string_equal(again, "{\"changes\":[]}\n");
 }
 
 static void test_drop_caches(void **state)
@@ -154,7 +163,7 @@ static void test_fan_jetpack4(void **state)
         g_autofree char *out = jc_ok("fan", "speed", "0", "100%", NULL);
         assert_string_equal(out, ""); /* changes print nothing */
         wait_json("fan", "fans.[0].profile", "\"manual\"");
-        wait_json("fan", "fans.[0].speed", "100.0");
+        wait_json("fan", "fans.[0].speed_percent", "100.0");
         g_autofree char *back = jc_ok("fan", "profile", "temp_control", NULL);
         assert_string_equal(back, ""); /* changes print nothing */
         wait_json("fan", "fans.[0].profile", "\"temp_control\"");
@@ -172,7 +181,7 @@ static void test_swap(void **state)
         wait_json("swap", "swaps.[7].path", "\"/var/lib/jetsond/swap/swapfile\"");
         wait_json("swap", "swaps.[7].type", "\"file\"");
         /* /proc/swaps counts the area without its header page: 64 MiB - 4 KiB. */
-        wait_json("swap", "swaps.[7].size", "67104768");
+        wait_json("swap", "swaps.[7].size_bytes", "67104768");
         wait_json("swap", "swaps.[7].on_boot", "true");
         g_autofree char *fstab = testbus_root_file(tb, "etc/fstab");
         assert_non_null(strstr(fstab, "/var/lib/jetsond/swap/swapfile none swap sw 0 0\n"));
@@ -228,9 +237,24 @@ static void test_restore(void **state)
         wait_json("clocks", "on_boot", "false");
         wait_json("fan", "fans.[0].profile", "\"temp_control\"");
 
+        /* Nothing left to restore: every step unchanged. */
         g_autofree char *json = jc_ok("restore", "--json", NULL);
-        g_autoptr(JsonNode) j = jc_parse_json(json);
-        assert_true(json_array_get_length(json_node_get_array(jc_json_at(j, "steps"))) >= 3);
+        assert_string_equal(json, "{\"steps\":["
+                                  "{\"step\":\"jetson_clocks.active\",\"from\":false,\"to\":false,\"status\":\"unchanged\"},"
+                                  "{\"step\":\"jetson_clocks.on_boot\",\"from\":false,\"to\":false,\"status\":\"unchanged\"},"
+                                  "{\"step\":\"fan.0.profile\",\"from\":\"temp_control\",\"to\":\"temp_control\","
+                                  "\"status\":\"unchanged\"},"
+                                  "{\"step\":\"nvpmodel.mode\",\"from\":0,\"to\":0,\"status\":\"unchanged\"}]}\n");
+        /* And with something to restore: each step from what to what. */
+        g_autofree char *d = jc_ok("clocks", "on", NULL), *e = jc_ok("fan", "speed", "20", NULL);
+        wait_json("fan", "fans.[0].profile", "\"manual\"");
+        g_autofree char *changed = jc_ok("restore", "--json", NULL);
+        assert_string_equal(changed, "{\"steps\":["
+                                     "{\"step\":\"jetson_clocks.active\",\"from\":true,\"to\":false,\"status\":\"changed\"},"
+                                     "{\"step\":\"jetson_clocks.on_boot\",\"from\":false,\"to\":false,\"status\":\"unchanged\"},"
+                                     "{\"step\":\"fan.0.profile\",\"from\":\"manual\",\"to\":\"temp_control\","
+                                     "\"status\":\"changed\"},"
+                                     "{\"step\":\"nvpmodel.mode\",\"from\":0,\"to\":0,\"status\":\"unchanged\"}]}\n");
 }
 
 int main(void)

@@ -85,6 +85,9 @@ static void test_profile_switch_restarts_nvfancontrol(void **state)
         assert_string_equal(status, "<missing>");
         g_autofree char *profile = fan_string("Profile");
         assert_string_equal(profile, "quiet");
+        /* nvfancontrol's profile is its FAN_DEFAULT_PROFILE. */
+        g_autofree char *def = fan_string("DefaultProfile");
+        assert_string_equal(def, "quiet");
         testbus_stop_cleanly(tb);
 }
 
@@ -119,6 +122,9 @@ static void test_speed_stops_nvfancontrol_first(void **state)
         assert_float_equal(fan_speed(), 127 * 100.0 / 255, 1e-9);
         g_autofree char *profile = fan_string("Profile");
         assert_string_equal(profile, "manual");
+        /* What RestoreDefaults goes back to. */
+        g_autofree char *def = fan_string("DefaultProfile");
+        assert_string_equal(def, "cool");
 
         /* Already manual: the next speed is a plain write. */
         g_autofree char *err2 = call("SetSpeed", "d", 20.0);

@@ -133,6 +133,8 @@ static void check_fan(sd_bus *bus, const board_case *c)
                 return;
         assert_prop_string(bus, path, JD_IFACE_FAN, "Name", c->fan_name);
         assert_prop_string(bus, path, JD_IFACE_FAN, "Profile", c->fan_profile);
+        /* Every fake board's fan starts at its default profile. */
+        assert_prop_string(bus, path, JD_IFACE_FAN, "DefaultProfile", c->fan_profile);
         assert_prop_string(bus, path, JD_IFACE_FAN, "Control", c->fan_control);
         assert_prop_string(bus, path, JD_IFACE_FAN, "Governor", c->fan_governor);
         if (c->fan_profiles) {

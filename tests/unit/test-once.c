@@ -65,7 +65,13 @@ static void test_agx_orin_json(void **state)
         assert_string_equal(json_object_get_string_member(v, "nvpmodel.name"), "MAXN");
         JsonObject *nvp = json_object_get_object_member(o, "nvpmodel");
         assert_int_equal(json_array_get_length(json_object_get_array_member(nvp, "modes")), 4);
-        assert_int_equal(json_object_get_int_member(nvp, "default"), 2);
+        /* The member names of jetsonctl nvpmodel --json (docs/json.md). */
+        assert_int_equal(json_object_get_int_member(nvp, "default_mode"), 2);
+        assert_string_equal(json_object_get_string_member(nvp, "default_mode_name"), "MODE_30W");
+        assert_int_equal(json_object_get_int_member(nvp, "mode"), 0);
+        assert_string_equal(json_object_get_string_member(nvp, "mode_name"), "MAXN");
+        assert_true(json_object_get_null_member(board, "board_ids"));
+        assert_true(json_object_get_boolean_member(json_object_get_object_member(board, "libraries"), "opencv_cuda"));
         assert_true(json_array_get_length(json_object_get_array_member(o, "swaps")) > 0);
         assert_int_equal(json_array_get_length(json_object_get_array_member(o, "fans")), 1);
         g_free(r.out);
