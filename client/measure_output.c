@@ -7,13 +7,17 @@
 
 #include "json_out.h"
 
-static void add_double_or_null(JsonBuilder *b, const char *name, double v)
+/* V rounded to DECIMALS places (the sources' resolution: µJ, 0.1 mW,
+ * 0.01 %, 1 kHz, 1 m°C, 1 ns), or null if there is none. */
+static void add_double_or_null(JsonBuilder *b, const char *name, double v, int decimals)
 {
         json_builder_set_member_name(b, name);
-        if (isfinite(v))
-                json_builder_add_double_value(b, v);
-        else
+        if (isfinite(v)) {
+                double scale = pow(10, decimals);
+                json_builder_add_double_value(b, round(v * scale) / scale);
+        } else {
                 json_builder_add_null_value(b);
+        }
 }
 
 static void add_uint(JsonBuilder *b, const char *name, uint64_t v)
@@ -29,16 +33,16 @@ static double load_mean(const jc_window *w, int i)
 
 static void window_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
 {
-        add_double_or_null(b, "duration_s", jc_window_seconds(w));
+        add_double_or_null(b, "duration_s", jc_window_seconds(w), 9);
         add_uint(b, "records", w->records);
         json_builder_set_member_name(b, "power");
         json_builder_begin_object(b);
         for (size_t i = 0; i < m->n_power; i++) {
                 json_builder_set_member_name(b, m->power_name[i]);
                 json_builder_begin_object(b);
-                add_double_or_null(b, "energy_j", isfinite(w->peak_mw[i]) ? w->energy_mj[i] / 1000 : NAN);
-                add_double_or_null(b, "mean_power_mw", jc_window_mean_mw(w, i));
-                add_double_or_null(b, "peak_power_mw", w->peak_mw[i]);
+                add_double_or_null(b, "energy_j", isfinite(w->peak_mw[i]) ? w->energy_mj[i] / 1000 : NAN, 6);
+                add_double_or_null(b, "mean_power_mw", jc_window_mean_mw(w, i), 1);
+                add_double_or_null(b, "peak_power_mw", w->peak_mw[i], 1);
                 json_builder_end_object(b);
         }
         json_builder_end_object(b);
@@ -46,22 +50,22 @@ static void window_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
         for (int i = 0; i < JC_LOADS; i++) {
                 json_builder_set_member_name(b, loads[i]);
                 json_builder_begin_object(b);
-                add_double_or_null(b, "mean", load_mean(w, i));
-                add_double_or_null(b, "max", w->load_max[i]);
+                add_double_or_null(b, "mean", load_mean(w, i), 2);
+                add_double_or_null(b, "max", w->load_max[i], 2);
                 json_builder_end_object(b);
         }
-        add_double_or_null(b, "gpu_freq_max_khz", w->freq_max[JC_FREQ_GPU]);
-        add_double_or_null(b, "emc_freq_max_khz", w->freq_max[JC_FREQ_EMC]);
+        add_double_or_null(b, "gpu_freq_max_khz", w->freq_max[JC_FREQ_GPU], 0);
+        add_double_or_null(b, "emc_freq_max_khz", w->freq_max[JC_FREQ_EMC], 0);
         json_builder_set_member_name(b, "temp_max_celsius");
         json_builder_begin_object(b);
         for (size_t i = 0; i < m->n_temp; i++)
-                add_double_or_null(b, m->temp_name[i], w->temp_max[i]);
+                add_double_or_null(b, m->temp_name[i], w->temp_max[i], 3);
         json_builder_end_object(b);
         const jc_window_procs *p = &w->procs;
         json_builder_set_member_name(b, "processes");
         json_builder_begin_object(b);
-        add_double_or_null(b, "cpu_user_s", p->user_s);
-        add_double_or_null(b, "cpu_system_s", p->system_s);
+        add_double_or_null(b, "cpu_user_s", p->user_s, 6);
+        add_double_or_null(b, "cpu_system_s", p->system_s, 6);
         add_uint(b, "peak_rss_bytes", p->peak_rss_bytes);
         add_uint(b, "peak_pss_bytes", p->peak_pss_bytes);
         add_uint(b, "read_bytes", p->read_bytes);
@@ -92,7 +96,7 @@ static void print_json(const jc_measure *m, char *const *command, int status)
                 json_builder_begin_object(b);
                 json_builder_set_member_name(b, "name");
                 json_builder_add_string_value(b, w->name);
-                add_double_or_null(b, "start_s", (double) (w->start_ns - m->whole.start_ns) / 1e9);
+                add_double_or_null(b, "start_s", (double) (w->start_ns - m->whole.start_ns) / 1e9, 9);
                 window_json(b, m, w);
                 json_builder_end_object(b);
         }

@@ -102,11 +102,18 @@ class Stack:
 
     def start_systemd_with_nvfancontrol(self):
         """dbusmock's systemd with nvfancontrol.service running, as a fan
-        profile change needs it."""
+        profile change needs it, and the unit-file calls of SetOnBoot."""
         self.start_mock("systemd", "org.freedesktop.systemd1")
         for method, *args in (("org.freedesktop.DBus.Mock.AddMockUnit", "nvfancontrol.service"),
                               ("org.freedesktop.DBus.Mock.AddMethod", "org.freedesktop.systemd1.Manager",
                                "Subscribe", "", "", ""),
+                              # JetsonClocks.SetOnBoot enables or disables jetsond.service.
+                              ("org.freedesktop.DBus.Mock.AddMethod", "org.freedesktop.systemd1.Manager",
+                               "EnableUnitFiles", "asbb", "ba(sss)", "ret = (True, [])"),
+                              ("org.freedesktop.DBus.Mock.AddMethod", "org.freedesktop.systemd1.Manager",
+                               "DisableUnitFiles", "asb", "a(sss)", "ret = []"),
+                              ("org.freedesktop.DBus.Mock.AddMethod", "org.freedesktop.systemd1.Manager",
+                               "Reload", "", "", ""),
                               ("org.freedesktop.systemd1.Manager.StartUnit", "nvfancontrol.service", "replace")):
             subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.systemd1", "--object-path",
                             "/org/freedesktop/systemd1", "--method", method, *args],

@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+"""Every --json document of jetsonctl, and jetsond --once --json, against
+the JSON Schema files of docs/json/ (the contract docs/json.md explains),
+on fake boards of every kind, with python-dbusmock's polkitd allowing the
+writes and systemd running nvfancontrol:
+
+    test-json-schemas.py JETSOND JETSONCTL
+
+Beyond the schemas: the same value has the same name and the same value in
+every document that carries it (status and its own command, jetsond --once),
+and no number carries binary noise (34.700000000000003)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import jsonschema
+
+SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
+import harness  # noqa: E402  (the bus, board and jetsond stack)
+
+JETSOND, JETSONCTL = (os.path.abspath(a) for a in sys.argv[1:3])
+SCHEMA_DIR = os.path.join(SOURCE_DIR, "docs", "json")
+ALL_ACTIONS = ["org.jetsond.Jetson1." + a for a in
+               ("set-fan", "set-nvpmodel", "set-jetson-clocks", "manage-swap", "drop-caches", "read-serial")]
+
+SCHEMAS = {}
+for name in os.listdir(SCHEMA_DIR):
+    with open(os.path.join(SCHEMA_DIR, name)) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    SCHEMAS[schema["$id"]] = schema
+
+# %.17g's tell-tale: a run of zeros or nines before the last digit.
+NOISE = re.compile(r"\d\.\d*(?:0{6,}[1-9]|9{6,}\d)\b")
+
+
+def validator(schema):
+    """Debian 12's jsonschema (4.10) resolves the common file's $refs with
+    RefResolver; newer ones with the referencing library."""
+    try:
+        import referencing
+        registry = referencing.Registry().with_resources(
+            (uri, referencing.Resource.from_contents(s)) for uri, s in SCHEMAS.items())
+        return jsonschema.Draft202012Validator(schema, registry=registry)
+    except ImportError:
+        return jsonschema.Draft202012Validator(schema, resolver=jsonschema.RefResolver.from_schema(schema,
+                                                                                                 store=SCHEMAS))
+
+
+def validate(text, schema_name, what):
+    schema = SCHEMAS[f"https://jetsond.org/schemas/{schema_name}.schema.json"]
+    noisy = NOISE.search(text)
+    assert not noisy, f"{what}: a number with binary noise: {noisy.group(0)}"
+    doc = json.loads(text)
+    try:
+        validator(schema).validate(doc)
+    except jsonschema.ValidationError as e:
+        raise AssertionError(f"{what} does not match {schema_name}.schema.json: {e.message} at "
+                             f"{'/'.join(str(p) for p in e.absolute_path)}\n{text}") from None
+    return doc
+
+
+def jetsonctl(*args, status=0):
+    r = subprocess.run([JETSONCTL, "--no-ask-password", *args], capture_output=True, text=True, timeout=60)
+    assert r.returncode == status, f"jetsonctl {' '.join(args)}: exit {r.returncode}: {r.stderr}"
+    return r.stdout
+
+
+def doc(schema_name, *args):
+    """The one document ARGS print with --json, validated."""
+    return validate(jetsonctl("--json", *args), schema_name, "jetsonctl " + " ".join(args))
+
+
+def check_reads(board, jetson):
+    status = doc("status", "status")
+    assert doc("board", "board") == status["board"], "board and status.board differ"
+    swap = doc("swap", "swap")
+    assert swap["ram_total_bytes"] > 0
+    got = doc("get", "get", "cpu.*")
+    assert got and all(k.startswith("cpu.") for k in got)
+    lines = jetsonctl("--json", "watch", "--count", "2", "--stats", "cpu.*").splitlines()
+    assert len(lines) == 3, lines
+    for line in lines[:2]:
+        validate(line, "watch", "watch line")
+    validate(lines[2], "watch-stats", "watch --stats summary")
+    measure = doc("measure", "measure", "--interval", "20", "--", "sleep", "0.2")
+    assert measure["exit_status"] == 0
+    if jetson:
+        nvpmodel = doc("nvpmodel", "nvpmodel")
+        assert nvpmodel == status["nvpmodel"], "nvpmodel and status.nvpmodel differ"
+        assert doc("clocks", "clocks") == status["jetson_clocks"]
+        fans = doc("fan", "fan")["fans"]
+        for listed, shown in zip(fans, status["fans"]):
+            for k in listed:
+                if k not in ("speed_percent", "rpm"):  # measured: they move
+                    assert listed[k] == shown[k], f"fan {k}: {listed[k]!r} vs {shown[k]!r}"
+    else:
+        assert status["nvpmodel"] is None and status["jetson_clocks"] is None and status["fans"] == []
+        for absent in ("board_ids", "jetpack", "l4t", "soc"):
+            assert status["board"][absent] is None, f"board.{absent} is {status['board'][absent]!r}, not null"
+    assert doc("serial", "serial")["serial"] if board != "x86-pc" else True
+    return status
+
+
+def check_once(board, status):
+    out = subprocess.run([JETSOND, "--sysroot", os.path.join(SOURCE_DIR, "tests", "fixtures", board), "--once",
+                          "--json"], capture_output=True, text=True, check=True).stdout
+    once = validate(out, "jetsond-once", f"jetsond --once --json on {board}")
+    # The daemon's own document names things as jetsonctl does.
+    for k, v in status["board"].items():
+        assert once["board"][k] == v, f"{board}: board.{k}: jetsond --once {once['board'][k]!r}, jetsonctl {v!r}"
+    if status["nvpmodel"]:
+        for k in ("default_mode", "default_mode_name", "modes"):
+            assert once["nvpmodel"][k] == status["nvpmodel"][k], f"{board}: nvpmodel.{k} differs"
+    for fan, shown in zip(once["fans"], status["fans"]):
+        for k in ("index", "name", "profiles", "default_profile", "governor", "control"):
+            assert fan[k] == shown[k], f"{board}: fan {k} differs"
+
+
+def check_writes():
+    """AGX Orin, JetPack 6: every write's result document."""
+    results = {}
+    for args in (("nvpmodel", "default", "3"), ("clocks", "on"), ("clocks", "boot", "on"), ("clocks", "boot", "off"),
+                 ("fan", "speed", "50"), ("fan", "profile", "quiet"), ("swap", "create", "64M", "--on-boot"),
+                 ("swap", "remove"), ("drop-caches",)):
+        results[args] = doc("changes", *args)["changes"]
+    what = {args: [c["what"] for c in changes] for args, changes in results.items()}
+    assert what[("nvpmodel", "default", "3")] == ["nvpmodel.default_mode", "nvpmodel.default_mode_name"]
+    assert results[("nvpmodel", "default", "3")][0]["from"] == 2 and results[("nvpmodel", "default", "3")][0]["to"] == 3
+    assert what[("clocks", "on")] == ["jetson_clocks.active"]
+    assert "fan.0.profile" in what[("fan", "speed", "50")]
+    assert "fan.0.speed_percent" in what[("fan", "speed", "50")]
+    created = {c["what"]: c for c in results[("swap", "create", "64M", "--on-boot")]}
+    assert [s["path"] for s in created["swap.swaps"]["to"]][-1] == "/var/lib/jetsond/swap/swapfile", created
+    assert created["swap.swaps"]["to"][-1]["on_boot"] is True
+    assert results[("drop-caches",)] == []
+    restore = doc("restore", "restore")["steps"]
+    steps = {s["step"]: s for s in restore}
+    assert [s["step"] for s in restore] == ["jetson_clocks.active", "jetson_clocks.on_boot", "fan.0.profile",
+                                            "nvpmodel.mode"]
+    assert steps["jetson_clocks.active"]["from"] is True and steps["jetson_clocks.active"]["to"] is False
+    assert steps["jetson_clocks.active"]["status"] == "changed"
+
+
+def run_board(board, jetson, writes=False):
+    with harness.Stack(JETSOND, None, board=board) as stack:
+        stack.start_mock("polkitd", "org.freedesktop.PolicyKit1")
+        stack.polkit_allow(ALL_ACTIONS)
+        if jetson and board != "nano-jp46":
+            stack.start_systemd_with_nvfancontrol()
+        stack.start_daemon()
+        status = check_reads(board, jetson)
+        check_once(board, status)
+        if writes:
+            check_writes()
+
+
+def test_agx_orin_jp62():
+    run_board("agx-orin-jp62", True, writes=True)
+
+
+def test_nano_jp46():
+    run_board("nano-jp46", True)
+
+
+def test_xavier_nx_jp51():
+    run_board("xavier-nx-jp51", True)
+
+
+def test_x86_pc():
+    run_board("x86-pc", False)
+
+
+def test_noise_detector():
+    """The noise check itself: json-glib 1.4's way of printing 34.7 fails."""
+    try:
+        validate('{"values": {"gpu.load": 34.700000000000003}, "timestamp_usec": 1}', "watch", "noisy")
+    except AssertionError:
+        return
+    raise AssertionError("34.700000000000003 passed the noise check")
+
+
+if __name__ == "__main__":
+    sys.exit(harness.run_tests([test_noise_detector, test_agx_orin_jp62, test_nano_jp46, test_xavier_nx_jp51,
+                                test_x86_pc]))
