@@ -215,12 +215,19 @@ GVariant *jc_write_call(jc_ctx *c, const char *path, const char *iface, const ch
 int jc_write(jc_ctx *c, const char *path, const char *iface, const char *method, const char *doing,
              const char *action, const char *absent, GVariant **reply, const char *types, ...)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r = 0;
         va_list ap;
         va_start(ap, types);
-        GVariant *result = jc_write_callv(c, path, iface, method, &error, &r, types, ap);
+        int ret = jc_writev(c, path, iface, method, doing, action, absent, reply, types, ap);
         va_end(ap);
+        return ret;
+}
+
+int jc_writev(jc_ctx *c, const char *path, const char *iface, const char *method, const char *doing,
+              const char *action, const char *absent, GVariant **reply, const char *types, va_list ap)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = 0;
+        GVariant *result = jc_write_callv(c, path, iface, method, &error, &r, types, ap);
         if (!result) {
                 int ret = jc_report_error(doing, &error, r, action, absent);
                 sd_bus_error_free(&error);

@@ -41,6 +41,8 @@ GVariant *jc_write_callv(jc_ctx *c, const char *path, const char *iface, const c
  * stores the reply in *REPLY if REPLY is not NULL, and returns 0. */
 int jc_write(jc_ctx *c, const char *path, const char *iface, const char *method, const char *doing,
              const char *action, const char *absent, GVariant **reply, const char *types, ...);
+int jc_writev(jc_ctx *c, const char *path, const char *iface, const char *method, const char *doing,
+              const char *action, const char *absent, GVariant **reply, const char *types, va_list ap);
 
 /* Properties.GetAll(IFACE) on PATH as an a{sv} dictionary, or NULL. */
 GVariant *jc_get_all(jc_ctx *c, const char *path, const char *iface, sd_bus_error *error, int *r);

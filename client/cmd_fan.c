@@ -108,19 +108,15 @@ static int fan_write(jc_ctx *c, const jc_fan *fan, const char *method, const cha
 {
         va_list ap;
         va_start(ap, type);
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r = 0;
-        g_autoptr(GVariant) reply = jc_write_callv(c, fan->path, JD_IFACE_FAN, method, &error, &r, type, ap);
+        int ret = jc_writev(c, fan->path, JD_IFACE_FAN, method, doing, JD_ACTION_SET_FAN, "this board has no such fan",
+                            NULL, type, ap);
         va_end(ap);
-        if (!reply) {
-                int ret = jc_report_error(doing, &error, r, JD_ACTION_SET_FAN, "this board has no such fan");
-                sd_bus_error_free(&error);
+        if (ret)
                 return ret;
-        }
         if (!c->json)
                 return JC_EXIT_OK;
         g_autoptr(GPtrArray) now = NULL;
-        int ret = jc_fans_fetch(c, "listing the fans", &now);
+        ret = jc_fans_fetch(c, "listing the fans", &now);
         if (ret)
                 return ret;
         g_autoptr(JsonNode) before = jc_doc_fan(fan), after = NULL;

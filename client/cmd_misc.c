@@ -45,13 +45,6 @@ static void restore_state_clear(restore_state *st)
         g_clear_pointer(&st->fans, g_ptr_array_unref);
 }
 
-static JsonNode *member(JsonNode *object, const char *name)
-{
-        if (!object || !JSON_NODE_HOLDS_OBJECT(object) || !json_object_has_member(json_node_get_object(object), name))
-                return NULL;
-        return json_object_get_member(json_node_get_object(object), name);
-}
-
 /* One step: STEP went FROM -> TO and should have reached TARGET (NULL:
  * whatever jetsond chose). Status: "absent" (the board lacks it),
  * "unchanged", "changed", "next_boot" (a power mode that needs a reboot,
@@ -84,10 +77,11 @@ static void print_restore_steps(const restore_state *was, const restore_state *n
 {
         JsonArray *steps = json_array_new();
         g_autoptr(JsonNode) off = false_node();
-        add_step(steps, "jetson_clocks.active", member(was->clocks, "active"), member(now->clocks, "active"), off,
-                 false);
-        add_step(steps, "jetson_clocks.on_boot", member(was->clocks, "on_boot"), member(now->clocks, "on_boot"), off,
-                 false);
+        static const char *const clock_steps[][2] = { { "jetson_clocks.active", "active" },
+                                                       { "jetson_clocks.on_boot", "on_boot" } };
+        for (size_t i = 0; i < G_N_ELEMENTS(clock_steps); i++)
+                add_step(steps, clock_steps[i][0], jc_doc_member(was->clocks, clock_steps[i][1]),
+                         jc_doc_member(now->clocks, clock_steps[i][1]), off, false);
         for (guint i = 0; i < now->fans->len; i++) {
                 const jc_fan *f = g_ptr_array_index(now->fans, i);
                 g_autoptr(JsonNode) after = jc_doc_fan(f), before = NULL;
@@ -96,13 +90,13 @@ static void print_restore_steps(const restore_state *was, const restore_state *n
                         if (w->index == f->index)
                                 before = jc_doc_fan(w);
                 }
-                JsonNode *def = member(after, "default_profile");
+                JsonNode *def = jc_doc_member(after, "default_profile");
                 g_autofree char *step = g_strdup_printf("fan.%u.profile", f->index);
-                add_step(steps, step, member(before, "profile"), member(after, "profile"),
+                add_step(steps, step, jc_doc_member(before, "profile"), jc_doc_member(after, "profile"),
                          def && !JSON_NODE_HOLDS_NULL(def) ? def : NULL, false);
         }
-        add_step(steps, "nvpmodel.mode", member(was->nvpmodel, "mode"), member(now->nvpmodel, "mode"),
-                 member(now->nvpmodel, "default_mode"), call_ok);
+        add_step(steps, "nvpmodel.mode", jc_doc_member(was->nvpmodel, "mode"), jc_doc_member(now->nvpmodel, "mode"),
+                 jc_doc_member(now->nvpmodel, "default_mode"), call_ok);
         g_autoptr(JsonNode) root = json_node_new(JSON_NODE_OBJECT);
         json_node_take_object(root, json_object_new());
         json_object_set_array_member(json_node_get_object(root), "steps", steps);

@@ -29,15 +29,11 @@ static int swap_write(jc_ctx *c, const char *method, const char *doing, const ch
         g_autoptr(JsonNode) before = c->json ? fetch_doc(c) : NULL;
         va_list ap;
         va_start(ap, type);
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r = 0;
-        g_autoptr(GVariant) reply = jc_write_callv(c, JD_OBJECT_PATH, JD_IFACE_MEMORY, method, &error, &r, type, ap);
+        int ret = jc_writev(c, JD_OBJECT_PATH, JD_IFACE_MEMORY, method, doing, JD_ACTION_MANAGE_SWAP, NULL, NULL, type,
+                            ap);
         va_end(ap);
-        if (!reply) {
-                int ret = jc_report_error(doing, &error, r, JD_ACTION_MANAGE_SWAP, NULL);
-                sd_bus_error_free(&error);
+        if (ret)
                 return ret;
-        }
         if (c->json) {
                 g_autoptr(JsonNode) after = fetch_doc(c);
                 static const char *const unchanged[] = { "ram_total_bytes", NULL };

@@ -180,7 +180,7 @@ JsonNode *jc_doc_swap(GVariant *props)
         return finish(b);
 }
 
-static JsonNode *member_or_null(JsonNode *object, const char *name)
+JsonNode *jc_doc_member(JsonNode *object, const char *name)
 {
         if (!object || !JSON_NODE_HOLDS_OBJECT(object) || !json_object_has_member(json_node_get_object(object), name))
                 return NULL;
@@ -200,7 +200,7 @@ void jc_doc_add_changes(JsonArray *changes, const char *prefix, JsonNode *before
                 const char *name = l->data;
                 if (ignore && g_strv_contains(ignore, name))
                         continue;
-                JsonNode *from = member_or_null(before, name), *to = member_or_null(after, name);
+                JsonNode *from = jc_doc_member(before, name), *to = jc_doc_member(after, name);
                 JsonNode *null_node = json_node_new(JSON_NODE_NULL);
                 JsonNode *f = from ? from : null_node, *t = to ? to : null_node;
                 if (!json_node_equal(f, t)) {

@@ -19,6 +19,9 @@ JsonNode *jc_doc_fan(const jc_fan *fan);
 /* Memory: swap areas and totals (swap). */
 JsonNode *jc_doc_swap(GVariant *props);
 
+/* Member NAME of OBJECT, or NULL when OBJECT is not an object or lacks it. */
+JsonNode *jc_doc_member(JsonNode *object, const char *name);
+
 /* A write command's result: every member of AFTER whose value differs
  * from BEFORE's (both objects built by the functions above; NULL for an
  * object that is not there), as {"what": PREFIX.member, "from", "to"}
