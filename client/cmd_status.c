@@ -208,16 +208,14 @@ static void memory_rows(GString *out, const jc_sample *s, bool color)
                 g_autofree char *u = jc_format_kib(used), *t = jc_format_kib(total);
                 g_autoptr(GString) d = g_string_new(NULL);
                 g_string_append_printf(d, "%s of %s", u, t);
-                g_autoptr(GString) extra = g_string_new(NULL);
+                if (jc_sample_uint(s, "ram.lfb", &v))
+                        g_string_append_printf(d, " (lfb %" G_GUINT64_FORMAT "x4MB)", v);
+                bar_row(out, color, "RAM", true, 100.0 * (double) used / (double) total, d->str);
+                /* A line of its own, so the RAM line fits 80 columns. */
                 if (jc_sample_uint(s, "ram.shared", &v)) {
                         g_autofree char *sh = jc_format_kib(v);
-                        g_string_append_printf(extra, "GPU shared %s", sh);
+                        g_string_append_printf(out, "  %-*s%s\n", LABEL_WIDTH + 4, "GPU shared", sh);
                 }
-                if (jc_sample_uint(s, "ram.lfb", &v))
-                        g_string_append_printf(extra, "%slfb %" G_GUINT64_FORMAT "x4MB", extra->len ? ", " : "", v);
-                if (extra->len)
-                        g_string_append_printf(d, " (%s)", extra->str);
-                bar_row(out, color, "RAM", true, 100.0 * (double) used / (double) total, d->str);
         }
         if (jc_sample_uint(s, "iram.total", &total) && jc_sample_uint(s, "iram.used", &used) && total) {
                 g_autofree char *u = jc_format_kib(used), *t = jc_format_kib(total);
@@ -279,21 +277,31 @@ static void power_rows(GString *out, const jc_sample *s, bool color)
 
 static void temp_row(GString *out, const jc_sample *s, bool color)
 {
-        g_autoptr(GString) line = g_string_new(NULL);
+        /* Zones in as many lines of 80 columns as they need. */
+        g_autoptr(GString) lines = g_string_new(NULL);
+        size_t line_start = 0;
         GVariantIter it;
         const char *key;
         GVariant *v;
         g_variant_iter_init(&it, s->values);
         while (g_variant_iter_next(&it, "{&sv}", &key, &v)) {
-                if (g_str_has_prefix(key, "temp.") && g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
-                        g_string_append_printf(line, "%s%s %.1fC", line->len ? "  " : "", key + 5,
-                                               g_variant_get_double(v));
+                if (g_str_has_prefix(key, "temp.") && g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE)) {
+                        g_autofree char *item = g_strdup_printf("%s %.1f°C", key + 5, g_variant_get_double(v));
+                        size_t width = g_utf8_strlen(lines->str + line_start, -1);
+                        if (width && LABEL_WIDTH + width + 2 + g_utf8_strlen(item, -1) > 80) {
+                                g_string_append_printf(lines, "\n%*s", LABEL_WIDTH, "");
+                                line_start = lines->len;
+                        } else if (width) {
+                                g_string_append(lines, "  ");
+                        }
+                        g_string_append(lines, item);
+                }
                 g_variant_unref(v);
         }
-        if (!line->len)
+        if (!lines->len)
                 return;
         label(out, color, "Temp");
-        g_string_append_printf(out, "%s\n", line->str);
+        g_string_append_printf(out, "%s\n", lines->str);
 }
 
 static void engine_row(GString *out, const jc_sample *s, bool color)

@@ -67,11 +67,11 @@ static int show(jc_ctx *c)
                 printf("No swap (RAM %s).\n", r);
                 return JC_EXIT_OK;
         }
-        printf("%-36s %-9s %10s %10s %5s %s\n", "PATH", "TYPE", "SIZE", "USED", "PRIO", "AT BOOT");
+        printf("%-30s %-9s %10s %10s %5s %s\n", "PATH", "TYPE", "SIZE", "USED", "PRIO", "AT BOOT");
         g_variant_iter_init(&it, swaps);
         while (g_variant_iter_next(&it, "(&s&sttib)", &path, &type, &size, &used, &prio, &on_boot)) {
                 g_autofree char *s = jc_format_bytes(size), *u = jc_format_bytes(used);
-                printf("%-36s %-9s %10s %10s %5d %s\n", path, type, s, u, prio, on_boot ? "yes" : "no");
+                printf("%-30s %-9s %10s %10s %5d %s\n", path, type, s, u, prio, on_boot ? "yes" : "no");
         }
         g_autofree char *t = jc_format_bytes(total), *r = jc_format_bytes(ram);
         printf("Total swap %s, RAM %s.\n", t, r);

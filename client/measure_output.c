@@ -136,7 +136,7 @@ static void window_text(const jc_measure *m, const jc_window *w, const char *ind
         for (size_t i = 0; i < m->n_temp; i++) {
                 if (!isfinite(w->temp_max[i]))
                         continue;
-                printf("%s%s %s %.1f °C", any_temp ? "," : indent, any_temp ? "" : "Max temp:        ", m->temp_name[i],
+                printf("%s%s %s %.1f°C", any_temp ? "," : indent, any_temp ? "" : "Max temp:        ", m->temp_name[i],
                        w->temp_max[i]);
                 any_temp = true;
         }

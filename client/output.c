@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_text.h"
+
 bool jc_want_color(const char *when, int fd)
 {
         if (g_strcmp0(when, "always") == 0)
@@ -59,43 +61,31 @@ char *jc_format_khz(uint64_t khz)
         return g_strdup_printf("%" G_GUINT64_FORMAT " MHz", khz / 1000);
 }
 
-static char *format_scaled(uint64_t value, const char *const *units, size_t n_units)
+/* One unit for memory in every command: MiB, whole from 100 MiB up
+ * ("3577 MiB") and for nothing ("0 MiB"), with a tenth below ("3.8 MiB",
+ * "0.5 MiB"). */
+static char *format_mib(double mib)
 {
-        double v = (double) value;
-        size_t u = 0;
-        while (v >= 1024.0 && u + 1 < n_units) {
-                v /= 1024.0;
-                u++;
-        }
-        if (u == 0)
-                return g_strdup_printf("%" G_GUINT64_FORMAT " %s", value, units[0]);
-        return g_strdup_printf("%.1f %s", v, units[u]);
+        return g_strdup_printf(mib >= 99.95 || mib == 0 ? "%.0f MiB" : "%.1f MiB", mib);
 }
 
 char *jc_format_kib(uint64_t kib)
 {
-        static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-        return format_scaled(kib, units, G_N_ELEMENTS(units));
+        return format_mib((double) kib / 1024.0);
 }
 
 char *jc_format_bytes(uint64_t bytes)
 {
-        static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-        return format_scaled(bytes, units, G_N_ELEMENTS(units));
+        return format_mib((double) bytes / (1024.0 * 1024.0));
 }
 
 char *jc_format_double(double v)
 {
+        /* The JSON documents' number, without their ".0" for a whole
+         * value: "34.7", "40". */
         char buf[G_ASCII_DTOSTR_BUF_SIZE];
-        /* 15 significant digits read back exactly for every value the
-         * sensors produce ("34.7", not "34.700000000000003"); fall back
-         * to 17, which always does. */
-        for (int digits = 15; digits <= 17; digits++) {
-                char fmt[8];
-                g_snprintf(fmt, sizeof(fmt), "%%.%dg", digits);
-                g_ascii_formatd(buf, sizeof(buf), fmt, v);
-                if (g_ascii_strtod(buf, NULL) == v)
-                        break;
-        }
+        jt_format_double(buf, v);
+        if (g_str_has_suffix(buf, ".0"))
+                buf[strlen(buf) - 2] = '\0';
         return g_strdup(buf);
 }

@@ -20,9 +20,9 @@ void jc_append_bar(GString *out, bool color, double percent, int width);
 
 /* kHz -> "729 MHz" (whole MHz, truncated as tegrastats does). */
 char *jc_format_khz(uint64_t khz);
-/* KiB -> "3.5 GiB", "512.1 MiB", "480 KiB". */
+/* Memory, always in MiB: KiB -> "3577 MiB", "512 MiB", "3.8 MiB". */
 char *jc_format_kib(uint64_t kib);
-/* bytes -> "2.6 GiB", ... */
+/* bytes -> "2616 MiB", ... */
 char *jc_format_bytes(uint64_t bytes);
 /* A double as the shortest text that reads back the same ("34.7"). */
 char *jc_format_double(double v);

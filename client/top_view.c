@@ -83,18 +83,6 @@ static void bar(int y, int x, int width, double pct)
         put(y, x + width - 1, A_NORMAL, "]");
 }
 
-/* The units of every other command (output.h): whole MHz as tegrastats
- * truncates them, KiB scaled to MiB/GiB. */
-static char *mhz(uint64_t khz)
-{
-        return jc_format_khz(khz);
-}
-
-static char *size(uint64_t kib)
-{
-        return jc_format_kib(kib);
-}
-
 static int draw_header(const jc_top *t, int y)
 {
         const jc_sample *s = &t->sample;
@@ -155,7 +143,7 @@ static int draw_cpus(const jc_top *t, int y, int last)
                 }
                 bool has_load = jc_sample_doublef(s, &load, "cpu.%u.load", n);
                 bar(row, x + 6, width - 23, has_load ? load : 0);
-                g_autofree char *freq = jc_sample_uintf(s, &f, "cpu.%u.freq", n) ? mhz(f) : g_strdup("");
+                g_autofree char *freq = jc_sample_uintf(s, &f, "cpu.%u.freq", n) ? jc_format_khz(f) : g_strdup("");
                 if (has_load)
                         putf(row, x + width - 17, A_NORMAL, "%3.0f%% %9s", load, freq);
                 else
@@ -181,7 +169,7 @@ static int draw_unit(const jc_top *t, int y, const char *title, const char *pref
         bar(y, 6, width - 6, has_load ? load : 0);
         int x = has_load ? putf(y, width + 1, A_NORMAL, "%3.0f%%", load) : put(y, width + 1, A_NORMAL, "  -");
         if (has_freq) {
-                g_autofree char *now = mhz(f);
+                g_autofree char *now = jc_format_khz(f);
                 x = putf(y, x, A_NORMAL, "  %s", now);
         }
         if (jc_sample_uint(s, min_key, &lo) && jc_sample_uint(s, max_key, &hi))
@@ -196,16 +184,18 @@ static int draw_memory(const jc_top *t, int y)
         if (!jc_sample_uint(s, "ram.used", &used) || !jc_sample_uint(s, "ram.total", &total))
                 return y;
         put(y, 0, pair(PAIR_TITLE), "RAM");
-        g_autofree char *u = size(used), *tt = size(total);
+        g_autofree char *u = jc_format_kib(used), *tt = jc_format_kib(total);
         int x = putf(y, 6, A_NORMAL, "%s/%s ", u, tt);
-        bar(y, x, 12, total ? (double) used * 100.0 / (double) total : 0);
-        x += 12;
+        /* Sizes in whole MiB as every command prints them: the bar is
+         * short enough for RAM, swap and GPU shared to fit 80 columns. */
+        bar(y, x, 10, total ? (double) used * 100.0 / (double) total : 0);
+        x += 10;
         if (jc_sample_uint(s, "swap.used", &a) && jc_sample_uint(s, "swap.total", &b) && b > 0) {
-                g_autofree char *su = size(a), *st = size(b);
+                g_autofree char *su = jc_format_kib(a), *st = jc_format_kib(b);
                 x = putf(y, x, A_NORMAL, "  swap %s/%s", su, st);
         }
         if (jc_sample_uint(s, "ram.shared", &a)) {
-                g_autofree char *sh = size(a);
+                g_autofree char *sh = jc_format_kib(a);
                 putf(y, x, A_NORMAL, "  GPU shared %s", sh);
         }
         return y + 1;
@@ -307,8 +297,8 @@ static int draw_processes(const jc_top *t, int y, int last)
         for (guint i = 0; i < list->len && y + 1 + (int) i <= last; i++) {
                 const jc_top_process *p = &g_array_index(list, jc_top_process, i);
                 g_autofree char *cpu = p->has_cpu ? g_strdup_printf("%.1f", p->cpu) : g_strdup("-");
-                g_autofree char *rss = p->has_rss ? size(p->rss_kib) : g_strdup("-");
-                g_autofree char *gpu = p->has_gpu_mem ? size(p->gpu_mem_kib) : g_strdup("-");
+                g_autofree char *rss = p->has_rss ? jc_format_kib(p->rss_kib) : g_strdup("-");
+                g_autofree char *gpu = p->has_gpu_mem ? jc_format_kib(p->gpu_mem_kib) : g_strdup("-");
                 putf(y + 1 + (int) i, 0, A_NORMAL, "%7u %-10.10s %-16.16s %6s %10s %10s", p->pid, p->user, p->name, cpu,
                      rss, gpu);
         }

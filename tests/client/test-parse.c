@@ -128,11 +128,14 @@ static void test_formatting(void **state)
         } cases[] = {
                 { jc_format_khz(729600), "729 MHz" },
                 { jc_format_khz(1300500), "1300 MHz" },
-                { jc_format_kib(480), "480 KiB" },
+                /* Memory in MiB in every command. */
+                { jc_format_kib(480), "0.5 MiB" },
                 { jc_format_kib(3840), "3.8 MiB" },
-                { jc_format_kib(64302080), "61.3 GiB" },
-                { jc_format_bytes(0), "0 B" },
-                { jc_format_bytes(2743554048ULL), "2.6 GiB" },
+                { jc_format_kib(102348), "99.9 MiB" },
+                { jc_format_kib(102349), "100 MiB" },
+                { jc_format_kib(64302080), "62795 MiB" },
+                { jc_format_bytes(0), "0 MiB" },
+                { jc_format_bytes(2743554048ULL), "2616 MiB" },
                 { jc_format_double(34.7), "34.7" },
                 { jc_format_double(43.906), "43.906" },
                 { jc_format_double(0.1 + 0.2), "0.30000000000000004" },

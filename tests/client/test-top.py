@@ -90,15 +90,15 @@ def test_layout_80x24(stack):
         assert re.match(r"CPU5 .* 2201 MHz +CPU11 .* 1728 MHz$", lines[7].rstrip()), lines[7]
         assert re.match(r"GPU +\[\|+ +\] +35% +306 MHz \(306-1300\)", lines[8]), lines[8]
         assert re.match(r"EMC +\[\|+ +\] +20% +2133 MHz \(204-3199\)", lines[9]), lines[9]
-        assert lines[10].startswith("RAM   3.5 GiB/61.3 GiB ["), lines[10]
-        assert "swap 3.8 MiB/30.7 GiB" in lines[10] and "GPU shared 512.1 MiB" in lines[10], lines[10]
+        assert lines[10].startswith("RAM   3577 MiB/62795 MiB ["), lines[10]   # MiB, as every command
+        assert "swap 3.8 MiB/31397 MiB" in lines[10] and "GPU shared 512 MiB" in lines[10], lines[10]
         assert lines[11].startswith("Power  board ~7113 mW"), lines[11]
         assert "VDD_GPU_SOC          2392 mW" in screen and "VIN_SYS_5V0          4020 mW" in screen
         assert "tj 46.5°C" in screen and "cpu 46.5°C" in screen
         assert "DLA1 1600" in screen and "VIC 115" in screen and "NVENC" not in screen  # engines that are on
         header = next(i for i, line in enumerate(lines) if "PID USER" in line)
         first = lines[header + 1].split()
-        assert first[:3] == ["5120", "nvidia", "python3"] and first[-2:] == ["256.0", "MiB"], lines[header + 1]
+        assert first[:3] == ["5120", "nvidia", "python3"] and first[-2:] == ["256", "MiB"], lines[header + 1]
         assert len(lines) >= 24 and lines[23].startswith(" q quit  s sort (GPU MEM)  m power mode  f fan profile")
         assert all(len(line) <= 80 for line in lines)
     finally:

@@ -247,6 +247,8 @@ static void test_restore(void **state)
                                   "{\"step\":\"nvpmodel.mode\",\"from\":0,\"to\":0,\"status\":\"unchanged\"}]}\n");
         /* And with something to restore: each step from what to what. */
         g_autofree char *d = jc_ok("clocks", "on", NULL), *e = jc_ok("fan", "speed", "20", NULL);
+        assert_string_equal(d, "");
+        assert_string_equal(e, "");
         wait_json("fan", "fans.[0].profile", "\"manual\"");
         g_autofree char *changed = jc_ok("restore", "--json", NULL);
         assert_string_equal(changed, "{\"steps\":["
