@@ -1,0 +1,328 @@
+#include "nvml.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvml_api.h"
+
+/* Per-process SM samples are asked "since" the last one seen; one slot
+ * per GPU index, so that GPUs read from different threads never share. */
+#define MAX_GPUS 64
+
+struct jd_nvml {
+        void *lib;
+        char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+        nvml_shutdown_fn *shutdown;
+        nvml_error_string_fn *error_string;
+        nvml_count_fn *count;
+        nvml_handle_fn *handle;
+        nvml_device_string_fn *name, *uuid;
+        nvml_pci_fn *pci;
+        nvml_utilization_fn *utilization;
+        nvml_memory_fn *memory;
+        nvml_temperature_fn *temperature;
+        nvml_device_uint_fn *power, *power_limit, *fan;
+        nvml_device_ull_fn *energy, *throttle;
+        nvml_device_int_fn *pstate;
+        nvml_clock_fn *clock, *max_clock;
+        nvml_codec_fn *encoder, *decoder;
+        nvml_pcie_fn *pcie;
+        nvml_processes_fn *compute, *graphics;
+        nvml_process_util_fn *process_util;
+        unsigned long long last_seen_us[MAX_GPUS];
+};
+
+/* The first of the NULL-terminated symbol NAMEs the library has: the
+ * newest versioned entry point first, older drivers' after it. */
+static void *symbol(void *lib, const char *name, ...)
+{
+        va_list ap;
+        va_start(ap, name);
+        void *f = NULL;
+        for (const char *n = name; n && !f; n = va_arg(ap, const char *))
+                f = dlsym(lib, n);
+        va_end(ap);
+        return f;
+}
+
+static void resolve(jd_nvml *n)
+{
+        void *l = n->lib;
+        n->shutdown = symbol(l, "nvmlShutdown", NULL);
+        n->error_string = symbol(l, "nvmlErrorString", NULL);
+        n->count = symbol(l, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", NULL);
+        n->handle = symbol(l, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", NULL);
+        n->name = symbol(l, "nvmlDeviceGetName", NULL);
+        n->uuid = symbol(l, "nvmlDeviceGetUUID", NULL);
+        n->pci = symbol(l, "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", NULL);
+        n->utilization = symbol(l, "nvmlDeviceGetUtilizationRates", NULL);
+        n->memory = symbol(l, "nvmlDeviceGetMemoryInfo", NULL);
+        n->temperature = symbol(l, "nvmlDeviceGetTemperature", NULL);
+        n->power = symbol(l, "nvmlDeviceGetPowerUsage", NULL);
+        n->power_limit = symbol(l, "nvmlDeviceGetEnforcedPowerLimit", NULL);
+        n->fan = symbol(l, "nvmlDeviceGetFanSpeed", NULL);
+        n->energy = symbol(l, "nvmlDeviceGetTotalEnergyConsumption", NULL);
+        n->throttle = symbol(l, "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons",
+                             NULL);
+        n->pstate = symbol(l, "nvmlDeviceGetPerformanceState", NULL);
+        n->clock = symbol(l, "nvmlDeviceGetClockInfo", NULL);
+        n->max_clock = symbol(l, "nvmlDeviceGetMaxClockInfo", NULL);
+        n->encoder = symbol(l, "nvmlDeviceGetEncoderUtilization", NULL);
+        n->decoder = symbol(l, "nvmlDeviceGetDecoderUtilization", NULL);
+        n->pcie = symbol(l, "nvmlDeviceGetPcieThroughput", NULL);
+        n->compute = symbol(l, "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
+                            NULL);
+        n->graphics = symbol(l, "nvmlDeviceGetGraphicsRunningProcesses_v3",
+                             "nvmlDeviceGetGraphicsRunningProcesses_v2", NULL);
+        n->process_util = symbol(l, "nvmlDeviceGetProcessUtilization", NULL);
+}
+
+jd_nvml *jd_nvml_open(const char *library, char *why, size_t why_len)
+{
+        const char *path = library ? library : "libnvidia-ml.so.1";
+        void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+                snprintf(why, why_len, "no NVIDIA driver library (%s)", dlerror());
+                return NULL;
+        }
+        nvml_init_fn *init = symbol(lib, "nvmlInit_v2", "nvmlInit", NULL);
+        jd_nvml *n = calloc(1, sizeof(*n));
+        if (!n || !init) {
+                snprintf(why, why_len, "%s has no nvmlInit", path);
+                free(n);
+                dlclose(lib);
+                return NULL;
+        }
+        n->lib = lib;
+        resolve(n);
+        if (!n->shutdown || !n->count || !n->handle) {
+                snprintf(why, why_len, "%s lacks NVML's device calls", path);
+                free(n);
+                dlclose(lib);
+                return NULL;
+        }
+        nvmlReturn_t r = init();
+        if (r != NVML_SUCCESS) {
+                snprintf(why, why_len, "nvmlInit failed: %s (the NVIDIA driver is not loaded?)",
+                         n->error_string ? n->error_string(r) : "unknown error");
+                free(n);
+                dlclose(lib);
+                return NULL;
+        }
+        nvml_get_string_fn *version = symbol(lib, "nvmlSystemGetDriverVersion", NULL);
+        if (!version || version(n->driver, sizeof(n->driver)) != NVML_SUCCESS)
+                n->driver[0] = '\0';
+        return n;
+}
+
+void jd_nvml_close(jd_nvml *n)
+{
+        if (!n)
+                return;
+        n->shutdown();
+        dlclose(n->lib);
+        free(n);
+}
+
+const char *jd_nvml_driver_version(const jd_nvml *n)
+{
+        return n->driver;
+}
+
+unsigned jd_nvml_count(jd_nvml *n)
+{
+        unsigned count = 0;
+        return n->count(&count) == NVML_SUCCESS ? count : 0;
+}
+
+bool jd_nvml_is_integrated(const char *name)
+{
+        size_t len = strlen(name);
+        static const char nvgpu[] = "(nvgpu)";
+        size_t tail = sizeof(nvgpu) - 1;
+        return strcmp(name, "NVIDIA Thor") == 0 || (len > tail && strcmp(name + len - tail, nvgpu) == 0);
+}
+
+/* Sets OUT from a call's result; true while the GPU is still there. */
+#define CALL(fn, ...) ((fn) ? (fn)(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
+
+static bool set_u64(jd_nvml_gpu *g, nvmlReturn_t r, jd_opt_u64 *out, unsigned long long value)
+{
+        if (r == NVML_SUCCESS)
+                JD_SET(*out, value);
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        return !g->lost;
+}
+
+static jd_nvml_process *process_slot(jd_nvml_gpu *g, unsigned pid)
+{
+        for (size_t i = 0; i < g->n_processes; i++)
+                if (g->processes[i].pid == pid)
+                        return &g->processes[i];
+        if (g->n_processes == JD_NVML_MAX_PROCESSES)
+                return NULL;
+        jd_nvml_process *p = &g->processes[g->n_processes++];
+        *p = (jd_nvml_process) { .pid = pid };
+        return p;
+}
+
+/* One of NVML's process lists, with its count protocol: asked with the
+ * room we have; processes come and go between calls, so a list that
+ * outgrew it is read in part rather than asked again. */
+static void read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t dev, bool compute)
+{
+        nvmlProcessInfo_t infos[JD_NVML_MAX_PROCESSES];
+        unsigned count = JD_NVML_MAX_PROCESSES;
+        nvmlReturn_t r = CALL(fn, dev, &count, infos);
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        if (r != NVML_SUCCESS)
+                return;
+        for (unsigned i = 0; i < count && i < JD_NVML_MAX_PROCESSES; i++) {
+                jd_nvml_process *p = process_slot(g, infos[i].pid);
+                if (!p)
+                        return;
+                if (compute)
+                        p->compute = true;
+                else
+                        p->graphics = true;
+                /* In both lists: the same memory, counted once. */
+                if (infos[i].usedGpuMemory != NVML_VALUE_NOT_AVAILABLE && !p->mem_kib.present)
+                        JD_SET(p->mem_kib, infos[i].usedGpuMemory / 1024);
+        }
+}
+
+static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index)
+{
+        nvmlProcessUtilizationSample_t samples[JD_NVML_MAX_PROCESSES];
+        unsigned count = JD_NVML_MAX_PROCESSES;
+        unsigned long long since = index < MAX_GPUS ? n->last_seen_us[index] : 0;
+        nvmlReturn_t r = CALL(n->process_util, dev, samples, &count, since);
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        if (r != NVML_SUCCESS)
+                return;
+        unsigned long long newest = since;
+        for (unsigned i = 0; i < count && i < JD_NVML_MAX_PROCESSES; i++) {
+                /* Only processes NVML lists as running: a sample may
+                 * outlive its process. */
+                for (size_t k = 0; k < g->n_processes; k++)
+                        if (g->processes[k].pid == samples[i].pid)
+                                JD_SET(g->processes[k].sm, samples[i].smUtil);
+                if (samples[i].timeStamp > newest)
+                        newest = samples[i].timeStamp;
+        }
+        if (index < MAX_GPUS)
+                n->last_seen_us[index] = newest;
+}
+
+/* Every value of G; stops at the first sign that the GPU is lost. */
+static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index)
+{
+        nvmlReturn_t r = CALL(n->name, dev, g->name, sizeof(g->name));
+        if (r == NVML_ERROR_GPU_IS_LOST) {
+                g->lost = true;
+                return;
+        }
+        if (r != NVML_SUCCESS)
+                g->name[0] = '\0';
+        g->integrated = jd_nvml_is_integrated(g->name);
+        if (CALL(n->uuid, dev, g->uuid, sizeof(g->uuid)) != NVML_SUCCESS)
+                g->uuid[0] = '\0';
+        nvmlPciInfo_t pci = { 0 };
+        if (CALL(n->pci, dev, &pci) == NVML_SUCCESS)
+                snprintf(g->pci_bus_id, sizeof(g->pci_bus_id), "%s", pci.busId);
+
+        nvmlUtilization_t util = { 0 };
+        r = CALL(n->utilization, dev, &util);
+        if (!set_u64(g, r, &g->load, util.gpu) || !set_u64(g, r, &g->mem_load, util.memory))
+                return;
+        nvmlMemory_t mem = { 0 };
+        r = CALL(n->memory, dev, &mem);
+        if (!set_u64(g, r, &g->mem_used_kib, mem.used / 1024) || !set_u64(g, r, &g->mem_total_kib, mem.total / 1024))
+                return;
+        static const struct {
+                int type;
+                size_t now, max;
+        } clocks[] = {
+                { NVML_CLOCK_GRAPHICS, offsetof(jd_nvml_gpu, freq_khz), offsetof(jd_nvml_gpu, max_freq_khz) },
+                { NVML_CLOCK_SM, offsetof(jd_nvml_gpu, sm_freq_khz), offsetof(jd_nvml_gpu, max_sm_freq_khz) },
+                { NVML_CLOCK_MEM, offsetof(jd_nvml_gpu, mem_freq_khz), offsetof(jd_nvml_gpu, max_mem_freq_khz) },
+        };
+        for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+                unsigned mhz = 0;
+                r = CALL(n->clock, dev, clocks[i].type, &mhz);
+                if (!set_u64(g, r, (jd_opt_u64 *) ((char *) g + clocks[i].now), (unsigned long long) mhz * 1000))
+                        return;
+                r = CALL(n->max_clock, dev, clocks[i].type, &mhz);
+                if (!set_u64(g, r, (jd_opt_u64 *) ((char *) g + clocks[i].max), (unsigned long long) mhz * 1000))
+                        return;
+        }
+        /* One call at a time: each value is read after its call returns. */
+        unsigned v = 0, period = 0;
+        unsigned long long ull = 0;
+        int pstate = 0;
+        r = CALL(n->temperature, dev, NVML_TEMPERATURE_GPU, &v);
+        if (!set_u64(g, r, &g->temp_c, v))
+                return;
+        r = CALL(n->power, dev, &v);
+        if (!set_u64(g, r, &g->power_mw, v))
+                return;
+        r = CALL(n->power_limit, dev, &v);
+        if (!set_u64(g, r, &g->power_limit_mw, v))
+                return;
+        r = CALL(n->energy, dev, &ull);
+        if (!set_u64(g, r, &g->energy_mj, ull))
+                return;
+        r = CALL(n->fan, dev, &v);
+        if (!set_u64(g, r, &g->fan, v))
+                return;
+        r = CALL(n->encoder, dev, &v, &period);
+        if (!set_u64(g, r, &g->encoder_load, v))
+                return;
+        r = CALL(n->decoder, dev, &v, &period);
+        if (!set_u64(g, r, &g->decoder_load, v))
+                return;
+        r = CALL(n->throttle, dev, &ull);
+        if (!set_u64(g, r, &g->throttle, ull))
+                return;
+        /* NVML_PSTATE_UNKNOWN is no state: absent. */
+        r = CALL(n->pstate, dev, &pstate);
+        if (r == NVML_SUCCESS && (pstate < 0 || pstate >= NVML_PSTATE_UNKNOWN))
+                r = NVML_ERROR_NOT_SUPPORTED;
+        if (!set_u64(g, r, &g->pstate, (unsigned long long) pstate))
+                return;
+        /* KB/s in NVML's words; 1024 bytes, as nvidia-smi and nvitop count. */
+        r = CALL(n->pcie, dev, NVML_PCIE_UTIL_RX_BYTES, &v);
+        if (!set_u64(g, r, &g->pcie_rx, (unsigned long long) v * 1024))
+                return;
+        r = CALL(n->pcie, dev, NVML_PCIE_UTIL_TX_BYTES, &v);
+        if (!set_u64(g, r, &g->pcie_tx, (unsigned long long) v * 1024))
+                return;
+        read_processes(g, n->compute, dev, true);
+        read_processes(g, n->graphics, dev, false);
+        if (!g->lost && g->n_processes)
+                read_process_sm(n, g, dev, index);
+}
+
+bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *g)
+{
+        nvmlDevice_t dev;
+        memset(g, 0, sizeof(*g));
+        g->index = index;
+        if (n->handle(index, &dev) != NVML_SUCCESS)
+                return false;
+        read_values(n, g, dev, index);
+        /* Lost: no value read before the loss stands either. */
+        if (g->lost) {
+                memset(g, 0, sizeof(*g));
+                g->index = index;
+                g->lost = true;
+        }
+        return true;
+}

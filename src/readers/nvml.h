@@ -1,0 +1,70 @@
+/* NVIDIA GPUs through NVML, the library of the NVIDIA driver, loaded at
+ * run time with dlopen(): discrete cards of PCs and servers, and the
+ * integrated GPU of Jetson Thor (JetPack 7), where NVML is the only source
+ * of load and GPU processes. No build dependency: without the library, or
+ * without a working driver, jd_nvml_open() says why and jetsond reads what
+ * sysfs offers, as before.
+ *
+ * A value NVML answers NOT_SUPPORTED (or any error) for is absent, never
+ * 0; a GPU that fell off the bus (NVML_ERROR_GPU_IS_LOST) is reported lost
+ * with no values. Calls may block (a driver in trouble takes seconds), so
+ * whoever reads a GPU must do so off the main loop, one GPU at a time
+ * (jd_nvml_read_gpu() touches only that GPU). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "opt.h"
+
+#define JD_NVML_MAX_PROCESSES 64
+
+typedef struct {
+        unsigned pid;
+        bool compute, graphics;       /* in which of NVML's lists */
+        jd_opt_u64 mem_kib;           /* GPU memory it uses */
+        jd_opt_u64 sm;                /* %, SM utilization over the last interval */
+} jd_nvml_process;
+
+typedef struct {
+        unsigned index;               /* NVML's index: nvidia-smi -i N */
+        bool lost;                    /* fell off the bus: nothing else is valid */
+        bool integrated;              /* the SoC's own GPU (Thor, "... (nvgpu)") */
+        char name[96], uuid[96];
+        char pci_bus_id[32];          /* "00000000:01:00.0" as NVML gives it */
+        jd_opt_u64 load, mem_load;    /* % */
+        jd_opt_u64 mem_used_kib, mem_total_kib;
+        jd_opt_u64 freq_khz, sm_freq_khz, mem_freq_khz;
+        jd_opt_u64 max_freq_khz, max_sm_freq_khz, max_mem_freq_khz;
+        jd_opt_u64 temp_c;
+        jd_opt_u64 power_mw, power_limit_mw;
+        jd_opt_u64 energy_mj;         /* since the driver loaded */
+        jd_opt_u64 fan;               /* % */
+        jd_opt_u64 encoder_load, decoder_load;   /* % */
+        jd_opt_u64 pstate;            /* 0 (fastest) to 15 */
+        jd_opt_u64 throttle;          /* clock event reasons, NVML's bitmask */
+        jd_opt_u64 pcie_rx, pcie_tx;  /* bytes/s */
+        jd_nvml_process processes[JD_NVML_MAX_PROCESSES];
+        size_t n_processes;
+} jd_nvml_gpu;
+
+typedef struct jd_nvml jd_nvml;
+
+/* Loads LIBRARY (NULL: "libnvidia-ml.so.1") and initialises NVML. NULL
+ * when there is no library, no driver or nvmlInit fails, with the reason
+ * in WHY (for one info line in the log). */
+jd_nvml *jd_nvml_open(const char *library, char *why, size_t why_len);
+/* nvmlShutdown and dlclose. */
+void jd_nvml_close(jd_nvml *n);
+/* The driver's version ("595.78"), "" if NVML does not say. */
+const char *jd_nvml_driver_version(const jd_nvml *n);
+/* How many GPUs NVML sees now (0 on error). */
+unsigned jd_nvml_count(jd_nvml *n);
+/* Reads GPU INDEX into OUT. False if NVML has no such GPU (then OUT is
+ * not valid); a GPU that fell off the bus is true with OUT->lost. Safe to
+ * call for different GPUs from different threads (NVML is thread-safe
+ * after init); not for the same GPU from two threads. */
+bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *out);
+/* The NVML device that is the SoC's own GPU, by name: Thor's "NVIDIA
+ * Thor", JetPack 7.2's "... (nvgpu)". */
+bool jd_nvml_is_integrated(const char *name);

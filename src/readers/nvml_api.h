@@ -1,0 +1,84 @@
+/* The few NVML types, constants and entry points jetsond uses, declared
+ * from NVML's documented API (Debian's main archive has no nvml.h, and
+ * jetsond must build and run without the NVIDIA driver): the library is
+ * dlopen()ed at run time (nvml.c). Structures are laid out exactly as the
+ * API reference gives them. tests/fake-nvml implements the same
+ * declarations. */
+#pragma once
+
+typedef int nvmlReturn_t;
+enum {
+        NVML_SUCCESS = 0,
+        NVML_ERROR_UNINITIALIZED = 1,
+        NVML_ERROR_INVALID_ARGUMENT = 2,
+        NVML_ERROR_NOT_SUPPORTED = 3,
+        NVML_ERROR_NO_PERMISSION = 4,
+        NVML_ERROR_NOT_FOUND = 6,
+        NVML_ERROR_INSUFFICIENT_SIZE = 7,
+        NVML_ERROR_DRIVER_NOT_LOADED = 9,
+        NVML_ERROR_LIBRARY_NOT_FOUND = 12,
+        NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+        NVML_ERROR_GPU_IS_LOST = 15,
+        NVML_ERROR_UNKNOWN = 999,
+};
+
+typedef struct nvmlDevice_st *nvmlDevice_t;
+
+#define NVML_DEVICE_NAME_BUFFER_SIZE 96
+#define NVML_DEVICE_UUID_BUFFER_SIZE 96
+#define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+
+typedef struct {
+        char busIdLegacy[16];
+        unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+        char busId[32]; /* "00000000:01:00.0" */
+} nvmlPciInfo_t;
+
+typedef struct {
+        unsigned int gpu, memory; /* % */
+} nvmlUtilization_t;
+
+typedef struct {
+        unsigned long long total, free, used; /* bytes */
+} nvmlMemory_t;
+
+/* The _v2/_v3 process lists' element. */
+typedef struct {
+        unsigned int pid;
+        unsigned long long usedGpuMemory; /* bytes; NVML_VALUE_NOT_AVAILABLE if unknown */
+        unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+#define NVML_VALUE_NOT_AVAILABLE 0xFFFFFFFFFFFFFFFFULL
+
+typedef struct {
+        unsigned int pid;
+        unsigned long long timeStamp; /* µs */
+        unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+
+enum { NVML_TEMPERATURE_GPU = 0 };
+enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
+#define NVML_PSTATE_UNKNOWN 32
+
+/* The entry points, as function types for dlsym(). */
+typedef nvmlReturn_t nvml_init_fn(void);
+typedef nvmlReturn_t nvml_shutdown_fn(void);
+typedef const char *nvml_error_string_fn(nvmlReturn_t result);
+typedef nvmlReturn_t nvml_get_string_fn(char *buf, unsigned int length);
+typedef nvmlReturn_t nvml_count_fn(unsigned int *count);
+typedef nvmlReturn_t nvml_handle_fn(unsigned int index, nvmlDevice_t *device);
+typedef nvmlReturn_t nvml_device_string_fn(nvmlDevice_t device, char *buf, unsigned int length);
+typedef nvmlReturn_t nvml_pci_fn(nvmlDevice_t device, nvmlPciInfo_t *pci);
+typedef nvmlReturn_t nvml_utilization_fn(nvmlDevice_t device, nvmlUtilization_t *util);
+typedef nvmlReturn_t nvml_memory_fn(nvmlDevice_t device, nvmlMemory_t *memory);
+typedef nvmlReturn_t nvml_temperature_fn(nvmlDevice_t device, int sensor, unsigned int *temp);
+typedef nvmlReturn_t nvml_device_uint_fn(nvmlDevice_t device, unsigned int *value);
+typedef nvmlReturn_t nvml_device_ull_fn(nvmlDevice_t device, unsigned long long *value);
+typedef nvmlReturn_t nvml_device_int_fn(nvmlDevice_t device, int *value);
+typedef nvmlReturn_t nvml_clock_fn(nvmlDevice_t device, int type, unsigned int *mhz);
+typedef nvmlReturn_t nvml_codec_fn(nvmlDevice_t device, unsigned int *util, unsigned int *period_us);
+typedef nvmlReturn_t nvml_pcie_fn(nvmlDevice_t device, int counter, unsigned int *kbps);
+typedef nvmlReturn_t nvml_processes_fn(nvmlDevice_t device, unsigned int *count, nvmlProcessInfo_t *infos);
+typedef nvmlReturn_t nvml_process_util_fn(nvmlDevice_t device, nvmlProcessUtilizationSample_t *samples,
+                                          unsigned int *count, unsigned long long last_seen_us);

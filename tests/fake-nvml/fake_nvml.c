@@ -1,0 +1,488 @@
+/* A fake libnvidia-ml.so.1 for the tests: the NVML entry points jetsond
+ * uses (src/readers/nvml_api.h), answering from the JSON file named by
+ * FAKE_NVML_CONFIG, which is read again whenever it changes, so a test can
+ * change a GPU while jetsond runs. The format is in README.md beside this
+ * file. A field left out answers NVML_ERROR_NOT_SUPPORTED; "lost": true
+ * answers NVML_ERROR_GPU_IS_LOST to every call on the device; "delay_ms"
+ * makes every call on the device sleep that long (a hung driver). */
+#include <errno.h>
+#include <stdio.h>
+#include <json-glib/json-glib.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "nvml_api.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The entry points, declared through nvml_api.h's types, so the fake and
+ * jetsond agree on every signature. */
+nvml_init_fn nvmlInit_v2;
+nvml_shutdown_fn nvmlShutdown;
+nvml_error_string_fn nvmlErrorString;
+nvml_get_string_fn nvmlSystemGetDriverVersion;
+nvml_count_fn nvmlDeviceGetCount_v2;
+nvml_handle_fn nvmlDeviceGetHandleByIndex_v2;
+nvml_device_string_fn nvmlDeviceGetName, nvmlDeviceGetUUID;
+nvml_pci_fn nvmlDeviceGetPciInfo_v3;
+nvml_utilization_fn nvmlDeviceGetUtilizationRates;
+nvml_memory_fn nvmlDeviceGetMemoryInfo;
+nvml_temperature_fn nvmlDeviceGetTemperature;
+nvml_device_uint_fn nvmlDeviceGetPowerUsage, nvmlDeviceGetEnforcedPowerLimit, nvmlDeviceGetFanSpeed;
+nvml_device_ull_fn nvmlDeviceGetTotalEnergyConsumption, nvmlDeviceGetCurrentClocksEventReasons;
+nvml_device_int_fn nvmlDeviceGetPerformanceState;
+nvml_clock_fn nvmlDeviceGetClockInfo, nvmlDeviceGetMaxClockInfo;
+nvml_codec_fn nvmlDeviceGetEncoderUtilization, nvmlDeviceGetDecoderUtilization;
+nvml_pcie_fn nvmlDeviceGetPcieThroughput;
+nvml_processes_fn nvmlDeviceGetComputeRunningProcesses_v3, nvmlDeviceGetGraphicsRunningProcesses_v3;
+nvml_process_util_fn nvmlDeviceGetProcessUtilization;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static JsonParser *parser;            /* the file as last read; NULL: no file */
+static struct stat loaded;            /* its identity when read */
+static int initialized;               /* nvmlInit count */
+
+/* Reads the file again if it changed (or appeared, or went away). Under
+ * the lock. */
+static void reload(void)
+{
+        const char *path = getenv("FAKE_NVML_CONFIG");
+        struct stat st;
+        if (!path || stat(path, &st) != 0) {
+                g_clear_object(&parser);
+                memset(&loaded, 0, sizeof(loaded));
+                return;
+        }
+        if (parser && st.st_ino == loaded.st_ino && st.st_size == loaded.st_size &&
+            st.st_mtim.tv_sec == loaded.st_mtim.tv_sec && st.st_mtim.tv_nsec == loaded.st_mtim.tv_nsec)
+                return;
+        JsonParser *p = json_parser_new();
+        if (!json_parser_load_from_file(p, path, NULL)) {
+                /* Half written: keep what was there, try again next call. */
+                g_object_unref(p);
+                return;
+        }
+        g_clear_object(&parser);
+        parser = p;
+        loaded = st;
+}
+
+static JsonArray *devices(void)
+{
+        JsonNode *root = parser ? json_parser_get_root(parser) : NULL;
+        if (!root || !JSON_NODE_HOLDS_OBJECT(root))
+                return NULL;
+        JsonObject *o = json_node_get_object(root);
+        JsonNode *d = json_object_get_member(o, "devices");
+        return d && JSON_NODE_HOLDS_ARRAY(d) ? json_node_get_array(d) : NULL;
+}
+
+static unsigned n_devices(void)
+{
+        JsonArray *a = devices();
+        return a ? json_array_get_length(a) : 0;
+}
+
+/* Member PATH ("memory.total") of device object DEV, or NULL. */
+static JsonNode *field(JsonObject *dev, const char *path)
+{
+        g_auto(GStrv) parts = g_strsplit(path, ".", -1);
+        JsonObject *o = dev;
+        JsonNode *n = NULL;
+        for (char **p = parts; *p; p++) {
+                if (!o || !json_object_has_member(o, *p))
+                        return NULL;
+                n = json_object_get_member(o, *p);
+                o = JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+        }
+        return n && !JSON_NODE_HOLDS_NULL(n) ? n : NULL;
+}
+
+static JsonObject *device_object(unsigned index)
+{
+        JsonArray *a = devices();
+        if (!a || index >= json_array_get_length(a))
+                return NULL;
+        JsonNode *n = json_array_get_element(a, index);
+        return JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+static long long int_field(JsonObject *dev, const char *path, long long fallback)
+{
+        JsonNode *n = field(dev, path);
+        return n && JSON_NODE_HOLDS_VALUE(n) ? json_node_get_int(n) : fallback;
+}
+
+static void sleep_ms(long long ms)
+{
+        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+                ;
+}
+
+/* Takes the lock and finds DEVICE's object in the current file, after
+ * its delay_ms (slept without the lock, so other devices answer). On
+ * success the lock stays held: end() releases it. */
+static nvmlReturn_t begin(nvmlDevice_t device, JsonObject **dev)
+{
+        unsigned index = (unsigned) ((uintptr_t) device - 1);
+        pthread_mutex_lock(&lock);
+        if (!initialized) {
+                pthread_mutex_unlock(&lock);
+                return NVML_ERROR_UNINITIALIZED;
+        }
+        reload();
+        *dev = device_object(index);
+        long long delay = *dev ? int_field(*dev, "delay_ms", 0) : 0;
+        if (delay > 0) {
+                pthread_mutex_unlock(&lock);
+                sleep_ms(delay);
+                pthread_mutex_lock(&lock);
+                reload();
+                *dev = device_object(index);
+        }
+        /* A device that left the file has fallen off the bus. */
+        if (!*dev || (field(*dev, "lost") && json_node_get_boolean(field(*dev, "lost")))) {
+                pthread_mutex_unlock(&lock);
+                return NVML_ERROR_GPU_IS_LOST;
+        }
+        return NVML_SUCCESS;
+}
+
+static void end(void)
+{
+        pthread_mutex_unlock(&lock);
+}
+
+/* One number of the device (PATH), or NOT_SUPPORTED. */
+static nvmlReturn_t get_number(nvmlDevice_t device, const char *path, unsigned long long *out)
+{
+        JsonObject *dev;
+        nvmlReturn_t r = begin(device, &dev);
+        if (r != NVML_SUCCESS)
+                return r;
+        JsonNode *n = field(dev, path);
+        if (n && JSON_NODE_HOLDS_VALUE(n))
+                *out = (unsigned long long) json_node_get_int(n);
+        else
+                r = NVML_ERROR_NOT_SUPPORTED;
+        end();
+        return r;
+}
+
+static nvmlReturn_t get_uint(nvmlDevice_t device, const char *path, unsigned int *out)
+{
+        if (!out)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        unsigned long long v = 0;
+        nvmlReturn_t r = get_number(device, path, &v);
+        if (r == NVML_SUCCESS)
+                *out = (unsigned int) v;
+        return r;
+}
+
+static nvmlReturn_t get_string(nvmlDevice_t device, const char *path, char *buf, unsigned int length)
+{
+        if (!buf)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        JsonObject *dev;
+        nvmlReturn_t r = begin(device, &dev);
+        if (r != NVML_SUCCESS)
+                return r;
+        JsonNode *n = field(dev, path);
+        const char *s = n && JSON_NODE_HOLDS_VALUE(n) ? json_node_get_string(n) : NULL;
+        if (!s)
+                r = NVML_ERROR_NOT_SUPPORTED;
+        else if (strlen(s) >= length)
+                r = NVML_ERROR_INSUFFICIENT_SIZE;
+        else
+                strcpy(buf, s);
+        end();
+        return r;
+}
+
+/* ---- the library ------------------------------------------------------ */
+
+EXPORT nvmlReturn_t nvmlInit_v2(void)
+{
+        pthread_mutex_lock(&lock);
+        initialized++;
+        reload();
+        pthread_mutex_unlock(&lock);
+        return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlShutdown(void)
+{
+        pthread_mutex_lock(&lock);
+        nvmlReturn_t r = initialized ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
+        if (initialized && --initialized == 0)
+                g_clear_object(&parser);
+        pthread_mutex_unlock(&lock);
+        return r;
+}
+
+EXPORT const char *nvmlErrorString(nvmlReturn_t result)
+{
+        switch (result) {
+        case NVML_SUCCESS: return "Success";
+        case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
+        case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
+        case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+        case NVML_ERROR_NOT_FOUND: return "Not Found";
+        case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
+        case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+        default: return "Unknown Error";
+        }
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned int length)
+{
+        static const char version[] = "595.78 (fake)";
+        if (!buf || length < sizeof(version))
+                return NVML_ERROR_INSUFFICIENT_SIZE;
+        strcpy(buf, version);
+        return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
+{
+        if (!count)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        pthread_mutex_lock(&lock);
+        nvmlReturn_t r = initialized ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
+        reload();
+        *count = n_devices();
+        pthread_mutex_unlock(&lock);
+        return r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+{
+        if (!device)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        pthread_mutex_lock(&lock);
+        reload();
+        nvmlReturn_t r = !initialized ? NVML_ERROR_UNINITIALIZED
+                         : index < n_devices() ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+        pthread_mutex_unlock(&lock);
+        if (r == NVML_SUCCESS)
+                *device = (nvmlDevice_t) (uintptr_t) (index + 1);
+        return r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+{
+        return get_string(device, "name", name, length);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
+{
+        return get_string(device, "uuid", uuid, length);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+        if (!pci)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        memset(pci, 0, sizeof(*pci));
+        nvmlReturn_t r = get_string(device, "pci_bus_id", pci->busId, sizeof(pci->busId));
+        if (r == NVML_SUCCESS)
+                sscanf(pci->busId, "%x:%x:%x", &pci->domain, &pci->bus, &pci->device);
+        return r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *util)
+{
+        if (!util)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        nvmlReturn_t r = get_uint(device, "utilization.gpu", &util->gpu);
+        return r == NVML_SUCCESS ? get_uint(device, "utilization.memory", &util->memory) : r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+        if (!memory)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        nvmlReturn_t r = get_number(device, "memory.total", &memory->total);
+        if (r == NVML_SUCCESS)
+                r = get_number(device, "memory.used", &memory->used);
+        if (r == NVML_SUCCESS)
+                r = get_number(device, "memory.free", &memory->free);
+        return r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp)
+{
+        return sensor == NVML_TEMPERATURE_GPU ? get_uint(device, "temperature", temp) : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *mw)
+{
+        return get_uint(device, "power_mw", mw);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *mj)
+{
+        return mj ? get_number(device, "energy_mj", mj) : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *mw)
+{
+        return get_uint(device, "power_limit_mw", mw);
+}
+
+static const char *clock_name(int type)
+{
+        return type == NVML_CLOCK_GRAPHICS ? "graphics" : type == NVML_CLOCK_SM ? "sm" : type == NVML_CLOCK_MEM ? "mem"
+                                                                                                                : NULL;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *mhz)
+{
+        if (!clock_name(type))
+                return NVML_ERROR_NOT_SUPPORTED;
+        g_autofree char *path = g_strdup_printf("clocks_mhz.%s", clock_name(type));
+        return get_uint(device, path, mhz);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, int type, unsigned int *mhz)
+{
+        if (!clock_name(type))
+                return NVML_ERROR_NOT_SUPPORTED;
+        g_autofree char *path = g_strdup_printf("max_clocks_mhz.%s", clock_name(type));
+        return get_uint(device, path, mhz);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *percent)
+{
+        return get_uint(device, "fan", percent);
+}
+
+static nvmlReturn_t codec(nvmlDevice_t device, const char *path, unsigned int *util, unsigned int *period_us)
+{
+        if (!period_us)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        *period_us = 167000;
+        return get_uint(device, path, util);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *util, unsigned int *period_us)
+{
+        return codec(device, "encoder", util, period_us);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *util, unsigned int *period_us)
+{
+        return codec(device, "decoder", util, period_us);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, int *pstate)
+{
+        unsigned int v = 0;
+        nvmlReturn_t r = pstate ? get_uint(device, "pstate", &v) : NVML_ERROR_INVALID_ARGUMENT;
+        if (r == NVML_SUCCESS)
+                *pstate = (int) v;
+        return r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons)
+{
+        return reasons ? get_number(device, "throttle", reasons) : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, int counter, unsigned int *kbps)
+{
+        return get_uint(device, counter == NVML_PCIE_UTIL_TX_BYTES ? "pcie_kbps.tx" : "pcie_kbps.rx", kbps);
+}
+
+/* The processes of TYPE ("compute", "graphics"; "both" is in both lists)
+ * with NVML's count protocol: too small a buffer gives the count needed. */
+static nvmlReturn_t processes(nvmlDevice_t device, const char *type, unsigned int *count, nvmlProcessInfo_t *infos)
+{
+        if (!count)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        JsonObject *dev;
+        nvmlReturn_t r = begin(device, &dev);
+        if (r != NVML_SUCCESS)
+                return r;
+        JsonNode *list = field(dev, "processes");
+        if (!list || !JSON_NODE_HOLDS_ARRAY(list)) {
+                end();
+                return NVML_ERROR_NOT_SUPPORTED;
+        }
+        JsonArray *a = json_node_get_array(list);
+        unsigned n = 0;
+        for (guint i = 0; i < json_array_get_length(a); i++) {
+                JsonObject *p = json_array_get_object_element(a, i);
+                JsonNode *t = p ? field(p, "type") : NULL;
+                const char *kind = t ? json_node_get_string(t) : "compute";
+                if (!kind || (strcmp(kind, type) != 0 && strcmp(kind, "both") != 0))
+                        continue;
+                if (n < *count && infos) {
+                        infos[n].pid = (unsigned) int_field(p, "pid", 0);
+                        infos[n].usedGpuMemory = field(p, "used_memory") ? (unsigned long long) int_field(p, "used_memory", 0)
+                                                                         : NVML_VALUE_NOT_AVAILABLE;
+                        infos[n].gpuInstanceId = infos[n].computeInstanceId = 0xFFFFFFFFu;
+                }
+                n++;
+        }
+        end();
+        r = n > *count || (n && !infos) ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+        *count = n;
+        return r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
+                                                            nvmlProcessInfo_t *infos)
+{
+        return processes(device, "compute", count, infos);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
+                                                             nvmlProcessInfo_t *infos)
+{
+        return processes(device, "graphics", count, infos);
+}
+
+/* Processes with an "sm" field, each with one sample stamped now. */
+EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *samples,
+                                                    unsigned int *count, unsigned long long last_seen_us)
+{
+        (void) last_seen_us;
+        if (!count)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        JsonObject *dev;
+        nvmlReturn_t r = begin(device, &dev);
+        if (r != NVML_SUCCESS)
+                return r;
+        JsonNode *list = field(dev, "processes");
+        JsonArray *a = list && JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list) : NULL;
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        unsigned n = 0;
+        for (guint i = 0; a && i < json_array_get_length(a); i++) {
+                JsonObject *p = json_array_get_object_element(a, i);
+                if (!p || !field(p, "sm"))
+                        continue;
+                if (n < *count && samples) {
+                        samples[n] = (nvmlProcessUtilizationSample_t) {
+                                .pid = (unsigned) int_field(p, "pid", 0),
+                                .timeStamp = (unsigned long long) now.tv_sec * 1000000ULL +
+                                             (unsigned long long) now.tv_nsec / 1000ULL,
+                                .smUtil = (unsigned) int_field(p, "sm", 0),
+                        };
+                }
+                n++;
+        }
+        end();
+        if (!a)
+                return NVML_ERROR_NOT_SUPPORTED;
+        r = !n ? NVML_ERROR_NOT_FOUND : n > *count || !samples ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+        *count = n;
+        return r;
+}

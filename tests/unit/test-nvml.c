@@ -1,0 +1,225 @@
+/* The NVML reader (src/readers/nvml.c) against the fake NVML
+ * (tests/fake-nvml): loading, units, NOT_SUPPORTED as absent, a lost GPU,
+ * processes from both lists, the file changing under a running reader,
+ * and no library at all. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <time.h>
+
+#include "nvml.h"
+#include "sampler.h"
+
+static char *config_path;
+
+static void write_config(const char *json)
+{
+        /* A new inode each time: the fake notices the change at once,
+         * whatever the file system's time resolution. */
+        g_autofree char *tmp = g_strconcat(config_path, ".new", NULL);
+        assert_true(g_file_set_contents(tmp, json, -1, NULL));
+        assert_int_equal(rename(tmp, config_path), 0);
+}
+
+static int setup(void **state)
+{
+        (void) state;
+        g_autofree char *dir = g_dir_make_tmp("jetsond-nvml.XXXXXX", NULL);
+        config_path = g_build_filename(dir, "nvml.json", NULL);
+        setenv("FAKE_NVML_CONFIG", config_path, 1);
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        (void) state;
+        g_unlink(config_path);
+        g_autofree char *dir = g_path_get_dirname(config_path);
+        g_rmdir(dir);
+        g_clear_pointer(&config_path, g_free);
+        return 0;
+}
+
+static const char TWO_GPUS[] =
+        "{\"devices\": ["
+        "{\"name\": \"NVIDIA GeForce RTX 4090\", \"uuid\": \"GPU-4090\", \"pci_bus_id\": \"00000000:01:00.0\","
+        " \"utilization\": {\"gpu\": 37, \"memory\": 12},"
+        " \"memory\": {\"total\": 25757220864, \"used\": 1073741824, \"free\": 24683479040},"
+        " \"temperature\": 61, \"power_mw\": 231000, \"energy_mj\": 123456789, \"power_limit_mw\": 450000,"
+        " \"clocks_mhz\": {\"graphics\": 2520, \"sm\": 2520, \"mem\": 10501},"
+        " \"max_clocks_mhz\": {\"graphics\": 3105, \"sm\": 3105, \"mem\": 10501},"
+        " \"fan\": 40, \"encoder\": 0, \"decoder\": 3, \"pstate\": 2, \"throttle\": 4,"
+        " \"pcie_kbps\": {\"tx\": 100, \"rx\": 2000},"
+        " \"processes\": [{\"pid\": 4242, \"type\": \"compute\", \"used_memory\": 1073741824, \"sm\": 35},"
+        "                 {\"pid\": 1834, \"type\": \"both\", \"used_memory\": 20971520},"
+        "                 {\"pid\": 77, \"type\": \"graphics\"}],"
+        " \"unknown_field\": 1},"
+        "{\"name\": \"Tesla T4\", \"uuid\": \"GPU-T4\", \"pci_bus_id\": \"00000000:02:00.0\","
+        " \"utilization\": {\"gpu\": 5, \"memory\": 1}, \"temperature\": 40}"
+        "]}";
+
+static jd_nvml *open_fake(void)
+{
+        char why[256] = "";
+        jd_nvml *n = jd_nvml_open(FAKE_NVML_PATH, why, sizeof(why));
+        if (!n)
+                fail_msg("the fake NVML did not open: %s", why);
+        return n;
+}
+
+static void test_values(void **state)
+{
+        (void) state;
+        write_config(TWO_GPUS);
+        jd_nvml *n = open_fake();
+        assert_string_equal(jd_nvml_driver_version(n), "595.78 (fake)");
+        assert_int_equal(jd_nvml_count(n), 2);
+        jd_nvml_gpu g;
+        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        assert_false(g.lost);
+        assert_false(g.integrated);
+        assert_string_equal(g.name, "NVIDIA GeForce RTX 4090");
+        assert_string_equal(g.uuid, "GPU-4090");
+        assert_string_equal(g.pci_bus_id, "00000000:01:00.0");
+        assert_int_equal(g.load.value, 37);
+        assert_int_equal(g.mem_load.value, 12);
+        assert_int_equal(g.mem_total_kib.value, 25757220864ULL / 1024);   /* bytes -> KiB */
+        assert_int_equal(g.mem_used_kib.value, 1048576);
+        assert_int_equal(g.freq_khz.value, 2520000);                      /* MHz -> kHz */
+        assert_int_equal(g.mem_freq_khz.value, 10501000);
+        assert_int_equal(g.max_freq_khz.value, 3105000);
+        assert_int_equal(g.temp_c.value, 61);
+        assert_int_equal(g.power_mw.value, 231000);
+        assert_int_equal(g.power_limit_mw.value, 450000);
+        assert_int_equal(g.energy_mj.value, 123456789);
+        assert_int_equal(g.fan.value, 40);
+        assert_true(g.encoder_load.present && g.encoder_load.value == 0);  /* a real 0, present */
+        assert_int_equal(g.decoder_load.value, 3);
+        assert_int_equal(g.pstate.value, 2);
+        assert_int_equal(g.throttle.value, 4);
+        assert_int_equal(g.pcie_rx.value, 2000 * 1024);                  /* KB/s -> bytes/s */
+        assert_int_equal(g.pcie_tx.value, 100 * 1024);
+
+        /* Processes: both lists merged, each PID once. */
+        assert_int_equal(g.n_processes, 3);
+        for (size_t i = 0; i < g.n_processes; i++) {
+                const jd_nvml_process *p = &g.processes[i];
+                if (p->pid == 4242) {
+                        assert_true(p->compute && !p->graphics);
+                        assert_int_equal(p->mem_kib.value, 1048576);
+                        assert_int_equal(p->sm.value, 35);
+                } else if (p->pid == 1834) {
+                        assert_true(p->compute && p->graphics);
+                        assert_int_equal(p->mem_kib.value, 20480);
+                        assert_false(p->sm.present);
+                } else {
+                        assert_int_equal(p->pid, 77);
+                        assert_false(p->mem_kib.present);   /* NVML_VALUE_NOT_AVAILABLE */
+                }
+        }
+
+        /* The second GPU answers few calls: the rest is absent, not 0. */
+        assert_true(jd_nvml_read_gpu(n, 1, &g));
+        assert_string_equal(g.name, "Tesla T4");
+        assert_int_equal(g.load.value, 5);
+        assert_int_equal(g.temp_c.value, 40);
+        assert_false(g.mem_total_kib.present);
+        assert_false(g.freq_khz.present);
+        assert_false(g.power_mw.present);
+        assert_false(g.energy_mj.present);
+        assert_false(g.fan.present);
+        assert_false(g.pstate.present);
+        assert_int_equal(g.n_processes, 0);
+
+        assert_false(jd_nvml_read_gpu(n, 2, &g));
+        jd_nvml_close(n);
+}
+
+static void test_lost_and_back(void **state)
+{
+        (void) state;
+        write_config(TWO_GPUS);
+        jd_nvml *n = open_fake();
+        jd_nvml_gpu g;
+        g_autofree char *lost = g_strdup(TWO_GPUS);
+        char *at = strstr(lost, "\"unknown_field\": 1");
+        memcpy(at, "\"lost\":   true    ", strlen("\"unknown_field\": 1"));
+        write_config(lost);
+        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        assert_true(g.lost);
+        assert_string_equal(g.name, "");          /* nothing of a lost GPU stands */
+        assert_false(g.load.present);
+        assert_int_equal(g.n_processes, 0);
+        /* The other GPU is untouched. */
+        assert_true(jd_nvml_read_gpu(n, 1, &g));
+        assert_false(g.lost);
+        assert_int_equal(g.load.value, 5);
+        /* The driver recovers it: values again, from the file as it is now. */
+        g_autofree char *back = g_strdup(TWO_GPUS);
+        at = strstr(back, "\"gpu\": 37");
+        memcpy(at, "\"gpu\": 99", 9);
+        write_config(back);
+        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        assert_false(g.lost);
+        assert_int_equal(g.load.value, 99);
+        jd_nvml_close(n);
+}
+
+static void test_delay(void **state)
+{
+        (void) state;
+        write_config("{\"devices\": [{\"name\": \"slow\", \"temperature\": 50, \"delay_ms\": 20}]}");
+        jd_nvml *n = open_fake();
+        uint64_t start = jd_monotonic_us();
+        jd_nvml_gpu g;
+        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        /* Every call sleeps: well over one delay for the whole reading. */
+        assert_true(jd_monotonic_us() - start >= 20000 * 2);
+        assert_int_equal(g.temp_c.value, 50);
+        jd_nvml_close(n);
+}
+
+static void test_no_devices_no_library(void **state)
+{
+        (void) state;
+        g_unlink(config_path);
+        jd_nvml *n = open_fake();
+        assert_int_equal(jd_nvml_count(n), 0);
+        write_config("{\"devices\": []}");
+        assert_int_equal(jd_nvml_count(n), 0);
+        jd_nvml_close(n);
+
+        char why[256] = "";
+        assert_null(jd_nvml_open("/nonexistent/libnvidia-ml.so.1", why, sizeof(why)));
+        assert_non_null(strstr(why, "no NVIDIA driver library"));
+        /* A library that is not NVML. */
+        assert_null(jd_nvml_open("libm.so.6", why, sizeof(why)));
+        assert_non_null(strstr(why, "nvmlInit"));
+}
+
+static void test_integrated_names(void **state)
+{
+        (void) state;
+        assert_true(jd_nvml_is_integrated("NVIDIA Thor"));
+        assert_true(jd_nvml_is_integrated("Orin (nvgpu)"));
+        assert_false(jd_nvml_is_integrated("NVIDIA GeForce RTX 4090"));
+        assert_false(jd_nvml_is_integrated("(nvgpu"));
+        assert_false(jd_nvml_is_integrated(""));
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_values, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_lost_and_back, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_no_devices_no_library, setup, teardown),
+                cmocka_unit_test(test_integrated_names),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
