@@ -127,6 +127,43 @@ const fam_family fam_table[] = {
         { "nvpmodel.name", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },
         { "jetson_clocks.active", "jetson_clocks_active", FAM_GAUGE, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 },
           "1 if jetson_clocks is in effect (every clock pinned at its maximum)" },
+        /* Discrete GPUs (NVML), by NVML index */
+        { "dgpu.*.load", "jetson_dgpu_load_ratio", FAM_GAUGE, "ratio", "gpu", SCALE_PERCENT, NULL, { 0 }, { 0 },
+          "Load of a discrete GPU, 0 to 1" },
+        { "dgpu.*.mem_load", "jetson_dgpu_memory_load_ratio", FAM_GAUGE, "ratio", "gpu", SCALE_PERCENT, NULL, { 0 },
+          { 0 }, "Memory-controller load of a discrete GPU, 0 to 1" },
+        { "dgpu.*.mem_used", "jetson_dgpu_memory_used_bytes", FAM_GAUGE, "bytes", "gpu", SCALE_KIBI, NULL, { 0 },
+          { 0 }, "Memory in use on a discrete GPU" },
+        { "dgpu.*.mem_total", "jetson_dgpu_memory_total_bytes", FAM_GAUGE, "bytes", "gpu", SCALE_KIBI, NULL, { 0 },
+          { 0 }, "Memory of a discrete GPU" },
+        { "dgpu.*.freq", "jetson_dgpu_frequency_hertz", FAM_GAUGE, "hertz", "gpu", SCALE_KILO, NULL, { 0 }, { 0 },
+          "Graphics clock of a discrete GPU" },
+        { "dgpu.*.sm_freq", "jetson_dgpu_sm_frequency_hertz", FAM_GAUGE, "hertz", "gpu", SCALE_KILO, NULL, { 0 },
+          { 0 }, "Streaming-multiprocessor clock of a discrete GPU" },
+        { "dgpu.*.mem_freq", "jetson_dgpu_memory_frequency_hertz", FAM_GAUGE, "hertz", "gpu", SCALE_KILO, NULL,
+          { 0 }, { 0 }, "Memory clock of a discrete GPU" },
+        { "dgpu.*.temp", "jetson_dgpu_temperature_celsius", FAM_GAUGE, "celsius", "gpu", SCALE_NONE, NULL, { 0 },
+          { 0 }, "Temperature of a discrete GPU" },
+        { "dgpu.*.power", "jetson_dgpu_power_watts", FAM_GAUGE, "watts", "gpu", SCALE_MILLI, NULL, { 0 }, { 0 },
+          "Power drawn by a discrete GPU" },
+        { "dgpu.*.power_limit", "jetson_dgpu_power_limit_watts", FAM_GAUGE, "watts", "gpu", SCALE_MILLI, NULL,
+          { 0 }, { 0 }, "Enforced power limit of a discrete GPU" },
+        { "dgpu.*.energy", "jetson_dgpu_energy_joules", FAM_COUNTER, "joules", "gpu", SCALE_MILLI, NULL, { 0 },
+          { 0 }, "Energy drawn by a discrete GPU since its driver loaded (NVML's counter)" },
+        { "dgpu.*.fan", "jetson_dgpu_fan_speed_ratio", FAM_GAUGE, "ratio", "gpu", SCALE_PERCENT, NULL, { 0 }, { 0 },
+          "Fan speed of a discrete GPU, 0 to 1 of its maximum" },
+        { "dgpu.*.encoder_load", "jetson_dgpu_encoder_load_ratio", FAM_GAUGE, "ratio", "gpu", SCALE_PERCENT, NULL,
+          { 0 }, { 0 }, "Video encoder load of a discrete GPU, 0 to 1" },
+        { "dgpu.*.decoder_load", "jetson_dgpu_decoder_load_ratio", FAM_GAUGE, "ratio", "gpu", SCALE_PERCENT, NULL,
+          { 0 }, { 0 }, "Video decoder load of a discrete GPU, 0 to 1" },
+        { "dgpu.*.pstate", "jetson_dgpu_performance_state", FAM_GAUGE, NULL, "gpu", SCALE_NONE, NULL, { 0 }, { 0 },
+          "Performance state of a discrete GPU, 0 (fastest) to 15" },
+        { "dgpu.*.throttle", "jetson_dgpu_clock_event_reasons", FAM_GAUGE, NULL, "gpu", SCALE_NONE, NULL, { 0 },
+          { 0 }, "Why a discrete GPU's clocks are held down: NVML's bitmask (0 none)" },
+        { "dgpu.*.pcie_rx", "jetson_dgpu_pcie_receive_bytes_per_second", FAM_GAUGE, NULL, "gpu", SCALE_NONE, NULL,
+          { 0 }, { 0 }, "PCIe receive rate of a discrete GPU" },
+        { "dgpu.*.pcie_tx", "jetson_dgpu_pcie_transmit_bytes_per_second", FAM_GAUGE, NULL, "gpu", SCALE_NONE, NULL,
+          { 0 }, { 0 }, "PCIe transmit rate of a discrete GPU" },
         /* GPU processes */
         { "process.*.gpu_mem", "jetson_process_gpu_memory_bytes", FAM_GAUGE, "bytes", "pid", SCALE_KIBI, NULL,
           PROC_LABELS, "GPU (nvmap) memory held by a process" },
@@ -134,6 +171,10 @@ const fam_family fam_table[] = {
           "CPU use of a process holding GPU memory (1 is one full CPU)" },
         { "process.*.rss", "jetson_process_resident_memory_bytes", FAM_GAUGE, "bytes", "pid", SCALE_KIBI, NULL,
           PROC_LABELS, "Resident memory of a process holding GPU memory" },
+        { "process.*.dgpu.*.mem", "jetson_process_dgpu_memory_bytes", FAM_GAUGE, "bytes", "pid", SCALE_KIBI, NULL,
+          PROC_LABELS, "GPU memory a process uses on one discrete GPU (NVML)", "gpu" },
+        { "process.*.dgpu.*.sm", "jetson_process_dgpu_sm_ratio", FAM_GAUGE, "ratio", "pid", SCALE_PERCENT, NULL,
+          PROC_LABELS, "Streaming-multiprocessor use of a process on one discrete GPU (NVML), 0 to 1", "gpu" },
         { "process.*.name", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },
         { "process.*.user", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },
         /* System */
@@ -155,26 +196,25 @@ const fam_family fam_table[] = {
 const size_t fam_table_len = sizeof fam_table / sizeof fam_table[0];
 
 /* One segment of a key against one of a pattern. */
-static bool segment_matches(const char *k, size_t klen, const char *p, size_t plen, const char **inst,
-                            size_t *inst_len)
+static bool segment_matches(const char *k, size_t klen, const char *p, size_t plen, fam_instances *inst)
 {
         if (plen > 0 && p[plen - 1] == '*') {
                 size_t prefix = plen - 1;
-                if (klen <= prefix || memcmp(k, p, prefix) != 0)
+                if (klen <= prefix || memcmp(k, p, prefix) != 0 || inst->n == G_N_ELEMENTS(inst->start))
                         return false;
-                *inst = k + prefix;
-                *inst_len = klen - prefix;
+                inst->start[inst->n] = k + prefix;
+                inst->len[inst->n++] = klen - prefix;
                 return true;
         }
         return klen == plen && memcmp(k, p, plen) == 0;
 }
 
-static bool pattern_matches(const char *key, const char *pattern, const char **inst, size_t *inst_len)
+static bool pattern_matches(const char *key, const char *pattern, fam_instances *inst)
 {
         const char *k = key, *p = pattern;
         for (;;) {
                 const char *kend = strchrnul(k, '.'), *pend = strchrnul(p, '.');
-                if (!segment_matches(k, (size_t)(kend - k), p, (size_t)(pend - p), inst, inst_len))
+                if (!segment_matches(k, (size_t)(kend - k), p, (size_t)(pend - p), inst))
                         return false;
                 if (*kend == '\0' || *pend == '\0')
                         return *kend == *pend;
@@ -183,12 +223,11 @@ static bool pattern_matches(const char *key, const char *pattern, const char **i
         }
 }
 
-int fam_match(const char *key, const char **inst, size_t *inst_len)
+int fam_match(const char *key, fam_instances *inst)
 {
         for (size_t i = 0; i < fam_table_len; i++) {
-                *inst = NULL;
-                *inst_len = 0;
-                if (pattern_matches(key, fam_table[i].key, inst, inst_len))
+                *inst = (fam_instances){ 0 };
+                if (pattern_matches(key, fam_table[i].key, inst))
                         return (int)i;
         }
         return -1;
@@ -196,9 +235,8 @@ int fam_match(const char *key, const char **inst, size_t *inst_len)
 
 bool exp_key_known(const char *key)
 {
-        const char *inst;
-        size_t len;
-        return fam_match(key, &inst, &len) >= 0;
+        fam_instances inst;
+        return fam_match(key, &inst) >= 0;
 }
 
 /* Families that come from outside the sample; KEY names their source. */
@@ -240,6 +278,8 @@ GString *exp_list_families(void)
                 if (f->kind == FAM_LABEL_ONLY)
                         continue;
                 GString *labels = g_string_new(f->label ? f->label : "");
+                if (f->label2)
+                        g_string_append_printf(labels, ",%s", f->label2);
                 for (size_t j = 0; j < G_N_ELEMENTS(f->extra_label) && f->extra_label[j]; j++)
                         g_string_append_printf(labels, "%s%s", labels->len ? "," : "", f->extra_label[j]);
                 if (f->value_label)

@@ -30,14 +30,22 @@ typedef struct {
         const char *extra_label[2];
         const char *extra_key[2];
         const char *help;
+        const char *label2; /* label for a second "*" (process.PID.dgpu.N.mem: "gpu"), or NULL */
 } fam_family;
 
 extern const fam_family fam_table[];
 extern const size_t fam_table_len;
 
-/* The index of the first family whose pattern matches KEY, or -1; the
- * instance the "*" stood for is [*INST, *INST + *INST_LEN). */
-int fam_match(const char *key, const char **inst, size_t *inst_len);
+/* What the "*" of a pattern stood for in a key: up to two instances
+ * (the label's and label2's), [start, start + len). */
+typedef struct {
+        const char *start[2];
+        size_t len[2];
+        size_t n;
+} fam_instances;
+
+/* The index of the first family whose pattern matches KEY, or -1. */
+int fam_match(const char *key, fam_instances *inst);
 
 /* The families that do not come from sample keys (KEY names the source). */
 extern const fam_family fam_up, fam_board, fam_default_mode, fam_timestamp;

@@ -14,8 +14,7 @@ typedef struct {
         int family;
         guint order; /* position in the sample: keeps jetsond's order */
         const exp_value *value;
-        const char *inst;
-        size_t inst_len;
+        fam_instances inst;
 } entry;
 
 static int entry_compare(gconstpointer a, gconstpointer b)
@@ -196,12 +195,14 @@ static const char *string_of(GHashTable *strings, const char *key)
         return v ? v->v.s : NULL;
 }
 
-/* KEY with its last field replaced by FIELD. */
-static char *sibling_key(const char *key, const char *field)
+/* The key FIELD of the same instance as E's first one (process.PID.name
+ * for process.PID.gpu_mem and for process.PID.dgpu.N.mem), or of the same
+ * group for a key without one (nvpmodel.name for nvpmodel.mode). */
+static char *sibling_key(const entry *e, const char *field)
 {
-        const char *dot = strrchr(key, '.');
-        size_t prefix = dot ? (size_t)(dot - key + 1) : 0;
-        return g_strdup_printf("%.*s%s", (int)prefix, key, field);
+        const char *key = e->value->key, *dot = strrchr(key, '.');
+        size_t prefix = e->inst.n ? (size_t)(e->inst.start[0] + e->inst.len[0] - key) : dot ? (size_t)(dot - key) : 0;
+        return g_strdup_printf("%.*s.%s", (int)prefix, key, field);
 }
 
 static void append_sample_line(GString *out, const fam_family *f, const entry *e, GHashTable *strings)
@@ -209,10 +210,12 @@ static void append_sample_line(GString *out, const fam_family *f, const entry *e
         GString *line = g_string_new(f->name);
         g_string_append(line, fam_sample_suffix(f->kind));
         bool first = true;
-        if (f->label)
-                append_label(line, &first, f->label, e->inst, e->inst_len);
+        if (f->label && e->inst.n > 0)
+                append_label(line, &first, f->label, e->inst.start[0], e->inst.len[0]);
+        if (f->label2 && e->inst.n > 1)
+                append_label(line, &first, f->label2, e->inst.start[1], e->inst.len[1]);
         for (size_t i = 0; i < G_N_ELEMENTS(f->extra_label) && f->extra_label[i]; i++) {
-                g_autofree char *key = sibling_key(e->value->key, f->extra_key[i]);
+                g_autofree char *key = sibling_key(e, f->extra_key[i]);
                 const char *v = string_of(strings, key);
                 if (v) /* a label the sample lacks is left out, never "" */
                         append_label(line, &first, f->extra_label[i], v, strlen(v));
@@ -249,7 +252,7 @@ static void append_sample_families(GString *out, const exp_sample *sample, exp_f
                 entry e = { .order = i, .value = v };
                 /* Keys the table does not know are new keys of a newer
                  * jetsond: left out, as the contract asks of clients. */
-                e.family = fam_match(v->key, &e.inst, &e.inst_len);
+                e.family = fam_match(v->key, &e.inst);
                 if (e.family >= 0 && type_fits(&fam_table[e.family], v))
                         g_array_append_val(entries, e);
         }

@@ -184,7 +184,8 @@ static void ensure_dir(const jd_sysroot *sr, const char *path)
                 jd_log_info("Created %s", path);
 }
 
-int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, uint64_t interval_us)
+int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, uint64_t interval_us,
+                  const char *nvml_library)
 {
         ensure_dir(sr, JD_STATE_DIR);
         ensure_dir(sr, JD_RUNTIME_DIR);
@@ -212,6 +213,8 @@ int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, u
                 sd_bus_flush_close_unref(bus);
                 return EXIT_FAILURE;
         }
+        if (nvml_library)
+                jd_engine_use_nvml(st.engine, nvml_library);
         GSource *bus_source = jd_bus_source_new(bus, on_disconnect, &st);
         g_source_attach(bus_source, NULL);
         guint sigterm = g_unix_signal_add(SIGTERM, on_signal, &st);

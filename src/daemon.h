@@ -13,4 +13,6 @@ typedef enum {
         JD_BUS_ADDRESS,
 } jd_bus_kind;
 
-int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, uint64_t interval_us);
+/* NVML_LIBRARY: the NVML library to load, NULL for none. */
+int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, uint64_t interval_us,
+                  const char *nvml_library);

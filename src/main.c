@@ -23,7 +23,7 @@ int main(int argc, char **argv)
         gint interval_ms = 1000;
         gboolean once = FALSE, json = FALSE, system_bus = FALSE, session_bus = FALSE, verbose = FALSE;
         gboolean version = FALSE;
-        g_autofree char *address = NULL;
+        g_autofree char *address = NULL, *nvml_library = NULL;
         GOptionEntry entries[] = {
                 { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot_dir,
                   "Resolve every hardware path under DIR (default /)", "DIR" },
@@ -33,6 +33,9 @@ int main(int argc, char **argv)
                 { "session", 0, 0, G_OPTION_ARG_NONE, &session_bus, "Serve on the session bus", NULL },
                 { "address", 0, 0, G_OPTION_ARG_STRING, &address,
                   "Serve on the bus at ADDR (polkit is asked on the same bus)", "ADDR" },
+                { "nvml-library", 0, 0, G_OPTION_ARG_FILENAME, &nvml_library,
+                  "Read NVIDIA GPUs through this NVML library (default libnvidia-ml.so.1; none with --sysroot)",
+                  "PATH" },
                 { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log debug messages", NULL },
                 { "once", 0, 0, G_OPTION_ARG_NONE, &once, "Print one sample and exit", NULL },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "With --once: print JSON", NULL },
@@ -67,12 +70,14 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
         }
         jd_sysroot_set_complaints(sr, complain_about_file, NULL);
+        /* A fake board's GPUs are the test's: never the host's NVML. */
+        const char *nvml = nvml_library ? nvml_library : jd_sysroot_is_host(sr) ? "libnvidia-ml.so.1" : NULL;
         int ret;
         if (once) {
-                ret = jd_run_once(sr, (unsigned) interval_ms, json);
+                ret = jd_run_once(sr, (unsigned) interval_ms, json, nvml);
         } else {
                 jd_bus_kind kind = address ? JD_BUS_ADDRESS : session_bus ? JD_BUS_SESSION : JD_BUS_SYSTEM;
-                ret = jd_run_daemon(sr, kind, address, (uint64_t) interval_ms * 1000u);
+                ret = jd_run_daemon(sr, kind, address, (uint64_t) interval_ms * 1000u, nvml);
         }
         jd_sysroot_free(sr);
         return ret;

@@ -2,11 +2,13 @@
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "board.h"
 #include "json_text.h"
+#include "nvml.h"
 #include "sampler.h"
 #include "values.h"
 
@@ -96,6 +98,22 @@ static void add_values(JsonBuilder *b, const jd_values *v)
         json_builder_end_object(b);
 }
 
+/* Every GPU NVML sees, read once; without NVML, what the rest gives. */
+static void add_nvml(jd_values *v, const char *library)
+{
+        char why[256];
+        jd_nvml *n = library ? jd_nvml_open(library, why, sizeof(why)) : NULL;
+        if (!n)
+                return;
+        jd_nvml_gpu *g = malloc(sizeof(*g));
+        unsigned count = jd_nvml_count(n);
+        for (unsigned i = 0; g && i < count; i++)
+                if (jd_nvml_read_gpu(n, i, g))
+                        jd_values_add_nvml_gpu(v, g);
+        free(g);
+        jd_nvml_close(n);
+}
+
 /* State that is not a sample value: lists of modes, profiles, swaps. */
 static void add_state(JsonBuilder *b, const jd_sample *s)
 {
@@ -181,7 +199,7 @@ static void print_text(const jd_board *board, const jd_values *v)
         }
 }
 
-int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json)
+int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json, const char *nvml_library)
 {
         jd_board board;
         jd_board_read(&board, sr);
@@ -196,7 +214,11 @@ int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json)
         const jd_sample *s = jd_sampler_sample(sampler, JD_TIER_ALL);
         jd_values values;
         jd_values_init(&values);
-        jd_values_from_sample(&values, s);
+        jd_values_begin(&values);
+        jd_values_add_sample(&values, s);
+        jd_values_add_derived(&values, s);
+        add_nvml(&values, nvml_library);
+        jd_values_end(&values);
 
         if (json) {
                 g_autoptr(JsonBuilder) b = json_builder_new();

@@ -130,7 +130,7 @@ static int method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *e
 /* The sample's timestamp and values, from the latest readings. */
 static int append_sample(sd_bus_message *m, const jd_service *svc)
 {
-        const jd_values *lists[JD_TIER_COUNT + 1];
+        const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
         size_t n = jd_snapshot_lists(&svc->snapshot, lists);
         int r = sd_bus_message_append_basic(m, 't', &svc->sample->timestamp_us);
         if (r >= 0)
@@ -195,7 +195,7 @@ static bool is_numeric(const jd_value *v)
  * that matches nothing. */
 static GPtrArray *resolve_columns(const jd_service *svc, char **patterns, sd_bus_error *error)
 {
-        const jd_values *lists[JD_TIER_COUNT + 1];
+        const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
         size_t n_lists = jd_snapshot_lists(&svc->snapshot, lists);
         GPtrArray *columns = g_ptr_array_new();
         g_autoptr(GHashTable) taken = g_hash_table_new(g_str_hash, g_str_equal);

@@ -115,6 +115,12 @@ static gboolean on_events(gpointer data)
         jd_service *svc = data;
         uint64_t now = now_us();
         unsigned events = jd_engine_take_events(svc->engine);
+        /* NVML loaded or missing, a GPU lost or back: said once each. */
+        char *line;
+        while ((line = jd_engine_take_message(svc->engine))) {
+                jd_log_info("%s", line);
+                g_free(line);
+        }
         if ((events & JD_ENGINE_CAPTURE_ENDED) && svc->metrics)
                 jd_metrics_reap_captures(svc->metrics);
         bool sample = (events & JD_ENGINE_SAMPLE) || now >= svc->watchdog_us;

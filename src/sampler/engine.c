@@ -30,6 +30,7 @@ struct jd_sampling_engine {
 
         /* Main thread only. */
         uint64_t generation;
+        jd_gpu_poller *gpus;          /* NULL without NVML */
 };
 
 static const jd_tier_spec specs[JD_TIER_COUNT] = {
@@ -101,6 +102,8 @@ static void retime(jd_sampling_engine *e)
                 if (e->tiers[i])
                         jd_tier_thread_set_timing(e->tiers[i], &timings[i]);
         }
+        if (e->gpus)
+                jd_gpu_poller_set_period(e->gpus, e->period[JD_TIER_INDEX_MEDIUM]);
 }
 
 /* The values that combine tiers (ram.shared: meminfo, else the nvmap
@@ -212,10 +215,29 @@ jd_sampling_engine *jd_engine_new(const jd_sysroot *sr, uint64_t sample_interval
         return e;
 }
 
+static void on_gpu_message(void *data)
+{
+        notify(data, JD_ENGINE_MESSAGE);
+}
+
+void jd_engine_use_nvml(jd_sampling_engine *e, const char *library)
+{
+        pthread_mutex_lock(&e->mu);
+        e->gpus = jd_gpu_poller_new(library, on_gpu_message, e);
+        retime(e);
+        pthread_mutex_unlock(&e->mu);
+}
+
+char *jd_engine_take_message(jd_sampling_engine *e)
+{
+        return e->gpus ? jd_gpu_poller_take_message(e->gpus) : NULL;
+}
+
 void jd_engine_free(jd_sampling_engine *e)
 {
         if (!e)
                 return;
+        jd_gpu_poller_free(e->gpus, 300000);
         /* Ask all to stop first, so their waits overlap. */
         bool left_behind = false;
         for (int i = 0; i < JD_TIER_COUNT; i++)
@@ -330,6 +352,8 @@ void jd_snapshot_clear(jd_snapshot *s)
 {
         for (int i = 0; i < JD_TIER_COUNT; i++)
                 jd_reading_unref(s->tier[i]);
+        for (size_t i = 0; i < s->n_gpu; i++)
+                jd_gpu_reading_unref(s->gpu[i]);
         jd_values_clear(&s->derived);
         jd_snapshot_init(s);
 }
@@ -381,15 +405,25 @@ void jd_engine_snapshot(jd_sampling_engine *e, jd_snapshot *s, uint64_t now_us)
                 x->timestamp_us = jd_realtime_us();
         build_derived(&s->derived, s->stale[JD_TIER_INDEX_FAST] ? NULL : s->tier[JD_TIER_INDEX_FAST]->part.memory,
                       s->stale[JD_TIER_INDEX_SLOW] ? NULL : s->tier[JD_TIER_INDEX_SLOW]->part.processes);
+        for (size_t i = 0; i < s->n_gpu; i++)
+                jd_gpu_reading_unref(s->gpu[i]);
+        s->n_gpu = e->gpus ? jd_gpu_poller_latest(e->gpus, s->gpu) : 0;
+        uint64_t gpu_period = e->gpus ? jd_gpu_poller_period(e->gpus) : 0;
+        for (size_t i = 0; i < s->n_gpu; i++)
+                s->gpu_stale[i] = now_us > s->gpu[i]->finished_us &&
+                                  now_us - s->gpu[i]->finished_us > stale_limit(gpu_period);
 }
 
-size_t jd_snapshot_lists(const jd_snapshot *s, const jd_values *lists[JD_TIER_COUNT + 1])
+size_t jd_snapshot_lists(const jd_snapshot *s, const jd_values *lists[JD_SNAPSHOT_MAX_LISTS])
 {
         size_t n = 0;
         for (int i = 0; i < JD_TIER_COUNT; i++)
                 if (s->tier[i] && !s->stale[i])
                         lists[n++] = &s->tier[i]->values;
         lists[n++] = &s->derived;
+        for (size_t i = 0; i < s->n_gpu; i++)
+                if (!s->gpu_stale[i])
+                        lists[n++] = &s->gpu[i]->values;
         return n;
 }
 

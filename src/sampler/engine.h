@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "gpu_poller.h"
 #include "opt.h"
 #include "reading.h"
 #include "sysroot.h"
@@ -43,6 +44,7 @@ enum {
         JD_ENGINE_CHANGED = 1 << 1,        /* slow readings or limits: properties may have changed */
         JD_ENGINE_ANSWERED = 1 << 2,       /* a first reading or a requested one was published */
         JD_ENGINE_CAPTURE_ENDED = 1 << 3,  /* a capture's reader closed its end */
+        JD_ENGINE_MESSAGE = 1 << 4,        /* a line for the log (jd_engine_take_message) */
 };
 
 typedef struct jd_sampling_engine jd_sampling_engine;
@@ -56,7 +58,13 @@ typedef struct {
         bool stale[JD_TIER_COUNT];
         jd_sample sample;
         jd_values derived;        /* values combining tiers (ram.shared) */
+        /* NVML's GPUs (jd_engine_use_nvml), stale as tiers are. */
+        jd_gpu_reading *gpu[JD_MAX_DGPUS];
+        bool gpu_stale[JD_MAX_DGPUS];
+        size_t n_gpu;
 } jd_snapshot;
+
+#define JD_SNAPSHOT_MAX_LISTS (JD_TIER_COUNT + 1 + JD_MAX_DGPUS)
 
 /* The periods, leads and extra period the engine gives its tiers when the
  * fast tier is asked to run every FAST_US (bench/engine-floor.c copies the
@@ -66,6 +74,11 @@ void jd_engine_timings(uint64_t fast_us, uint64_t epoch, jd_tier_timing out[JD_T
 /* Starts the tier threads; they discover their readers and take their
  * first readings at once. NULL when threads cannot be started. */
 jd_sampling_engine *jd_engine_new(const jd_sysroot *sr, uint64_t sample_interval_us);
+/* Reads NVIDIA GPUs through NVML's LIBRARY too (NULL: the soname), each in
+ * a thread of its own (gpu_poller.h). Call once, before snapshots. */
+void jd_engine_use_nvml(jd_sampling_engine *e, const char *library);
+/* A line for the log from the sampling threads, or NULL; g_free it. */
+char *jd_engine_take_message(jd_sampling_engine *e);
 /* Stops the threads, waiting at most about a second in all: a thread
  * stuck in a read is left behind (the process is about to exit). */
 void jd_engine_free(jd_sampling_engine *e);
@@ -96,9 +109,9 @@ void jd_snapshot_init(jd_snapshot *s);
 void jd_snapshot_clear(jd_snapshot *s);
 /* Refreshes S from the latest readings at NOW. */
 void jd_engine_snapshot(jd_sampling_engine *e, jd_snapshot *s, uint64_t now_us);
-/* The value lists of S's sample, in order (stale tiers left out);
- * returns their count (at most JD_TIER_COUNT + 1). */
-size_t jd_snapshot_lists(const jd_snapshot *s, const jd_values *lists[JD_TIER_COUNT + 1]);
+/* The value lists of S's sample, in order (stale tiers and GPUs left
+ * out); returns their count (at most JD_SNAPSHOT_MAX_LISTS). */
+size_t jd_snapshot_lists(const jd_snapshot *s, const jd_values *lists[JD_SNAPSHOT_MAX_LISTS]);
 
 /* A capture stream of COLUMNS every INTERVAL_US (>= 1 ms); *READ_FD is
  * the client's end. -EBUSY beyond JD_MAX_CAPTURES, other -errno. */

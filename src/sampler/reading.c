@@ -65,16 +65,10 @@ jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_valu
         COPY_PART(swap);
         COPY_PART(processes);
         COPY_PART(system);
-        if (values->n) {
-                r->values.items = malloc(values->n * sizeof(jd_value));
-                if (!r->values.items) {
-                        jd_reading_unref(r);
-                        return NULL;
-                }
-                memcpy(r->values.items, values->items, values->n * sizeof(jd_value));
-                r->values.n = r->values.cap = values->n;
+        if (!jd_values_copy(&r->values, values)) {
+                jd_reading_unref(r);
+                return NULL;
         }
-        r->values.layout = values->layout;
         return r;
 }
 

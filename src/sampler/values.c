@@ -302,6 +302,61 @@ void jd_values_from_sample(jd_values *out, const jd_sample *s)
         jd_values_end(out);
 }
 
+bool jd_values_copy(jd_values *out, const jd_values *in)
+{
+        if (in->n) {
+                out->items = malloc(in->n * sizeof(jd_value));
+                if (!out->items)
+                        return false;
+                memcpy(out->items, in->items, in->n * sizeof(jd_value));
+                out->n = out->cap = in->n;
+        }
+        out->layout = in->layout;
+        return true;
+}
+
+/* A discrete GPU's keys (the SoC's own GPU, also listed by NVML, is read
+ * as gpu.* from sysfs). NVML's whole percentages become doubles, as every
+ * load and speed of the contract is. */
+void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g)
+{
+        if (g->lost || g->integrated)
+                return;
+        unsigned n = g->index;
+        if (g->load.present)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->load.value, "dgpu.%u.load", n);
+        if (g->mem_load.present)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->mem_load.value, "dgpu.%u.mem_load", n);
+        ADD_OPT_U64(v, g->mem_used_kib, 1, "dgpu.%u.mem_used", n);
+        ADD_OPT_U64(v, g->mem_total_kib, 1, "dgpu.%u.mem_total", n);
+        ADD_OPT_U32(v, g->freq_khz, 1, "dgpu.%u.freq", n);
+        ADD_OPT_U32(v, g->sm_freq_khz, 1, "dgpu.%u.sm_freq", n);
+        ADD_OPT_U32(v, g->mem_freq_khz, 1, "dgpu.%u.mem_freq", n);
+        if (g->temp_c.present)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->temp_c.value, "dgpu.%u.temp", n);
+        ADD_OPT_U32(v, g->power_mw, 1, "dgpu.%u.power", n);
+        ADD_OPT_U32(v, g->power_limit_mw, 1, "dgpu.%u.power_limit", n);
+        ADD_OPT_U64(v, g->energy_mj, 1, "dgpu.%u.energy", n);
+        if (g->fan.present)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->fan.value, "dgpu.%u.fan", n);
+        if (g->encoder_load.present)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->encoder_load.value, "dgpu.%u.encoder_load", n);
+        if (g->decoder_load.present)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->decoder_load.value, "dgpu.%u.decoder_load", n);
+        ADD_OPT_U32(v, g->pstate, 1, "dgpu.%u.pstate", n);
+        ADD_OPT_U64(v, g->throttle, 1, "dgpu.%u.throttle", n);
+        ADD_OPT_U64(v, g->pcie_rx, 1, "dgpu.%u.pcie_rx", n);
+        ADD_OPT_U64(v, g->pcie_tx, 1, "dgpu.%u.pcie_tx", n);
+        for (size_t i = 0; i < g->n_processes; i++) {
+                const jd_nvml_process *p = &g->processes[i];
+                char inst[32];
+                snprintf(inst, sizeof(inst), "%u.dgpu.%u", p->pid, n);
+                ADD_OPT_U64(v, p->mem_kib, 1, "process.%s.mem", inst);
+                if (p->sm.present)
+                        ADD(v, JD_VALUE_DOUBLE, d, (double) p->sm.value, "process.%s.sm", inst);
+        }
+}
+
 const jd_value *jd_values_find(const jd_values *v, const char *key)
 {
         for (size_t i = 0; i < v->n; i++)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvml.h"
 #include "sampler.h"
 
 #define JD_VALUE_KEY_MAX 64
@@ -63,3 +64,8 @@ void jd_values_add_sample(jd_values *out, const jd_sample *sample);
 void jd_values_add_derived(jd_values *out, const jd_sample *sample);
 void jd_values_end(jd_values *v);
 const jd_value *jd_values_find(const jd_values *v, const char *key);
+/* OUT (initialised, empty) becomes a copy of IN; false without memory. */
+bool jd_values_copy(jd_values *out, const jd_values *in);
+/* The keys of one NVML GPU (a discrete one: dgpu.N.*, and its processes'
+ * process.PID.dgpu.N.mem and .sm), for the GPU's own thread. */
+void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g);

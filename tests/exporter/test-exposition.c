@@ -43,6 +43,11 @@ static exp_sample *orin_sample(void)
         exp_sample_add_uint(s, "process.1234.gpu_mem", 1024);
         exp_sample_add_double(s, "process.1234.cpu", 150);
         exp_sample_add_uint(s, "process.99.gpu_mem", 8);
+        exp_sample_add_uint(s, "process.1234.dgpu.1.mem", 2048);
+        exp_sample_add_double(s, "process.1234.dgpu.1.sm", 35);
+        exp_sample_add_double(s, "dgpu.1.load", 37);
+        exp_sample_add_uint(s, "dgpu.1.energy", 123456789);
+        exp_sample_add_uint(s, "dgpu.1.power", 231000);
         exp_sample_add_uint(s, "uptime", 3600);
         exp_sample_add_uint(s, "net.rx_bytes", 123456789012ULL);
         exp_sample_add_uint(s, "some.future.key", 5);
@@ -126,6 +131,13 @@ static void test_prometheus_lines(void **state)
         /* A process whose name and user jetsond left out: no empty labels. */
         assert_line(out, "jetson_process_gpu_memory_bytes{pid=\"99\"} 8192");
         assert_line(out, "jetson_process_cpu_ratio{pid=\"1234\",name=\"python3\",user=\"ai\\\"x\\\\y\"} 1.5");
+        /* Discrete GPUs: the NVML index as "gpu"; a process on one has both. */
+        assert_line(out, "jetson_dgpu_load_ratio{gpu=\"1\"} 0.37");
+        assert_line(out, "jetson_dgpu_power_watts{gpu=\"1\"} 231");
+        assert_line(out, "jetson_dgpu_energy_joules_total{gpu=\"1\"} 123456.789");
+        assert_line(out, "jetson_process_dgpu_memory_bytes{pid=\"1234\",gpu=\"1\",name=\"python3\",user=\"ai\\\"x\\\\y\"} "
+                         "2097152");
+        assert_line(out, "jetson_process_dgpu_sm_ratio{pid=\"1234\",gpu=\"1\",name=\"python3\",user=\"ai\\\"x\\\\y\"} 0.35");
         assert_line(out, "jetson_uptime_seconds 3600");
         assert_line(out, "jetson_network_receive_bytes_total 123456789012");
         assert_line(out, "jetson_sample_timestamp_seconds 1764000000.123456");

@@ -82,8 +82,8 @@ class Stack:
         self.port = self.listener.getsockname()[1]
 
     # ---- processes ---------------------------------------------------
-    def start_daemon(self):
-        args = [self.jetsond_path, "--sysroot", self.root, "--system"]
+    def start_daemon(self, extra=()):
+        args = [self.jetsond_path, "--sysroot", self.root, "--system", *extra]
         if self.interval_ms:
             args += ["--interval", str(self.interval_ms)]
         self.daemon_log = open(os.path.join(self.dir, "jetsond.log"), "ab")

@@ -1,0 +1,288 @@
+#include "gpu_poller.h"
+
+#include <glib.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sampler.h"
+
+typedef struct gpu_thread gpu_thread;
+
+struct jd_gpu_poller {
+        char *library;
+        void (*notify)(void *data);   /* a message is waiting */
+        void *data;
+        pthread_t probe;
+        jd_nvml *nvml;                /* set once by the probe thread, then read-only */
+
+        pthread_mutex_t mu;
+        pthread_cond_t wake;
+        bool stop;
+        uint64_t period;
+        gpu_thread *gpus[JD_MAX_DGPUS];
+        unsigned n_gpus;
+        GQueue messages;
+};
+
+struct gpu_thread {
+        jd_gpu_poller *poller;
+        unsigned index;
+        pthread_t thread;
+        jd_values builder;            /* the thread's own; keys spelled only when they change */
+        jd_gpu_reading *latest;       /* under poller->mu */
+        bool was_lost;                /* the thread's own */
+};
+
+jd_gpu_reading *jd_gpu_reading_ref(jd_gpu_reading *r)
+{
+        if (r)
+                atomic_fetch_add(&r->refs, 1);
+        return r;
+}
+
+void jd_gpu_reading_unref(jd_gpu_reading *r)
+{
+        if (r && atomic_fetch_sub(&r->refs, 1) == 1) {
+                jd_values_clear(&r->values);
+                free(r);
+        }
+}
+
+static void message(jd_gpu_poller *p, char *text)
+{
+        pthread_mutex_lock(&p->mu);
+        g_queue_push_tail(&p->messages, text);
+        pthread_mutex_unlock(&p->mu);
+        p->notify(p->data);
+}
+
+/* Waits on the poller's condition until DEADLINE (CLOCK_MONOTONIC µs) or
+ * stop; under mu. */
+static void wait_until(jd_gpu_poller *p, uint64_t deadline)
+{
+        while (!p->stop && jd_monotonic_us() < deadline) {
+                struct timespec ts = { .tv_sec = (time_t) (deadline / 1000000u),
+                                       .tv_nsec = (long) (deadline % 1000000u) * 1000 };
+                pthread_cond_timedwait(&p->wake, &p->mu, &ts);
+        }
+}
+
+static void publish(gpu_thread *t, const jd_nvml_gpu *g)
+{
+        jd_gpu_reading *r = calloc(1, sizeof(*r));
+        if (!r)
+                return;
+        atomic_init(&r->refs, 1);
+        r->gpu = *g;
+        jd_values_begin(&t->builder);
+        jd_values_add_nvml_gpu(&t->builder, g);
+        jd_values_end(&t->builder);
+        /* The reading gets a copy; the builder keeps its spelled keys. */
+        jd_values_init(&r->values);
+        jd_values_copy(&r->values, &t->builder);
+        r->finished_us = jd_monotonic_us();
+        r->timestamp_us = jd_realtime_us();
+        jd_gpu_poller *p = t->poller;
+        pthread_mutex_lock(&p->mu);
+        jd_gpu_reading *old = t->latest;
+        t->latest = r;
+        pthread_mutex_unlock(&p->mu);
+        jd_gpu_reading_unref(old);
+}
+
+static void *run_gpu(void *data)
+{
+        gpu_thread *t = data;
+        jd_gpu_poller *p = t->poller;
+        jd_nvml_gpu *g = malloc(sizeof(*g));
+        pthread_mutex_lock(&p->mu);
+        while (g && !p->stop) {
+                uint64_t period = p->period;
+                pthread_mutex_unlock(&p->mu);
+                uint64_t start = jd_monotonic_us();
+                bool there = jd_nvml_read_gpu(p->nvml, t->index, g);
+                if (there && g->lost != t->was_lost) {
+                        t->was_lost = g->lost;
+                        message(p, g->lost ? g_strdup_printf("GPU %u fell off the bus (NVML: GPU is lost); its "
+                                                             "readings leave the sample", t->index)
+                                           : g_strdup_printf("GPU %u answers again", t->index));
+                }
+                if (there)
+                        publish(t, g);
+                pthread_mutex_lock(&p->mu);
+                wait_until(p, start + period);
+        }
+        pthread_mutex_unlock(&p->mu);
+        free(g);
+        return NULL;
+}
+
+static void start_gpu(jd_gpu_poller *p, unsigned index)
+{
+        gpu_thread *t = calloc(1, sizeof(*t));
+        if (!t)
+                return;
+        t->poller = p;
+        t->index = index;
+        jd_values_init(&t->builder);
+        if (pthread_create(&t->thread, NULL, run_gpu, t) != 0) {
+                jd_values_clear(&t->builder);
+                free(t);
+                return;
+        }
+        char name[16];
+        snprintf(name, sizeof(name), "jetsond-gpu%u", index);
+        pthread_setname_np(t->thread, name);
+        pthread_mutex_lock(&p->mu);
+        p->gpus[p->n_gpus++] = t;
+        pthread_mutex_unlock(&p->mu);
+}
+
+static void *run_probe(void *data)
+{
+        jd_gpu_poller *p = data;
+        bool told = false;
+        for (;;) {
+                if (!p->nvml) {
+                        char why[256];
+                        jd_nvml *n = jd_nvml_open(p->library, why, sizeof(why));
+                        if (n) {
+                                unsigned count = jd_nvml_count(n);
+                                message(p, g_strdup_printf("NVML: driver %s, %u GPU%s", jd_nvml_driver_version(n),
+                                                           count, count == 1 ? "" : "s"));
+                                pthread_mutex_lock(&p->mu);
+                                p->nvml = n;
+                                pthread_mutex_unlock(&p->mu);
+                        } else if (!told) {
+                                message(p, g_strdup_printf("NVML: %s; no NVIDIA GPU is read through it (looked for "
+                                                           "again every %u s)", why, JD_NVML_REPROBE_US / 1000000u));
+                                told = true;
+                        }
+                }
+                /* GPUs NVML lists now and no thread reads yet. */
+                unsigned count = p->nvml ? jd_nvml_count(p->nvml) : 0;
+                for (unsigned i = p->n_gpus; i < count && i < JD_MAX_DGPUS; i++)
+                        start_gpu(p, i);
+                pthread_mutex_lock(&p->mu);
+                wait_until(p, jd_monotonic_us() + JD_NVML_REPROBE_US);
+                bool stop = p->stop;
+                pthread_mutex_unlock(&p->mu);
+                if (stop)
+                        return NULL;
+        }
+}
+
+jd_gpu_poller *jd_gpu_poller_new(const char *library, void (*notify)(void *data), void *data)
+{
+        jd_gpu_poller *p = calloc(1, sizeof(*p));
+        if (!p)
+                return NULL;
+        p->library = library ? strdup(library) : NULL;
+        p->notify = notify;
+        p->data = data;
+        p->period = JD_NVML_MIN_PERIOD_US;
+        g_queue_init(&p->messages);
+        pthread_mutex_init(&p->mu, NULL);
+        pthread_condattr_t attr;
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&p->wake, &attr);
+        pthread_condattr_destroy(&attr);
+        /* Signals are the main thread's. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        int r = pthread_create(&p->probe, NULL, run_probe, p);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (r != 0) {
+                free(p->library);
+                free(p);
+                return NULL;
+        }
+        pthread_setname_np(p->probe, "jetsond-nvml");
+        return p;
+}
+
+static bool join_until(pthread_t thread, uint64_t deadline_us)
+{
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        uint64_t now = jd_monotonic_us(), left = deadline_us > now ? deadline_us - now : 0;
+        uint64_t ns = (uint64_t) until.tv_nsec + left * 1000u;
+        until.tv_sec += (time_t) (ns / 1000000000u);
+        until.tv_nsec = (long) (ns % 1000000000u);
+        if (pthread_timedjoin_np(thread, NULL, &until) != 0) {
+                pthread_detach(thread);
+                return false;
+        }
+        return true;
+}
+
+void jd_gpu_poller_free(jd_gpu_poller *p, uint64_t timeout_us)
+{
+        if (!p)
+                return;
+        pthread_mutex_lock(&p->mu);
+        p->stop = true;
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->mu);
+        uint64_t deadline = jd_monotonic_us() + timeout_us;
+        bool all = join_until(p->probe, deadline);
+        for (unsigned i = 0; i < p->n_gpus; i++)
+                all = join_until(p->gpus[i]->thread, deadline) && all;
+        /* A thread stuck in NVML still uses the library and the poller. */
+        if (!all)
+                return;
+        for (unsigned i = 0; i < p->n_gpus; i++) {
+                jd_gpu_reading_unref(p->gpus[i]->latest);
+                jd_values_clear(&p->gpus[i]->builder);
+                free(p->gpus[i]);
+        }
+        jd_nvml_close(p->nvml);
+        char *m;
+        while ((m = g_queue_pop_head(&p->messages)))
+                g_free(m);
+        pthread_cond_destroy(&p->wake);
+        pthread_mutex_destroy(&p->mu);
+        free(p->library);
+        free(p);
+}
+
+void jd_gpu_poller_set_period(jd_gpu_poller *p, uint64_t period_us)
+{
+        pthread_mutex_lock(&p->mu);
+        p->period = period_us > JD_NVML_MIN_PERIOD_US ? period_us : JD_NVML_MIN_PERIOD_US;
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->mu);
+}
+
+uint64_t jd_gpu_poller_period(jd_gpu_poller *p)
+{
+        pthread_mutex_lock(&p->mu);
+        uint64_t period = p->period;
+        pthread_mutex_unlock(&p->mu);
+        return period;
+}
+
+size_t jd_gpu_poller_latest(jd_gpu_poller *p, jd_gpu_reading *out[JD_MAX_DGPUS])
+{
+        size_t n = 0;
+        pthread_mutex_lock(&p->mu);
+        for (unsigned i = 0; i < p->n_gpus; i++)
+                if (p->gpus[i]->latest)
+                        out[n++] = jd_gpu_reading_ref(p->gpus[i]->latest);
+        pthread_mutex_unlock(&p->mu);
+        return n;
+}
+
+char *jd_gpu_poller_take_message(jd_gpu_poller *p)
+{
+        pthread_mutex_lock(&p->mu);
+        char *m = g_queue_pop_head(&p->messages);
+        pthread_mutex_unlock(&p->mu);
+        return m;
+}

@@ -1,0 +1,50 @@
+/* NVIDIA GPUs through NVML (nvml.h), read off the main loop like every
+ * sensor, but each GPU in a thread of its own: an NVML call that hangs or
+ * a GPU that falls off the bus holds up neither the tiers nor the other
+ * GPUs, and never a D-Bus answer. A probe thread loads NVML and starts a
+ * thread per GPU; while NVML is missing (the driver loads late, or not at
+ * all) it tries again every JD_NVML_REPROBE_US, and it looks for GPUs
+ * added since. Each GPU thread publishes refcounted readings; the engine
+ * leaves out the keys of a GPU whose latest reading is stale, as it does
+ * for a tier. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "nvml.h"
+#include "values.h"
+
+#define JD_MAX_DGPUS 16
+#define JD_NVML_MIN_PERIOD_US 100000u     /* NVML's own sampling is 1/6 s to 1 s */
+#define JD_NVML_REPROBE_US 10000000u
+
+typedef struct {
+        atomic_int refs;
+        jd_nvml_gpu gpu;
+        jd_values values;         /* dgpu.N.* and process.PID.dgpu.N.* */
+        uint64_t finished_us;     /* CLOCK_MONOTONIC */
+        uint64_t timestamp_us;    /* CLOCK_REALTIME */
+} jd_gpu_reading;
+
+jd_gpu_reading *jd_gpu_reading_ref(jd_gpu_reading *r);
+void jd_gpu_reading_unref(jd_gpu_reading *r);
+
+typedef struct jd_gpu_poller jd_gpu_poller;
+
+/* Starts the probe thread for LIBRARY (NULL: libnvidia-ml.so.1).
+ * NOTIFY(DATA) is called from the threads when a message waits
+ * (jd_gpu_poller_take_message); readings are only taken, never pushed. */
+jd_gpu_poller *jd_gpu_poller_new(const char *library, void (*notify)(void *data), void *data);
+/* Stops the threads, waiting at most TIMEOUT_US in all; a thread stuck in
+ * NVML is left behind with what it uses (the process is about to exit). */
+void jd_gpu_poller_free(jd_gpu_poller *p, uint64_t timeout_us);
+/* How often each GPU is read (never faster than JD_NVML_MIN_PERIOD_US). */
+void jd_gpu_poller_set_period(jd_gpu_poller *p, uint64_t period_us);
+uint64_t jd_gpu_poller_period(jd_gpu_poller *p);
+/* The latest reading of every GPU that has one, by NVML index (new
+ * references into OUT); returns how many. */
+size_t jd_gpu_poller_latest(jd_gpu_poller *p, jd_gpu_reading *out[JD_MAX_DGPUS]);
+/* A line for the log (NVML loaded or missing, a GPU lost or back), oldest
+ * first; NULL when there is none. Free with g_free. */
+char *jd_gpu_poller_take_message(jd_gpu_poller *p);

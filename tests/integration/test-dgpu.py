@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""Discrete GPUs through NVML: jetsond on the PC fake board with the fake
+NVML (tests/fake-nvml) answering from tests/fixtures/x86-pc.nvml.json,
+changed while jetsond runs:
+
+    test-dgpu.py JETSOND FAKE_NVML
+
+The values of the file in GetSnapshot and --once --json, in the contract's
+units; NOT_SUPPORTED fields absent; a lost GPU's keys gone while the other
+GPU keeps its own, and back when it answers; a hung GPU (every call 4 s)
+holding up neither GetSnapshot nor the other GPU; no library: the sample
+without dgpu keys; a driver library that appears after start found by the
+re-probe."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import dbus
+import dbus.bus
+
+SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
+import harness  # noqa: E402  (the bus, board and jetsond stack)
+
+JETSOND, FAKE_NVML = (os.path.abspath(a) for a in sys.argv[1:3])
+FIXTURE = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json")
+SANITIZED = harness.sanitized(JETSOND)
+
+
+class GpuStack(harness.Stack):
+    """The PC board with the fake NVML's file in the stack's directory."""
+
+    def __init__(self, library=FAKE_NVML):
+        super().__init__(JETSOND, None, board="x86-pc", interval_ms=200)
+        self.bus = None
+        try:
+            self.nvml_file = os.path.join(self.dir, "nvml.json")
+            os.environ["FAKE_NVML_CONFIG"] = self.nvml_file
+            self.set_devices(json.load(open(FIXTURE))["devices"])
+            self.start_daemon(["--nvml-library", library])
+            # A connection of its own (dbus.SystemBus() is one per
+            # process, and each test has a bus of its own).
+            self.bus = dbus.bus.BusConnection(self.address)
+            self.metrics = dbus.Interface(self.bus.get_object("org.jetsond.Jetson1", "/org/jetsond/Jetson1"),
+                                          "org.jetsond.Jetson1.Metrics")
+        except BaseException:
+            self.close()  # no "with" body yet: nothing else stops what started
+            raise
+
+    def set_devices(self, devices):
+        # A new inode: the fake sees the change on its next call.
+        with open(self.nvml_file + ".new", "w") as f:
+            json.dump({"devices": devices}, f)
+        os.rename(self.nvml_file + ".new", self.nvml_file)
+
+    def snapshot(self):
+        _, values = self.metrics.GetSnapshot()
+        return values
+
+    def wait_snapshot(self, predicate, what, timeout=20):
+        return harness.wait_for(lambda: (lambda v: v if predicate(v) else None)(self.snapshot()), timeout, what)
+
+    def close(self):
+        if self.bus:
+            self.bus.close()
+        return super().close()
+
+    def log(self):
+        return open(os.path.join(self.dir, "jetsond.log"), errors="replace").read()
+
+
+def devices():
+    return json.load(open(FIXTURE))["devices"]
+
+
+def check_fixture_values(v, source):
+    def want(key, value, kind):
+        assert key in v, f"{source}: {key} missing"
+        assert v[key] == value, f"{source}: {key} = {v[key]!r}, expected {value!r}"
+        if kind:
+            assert isinstance(v[key], kind), f"{source}: {key} is {type(v[key]).__name__}"
+
+    num = (int, float)
+    want("dgpu.0.load", 37.0, float)
+    want("dgpu.0.mem_load", 12.0, float)
+    want("dgpu.0.mem_total", 25757220864 // 1024, None)       # KiB
+    want("dgpu.0.mem_used", 1342177280 // 1024, None)
+    want("dgpu.0.freq", 2520000, None)                         # kHz
+    want("dgpu.0.mem_freq", 10501000, None)
+    want("dgpu.0.temp", 61.0, num)
+    want("dgpu.0.power", 231000, None)                         # mW
+    want("dgpu.0.power_limit", 450000, None)
+    want("dgpu.0.energy", 123456789, None)                     # mJ
+    want("dgpu.0.fan", 40.0, num)
+    want("dgpu.0.encoder_load", 0.0, num)                      # a real 0
+    want("dgpu.0.pstate", 2, None)
+    want("dgpu.0.throttle", 0, None)
+    want("dgpu.0.pcie_rx", 48000 * 1024, None)                 # bytes/s
+    want("process.4242.dgpu.0.mem", 1048576, None)
+    want("process.4242.dgpu.0.sm", 35.0, num)
+    want("process.2351.dgpu.0.mem", 262144, None)
+    want("dgpu.1.load", 5.0, float)
+    want("dgpu.1.power", 27000, None)
+    want("process.5150.dgpu.1.mem", 102400, None)
+    # What the T4 does not support is absent, never 0.
+    for absent in ("dgpu.1.fan", "dgpu.1.encoder_load", "dgpu.1.decoder_load", "dgpu.1.throttle",
+                   "dgpu.1.pcie_rx", "process.2351.dgpu.0.sm", "dgpu.2.load"):
+        assert absent not in v, f"{source}: {absent} = {v[absent]!r}, should be absent"
+
+
+def test_values():
+    with GpuStack() as s:
+        v = s.wait_snapshot(lambda v: "dgpu.1.load" in v, "the GPUs in the sample")
+        check_fixture_values(dict(v), "GetSnapshot")
+        assert "NVML: driver 595.78 (fake), 2 GPUs" in s.log(), s.log()
+
+
+def test_once():
+    os.environ["FAKE_NVML_CONFIG"] = FIXTURE
+    root = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc")
+    out = subprocess.run([JETSOND, "--sysroot", root, "--once", "--json", "--nvml-library", FAKE_NVML],
+                         capture_output=True, text=True, check=True).stdout
+    check_fixture_values(json.loads(out)["values"], "--once --json")
+    # On a fake board, no NVML unless asked: never the host's GPUs.
+    out = subprocess.run([JETSOND, "--sysroot", root, "--once", "--json"], capture_output=True, text=True,
+                         check=True).stdout
+    assert not [k for k in json.loads(out)["values"] if "dgpu" in k]
+
+
+def test_lost_and_back():
+    with GpuStack() as s:
+        s.wait_snapshot(lambda v: "dgpu.0.load" in v and "dgpu.1.load" in v, "both GPUs")
+        d = devices()
+        d[0]["lost"] = True
+        s.set_devices(d)
+        v = s.wait_snapshot(lambda v: not [k for k in v if ".dgpu.0." in k or k.startswith("dgpu.0.")],
+                            "GPU 0's keys to leave")
+        assert v["dgpu.1.load"] == 5.0 and "process.5150.dgpu.1.mem" in v
+        harness.wait_for(lambda: "GPU 0 fell off the bus" in s.log(), 5, "the lost GPU in the log")
+        s.set_devices(devices())
+        s.wait_snapshot(lambda v: v.get("dgpu.0.load") == 37.0, "GPU 0 back")
+        harness.wait_for(lambda: "GPU 0 answers again" in s.log(), 5, "GPU 0 back in the log")
+        assert s.log().count("fell off the bus") == 1, s.log()
+
+
+def test_hung_gpu():
+    with GpuStack() as s:
+        s.wait_snapshot(lambda v: "dgpu.1.load" in v, "both GPUs")
+        d = devices()
+        d[1]["delay_ms"] = 4000
+        s.set_devices(d)
+        v = s.wait_snapshot(lambda v: "dgpu.1.load" not in v, "the hung GPU's keys to leave")
+        assert v["dgpu.0.load"] == 37.0, "the other GPU lost its keys"
+        # While it hangs, GetSnapshot answers at once.
+        times = []
+        for _ in range(200):
+            start = time.monotonic()
+            values = s.snapshot()
+            times.append(time.monotonic() - start)
+            assert "dgpu.0.load" in values
+        times.sort()
+        p99 = times[int(len(times) * 0.99) - 1]
+        print(f"GetSnapshot with a hung GPU: p50 {times[len(times) // 2] * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms")
+        assert p99 < (0.1 if SANITIZED else 0.01), f"GetSnapshot p99 {p99 * 1e3:.1f} ms"
+        s.set_devices(devices())
+        s.wait_snapshot(lambda v: v.get("dgpu.1.load") == 5.0, "the GPU back once it answers", timeout=30)
+
+
+def test_no_library():
+    with GpuStack(library="/nonexistent/libnvidia-ml.so.1") as s:
+        v = s.snapshot()
+        assert "cpu.0.freq" in v and not [k for k in v if "dgpu" in k], sorted(v)
+        harness.wait_for(lambda: "NVML: no NVIDIA driver library" in s.log(), 5, "the missing library in the log")
+
+
+def test_driver_appears_later():
+    late = None
+    try:
+        with GpuStack(library="/tmp/jetsond-test-late-nvml/libnvidia-ml.so.1") as s:
+            late = "/tmp/jetsond-test-late-nvml"
+            os.makedirs(late, exist_ok=True)
+            time.sleep(1)
+            assert not [k for k in s.snapshot() if "dgpu" in k]
+            shutil.copy(FAKE_NVML, os.path.join(late, "libnvidia-ml.so.1"))
+            # The re-probe (every 10 s) finds it.
+            s.wait_snapshot(lambda v: "dgpu.1.load" in v, "the late driver's GPUs", timeout=25)
+    finally:
+        if late:
+            shutil.rmtree(late, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(harness.run_tests([test_once, test_values, test_lost_and_back, test_hung_gpu, test_no_library,
+                                test_driver_appears_later]))
