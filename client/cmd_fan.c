@@ -17,7 +17,7 @@ static char *fan_names(GPtrArray *fans)
 {
         g_autoptr(GString) s = g_string_new(NULL);
         for (guint i = 0; i < fans->len; i++) {
-                const jc_fan *f = g_ptr_array_index(fans, i);
+                const jc_object *f = g_ptr_array_index(fans, i);
                 g_string_append_printf(s, "%s%u (%s)", i ? ", " : "", f->index, jc_prop_str(f->props, "Name"));
         }
         return g_string_free(g_steal_pointer(&s), FALSE);
@@ -56,7 +56,7 @@ static int list(jc_ctx *c)
         printf("%-4s %-14s %7s %6s  %-14s %-11s %-9s %s\n", "FAN", "NAME", "SPEED", "RPM", "PROFILE", "CONTROL",
                "GOVERNOR", "PROFILES");
         for (guint i = 0; i < fans->len; i++) {
-                const jc_fan *f = g_ptr_array_index(fans, i);
+                const jc_object *f = g_ptr_array_index(fans, i);
                 double speed = 0;
                 uint32_t rpm = 0;
                 jc_prop_double(f->props, "Speed", &speed);
@@ -72,7 +72,7 @@ static int list(jc_ctx *c)
 }
 
 /* The fan named by ARG (index or name), or the only fan if ARG is NULL. */
-static int find_fan(jc_ctx *c, const char *arg, GPtrArray **fans, const jc_fan **fan)
+static int find_fan(jc_ctx *c, const char *arg, GPtrArray **fans, const jc_object **fan)
 {
         int ret = jc_fans_fetch(c, "listing the fans", fans);
         if (ret)
@@ -92,7 +92,7 @@ static int find_fan(jc_ctx *c, const char *arg, GPtrArray **fans, const jc_fan *
         uint64_t index = 0;
         bool numeric = jc_parse_uint(arg, UINT32_MAX, &index);
         for (guint i = 0; i < (*fans)->len; i++) {
-                const jc_fan *f = g_ptr_array_index(*fans, i);
+                const jc_object *f = g_ptr_array_index(*fans, i);
                 if ((numeric && f->index == index) || (!numeric && strcmp(jc_prop_str(f->props, "Name"), arg) == 0)) {
                         *fan = f;
                         return JC_EXIT_OK;
@@ -104,7 +104,7 @@ static int find_fan(jc_ctx *c, const char *arg, GPtrArray **fans, const jc_fan *
 
 /* A fan write (SetSpeed, SetProfile) and, with --json, what it changed
  * on that fan. */
-static int fan_write(jc_ctx *c, const jc_fan *fan, const char *method, const char *doing, const char *type, ...)
+static int fan_write(jc_ctx *c, const jc_object *fan, const char *method, const char *doing, const char *type, ...)
 {
         va_list ap;
         va_start(ap, type);
@@ -121,7 +121,7 @@ static int fan_write(jc_ctx *c, const jc_fan *fan, const char *method, const cha
                 return ret;
         g_autoptr(JsonNode) before = jc_doc_fan(fan), after = NULL;
         for (guint i = 0; i < now->len; i++) {
-                const jc_fan *f = g_ptr_array_index(now, i);
+                const jc_object *f = g_ptr_array_index(now, i);
                 if (f->index == fan->index)
                         after = jc_doc_fan(f);
         }
@@ -141,7 +141,7 @@ static int set_speed(jc_ctx *c, int argc, char **argv)
         if (!jc_parse_percent(pct_arg, &pct, &error))
                 return jc_usage_error("fan", "fan speed: %s", error);
         g_autoptr(GPtrArray) fans = NULL;
-        const jc_fan *fan = NULL;
+        const jc_object *fan = NULL;
         int ret = find_fan(c, argc == 4 ? argv[2] : NULL, &fans, &fan);
         if (ret)
                 return ret;
@@ -154,7 +154,7 @@ static int set_profile(jc_ctx *c, int argc, char **argv)
                 return jc_usage_error("fan", "usage: jetsonctl fan profile [FAN] NAME");
         const char *profile = argv[argc - 1];
         g_autoptr(GPtrArray) fans = NULL;
-        const jc_fan *fan = NULL;
+        const jc_object *fan = NULL;
         int ret = find_fan(c, argc == 4 ? argv[2] : NULL, &fans, &fan);
         if (ret)
                 return ret;

@@ -83,10 +83,10 @@ static void print_restore_steps(const restore_state *was, const restore_state *n
                 add_step(steps, clock_steps[i][0], jc_doc_member(was->clocks, clock_steps[i][1]),
                          jc_doc_member(now->clocks, clock_steps[i][1]), off, false);
         for (guint i = 0; i < now->fans->len; i++) {
-                const jc_fan *f = g_ptr_array_index(now->fans, i);
+                const jc_object *f = g_ptr_array_index(now->fans, i);
                 g_autoptr(JsonNode) after = jc_doc_fan(f), before = NULL;
                 for (guint k = 0; k < was->fans->len; k++) {
-                        const jc_fan *w = g_ptr_array_index(was->fans, k);
+                        const jc_object *w = g_ptr_array_index(was->fans, k);
                         if (w->index == f->index)
                                 before = jc_doc_fan(w);
                 }

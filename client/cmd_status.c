@@ -119,7 +119,7 @@ static void header(GString *out, const status_data *d, bool color)
                 g_string_append_printf(out, " (at boot: %s)\n", on_boot ? "on" : "off");
         }
         for (guint i = 0; d->fans && i < d->fans->len; i++) {
-                const jc_fan *f = g_ptr_array_index(d->fans, i);
+                const jc_object *f = g_ptr_array_index(d->fans, i);
                 double speed = 0;
                 uint32_t rpm = 0;
                 jc_prop_double(f->props, "Speed", &speed);

@@ -122,7 +122,7 @@ JsonNode *jc_doc_clocks(GVariant *props)
         return finish(b);
 }
 
-JsonNode *jc_doc_fan(const jc_fan *f)
+JsonNode *jc_doc_fan(const jc_object *f)
 {
         JsonBuilder *b = json_builder_new();
         json_builder_begin_object(b);

@@ -15,7 +15,7 @@ JsonNode *jc_doc_nvpmodel(GVariant *props);
 /* JetsonClocks (clocks, status.jetson_clocks); NULL PROPS gives null. */
 JsonNode *jc_doc_clocks(GVariant *props);
 /* One fan (fan list, status.fans). */
-JsonNode *jc_doc_fan(const jc_fan *fan);
+JsonNode *jc_doc_fan(const jc_object *fan);
 /* Memory: swap areas and totals (swap). */
 JsonNode *jc_doc_swap(GVariant *props);
 

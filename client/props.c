@@ -67,22 +67,22 @@ bool jc_prop_double(GVariant *props, const char *name, double *v)
         return x != NULL;
 }
 
-static void fan_free(gpointer p)
+static void object_free(gpointer p)
 {
-        jc_fan *f = p;
+        jc_object *f = p;
         g_free(f->path);
         if (f->props)
                 g_variant_unref(f->props);
         g_free(f);
 }
 
-static gint fan_cmp(gconstpointer a, gconstpointer b)
+static gint object_cmp(gconstpointer a, gconstpointer b)
 {
-        const jc_fan *x = *(jc_fan *const *) a, *y = *(jc_fan *const *) b;
+        const jc_object *x = *(jc_object *const *) a, *y = *(jc_object *const *) b;
         return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int jc_fans_fetch(jc_ctx *c, const char *doing, GPtrArray **fans)
+int jc_objects_fetch(jc_ctx *c, const char *doing, const char *iface, const char *path_prefix, GPtrArray **out)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r = 0;
@@ -93,7 +93,7 @@ int jc_fans_fetch(jc_ctx *c, const char *doing, GPtrArray **fans)
                 sd_bus_error_free(&error);
                 return ret;
         }
-        *fans = g_ptr_array_new_with_free_func(fan_free);
+        *out = g_ptr_array_new_with_free_func(object_free);
         if (!g_variant_is_of_type(reply, G_VARIANT_TYPE("(a{oa{sa{sv}}})")))
                 return JC_EXIT_OK;
         g_autoptr(GVariant) objects = g_variant_get_child_value(reply, 0);
@@ -102,23 +102,28 @@ int jc_fans_fetch(jc_ctx *c, const char *doing, GPtrArray **fans)
         GVariant *ifaces;
         g_variant_iter_init(&it, objects);
         while (g_variant_iter_next(&it, "{&o@a{sa{sv}}}", &path, &ifaces)) {
-                GVariant *props = g_variant_lookup_value(ifaces, JD_IFACE_FAN, G_VARIANT_TYPE("a{sv}"));
-                const char *n = g_str_has_prefix(path, JD_FAN_PATH_PREFIX) ? path + strlen(JD_FAN_PATH_PREFIX) : NULL;
+                GVariant *props = g_variant_lookup_value(ifaces, iface, G_VARIANT_TYPE("a{sv}"));
+                const char *n = g_str_has_prefix(path, path_prefix) ? path + strlen(path_prefix) : NULL;
                 char *end = NULL;
                 unsigned long index = n && g_ascii_isdigit(*n) ? strtoul(n, &end, 10) : 0;
                 if (props && end && !*end) {
-                        jc_fan *f = g_new0(jc_fan, 1);
+                        jc_object *f = g_new0(jc_object, 1);
                         f->index = (unsigned) index;
                         f->path = g_strdup(path);
                         f->props = props;
-                        g_ptr_array_add(*fans, f);
+                        g_ptr_array_add(*out, f);
                 } else if (props) {
                         g_variant_unref(props);
                 }
                 g_variant_unref(ifaces);
         }
-        g_ptr_array_sort(*fans, fan_cmp);
+        g_ptr_array_sort(*out, object_cmp);
         return JC_EXIT_OK;
+}
+
+int jc_fans_fetch(jc_ctx *c, const char *doing, GPtrArray **fans)
+{
+        return jc_objects_fetch(c, doing, JD_IFACE_FAN, JD_FAN_PATH_PREFIX, fans);
 }
 
 const char *jc_mode_name(GVariant *nvp_props, uint32_t id)

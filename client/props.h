@@ -24,13 +24,18 @@ bool jc_prop_u64(GVariant *props, const char *name, uint64_t *v);
 bool jc_prop_bool(GVariant *props, const char *name, bool *v);
 bool jc_prop_double(GVariant *props, const char *name, double *v);
 
+/* A numbered object of jetsond: a fan (/org/jetsond/Jetson1/fan/N, the N
+ * of the fan.N.* keys) or a discrete GPU (.../dgpu/N, dgpu.N.*). */
 typedef struct {
-        unsigned index; /* N of /org/jetsond/Jetson1/fan/N, the N of the fan.N.* keys */
+        unsigned index;
         char *path;
-        GVariant *props; /* the Fan interface's properties */
-} jc_fan;
+        GVariant *props; /* the properties of its interface */
+} jc_object;
 
-/* Every fan, by index, from ObjectManager.GetManagedObjects(). */
+/* Every object with IFACE under PATH_PREFIX (JD_FAN_PATH_PREFIX, ...),
+ * by index, from ObjectManager.GetManagedObjects(). */
+int jc_objects_fetch(jc_ctx *c, const char *doing, const char *iface, const char *path_prefix, GPtrArray **out);
+/* Every fan, by index. */
 int jc_fans_fetch(jc_ctx *c, const char *doing, GPtrArray **fans);
 
 /* The nvpmodel mode NAME of ID in the Modes property (a(us)), or NULL. */

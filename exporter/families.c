@@ -166,7 +166,7 @@ const fam_family fam_table[] = {
           { 0 }, { 0 }, "PCIe transmit rate of a discrete GPU" },
         /* GPU processes */
         { "process.*.gpu_mem", "jetson_process_gpu_memory_bytes", FAM_GAUGE, "bytes", "pid", SCALE_KIBI, NULL,
-          PROC_LABELS, "GPU (nvmap) memory held by a process" },
+          PROC_LABELS, "GPU memory held by a process: nvmap's, plus NVML's over every NVIDIA GPU" },
         { "process.*.cpu", "jetson_process_cpu_ratio", FAM_GAUGE, "ratio", "pid", SCALE_PERCENT, NULL, PROC_LABELS,
           "CPU use of a process holding GPU memory (1 is one full CPU)" },
         { "process.*.rss", "jetson_process_resident_memory_bytes", FAM_GAUGE, "bytes", "pid", SCALE_KIBI, NULL,

@@ -5,6 +5,7 @@
 #define JD_BUS_NAME "org.jetsond.Jetson1"
 #define JD_OBJECT_PATH "/org/jetsond/Jetson1"
 #define JD_FAN_PATH_PREFIX "/org/jetsond/Jetson1/fan/"
+#define JD_DGPU_PATH_PREFIX "/org/jetsond/Jetson1/dgpu/"
 
 #define JD_IFACE_BOARD "org.jetsond.Jetson1.Board"
 #define JD_IFACE_METRICS "org.jetsond.Jetson1.Metrics"
@@ -12,6 +13,7 @@
 #define JD_IFACE_JETSON_CLOCKS "org.jetsond.Jetson1.JetsonClocks"
 #define JD_IFACE_MEMORY "org.jetsond.Jetson1.Memory"
 #define JD_IFACE_FAN "org.jetsond.Jetson1.Fan"
+#define JD_IFACE_DISCRETE_GPU "org.jetsond.Jetson1.DiscreteGpu"
 #define JD_IFACE_MANAGER "org.jetsond.Jetson1.Manager"
 
 /* introspection/errors.md */

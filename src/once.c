@@ -98,20 +98,37 @@ static void add_values(JsonBuilder *b, const jd_values *v)
         json_builder_end_object(b);
 }
 
-/* Every GPU NVML sees, read once; without NVML, what the rest gives. */
-static void add_nvml(jd_values *v, const char *library)
+/* Every GPU NVML sees, read once (NULL without NVML). */
+typedef struct {
+        jd_nvml_gpu *gpus;
+        unsigned n;
+} nvml_reading;
+
+static void read_nvml(nvml_reading *out, const char *library)
 {
         char why[256];
+        out->gpus = NULL;
+        out->n = 0;
         jd_nvml *n = library ? jd_nvml_open(library, why, sizeof(why)) : NULL;
         if (!n)
                 return;
-        jd_nvml_gpu *g = malloc(sizeof(*g));
         unsigned count = jd_nvml_count(n);
-        for (unsigned i = 0; g && i < count; i++)
-                if (jd_nvml_read_gpu(n, i, g))
-                        jd_values_add_nvml_gpu(v, g);
-        free(g);
+        out->gpus = calloc(count ? count : 1, sizeof(*out->gpus));
+        for (unsigned i = 0; out->gpus && i < count; i++)
+                if (jd_nvml_read_gpu(n, i, &out->gpus[out->n]))
+                        out->n++;
         jd_nvml_close(n);
+}
+
+/* Their processes join the process reader's, as the daemon's engine
+ * passes them. */
+static void pass_gpu_users(jd_sampler *sampler, const nvml_reading *nv)
+{
+        jd_gpu_user users[JD_MAX_PROCESSES];
+        size_t n = 0;
+        for (unsigned i = 0; i < nv->n; i++)
+                n = jd_nvml_add_gpu_users(users, n, &nv->gpus[i]);
+        jd_sampler_set_gpu_users(sampler, users, n);
 }
 
 /* State that is not a sample value: lists of modes, profiles, swaps. */
@@ -208,6 +225,9 @@ int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json, const cha
                 fprintf(stderr, "jetsond: out of memory\n");
                 return 1;
         }
+        nvml_reading nv;
+        read_nvml(&nv, nvml_library);
+        pass_gpu_users(sampler, &nv);
         struct timespec wait = { .tv_sec = interval_ms / 1000, .tv_nsec = (long) (interval_ms % 1000) * 1000000L };
         while (clock_nanosleep(CLOCK_MONOTONIC, 0, &wait, &wait) != 0)
                 ;
@@ -217,7 +237,8 @@ int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json, const cha
         jd_values_begin(&values);
         jd_values_add_sample(&values, s);
         jd_values_add_derived(&values, s);
-        add_nvml(&values, nvml_library);
+        for (unsigned i = 0; i < nv.n; i++)
+                jd_values_add_nvml_gpu(&values, &nv.gpus[i]);
         jd_values_end(&values);
 
         if (json) {
@@ -236,6 +257,7 @@ int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json, const cha
                 print_text(&board, &values);
         }
         jd_values_clear(&values);
+        free(nv.gpus);
         jd_sampler_free(sampler);
         return 0;
 }

@@ -45,6 +45,7 @@ static void destroy_iface(gpointer p)
         iface->destroy(iface);
 }
 
+static void add_dgpu_ifaces(jd_service *svc, bool announce);
 static void add_slow_ifaces(jd_service *svc, bool announce, GError **e);
 
 typedef struct {
@@ -137,6 +138,7 @@ static gboolean on_events(gpointer data)
                 bool stalls = log_stalls(svc);
                 GError *e = NULL;
                 add_slow_ifaces(svc, true, &e);
+                add_dgpu_ifaces(svc, true);
                 if (e) {
                         jd_log_warning("%s", e->message);
                         g_error_free(e);
@@ -259,6 +261,33 @@ static void add_slow_ifaces(jd_service *svc, bool announce, GError **e)
                 jd_log_info("The slow sampling tier answered: power modes and fans are exported now");
 }
 
+/* An object per discrete GPU, once its thread has read it: GPUs are
+ * found after start-up too (a driver that loaded late), announced with
+ * InterfacesAdded for ObjectManager clients. Objects stay: NVML keeps a
+ * GPU's index until the driver reloads. */
+static void add_dgpu_ifaces(jd_service *svc, bool announce)
+{
+        for (size_t i = 0; i < svc->snapshot.n_gpu; i++) {
+                const jd_nvml_gpu *g = &svc->snapshot.gpu[i]->gpu;
+                if (g->lost || g->integrated || g->index >= 32 || (svc->dgpu_exported & (1u << g->index)))
+                        continue;
+                GError *e = NULL;
+                jd_iface *iface = jd_dgpu_iface_new(svc, g->index, &e);
+                if (!iface) {
+                        jd_log_warning("%s", e->message);
+                        g_error_free(e);
+                        continue;
+                }
+                add_iface(svc, iface);
+                svc->dgpu_exported |= 1u << g->index;
+                if (announce) {
+                        char path[64];
+                        g_snprintf(path, sizeof(path), JD_DGPU_PATH_PREFIX "%u", g->index);
+                        sd_bus_emit_object_added(svc->bus, path);
+                }
+        }
+}
+
 jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine *engine, const jd_board *board,
                            uint64_t default_interval_us, GError **error)
 {
@@ -295,6 +324,8 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine
                 add_iface(svc, jd_manager_iface_new(svc, &e));
         if (!e)
                 add_slow_ifaces(svc, false, &e);
+        if (!e)
+                add_dgpu_ifaces(svc, false);
         if (e) {
                 g_propagate_error(error, e);
                 jd_service_free(svc);

@@ -57,6 +57,7 @@ struct jd_service {
         const char *busy_what[8];     /* per bit: the change holding it, for Error.Busy */
         struct jd_unit *fan_service;  /* nvfancontrol.service, on JetPack 5+ boards */
         jd_iface *jetson_clocks;      /* the JetsonClocks interface, NULL without the tool */
+        uint32_t dgpu_exported;       /* bit N: /org/jetsond/Jetson1/dgpu/N exists */
 };
 
 /* A GSource that dispatches CALLBACK when the engine has events (its
@@ -107,6 +108,8 @@ jd_iface *jd_nvpmodel_iface_new(jd_service *svc, GError **error);
 jd_iface *jd_jetson_clocks_iface_new(jd_service *svc, GError **error);
 jd_iface *jd_memory_iface_new(jd_service *svc, GError **error);
 jd_iface *jd_fan_iface_new(jd_service *svc, size_t index, GError **error);
+/* /org/jetsond/Jetson1/dgpu/N for NVML's GPU N (a discrete one). */
+jd_iface *jd_dgpu_iface_new(jd_service *svc, unsigned index, GError **error);
 jd_iface *jd_manager_iface_new(jd_service *svc, GError **error);
 
 /* jetson_clocks for Manager.RestoreDefaults, which holds the locks and

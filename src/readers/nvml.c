@@ -326,3 +326,20 @@ bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *g)
         }
         return true;
 }
+
+size_t jd_nvml_add_gpu_users(jd_gpu_user *users, size_t n, const jd_nvml_gpu *g)
+{
+        for (size_t p = 0; p < g->n_processes; p++) {
+                size_t k = 0;
+                while (k < n && users[k].pid != g->processes[p].pid)
+                        k++;
+                if (k == n) {
+                        if (n == JD_MAX_PROCESSES)
+                                continue;
+                        users[n++] = (jd_gpu_user) { .pid = g->processes[p].pid };
+                }
+                if (g->processes[p].mem_kib.present)
+                        users[k].gpu_kib += g->processes[p].mem_kib.value;
+        }
+        return n;
+}

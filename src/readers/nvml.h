@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "opt.h"
+#include "processes.h"
 
 #define JD_NVML_MAX_PROCESSES 64
 
@@ -68,3 +69,7 @@ bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *out);
 /* The NVML device that is the SoC's own GPU, by name: Thor's "NVIDIA
  * Thor", JetPack 7.2's "... (nvgpu)". */
 bool jd_nvml_is_integrated(const char *name);
+
+/* Adds G's processes to USERS (N of them, room for JD_MAX_PROCESSES),
+ * each PID once with its memory summed over the GPUs; returns the new N. */
+size_t jd_nvml_add_gpu_users(jd_gpu_user *users, size_t n, const jd_nvml_gpu *g);

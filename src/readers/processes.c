@@ -29,8 +29,35 @@ struct jd_process_reader {
         long clk_tck, page_size;
         tracked procs[JD_MAX_PROCESSES];
         size_t n_procs;
+        jd_gpu_user gpu_users[JD_MAX_PROCESSES];
+        size_t n_gpu_users;
         jd_process_sample sample;
 };
+
+void jd_process_reader_set_gpu_users(jd_process_reader *r, const jd_gpu_user *users, size_t n)
+{
+        r->n_gpu_users = n < JD_MAX_PROCESSES ? n : JD_MAX_PROCESSES;
+        memcpy(r->gpu_users, users, r->n_gpu_users * sizeof(*users));
+}
+
+/* NVML's processes into ALL (N of them so far): memory added to a pid
+ * nvmap lists, the others appended while there is room. */
+static size_t merge_gpu_users(const jd_process_reader *r, jd_process *all, size_t n)
+{
+        for (size_t i = 0; i < r->n_gpu_users; i++) {
+                const jd_gpu_user *u = &r->gpu_users[i];
+                size_t k = 0;
+                while (k < n && all[k].pid != u->pid)
+                        k++;
+                if (k == n) {
+                        if (n == JD_MAX_PROCESSES)
+                                continue;
+                        all[n++] = (jd_process) { .pid = u->pid };
+                }
+                all[k].gpu_kib += u->gpu_kib;
+        }
+        return n;
+}
 
 static void untrack(tracked *t);
 
@@ -225,6 +252,16 @@ static bool read_proc(jd_process_reader *r, tracked *t, jd_process *p, uint64_t 
                 t->have_ticks = false;
         }
         JD_SET(p->priority, prio);
+        /* NVML names no process: its comm, between the first '(' and
+         * the last ')' of stat (nvmap's table has it already). */
+        const char *open = strchr(text, '('), *close = strrchr(text, ')');
+        if (!p->name[0] && open && close > open) {
+                size_t len = (size_t) (close - open - 1);
+                if (len >= sizeof(p->name))
+                        len = sizeof(p->name) - 1;
+                memcpy(p->name, open + 1, len);
+                p->name[len] = '\0';
+        }
         p->cpu.present = false;
         if (t->have_ticks && now_us > t->at_us && ticks >= t->ticks) {
                 double secs = (double) (ticks - t->ticks) / (double) r->clk_tck;
@@ -257,6 +294,7 @@ const jd_process_sample *jd_process_reader_sample(jd_process_reader *r, uint64_t
         s->n = 0;
         s->present = r->buf && jd_file_read(&r->maps, r->buf, r->buf_size) > 0;
         size_t n = s->present ? jd_parse_nvmap_clients(r->buf, all, JD_MAX_PROCESSES, &s->nvmap_total_kib) : 0;
+        n = merge_gpu_users(r, all, n);
 
         const char *passwd = n ? jd_cached_file_get(&r->passwd, NULL) : NULL;
         for (size_t i = 0; i < n; i++) {

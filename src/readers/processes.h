@@ -1,5 +1,6 @@
-/* Processes using the GPU: the nvmap client table (debugfs, root) joined
- * with /proc/<pid> for user, CPU % over the last interval and RSS. */
+/* Processes using the GPU: the nvmap client table (debugfs, root) and the
+ * processes NVML lists on NVIDIA GPUs (jd_process_reader_set_gpu_users),
+ * joined with /proc/<pid> for user, CPU % over the last interval and RSS. */
 #pragma once
 
 #include "opt.h"
@@ -27,9 +28,19 @@ typedef struct {
 
 typedef struct jd_process_reader jd_process_reader;
 
+/* A process NVML lists, with its GPU memory over all NVIDIA GPUs. */
+typedef struct {
+        uint32_t pid;
+        uint64_t gpu_kib;
+} jd_gpu_user;
+
 jd_process_reader *jd_process_reader_new(const jd_sysroot *sr);
 void jd_process_reader_free(jd_process_reader *r);
 const jd_process_sample *jd_process_reader_sample(jd_process_reader *r, uint64_t now_us);
+/* The processes NVML lists now (at most JD_MAX_PROCESSES are kept): from
+ * the next sample on they are listed too, their gpu_kib added to what
+ * nvmap says of them. */
+void jd_process_reader_set_gpu_users(jd_process_reader *r, const jd_gpu_user *users, size_t n);
 
 /* Parsers, exposed for tests. */
 size_t jd_parse_nvmap_clients(const char *text, jd_process *out, size_t max, jd_opt_u64 *total_kib);

@@ -31,6 +31,8 @@ struct jd_sampling_engine {
         /* Main thread only. */
         uint64_t generation;
         jd_gpu_poller *gpus;          /* NULL without NVML */
+        jd_gpu_user gpu_users[JD_MAX_PROCESSES];   /* as last given to the slow tier */
+        size_t n_gpu_users;
 };
 
 static const jd_tier_spec specs[JD_TIER_COUNT] = {
@@ -374,6 +376,26 @@ static const jd_system_sample no_system;
 
 #define PART(t, name) (s->tier[t]->part.name ? s->tier[t]->part.name : &no_##name)
 
+/* NVML's processes of the fresh GPUs, memory summed over the GPUs, go to
+ * the slow tier's process reader (name, user, CPU and RSS from /proc)
+ * when they changed. */
+static void pass_gpu_users(jd_sampling_engine *e, const jd_snapshot *s)
+{
+        jd_gpu_user users[JD_MAX_PROCESSES];
+        size_t n = 0;
+        for (size_t i = 0; i < s->n_gpu; i++)
+                if (!s->gpu_stale[i])
+                        n = jd_nvml_add_gpu_users(users, n, &s->gpu[i]->gpu);
+        bool same = n == e->n_gpu_users;
+        for (size_t i = 0; same && i < n; i++)
+                same = users[i].pid == e->gpu_users[i].pid && users[i].gpu_kib == e->gpu_users[i].gpu_kib;
+        if (same)
+                return;
+        memcpy(e->gpu_users, users, n * sizeof(*users));
+        e->n_gpu_users = n;
+        jd_tier_thread_set_gpu_users(e->tiers[JD_TIER_INDEX_SLOW], users, n);
+}
+
 void jd_engine_snapshot(jd_sampling_engine *e, jd_snapshot *s, uint64_t now_us)
 {
         for (int i = 0; i < JD_TIER_COUNT; i++) {
@@ -412,6 +434,7 @@ void jd_engine_snapshot(jd_sampling_engine *e, jd_snapshot *s, uint64_t now_us)
         for (size_t i = 0; i < s->n_gpu; i++)
                 s->gpu_stale[i] = now_us > s->gpu[i]->finished_us &&
                                   now_us - s->gpu[i]->finished_us > stale_limit(gpu_period);
+        pass_gpu_users(e, s);
 }
 
 size_t jd_snapshot_lists(const jd_snapshot *s, const jd_values *lists[JD_SNAPSHOT_MAX_LISTS])

@@ -163,6 +163,12 @@ void jd_sampler_set_fan_service_active(jd_sampler *s, jd_opt_bool active)
                 jd_fan_reader_set_service_active(s->fans, active);
 }
 
+void jd_sampler_set_gpu_users(jd_sampler *s, const jd_gpu_user *users, size_t n)
+{
+        if (s->processes)
+                jd_process_reader_set_gpu_users(s->processes, users, n);
+}
+
 const jd_sample *jd_sampler_current(const jd_sampler *s)
 {
         return &s->sample;

@@ -67,6 +67,8 @@ const jd_sample *jd_sampler_current(const jd_sampler *s);
 /* What the bus layer learns from systemd about nvfancontrol.service
  * (jd_fan_reader_set_service_active); shows from the next sample. */
 void jd_sampler_set_fan_service_active(jd_sampler *s, jd_opt_bool active);
+/* The processes NVML lists (jd_process_reader_set_gpu_users). */
+void jd_sampler_set_gpu_users(jd_sampler *s, const jd_gpu_user *users, size_t n);
 
 uint64_t jd_monotonic_us(void);
 uint64_t jd_realtime_us(void);

@@ -33,6 +33,9 @@ struct jd_tier_thread {
         jd_reading *latest;
         bool fan_pending;
         jd_opt_bool fan_active;
+        bool gpu_users_pending;
+        jd_gpu_user gpu_users[JD_MAX_PROCESSES];
+        size_t n_gpu_users;
 };
 
 static uint64_t now_us(void)
@@ -148,6 +151,10 @@ static void *run(void *data)
                 if (t->spec.extra_tiers && now + t->timing.period / 2 >= jd_ticker_next(&t->extra)) {
                         jd_ticker_take(&t->extra, now);
                         tiers |= t->spec.extra_tiers;
+                }
+                if (t->gpu_users_pending) {
+                        t->gpu_users_pending = false;
+                        jd_sampler_set_gpu_users(t->sampler, t->gpu_users, t->n_gpu_users);
                 }
                 if (t->fan_pending) {
                         t->fan_pending = false;
@@ -276,5 +283,14 @@ void jd_tier_thread_set_fan_service_active(jd_tier_thread *t, jd_opt_bool active
         pthread_mutex_lock(&t->mu);
         t->fan_pending = true;
         t->fan_active = active;
+        pthread_mutex_unlock(&t->mu);
+}
+
+void jd_tier_thread_set_gpu_users(jd_tier_thread *t, const jd_gpu_user *users, size_t n)
+{
+        pthread_mutex_lock(&t->mu);
+        t->n_gpu_users = n < JD_MAX_PROCESSES ? n : JD_MAX_PROCESSES;
+        memcpy(t->gpu_users, users, t->n_gpu_users * sizeof(*users));
+        t->gpu_users_pending = true;
         pthread_mutex_unlock(&t->mu);
 }

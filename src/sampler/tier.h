@@ -58,3 +58,5 @@ const char *jd_tier_thread_name(const jd_tier_thread *t);
 /* For the slow tier: what systemd says of nvfancontrol.service, applied
  * before its next reading. */
 void jd_tier_thread_set_fan_service_active(jd_tier_thread *t, jd_opt_bool active);
+/* NVML's processes for the slow tier's process reader, from its next reading. */
+void jd_tier_thread_set_gpu_users(jd_tier_thread *t, const jd_gpu_user *users, size_t n);

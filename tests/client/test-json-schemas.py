@@ -124,13 +124,16 @@ def check_once(board, status):
 def check_writes():
     """AGX Orin, JetPack 6: every write's result document."""
     results = {}
-    for args in (("nvpmodel", "default", "3"), ("clocks", "on"), ("clocks", "boot", "on"), ("clocks", "boot", "off"),
+    for args in (("nvpmodel", "default", "3"), ("nvpmodel", "set", "3"), ("clocks", "on"), ("clocks", "boot", "on"),
+                 ("clocks", "boot", "off"),
                  ("fan", "speed", "50"), ("fan", "profile", "quiet"), ("swap", "create", "64M", "--on-boot"),
                  ("swap", "remove"), ("drop-caches",)):
         results[args] = doc("changes", *args)["changes"]
     what = {args: [c["what"] for c in changes] for args, changes in results.items()}
     assert what[("nvpmodel", "default", "3")] == ["nvpmodel.default_mode", "nvpmodel.default_mode_name"]
     assert results[("nvpmodel", "default", "3")][0]["from"] == 2 and results[("nvpmodel", "default", "3")][0]["to"] == 3
+    assert what[("nvpmodel", "set", "3")] == ["nvpmodel.mode", "nvpmodel.mode_name"]
+    assert results[("nvpmodel", "set", "3")][1]["to"] == "MODE_50W"
     assert what[("clocks", "on")] == ["jetson_clocks.active"]
     assert "fan.0.profile" in what[("fan", "speed", "50")]
     assert "fan.0.speed_percent" in what[("fan", "speed", "50")]

@@ -102,21 +102,48 @@ def check_fixture_values(v, source):
     want("dgpu.0.pcie_rx", 48000 * 1024, None)                 # bytes/s
     want("process.4242.dgpu.0.mem", 1048576, None)
     want("process.4242.dgpu.0.sm", 35.0, num)
-    want("process.2351.dgpu.0.mem", 262144, None)
+    want("process.2345.dgpu.0.mem", 262144, None)
     want("dgpu.1.load", 5.0, float)
     want("dgpu.1.power", 27000, None)
-    want("process.5150.dgpu.1.mem", 102400, None)
+    want("process.4242.dgpu.1.mem", 102400, None)
+    want("process.4242.dgpu.1.sm", 2.0, num)
     # What the T4 does not support is absent, never 0.
     for absent in ("dgpu.1.fan", "dgpu.1.encoder_load", "dgpu.1.decoder_load", "dgpu.1.throttle",
-                   "dgpu.1.pcie_rx", "process.2351.dgpu.0.sm", "dgpu.2.load"):
+                   "dgpu.1.pcie_rx", "process.2345.dgpu.0.sm", "dgpu.2.load"):
         assert absent not in v, f"{source}: {absent} = {v[absent]!r}, should be absent"
+
+
+def gpu_objects(s):
+    manager = dbus.Interface(s.bus.get_object("org.jetsond.Jetson1", "/org/jetsond/Jetson1"),
+                             "org.freedesktop.DBus.ObjectManager")
+    return {str(path): ifaces["org.jetsond.Jetson1.DiscreteGpu"]
+            for path, ifaces in manager.GetManagedObjects().items() if "org.jetsond.Jetson1.DiscreteGpu" in ifaces}
+
+
+def check_processes(v, source):
+    """NVML's processes join the process list: name, user and RSS from
+    /proc, process.PID.gpu_mem their memory over every GPU."""
+    for key, value in (("process.4242.name", "python3"), ("process.4242.user", "alice"),
+                       ("process.4242.gpu_mem", 1048576 + 102400), ("process.4242.rss", 1048576),
+                       ("process.2345.name", "firefox-esr"), ("process.2345.gpu_mem", 262144)):
+        assert v.get(key) == value, f"{source}: {key} = {v.get(key)!r}, expected {value!r}"
 
 
 def test_values():
     with GpuStack() as s:
-        v = s.wait_snapshot(lambda v: "dgpu.1.load" in v, "the GPUs in the sample")
+        v = s.wait_snapshot(lambda v: "dgpu.1.load" in v and "process.4242.name" in v, "the GPUs in the sample")
         check_fixture_values(dict(v), "GetSnapshot")
-        assert "NVML: driver 595.78 (fake), 2 GPUs" in s.log(), s.log()
+        check_processes(dict(v), "GetSnapshot")
+        harness.wait_for(lambda: "NVML: driver 595.78 (fake), 2 GPUs" in s.log(), 5, "NVML in the log")
+        # One object per GPU, listed by the ObjectManager like the fans.
+        gpus = harness.wait_for(lambda: (lambda g: g if len(g) == 2 else None)(gpu_objects(s)), 10, "two GPU objects")
+        g0, g1 = gpus["/org/jetsond/Jetson1/dgpu/0"], gpus["/org/jetsond/Jetson1/dgpu/1"]
+        assert g0["Name"] == "NVIDIA GeForce RTX 4090" and g0["UUID"] == "GPU-5c1b7a2e-4d7f-4a3e-9f1b-2a6c0d9e8b71"
+        assert g0["PciBusId"] == "00000000:01:00.0" and g0["MemoryTotal"] == 25757220864
+        assert g0["PowerLimit"] == 450000
+        assert dict(g0["MaxClocks"]) == {"graphics": 3105000, "sm": 3105000, "mem": 10501000}
+        assert g1["Name"] == "Tesla T4" and g1["PciBusId"] == "00000000:02:00.0" and g1["PowerLimit"] == 70000
+        assert dict(g1["MaxClocks"])["mem"] == 5001000
 
 
 def test_once():
@@ -125,6 +152,7 @@ def test_once():
     out = subprocess.run([JETSOND, "--sysroot", root, "--once", "--json", "--nvml-library", FAKE_NVML],
                          capture_output=True, text=True, check=True).stdout
     check_fixture_values(json.loads(out)["values"], "--once --json")
+    check_processes(json.loads(out)["values"], "--once --json")
     # On a fake board, no NVML unless asked: never the host's GPUs.
     out = subprocess.run([JETSOND, "--sysroot", root, "--once", "--json"], capture_output=True, text=True,
                          check=True).stdout
@@ -139,8 +167,10 @@ def test_lost_and_back():
         s.set_devices(d)
         v = s.wait_snapshot(lambda v: not [k for k in v if ".dgpu.0." in k or k.startswith("dgpu.0.")],
                             "GPU 0's keys to leave")
-        assert v["dgpu.1.load"] == 5.0 and "process.5150.dgpu.1.mem" in v
+        assert v["dgpu.1.load"] == 5.0 and "process.4242.dgpu.1.mem" in v
         harness.wait_for(lambda: "GPU 0 fell off the bus" in s.log(), 5, "the lost GPU in the log")
+        # Its object stays, with what NVML last said.
+        assert gpu_objects(s)["/org/jetsond/Jetson1/dgpu/0"]["Name"] == "NVIDIA GeForce RTX 4090"
         s.set_devices(devices())
         s.wait_snapshot(lambda v: v.get("dgpu.0.load") == 37.0, "GPU 0 back")
         harness.wait_for(lambda: "GPU 0 answers again" in s.log(), 5, "GPU 0 back in the log")

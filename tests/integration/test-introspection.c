@@ -11,7 +11,7 @@
 
 static const char *const interfaces[] = {
         JD_IFACE_BOARD, JD_IFACE_METRICS, JD_IFACE_NVPMODEL, JD_IFACE_JETSON_CLOCKS,
-        JD_IFACE_MEMORY, JD_IFACE_FAN, JD_IFACE_MANAGER,
+        JD_IFACE_MEMORY, JD_IFACE_FAN, JD_IFACE_MANAGER, JD_IFACE_DISCRETE_GPU,
 };
 
 static GDBusInterfaceInfo *contract(const char *name, GDBusNodeInfo **node)
@@ -144,7 +144,31 @@ static void test_live_matches_contract(void **state)
         sd_bus_flush_close_unref(bus);
 }
 
-/* Every contract file is covered by the test above. */
+/* The PC board with two discrete GPUs from the fake NVML. */
+static void test_discrete_gpu_matches_contract(void **state)
+{
+        g_setenv("FAKE_NVML_CONFIG", SOURCE_DIR "/tests/fixtures/x86-pc.nvml.json", TRUE);
+        const char *const args[] = { "--nvml-library", FAKE_NVML_PATH, NULL };
+        testbus_start(state, "x86-pc", args);
+        sd_bus *bus = testbus_connect();
+        /* Exported once the GPU's thread has read it. */
+        for (int i = 0; i < 100; i++) {
+                sd_bus_error e = SD_BUS_ERROR_NULL;
+                char *name = NULL;
+                int r = sd_bus_get_property_string(bus, JD_BUS_NAME, JD_DGPU_PATH_PREFIX "1", JD_IFACE_DISCRETE_GPU,
+                                                   "Name", &e, &name);
+                sd_bus_error_free(&e);
+                free(name);
+                if (r >= 0)
+                        break;
+                g_usleep(50000);
+        }
+        check_object(bus, JD_DGPU_PATH_PREFIX "0", (const char *const[]) { JD_IFACE_DISCRETE_GPU, NULL });
+        check_object(bus, JD_DGPU_PATH_PREFIX "1", (const char *const[]) { JD_IFACE_DISCRETE_GPU, NULL });
+        sd_bus_flush_close_unref(bus);
+}
+
+/* Every contract file is covered by the tests above. */
 static void test_every_file_checked(void **state)
 {
         (void) state;
@@ -167,6 +191,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_live_matches_contract, testbus_teardown),
+                cmocka_unit_test_teardown(test_discrete_gpu_matches_contract, testbus_teardown),
                 cmocka_unit_test(test_every_file_checked),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

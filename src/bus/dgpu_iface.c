@@ -1,0 +1,122 @@
+/* org.jetsond.Jetson1.DiscreteGpu: one object per discrete NVIDIA GPU
+ * (/org/jetsond/Jetson1/dgpu/N, N being NVML's index), with what does not
+ * change from sample to sample: its identity, memory, power limit and
+ * maximum clocks. Its readings are the Sample's dgpu.N.* keys. The object
+ * keeps the last values NVML gave while the GPU is lost or hung. */
+#include <string.h>
+
+#include "errors.h"
+#include "jetsond-dbus.h"
+#include "service.h"
+
+typedef struct {
+        jd_iface base;
+        unsigned index;
+        char path[64];
+        jd_nvml_gpu known;            /* the latest reading that had values */
+} dgpu_iface;
+
+/* Refreshes KNOWN from the snapshot's latest reading of the GPU; true if
+ * the power limit changed. */
+static bool refresh(dgpu_iface *self)
+{
+        const jd_snapshot *s = &self->base.svc->snapshot;
+        for (size_t i = 0; i < s->n_gpu; i++) {
+                const jd_nvml_gpu *g = &s->gpu[i]->gpu;
+                if (g->index != self->index || g->lost)
+                        continue;
+                bool changed = g->power_limit_mw.present != self->known.power_limit_mw.present ||
+                               g->power_limit_mw.value != self->known.power_limit_mw.value;
+                self->known = *g;
+                return changed;
+        }
+        return false;
+}
+
+static int get_string(sd_bus *bus, const char *path, const char *interface, const char *property,
+                      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) error;
+        const jd_nvml_gpu *g = &((dgpu_iface *) userdata)->known;
+        const char *v = strcmp(property, "Name") == 0 ? g->name : strcmp(property, "UUID") == 0 ? g->uuid
+                                                                                                 : g->pci_bus_id;
+        return sd_bus_message_append_basic(reply, 's', v);
+}
+
+/* Unknown numbers are 0, as the contract documents. */
+static int get_memory_total(sd_bus *bus, const char *path, const char *interface, const char *property,
+                            sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_nvml_gpu *g = &((dgpu_iface *) userdata)->known;
+        uint64_t bytes = g->mem_total_kib.present ? g->mem_total_kib.value * 1024 : 0;
+        return sd_bus_message_append_basic(reply, 't', &bytes);
+}
+
+static int get_power_limit(sd_bus *bus, const char *path, const char *interface, const char *property,
+                           sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_nvml_gpu *g = &((dgpu_iface *) userdata)->known;
+        uint32_t mw = g->power_limit_mw.present ? (uint32_t) g->power_limit_mw.value : 0;
+        return sd_bus_message_append_basic(reply, 'u', &mw);
+}
+
+static int get_max_clocks(sd_bus *bus, const char *path, const char *interface, const char *property,
+                          sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_nvml_gpu *g = &((dgpu_iface *) userdata)->known;
+        const struct {
+                const char *name;
+                jd_opt_u64 khz;
+        } clocks[] = { { "graphics", g->max_freq_khz }, { "sm", g->max_sm_freq_khz }, { "mem", g->max_mem_freq_khz } };
+        int r = sd_bus_message_open_container(reply, 'a', "{su}");
+        for (size_t i = 0; r >= 0 && i < G_N_ELEMENTS(clocks); i++)
+                if (clocks[i].khz.present && clocks[i].khz.value <= UINT32_MAX)
+                        r = sd_bus_message_append(reply, "{su}", clocks[i].name, (uint32_t) clocks[i].khz.value);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static const sd_bus_vtable dgpu_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Name", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("UUID", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("PciBusId", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("MemoryTotal", "t", get_memory_total, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("PowerLimit", "u", get_power_limit, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("MaxClocks", "a{su}", get_max_clocks, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_VTABLE_END,
+};
+
+static void dgpu_update(jd_iface *base)
+{
+        dgpu_iface *self = (dgpu_iface *) base;
+        const char *changed[] = { "PowerLimit", NULL };
+        if (refresh(self))
+                jd_emit_changed(base->svc, self->path, JD_IFACE_DISCRETE_GPU, changed);
+}
+
+static void dgpu_destroy(jd_iface *base)
+{
+        g_free(base);
+}
+
+jd_iface *jd_dgpu_iface_new(jd_service *svc, unsigned index, GError **error)
+{
+        dgpu_iface *self = g_new0(dgpu_iface, 1);
+        self->base.svc = svc;
+        self->base.update = dgpu_update;
+        self->base.destroy = dgpu_destroy;
+        self->index = index;
+        g_snprintf(self->path, sizeof(self->path), JD_DGPU_PATH_PREFIX "%u", index);
+        refresh(self);
+        int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, self->path, JD_IFACE_DISCRETE_GPU, dgpu_vtable,
+                                         self);
+        if (r < 0) {
+                jd_set_bus_error(error, r, "Cannot export " JD_IFACE_DISCRETE_GPU);
+                g_free(self);
+                return NULL;
+        }
+        return &self->base;
+}
