@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_procs.h"
 #include "json_docs.h"
 #include "json_out.h"
 #include "jetsond-dbus.h"
@@ -18,7 +19,7 @@
 
 typedef struct {
         GVariant *board, *nvpmodel, *clocks;
-        GPtrArray *fans;
+        GPtrArray *fans, *dgpus;
         jc_sample sample;
 } status_data;
 
@@ -28,6 +29,7 @@ static void status_data_clear(status_data *d)
         g_clear_pointer(&d->nvpmodel, g_variant_unref);
         g_clear_pointer(&d->clocks, g_variant_unref);
         g_clear_pointer(&d->fans, g_ptr_array_unref);
+        g_clear_pointer(&d->dgpus, g_ptr_array_unref);
         jc_sample_clear(&d->sample);
 }
 
@@ -44,6 +46,8 @@ static int fetch(jc_ctx *c, status_data *d)
                                      &d->clocks);
         if (!ret)
                 ret = jc_fans_fetch(c, "listing the fans", &d->fans);
+        if (!ret)
+                ret = jc_objects_fetch(c, "listing the GPUs", JD_IFACE_DISCRETE_GPU, JD_DGPU_PATH_PREFIX, &d->dgpus);
         if (!ret)
                 ret = jc_sample_fetch(c, &d->sample);
         return ret;
@@ -201,6 +205,43 @@ static void unit_row(GString *out, const jc_sample *s, bool color, const char *n
                 bar_row(out, color, name, have, load, detail);
 }
 
+/* One discrete GPU in two lines, as nvitop shows it: load and clock,
+ * then its name, memory, temperature, power and fan (what it reports). */
+static void dgpu_rows(GString *out, const jc_sample *s, const jc_object *g, bool color)
+{
+        double load, temp, fan;
+        uint64_t v, w;
+        g_autofree char *name = g_strdup_printf("dGPU %u", g->index);
+        g_autofree char *prefix = g_strdup_printf("dgpu.%u", g->index);
+        g_autoptr(GString) clock = g_string_new(NULL);
+        if (jc_sample_uintf(s, &v, "%s.freq", prefix))
+                g_string_append_printf(clock, "%" G_GUINT64_FORMAT " MHz", v / 1000);
+        uint32_t max = 0;
+        g_autoptr(GVariant) clocks = g_variant_lookup_value(g->props, "MaxClocks", G_VARIANT_TYPE("a{su}"));
+        if (clocks && g_variant_lookup(clocks, "graphics", "u", &max))
+                g_string_append_printf(clock, "%s(max %u MHz)", clock->len ? " " : "", max / 1000);
+        bool have = jc_sample_doublef(s, &load, "%s.load", prefix);
+        bar_row(out, color, name, have, load, clock->str);
+
+        g_autoptr(GString) line = g_string_new(NULL);
+        g_string_append_printf(line, "  %.28s", *jc_prop_str(g->props, "Name") ? jc_prop_str(g->props, "Name") : "-");
+        if (jc_sample_uintf(s, &v, "%s.mem_used", prefix) && jc_sample_uintf(s, &w, "%s.mem_total", prefix)) {
+                g_autofree char *u = jc_format_kib(v), *t = jc_format_kib(w);
+                g_string_append_printf(line, "  %s of %s", u, t);
+        }
+        if (jc_sample_doublef(s, &temp, "%s.temp", prefix))
+                g_string_append_printf(line, "  %.0f°C", temp);
+        if (jc_sample_uintf(s, &v, "%s.power", prefix)) {
+                g_string_append_printf(line, "  %.0f", (double) v / 1000);
+                if (jc_sample_uintf(s, &w, "%s.power_limit", prefix))
+                        g_string_append_printf(line, "/%.0f", (double) w / 1000);
+                g_string_append(line, " W");
+        }
+        if (jc_sample_doublef(s, &fan, "%s.fan", prefix))
+                g_string_append_printf(line, "  fan %.0f%%", fan);
+        g_string_append_printf(out, "%s\n", line->str);
+}
+
 static void memory_rows(GString *out, const jc_sample *s, bool color)
 {
         uint64_t total, used, v;
@@ -330,6 +371,26 @@ static void engine_row(GString *out, const jc_sample *s, bool color)
         g_string_append_printf(out, "%s\n", line->len ? line->str : "none on");
 }
 
+/* The GPU processes, a row per process and GPU (nvitop's list). */
+static void process_rows(GString *out, const jc_sample *s, bool color)
+{
+        g_autoptr(GArray) rows = jc_gpu_process_rows(s, JC_TOP_SORT_GPU_MEM);
+        if (!rows->len)
+                return;
+        jc_append_colored(out, color, JC_COLOR_BOLD, "GPU processes");
+        g_string_append_printf(out, "\n  %-4s %7s %-12s %9s %5s %6s  %s\n", "GPU", "PID", "USER", "GPU MEM", "SM%",
+                               "CPU%", "COMMAND");
+        for (guint i = 0; i < rows->len; i++) {
+                const jc_gpu_process_row *r = &g_array_index(rows, jc_gpu_process_row, i);
+                g_autofree char *gpu = r->gpu == JC_GPU_SOC ? g_strdup("SoC") : g_strdup_printf("%d", r->gpu);
+                g_autofree char *mem = r->has_mem ? jc_format_kib(r->mem_kib) : g_strdup("-");
+                g_autofree char *sm = r->has_sm ? g_strdup_printf("%.0f", r->sm) : g_strdup("-");
+                g_autofree char *cpu = r->has_cpu ? g_strdup_printf("%.1f", r->cpu) : g_strdup("-");
+                g_string_append_printf(out, "  %-4s %7u %-12.12s %9s %5s %6s  %s\n", gpu, r->pid,
+                                       *r->user ? r->user : "-", mem, sm, cpu, *r->name ? r->name : "-");
+        }
+}
+
 static void print_text(const status_data *d, bool color)
 {
         g_autoptr(GString) out = g_string_new(NULL);
@@ -338,11 +399,14 @@ static void print_text(const status_data *d, bool color)
         const jc_sample *s = &d->sample;
         cpu_rows(out, s, color);
         unit_row(out, s, color, "GPU", "gpu");
+        for (guint i = 0; d->dgpus && i < d->dgpus->len; i++)
+                dgpu_rows(out, s, g_ptr_array_index(d->dgpus, i), color);
         unit_row(out, s, color, "EMC", "emc");
         memory_rows(out, s, color);
         power_rows(out, s, color);
         temp_row(out, s, color);
         engine_row(out, s, color);
+        process_rows(out, s, color);
         fputs(out->str, stdout);
 }
 
@@ -363,6 +427,11 @@ static void print_json(const status_data *d)
         json_builder_begin_array(b);
         for (guint i = 0; d->fans && i < d->fans->len; i++)
                 json_builder_add_value(b, jc_doc_fan(g_ptr_array_index(d->fans, i)));
+        json_builder_end_array(b);
+        json_builder_set_member_name(b, "dgpus");
+        json_builder_begin_array(b);
+        for (guint i = 0; d->dgpus && i < d->dgpus->len; i++)
+                json_builder_add_value(b, jc_doc_dgpu(g_ptr_array_index(d->dgpus, i)));
         json_builder_end_array(b);
 
         json_builder_set_member_name(b, "timestamp_usec");

@@ -142,6 +142,35 @@ JsonNode *jc_doc_fan(const jc_object *f)
         return finish(b);
 }
 
+JsonNode *jc_doc_dgpu(const jc_object *g)
+{
+        JsonBuilder *b = json_builder_new();
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "index");
+        json_builder_add_int_value(b, g->index);
+        json_builder_set_member_name(b, "path");
+        json_builder_add_string_value(b, g->path);
+        add_string(b, "name", g->props, "Name");
+        add_string(b, "uuid", g->props, "UUID");
+        add_string(b, "pci_bus_id", g->props, "PciBusId");
+        /* 0 on the bus is "NVML does not say": null. */
+        uint64_t bytes = 0;
+        uint32_t mw = 0;
+        json_builder_set_member_name(b, "memory_total_bytes");
+        if (jc_prop_u64(g->props, "MemoryTotal", &bytes) && bytes)
+                json_builder_add_int_value(b, (gint64) bytes);
+        else
+                json_builder_add_null_value(b);
+        json_builder_set_member_name(b, "power_limit_mw");
+        if (jc_prop_u32(g->props, "PowerLimit", &mw) && mw)
+                json_builder_add_int_value(b, mw);
+        else
+                json_builder_add_null_value(b);
+        jc_json_add_property(b, "max_clocks_khz", g->props, "MaxClocks");
+        json_builder_end_object(b);
+        return finish(b);
+}
+
 JsonNode *jc_doc_swap(GVariant *props)
 {
         JsonBuilder *b = json_builder_new();

@@ -16,6 +16,8 @@ JsonNode *jc_doc_nvpmodel(GVariant *props);
 JsonNode *jc_doc_clocks(GVariant *props);
 /* One fan (fan list, status.fans). */
 JsonNode *jc_doc_fan(const jc_object *fan);
+/* One discrete GPU's object (status.dgpus). */
+JsonNode *jc_doc_dgpu(const jc_object *gpu);
 /* Memory: swap areas and totals (swap). */
 JsonNode *jc_doc_swap(GVariant *props);
 

@@ -7,6 +7,7 @@
 
 #include "jetsonctl.h"
 #include "sample.h"
+#include "gpu_procs.h"
 #include "top_data.h"
 
 typedef enum { JC_TOP_SCREEN, JC_TOP_CHOOSE_MODE, JC_TOP_CHOOSE_FAN } jc_top_mode;

@@ -285,22 +285,24 @@ static int draw_engines(const jc_top *t, int y)
 
 static int draw_processes(const jc_top *t, int y, int last)
 {
-        g_autoptr(GArray) list = jc_top_processes(&t->sample, t->sort);
+        g_autoptr(GArray) list = jc_gpu_process_rows(&t->sample, t->sort);
         if (list->len == 0)
                 return y;
-        putf(y, 0, A_REVERSE, "%7s %-10s %-16s %6s %10s %10s%*s", "PID", "USER", "NAME", "CPU%", "RSS", "GPU MEM",
-             COLS > 66 ? COLS - 66 : 0, "");
+        putf(y, 0, A_REVERSE, "%-3s %7s %-9s %-14s %5s %4s %9s %9s%*s", "GPU", "PID", "USER", "NAME", "CPU%", "SM%",
+             "RSS", "GPU MEM", COLS > 67 ? COLS - 67 : 0, "");
         /* The sorted column's title is underlined. */
-        static const int sort_col[JC_TOP_SORT_N] = { 56, 36, 45, 0 };
-        static const int sort_width[JC_TOP_SORT_N] = { 10, 6, 10, 7 };
+        static const int sort_col[JC_TOP_SORT_N] = { 58, 37, 48, 4 };
+        static const int sort_width[JC_TOP_SORT_N] = { 9, 5, 9, 7 };
         mvchgat(y, sort_col[t->sort], sort_width[t->sort], A_REVERSE | A_UNDERLINE, 0, NULL);
         for (guint i = 0; i < list->len && y + 1 + (int) i <= last; i++) {
-                const jc_top_process *p = &g_array_index(list, jc_top_process, i);
+                const jc_gpu_process_row *p = &g_array_index(list, jc_gpu_process_row, i);
+                g_autofree char *gpu = p->gpu == JC_GPU_SOC ? g_strdup("SoC") : g_strdup_printf("%d", p->gpu);
                 g_autofree char *cpu = p->has_cpu ? g_strdup_printf("%.1f", p->cpu) : g_strdup("-");
+                g_autofree char *sm = p->has_sm ? g_strdup_printf("%.0f", p->sm) : g_strdup("-");
                 g_autofree char *rss = p->has_rss ? jc_format_kib(p->rss_kib) : g_strdup("-");
-                g_autofree char *gpu = p->has_gpu_mem ? jc_format_kib(p->gpu_mem_kib) : g_strdup("-");
-                putf(y + 1 + (int) i, 0, A_NORMAL, "%7u %-10.10s %-16.16s %6s %10s %10s", p->pid, p->user, p->name, cpu,
-                     rss, gpu);
+                g_autofree char *mem = p->has_mem ? jc_format_kib(p->mem_kib) : g_strdup("-");
+                putf(y + 1 + (int) i, 0, A_NORMAL, "%-3s %7u %-9.9s %-14.14s %5s %4s %9s %9s", gpu, p->pid, p->user,
+                     p->name, cpu, sm, rss, mem);
         }
         return y + 1 + (int) list->len;
 }
@@ -328,6 +330,12 @@ void jc_top_draw(const jc_top *t)
                 int y = draw_header(t, 0);
                 y = draw_cpus(t, y, last);
                 y = draw_unit(t, y, "GPU", "gpu");
+                /* Discrete GPUs (NVML), by index: what the sample has. */
+                for (unsigned n = 0; n < 16; n++) {
+                        g_autofree char *title = g_strdup_printf("GPU%u", n);
+                        g_autofree char *prefix = g_strdup_printf("dgpu.%u", n);
+                        y = draw_unit(t, y, title, prefix);
+                }
                 y = draw_unit(t, y, "EMC", "emc");
                 y = draw_memory(t, y);
                 y = draw_power(t, y, last);

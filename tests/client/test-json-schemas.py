@@ -4,7 +4,7 @@ the JSON Schema files of docs/json/ (the contract docs/json.md explains),
 on fake boards of every kind, with python-dbusmock's polkitd allowing the
 writes and systemd running nvfancontrol:
 
-    test-json-schemas.py JETSOND JETSONCTL
+    test-json-schemas.py JETSOND JETSONCTL FAKE_NVML
 
 Beyond the schemas: the same value has the same name and the same value in
 every document that carries it (status and its own command, jetsond --once),
@@ -22,7 +22,7 @@ SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402  (the bus, board and jetsond stack)
 
-JETSOND, JETSONCTL = (os.path.abspath(a) for a in sys.argv[1:3])
+JETSOND, JETSONCTL, FAKE_NVML = (os.path.abspath(a) for a in sys.argv[1:4])
 SCHEMA_DIR = os.path.join(SOURCE_DIR, "docs", "json")
 ALL_ACTIONS = ["org.jetsond.Jetson1." + a for a in
                ("set-fan", "set-nvpmodel", "set-jetson-clocks", "manage-swap", "drop-caches", "read-serial")]
@@ -100,6 +100,9 @@ def check_reads(board, jetson):
                     assert listed[k] == shown[k], f"fan {k}: {listed[k]!r} vs {shown[k]!r}"
     else:
         assert status["nvpmodel"] is None and status["jetson_clocks"] is None and status["fans"] == []
+    for gpu in status["dgpus"]:
+        # GetSnapshot's keys and the object's properties name one GPU.
+        assert f"dgpu.{gpu['index']}.load" in status["values"] and gpu["name"], gpu
         for absent in ("board_ids", "jetpack", "l4t", "soc"):
             assert status["board"][absent] is None, f"board.{absent} is {status['board'][absent]!r}, not null"
     assert doc("serial", "serial")["serial"] if board != "x86-pc" else True
@@ -149,17 +152,40 @@ def check_writes():
     assert steps["jetson_clocks.active"]["status"] == "changed"
 
 
-def run_board(board, jetson, writes=False):
+def check_gpu_text():
+    """jetsonctl status as nvitop shows the GPUs: a row per GPU and a row per
+    process and GPU, within 80 columns."""
+    text = harness.wait_for(lambda: (lambda t: t if "python3" in t else None)(jetsonctl("status")), 10,
+                            "the GPU processes in jetsonctl status")
+    for pattern in (r"^dGPU 0 +37\.0% \[#+\.+\]  2520 MHz \(max 3105 MHz\)$",
+                    r"^  NVIDIA GeForce RTX 4090  1280 MiB of 24564 MiB  61°C  231/450 W  fan 40%$",
+                    r"^dGPU 1 +5\.0% \[#\.+\]  585 MHz \(max 1590 MHz\)$",
+                    r"^  Tesla T4  300 MiB of 15360 MiB  40°C  27/70 W$",
+                    r"^  GPU +PID USER +GPU MEM +SM% +CPU%  COMMAND$",
+                    r"^  0 +4242 alice +1024 MiB +35 +\S+  python3$",
+                    r"^  0 +2345 alice +256 MiB +- +\S+  firefox-esr$",
+                    r"^  1 +4242 alice +100 MiB +2 +\S+  python3$"):
+        assert re.search(pattern, text, re.M), f"no line matching {pattern!r} in:\n{text}"
+    assert all(len(line) <= 80 for line in text.splitlines()), text
+
+
+def run_board(board, jetson, writes=False, nvml=False):
     with harness.Stack(JETSOND, None, board=board) as stack:
         stack.start_mock("polkitd", "org.freedesktop.PolicyKit1")
         stack.polkit_allow(ALL_ACTIONS)
         if jetson and board != "nano-jp46":
             stack.start_systemd_with_nvfancontrol()
-        stack.start_daemon()
+        if nvml:
+            os.environ["FAKE_NVML_CONFIG"] = os.path.join(SOURCE_DIR, "tests", "fixtures", board + ".nvml.json")
+        stack.start_daemon(["--nvml-library", FAKE_NVML] if nvml else [])
+        if nvml:  # the GPUs' objects come with their first readings
+            harness.wait_for(lambda: len(doc("status", "status")["dgpus"]) == 2, 10, "two discrete GPUs")
         status = check_reads(board, jetson)
         check_once(board, status)
         if writes:
             check_writes()
+        if nvml:
+            check_gpu_text()
 
 
 def test_agx_orin_jp62():
@@ -178,6 +204,10 @@ def test_x86_pc():
     run_board("x86-pc", False)
 
 
+def test_x86_pc_with_gpus():
+    run_board("x86-pc", False, nvml=True)
+
+
 def test_noise_detector():
     """The noise check itself: json-glib 1.4's way of printing 34.7 fails."""
     try:
@@ -189,4 +219,4 @@ def test_noise_detector():
 
 if __name__ == "__main__":
     sys.exit(harness.run_tests([test_noise_detector, test_agx_orin_jp62, test_nano_jp46, test_xavier_nx_jp51,
-                                test_x86_pc]))
+                                test_x86_pc, test_x86_pc_with_gpus]))

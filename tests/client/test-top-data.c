@@ -1,5 +1,5 @@
 /* jetsonctl top's numbers (client/top_data.c): average power from the
- * energy counters, and the GPU processes sorted by each column. */
+ * energy counters (its process list is tests/client/test-gpu-procs.c's). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -53,57 +53,10 @@ static void test_average_power(void **state)
         jc_top_energy_free(e);
 }
 
-static const char *const PROCESSES =
-        "{'process.20.name': <'python3'>, 'process.20.user': <'nvidia'>, 'process.20.gpu_mem': <uint64 262144>,"
-        " 'process.20.cpu': <12.5>, 'process.20.rss': <uint64 1048576>,"
-        " 'process.3.name': <'Xorg'>, 'process.3.user': <'root'>, 'process.3.gpu_mem': <uint64 20608>,"
-        " 'process.3.cpu': <40.0>, 'process.3.rss': <uint64 98304>,"
-        " 'process.100.name': <'gone'>, 'process.100.gpu_mem': <uint64 65536>,"
-        " 'process.x.name': <'not a pid'>, 'cpu.load': <5.0>}";
-
-static void check_order(jc_top_sort sort, const uint32_t *want, size_t n)
-{
-        jc_sample s = sample_at(1, PROCESSES);
-        GArray *list = jc_top_processes(&s, sort);
-        assert_int_equal(list->len, n);
-        for (size_t i = 0; i < n; i++)
-                assert_int_equal(g_array_index(list, jc_top_process, i).pid, want[i]);
-        g_array_unref(list);
-        g_variant_unref(s.values);
-}
-
-static void test_processes(void **state)
-{
-        (void) state;
-        jc_sample s = sample_at(1, PROCESSES);
-        GArray *list = jc_top_processes(&s, JC_TOP_SORT_GPU_MEM);
-        const jc_top_process *p = &g_array_index(list, jc_top_process, 0);
-        assert_int_equal(p->pid, 20);
-        assert_string_equal(p->name, "python3");
-        assert_string_equal(p->user, "nvidia");
-        assert_true(p->has_cpu && p->has_rss && p->has_gpu_mem);
-        assert_int_equal(p->rss_kib, 1048576);
-        /* A process that exited keeps its GPU memory line but has no CPU
-         * or RSS: absent, not 0. */
-        p = &g_array_index(list, jc_top_process, 1);
-        assert_int_equal(p->pid, 100);
-        assert_false(p->has_cpu || p->has_rss);
-        assert_string_equal(p->user, "");
-        g_array_unref(list);
-        g_variant_unref(s.values);
-
-        check_order(JC_TOP_SORT_GPU_MEM, (const uint32_t[]) { 20, 100, 3 }, 3);
-        check_order(JC_TOP_SORT_CPU, (const uint32_t[]) { 3, 20, 100 }, 3);     /* no CPU value: last */
-        check_order(JC_TOP_SORT_RSS, (const uint32_t[]) { 20, 3, 100 }, 3);
-        check_order(JC_TOP_SORT_PID, (const uint32_t[]) { 3, 20, 100 }, 3);
-        assert_string_equal(jc_top_sort_name(JC_TOP_SORT_CPU), "CPU%");
-}
-
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_average_power),
-                cmocka_unit_test(test_processes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

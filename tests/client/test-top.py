@@ -98,7 +98,8 @@ def test_layout_80x24(stack):
         assert "DLA1 1600" in screen and "VIC 115" in screen and "NVENC" not in screen  # engines that are on
         header = next(i for i, line in enumerate(lines) if "PID USER" in line)
         first = lines[header + 1].split()
-        assert first[:3] == ["5120", "nvidia", "python3"] and first[-2:] == ["256", "MiB"], lines[header + 1]
+        # nvitop's columns: the GPU (the SoC's own here), PID, user, name, CPU%, SM%, RSS, GPU memory
+        assert first[:4] == ["SoC", "5120", "nvidia", "python3"] and first[-2:] == ["256", "MiB"], lines[header + 1]
         assert len(lines) >= 24 and lines[23].startswith(" q quit  s sort (GPU MEM)  m power mode  f fan profile")
         assert all(len(line) <= 80 for line in lines)
     finally:
@@ -114,7 +115,7 @@ def test_layout_160x50_and_resize(stack):
         assert re.match(r"CPU0 .*CPU3 .*CPU6 .*CPU9 ", lines[2]), lines[2]
         rails = next(line for line in lines if "VDD_GPU_SOC" in line)
         assert "VDD_CPU_CV" in rails and "VIN_SYS_5V0" in rails and "VDDQ_VDD2_1V8AO" in rails, rails
-        assert sum(1 for line in lines if re.match(r" +\d+ (root|nvidia) ", line)) == 5
+        assert sum(1 for line in lines if re.match(r"SoC +\d+ (root|nvidia) ", line)) == 5
         assert lines[49].startswith(" q quit")
         tmux("resize-window", "-x", "100", "-y", "30")
         top.wait_for(lambda s: re.match(r"CPU0 .*CPU6 ", s.split("\n")[2]) and len(s.split("\n")) >= 30 and
@@ -136,10 +137,10 @@ def test_sort_keys(stack):
         top.wait_for(lambda s: "s sort (CPU%)" in s, "sorted by CPU")
         top.keys("s")
         top.wait_for(lambda s: "s sort (RSS)" in s, "sorted by RSS")
-        assert first_row()[:3] == ["5120", "nvidia", "python3"]   # 1.0G
+        assert first_row()[:4] == ["SoC", "5120", "nvidia", "python3"]   # 1.0G
         top.keys("s")
         top.wait_for(lambda s: "s sort (PID)" in s, "sorted by PID")
-        assert first_row()[:3] == ["1834", "root", "Xorg"]
+        assert first_row()[:4] == ["SoC", "1834", "root", "Xorg"]
     finally:
         top.close()
 

@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import dbus
@@ -208,19 +209,16 @@ def test_no_library():
 
 
 def test_driver_appears_later():
-    late = None
+    late = tempfile.mkdtemp(prefix="jetsond-test-late-nvml.")
     try:
-        with GpuStack(library="/tmp/jetsond-test-late-nvml/libnvidia-ml.so.1") as s:
-            late = "/tmp/jetsond-test-late-nvml"
-            os.makedirs(late, exist_ok=True)
+        with GpuStack(library=os.path.join(late, "libnvidia-ml.so.1")) as s:
             time.sleep(1)
             assert not [k for k in s.snapshot() if "dgpu" in k]
             shutil.copy(FAKE_NVML, os.path.join(late, "libnvidia-ml.so.1"))
             # The re-probe (every 10 s) finds it.
             s.wait_snapshot(lambda v: "dgpu.1.load" in v, "the late driver's GPUs", timeout=25)
     finally:
-        if late:
-            shutil.rmtree(late, ignore_errors=True)
+        shutil.rmtree(late, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,32 @@
+/* The GPU processes of a sample as nvitop lists them (jetsonctl status
+ * and top): one row per process and GPU, from the process.PID.* keys
+ * (name, user, cpu, rss, gpu_mem) and the process.PID.dgpu.N.* keys (mem,
+ * sm) of discrete GPUs. Memory that process.PID.gpu_mem counts beyond its
+ * discrete GPUs' is the SoC's own GPU (nvmap on a Jetson). Pure:
+ * unit-tested without a bus (tests/client/test-gpu-procs.c). */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sample.h"
+
+#define JC_GPU_SOC (-1)
+
+typedef struct {
+        uint32_t pid;
+        int gpu;                      /* NVML index of a discrete GPU, or JC_GPU_SOC */
+        char name[64], user[32];      /* "" when absent */
+        bool has_mem, has_sm, has_cpu, has_rss;
+        uint64_t mem_kib, rss_kib;    /* GPU memory on this GPU; the process's RSS */
+        double sm, cpu;               /* %; cpu of one CPU */
+} jc_gpu_process_row;
+
+typedef enum { JC_TOP_SORT_GPU_MEM, JC_TOP_SORT_CPU, JC_TOP_SORT_RSS, JC_TOP_SORT_PID, JC_TOP_SORT_N } jc_top_sort;
+
+/* The sort's column title, as top shows it. */
+const char *jc_top_sort_name(jc_top_sort sort);
+/* The rows of S, largest first by SORT (PID: ascending), a row without
+ * the sort's value last, then by PID and GPU. */
+GArray *jc_gpu_process_rows(const jc_sample *s, jc_top_sort sort);
