@@ -5,8 +5,9 @@
 # (JetPack 6.2) fake board to life with the simulator, run the daemon on
 # it, and show what a client sees: the introspection, board properties,
 # live samples, a faster subscription, jetsonctl, jetsond-exporter with a
-# Prometheus server scraping it, the GNOME Shell extension in a headless
-# GNOME Shell, and writes that polkit first denies and then allows. Everything started here is stopped at the end.
+# Prometheus server scraping it, writes that polkit first denies and then
+# allows, the PC board's discrete GPUs through a fake NVML, and the GNOME
+# Shell extension in a headless GNOME Shell. Everything started here is stopped at the end.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -223,6 +224,14 @@ run gdbus call --system --dest org.jetsond.Jetson1 --object-path /org/jetsond/Je
 run busctl --system call org.jetsond.Jetson1 /org/jetsond/Jetson1 org.jetsond.Jetson1.NVPModel SetMode u 3
 run busctl --system get-property org.jetsond.Jetson1 /org/jetsond/Jetson1 org.jetsond.Jetson1.NVPModel Mode ModeName
 run gdbus call --system --dest org.jetsond.Jetson1 --object-path $fan --method org.jetsond.Jetson1.Fan.SetSpeed 101 || true
+
+echo
+echo "== NVIDIA GPUs through NVML: the PC fake board with two discrete GPUs from the fake NVML (tests/fake-nvml)"
+echo "\$ FAKE_NVML_CONFIG=tests/fixtures/x86-pc.nvml.json jetsond --sysroot tests/fixtures/x86-pc --once --json \\"
+echo "      --nvml-library build/tests/fake-nvml/libnvidia-ml.so.1 | grep -E '\"(dgpu|process\\.4242)\\.'"
+FAKE_NVML_CONFIG=tests/fixtures/x86-pc.nvml.json build/src/jetsond --sysroot tests/fixtures/x86-pc --once --json \
+        --nvml-library build/tests/fake-nvml/libnvidia-ml.so.1 > "$work/pc-gpus.json"
+grep -E '"(dgpu|process\.4242)\.' "$work/pc-gpus.json"
 
 echo
 echo "== the GNOME Shell extension in a real, headless GNOME Shell 43 (its own bus, jetsond and board)"
