@@ -56,6 +56,10 @@ jc_measure *jc_measure_new(char *const *columns, size_t n, uint64_t start_ns)
                 if (g_str_has_prefix(c, "power.") && len > 12 && g_str_has_suffix(c, ".power")) {
                         g_array_append_val(pc, i);
                         g_ptr_array_add(pn, g_strndup(c + 6, len - 12));
+                } else if (g_str_has_prefix(c, "dgpu.") && len > 11 && g_str_has_suffix(c, ".power")) {
+                        /* A discrete GPU's power (NVML), named as its keys: "dgpu.0". */
+                        g_array_append_val(pc, i);
+                        g_ptr_array_add(pn, g_strndup(c, len - 6));
                 } else if (g_str_has_prefix(c, "temp.") && len > 5) {
                         g_array_append_val(tc, i);
                         g_ptr_array_add(tn, g_strdup(c + 5));

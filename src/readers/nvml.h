@@ -19,6 +19,8 @@
 #include "processes.h"
 
 #define JD_NVML_MAX_PROCESSES 64
+/* GPUs jetsond reads (NVML indexes 0 to 15). */
+#define JD_MAX_DGPUS 16
 
 typedef struct {
         unsigned pid;

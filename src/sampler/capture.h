@@ -16,8 +16,10 @@
 #define JD_CAPTURE_MAGIC "JDCAPTUR"
 #define JD_CAPTURE_VERSION 1u
 /* The value lists a record is built from, in this order: the fast,
- * medium and slow tiers' and the cross-tier values (ram.shared). */
-#define JD_CAPTURE_SOURCES 4
+ * medium and slow tiers', the cross-tier values (ram.shared), then each
+ * NVIDIA GPU's (by NVML index; gpu_poller.h). */
+#define JD_CAPTURE_TIER_SOURCES 4
+#define JD_CAPTURE_SOURCES (JD_CAPTURE_TIER_SOURCES + JD_MAX_DGPUS)
 
 typedef struct jd_capture jd_capture;
 

@@ -139,6 +139,16 @@ static unsigned write_captures(jd_sampling_engine *e, jd_reading *fast)
         build_derived(&e->capture_derived, fast->part.memory, fresh[2] ? slow->part.processes : NULL);
         const jd_values *sources[JD_CAPTURE_SOURCES] = { &fast->values, &medium->values, &slow->values,
                                                          &e->capture_derived };
+        /* The GPUs' latest readings, each in the slot of its place in
+         * NVML's order, which never changes while jetsond runs. */
+        jd_gpu_reading *gpus[JD_MAX_DGPUS];
+        size_t n_gpus = e->gpus ? jd_gpu_poller_latest(e->gpus, gpus) : 0;
+        uint64_t gpu_period = n_gpus ? jd_gpu_poller_period(e->gpus) : 0;
+        for (size_t i = 0; i < n_gpus; i++) {
+                sources[JD_CAPTURE_TIER_SOURCES + i] = &gpus[i]->values;
+                fresh[JD_CAPTURE_TIER_SOURCES + i] =
+                        !(now > gpus[i]->finished_us && now - gpus[i]->finished_us > stale_limit(gpu_period));
+        }
         unsigned events = 0;
         for (guint i = 0; i < e->captures->len; i++) {
                 jd_capture *c = g_ptr_array_index(e->captures, i);
@@ -147,6 +157,8 @@ static unsigned write_captures(jd_sampling_engine *e, jd_reading *fast)
                 if (jd_capture_ended(c))
                         events |= JD_ENGINE_CAPTURE_ENDED;
         }
+        for (size_t i = 0; i < n_gpus; i++)
+                jd_gpu_reading_unref(gpus[i]);
         jd_reading_unref(medium);
         jd_reading_unref(slow);
         return events;

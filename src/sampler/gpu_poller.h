@@ -15,7 +15,6 @@
 #include "nvml.h"
 #include "values.h"
 
-#define JD_MAX_DGPUS 16
 #define JD_NVML_MIN_PERIOD_US 100000u     /* NVML's own sampling is 1/6 s to 1 s */
 #define JD_NVML_REPROBE_US 10000000u
 

@@ -167,6 +167,12 @@ def check_gpu_text():
                     r"^  1 +4242 alice +100 MiB +2 +\S+  python3$"):
         assert re.search(pattern, text, re.M), f"no line matching {pattern!r} in:\n{text}"
     assert all(len(line) <= 80 for line in text.splitlines()), text
+    # measure integrates each GPU's power from the capture stream, like a rail.
+    m = doc("measure", "measure", "--interval", "20", "--", "sleep", "0.5")
+    for gpu, mw in (("dgpu.0", 231000.0), ("dgpu.1", 27000.0)):
+        p = m["power"][gpu]
+        assert p["mean_power_mw"] == mw and p["peak_power_mw"] == mw, (gpu, p)
+        assert abs(p["energy_j"] - mw / 1000 * m["duration_s"]) < mw / 1000 * 0.05, (gpu, p, m["duration_s"])
 
 
 def run_board(board, jetson, writes=False, nvml=False):

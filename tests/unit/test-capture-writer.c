@@ -142,7 +142,7 @@ static void test_records(void **state)
         /* The reader closes: the next write ends the capture, no SIGPIPE
          * (the daemon ignores it; so does this test). */
         close(rfd);
-        jd_capture_write(c, T0 + 20000000, sources, (bool[]) { false, false, false, false });
+        jd_capture_write(c, T0 + 20000000, sources, (bool[JD_CAPTURE_SOURCES]) { false });
         assert_true(jd_capture_ended(c));
         jd_capture_free(c);
 }
