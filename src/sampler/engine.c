@@ -60,9 +60,16 @@ static uint64_t stale_limit(uint64_t period)
         return max_u64(3 * period, JD_STALE_MIN_US);
 }
 
+/* A reading finished at FINISHED is too old at NOW for its PERIOD: the
+ * one rule for tiers and GPUs alike. */
+static bool too_old(uint64_t finished, uint64_t period, uint64_t now)
+{
+        return now > finished && now - finished > stale_limit(period);
+}
+
 static bool is_stale(const jd_reading *r, uint64_t period, uint64_t now)
 {
-        return r->seq == 0 || (now > r->finished_us && now - r->finished_us > stale_limit(period));
+        return r->seq == 0 || too_old(r->finished_us, period, now);
 }
 
 void jd_engine_timings(uint64_t fast_us, uint64_t epoch, jd_tier_timing out[JD_TIER_COUNT])
@@ -146,8 +153,7 @@ static unsigned write_captures(jd_sampling_engine *e, jd_reading *fast)
         uint64_t gpu_period = n_gpus ? jd_gpu_poller_period(e->gpus) : 0;
         for (size_t i = 0; i < n_gpus; i++) {
                 sources[JD_CAPTURE_TIER_SOURCES + i] = &gpus[i]->values;
-                fresh[JD_CAPTURE_TIER_SOURCES + i] =
-                        !(now > gpus[i]->finished_us && now - gpus[i]->finished_us > stale_limit(gpu_period));
+                fresh[JD_CAPTURE_TIER_SOURCES + i] = !too_old(gpus[i]->finished_us, gpu_period, now);
         }
         unsigned events = 0;
         for (guint i = 0; i < e->captures->len; i++) {
@@ -444,8 +450,7 @@ void jd_engine_snapshot(jd_sampling_engine *e, jd_snapshot *s, uint64_t now_us)
         s->n_gpu = e->gpus ? jd_gpu_poller_latest(e->gpus, s->gpu) : 0;
         uint64_t gpu_period = e->gpus ? jd_gpu_poller_period(e->gpus) : 0;
         for (size_t i = 0; i < s->n_gpu; i++)
-                s->gpu_stale[i] = now_us > s->gpu[i]->finished_us &&
-                                  now_us - s->gpu[i]->finished_us > stale_limit(gpu_period);
+                s->gpu_stale[i] = too_old(s->gpu[i]->finished_us, gpu_period, now_us);
         pass_gpu_users(e, s);
 }
 
