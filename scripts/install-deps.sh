@@ -9,7 +9,7 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   gnome-shell gir1.2-gdkpixbuf-2.0 python3-gi
   libxml2-utils libdbus-1-dev systemd scdoc libfuse3-dev fuse3
   libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla file
-  libncurses-dev tmux bash-completion
+  libncurses-dev tmux bash-completion stress-ng
   dpkg-dev debhelper lintian mmdebstrap fakeroot"
 
 # The aarch64 build and its tests under qemu (scripts/test-aarch64.sh): the
@@ -21,12 +21,20 @@ ARM64_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cros
   libmicrohttpd-dev:arm64 zlib1g-dev:arm64 libfuse3-dev:arm64 libpolkit-gobject-1-0:arm64
   libncurses-dev:arm64"
 
+# Installed means the Status line says so: `dpkg -s` also succeeds for a
+# package removed with its configuration files left ("deinstall ok
+# config-files"), whose programs are gone.
+installed() {
+        [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+
 missing=""
 native=$(dpkg --print-architecture)
 for p in $PACKAGES $ARM64_PACKAGES; do
         # With the arm64 copy installed too, a bare name is ambiguous to
-        # dpkg: ask for the native one by its architecture as well.
-        dpkg -s "$p" >/dev/null 2>&1 || dpkg -s "$p:$native" >/dev/null 2>&1 || missing="$missing $p"
+        # dpkg (one status per architecture): ask for the native one by its
+        # architecture as well.
+        installed "$p" || installed "$p:$native" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
 

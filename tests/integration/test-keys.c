@@ -8,6 +8,7 @@
 
 #include "jetsond-dbus.h"
 #include "testbus.h"
+#include "spacing.h"
 
 static GHashTable *read_keys(sd_bus_message *m)
 {
@@ -24,12 +25,20 @@ static GHashTable *read_keys(sd_bus_message *m)
         return keys;
 }
 
+typedef struct {
+        GPtrArray *keys;     /* each Sample's key set */
+        GArray *stamps;      /* and its timestamp */
+} sample_log;
+
 static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
+        sample_log *log = userdata;
         uint64_t stamp;
-        if (sd_bus_message_read(m, "t", &stamp) >= 0)
-                g_ptr_array_add(userdata, read_keys(m));
+        if (sd_bus_message_read(m, "t", &stamp) >= 0) {
+                g_ptr_array_add(log->keys, read_keys(m));
+                g_array_append_val(log->stamps, stamp);
+        }
         return 0;
 }
 
@@ -56,7 +65,6 @@ static void check_board(void **state, const char *board)
         *state = tb;
         testbus_make_root(tb, board);
         testbus_start_simulator(tb);
-        g_usleep(100000); /* its first round */
         testbus_start_daemon(tb, NULL);
         sd_bus *bus = testbus_connect();
         sd_bus_message *reply = NULL;
@@ -73,14 +81,26 @@ static void check_board(void **state, const char *board)
         if (g_hash_table_contains(first, "process.5377.name"))
                 assert_true(g_hash_table_contains(first, "process.5377.cpu"));
 
-        g_autoptr(GPtrArray) samples = g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref);
+        sample_log log = {
+                g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref),
+                g_array_new(FALSE, FALSE, sizeof(uint64_t)),
+        };
+        GPtrArray *samples = log.keys;
         assert_true(sd_bus_match_signal(bus, NULL, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
-                                        on_sample, samples) >= 0);
+                                        on_sample, &log) >= 0);
         assert_true(sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", NULL, NULL,
                                        "t", (uint64_t) 10000) >= 0);
-        testbus_pump(bus, 5 * G_USEC_PER_SEC, NULL);
-        print_message("%s: %u keys, %u Samples in 5 s at 10 ms\n", board, g_hash_table_size(first), samples->len);
+        /* 250 samples to compare, 5 s of them on an idle machine; their
+         * own timestamps say the period was kept, however busy this one. */
+        uint64_t t0 = testbus_now_us();
+        while (samples->len < 250 && testbus_now_us() - t0 < 60 * G_USEC_PER_SEC)
+                testbus_pump(bus, 100000, NULL);
+        testbus_spacing sp = testbus_spacing_of((const uint64_t *) (void *) log.stamps->data, log.stamps->len);
+        print_message("figure: keys %s: %u keys, %u Samples at 10 ms in %.2f s, spacing median %.2f ms\n", board,
+                      g_hash_table_size(first), samples->len, (double) (testbus_now_us() - t0) / 1e6,
+                      sp.median_us / 1e3);
         assert_true(samples->len >= 250);
+        testbus_assert_period(board, sp, 10000, 20);
         for (guint i = 0; i < samples->len; i++) {
                 GHashTable *keys = g_ptr_array_index(samples, i);
                 if (g_hash_table_size(keys) != g_hash_table_size(first) || g_hash_table_size(keys) == 0) {
@@ -91,6 +111,8 @@ static void check_board(void **state, const char *board)
                 if (diff[0])
                         fail_msg("%s: Sample %u differs from the first snapshot:%s", board, i, diff);
         }
+        g_ptr_array_unref(log.keys);
+        g_array_unref(log.stamps);
         sd_bus_flush_close_unref(bus);
         testbus_stop_cleanly(tb);
 }

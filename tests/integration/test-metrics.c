@@ -11,6 +11,7 @@
 #include "fixture.h"
 #include "jetsond-dbus.h"
 #include "testbus.h"
+#include "spacing.h"
 
 /* ---- the documented keys ------------------------------------------- */
 
@@ -175,11 +176,19 @@ static void test_snapshot_keys(void **state)
 {
         testbus *tb = testbus_start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
         sd_bus *bus = testbus_connect();
-        /* Loads are rates: let the counters move and give jetsond a few
-         * readings. */
+        /* Loads are rates: let the counters move and wait for jetsond's
+         * second readings (the rate keys appear then; a few hundred ms on
+         * an idle machine, more on a busy one, never 30 s). */
         testbus_start_simulator(tb);
-        g_usleep(400 * 1000);
         snapshot *s = get_snapshot(bus);
+        for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC;
+             !(g_hash_table_contains(s->numbers, "cpu.load") && g_hash_table_contains(s->numbers, "emc.load") &&
+               g_hash_table_contains(s->numbers, "energy.VDD_GPU_SOC")) &&
+             testbus_now_us() < end;) {
+                snapshot_free(s);
+                g_usleep(50000);
+                s = get_snapshot(bus);
+        }
         GArray *docs = documented_keys();
 
         GHashTableIter it;
@@ -247,63 +256,17 @@ static void test_snapshot_pc(void **state)
 
 /* ---- signals ---------------------------------------------------------- */
 
-typedef struct {
-        unsigned count;
-        uint64_t first_us, last_us;   /* arrival, CLOCK_MONOTONIC */
-        uint64_t last_stamp;
-        bool monotonic;               /* timestamps strictly increasing */
-} sample_counter;
-
-static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        (void) error;
-        sample_counter *c = userdata;
-        uint64_t stamp;
-        assert_true(sd_bus_message_read(m, "t", &stamp) > 0);
-        if (c->count && stamp <= c->last_stamp)
-                c->monotonic = false;
-        c->last_stamp = stamp;
-        uint64_t now = testbus_now_us();
-        if (!c->count)
-                c->first_us = now;
-        c->last_us = now;
-        c->count++;
-        return 0;
-}
-
-static sd_bus_slot *watch_samples(sd_bus *bus, sample_counter *c)
-{
-        sd_bus_slot *slot = NULL;
-        memset(c, 0, sizeof(*c));
-        c->monotonic = true;
-        assert_true(sd_bus_match_signal(bus, &slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
-                                        on_sample, c) >= 0);
-        return slot;
-}
-
-/* Samples received during WINDOW_US, after the match is in place. */
-static unsigned count_samples(sd_bus *bus, sample_counter *c, uint64_t window_us)
-{
-        testbus_pump(bus, 200000, NULL); /* drain what was queued before */
-        unsigned before = c->count;
-        testbus_pump(bus, window_us, NULL);
-        return c->count - before;
-}
-
 static void test_default_rate(void **state)
 {
         testbus *tb = testbus_start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
         sd_bus *bus = testbus_connect();
-        sample_counter c;
-        sd_bus_slot *slot = watch_samples(bus, &c);
-        unsigned n = count_samples(bus, &c, 1000000);
-        /* 10 per second; a loaded CI machine may lose one or two. */
-        if (n < 8 || n > 11)
-                fail_msg("%u samples in 1 s at a 100 ms interval", n);
-        assert_true(c.monotonic);
+        /* The readings' own times say the period jetsond keeps, however
+         * late a busy machine delivers them. */
+        testbus_spacing sp = testbus_sample_spacing(bus, 10, 60 * G_USEC_PER_SEC);
+        assert_int_equal(sp.n, 10);
+        testbus_assert_period("--interval=100", sp, 100000, 20);
         assert_int_equal(testbus_get_u64(bus, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 100000);
         assert_int_equal(testbus_get_u64(bus, JD_OBJECT_PATH, JD_IFACE_METRICS, "DefaultInterval"), 100000);
-        sd_bus_slot_unref(slot);
         sd_bus_flush_close_unref(bus);
         testbus_stop_cleanly(tb);
 }
@@ -316,7 +279,9 @@ static int call_subscribe(sd_bus *bus, uint64_t interval, sd_bus_error *e)
 
 static uint64_t wait_interval(sd_bus *bus, uint64_t want)
 {
-        uint64_t v = 0, deadline = testbus_now_us() + 2 * G_USEC_PER_SEC;
+        /* A disconnection reaches jetsond through the bus daemon: quick,
+         * but only a stall takes 20 s. */
+        uint64_t v = 0, deadline = testbus_now_us() + 20 * G_USEC_PER_SEC;
         while ((v = testbus_get_u64(bus, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval")) != want &&
                testbus_now_us() < deadline)
                 g_usleep(10000);
@@ -327,8 +292,6 @@ static void test_subscribe(void **state)
 {
         testbus *tb = testbus_start(state, "agx-orin-jp62", NULL); /* default 1 s */
         sd_bus *observer = testbus_connect(), *fast = testbus_connect(), *slow = testbus_connect();
-        sample_counter c;
-        sd_bus_slot *slot = watch_samples(observer, &c);
         sd_bus_error e = SD_BUS_ERROR_NULL;
 
         /* Out of range: refused, nothing changes. */
@@ -344,9 +307,8 @@ static void test_subscribe(void **state)
 
         assert_true(call_subscribe(fast, 50000, &e) >= 0);
         assert_int_equal(testbus_get_u64(observer, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 50000);
-        unsigned n = count_samples(observer, &c, 1000000);
-        if (n < 15)
-                fail_msg("only %u samples in 1 s after Subscribe(50 ms)", n);
+        testbus_assert_period("Subscribe(50 ms)", testbus_sample_spacing(observer, 15, 60 * G_USEC_PER_SEC), 50000,
+                              20);
         /* A second request from the same connection replaces the first. */
         assert_true(call_subscribe(fast, 40000, &e) >= 0);
         assert_int_equal(testbus_get_u64(observer, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 40000);
@@ -363,11 +325,12 @@ static void test_subscribe(void **state)
         /* Unsubscribe without a request is not an error. */
         assert_true(sd_bus_call_method(slow, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", &e, NULL,
                                        NULL) >= 0);
-        n = count_samples(observer, &c, 2000000);
-        if (n > 3)
-                fail_msg("%u samples in 2 s after every subscriber left (default 1 s)", n);
+        /* Back at the default 1 s: the samples' own times say so (the
+         * median of three intervals, so one from before the change does
+         * not count). */
+        testbus_assert_period("every subscriber gone (default 1 s)",
+                              testbus_sample_spacing(observer, 3, 60 * G_USEC_PER_SEC), 1000000, 20);
 
-        sd_bus_slot_unref(slot);
         sd_bus_flush_close_unref(slow);
         sd_bus_flush_close_unref(observer);
         testbus_stop_cleanly(tb);
@@ -421,7 +384,7 @@ static void test_nvpmodel_changed_outside(void **state)
 
         /* What `nvpmodel -m 1` run by hand leaves behind. */
         fixture_write_str(tb->root, "var/lib/nvpmodel/status", "pmode:0001 fmode:cool\n");
-        testbus_pump(bus, 3 * G_USEC_PER_SEC, &c.seen_mode);
+        testbus_pump(bus, 30 * G_USEC_PER_SEC, &c.seen_mode); /* the next slow reading: 1 s at most when idle */
         assert_true(c.seen_mode);
         assert_int_equal(c.mode, 1);
         assert_string_equal(c.mode_name, "MODE_15W");
@@ -474,11 +437,11 @@ static void test_bus_gone(void **state)
         assert_int_equal(kill(tb->bus_pid, SIGTERM), 0);
         tb->bus_pid = 0;
         int status = -1;
-        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
         while (waitpid(tb->daemon_pid, &status, WNOHANG) == 0 && testbus_now_us() < deadline)
                 g_usleep(10000);
         if (status == -1)
-                fail_msg("jetsond still runs 10 s after its bus went away");
+                fail_msg("jetsond still runs 30 s after its bus went away");
         tb->daemon_pid = 0;
         assert_true(WIFEXITED(status));
         assert_int_equal(WEXITSTATUS(status), 1);

@@ -15,6 +15,7 @@
 
 #include "jetsond-dbus.h"
 #include "testbus.h"
+#include "spacing.h"
 
 #define RAILS "sys/devices/platform/bus@0/c240000.i2c/i2c-1/1-004[01]/hwmon/hwmon[12]/*_input"
 #define GPU_SOC_CURRENT "sys/devices/platform/bus@0/c240000.i2c/i2c-1/1-0040/hwmon/hwmon1/curr1_input"
@@ -99,6 +100,17 @@ static unsigned count_in_log(testbus *tb, const char *needle)
         return n;
 }
 
+/* Waits for NEEDLE in the daemon's log: at once on an idle machine, 30 s
+ * only if something is stuck. */
+static void wait_for_log(testbus *tb, const char *needle)
+{
+        for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC; !count_in_log(tb, needle);) {
+                if (testbus_now_us() > end)
+                        fail_msg("\"%s\" not in jetsond's log after 30 s", needle);
+                g_usleep(20000);
+        }
+}
+
 /* A bus, a simulated copy of the AGX Orin behind slowfs, jetsond on it. */
 static testbus *start(void **state, const char *const *args)
 {
@@ -127,8 +139,12 @@ static void test_blocked_rail(void **state)
         double *seen = g_new(double, 64);
         unsigned n_seen = 0;
         uint64_t last_stamp = 0, stamps = 0;
-        /* 4 s of GetSnapshot every 20 ms while the rail is stuck. */
-        while (testbus_now_us() - blocked_at < 4 * G_USEC_PER_SEC) {
+        /* GetSnapshot every 20 ms while the rail is stuck: for 4 s, and
+         * longer if a busy machine has not yet shown the rail gone and the
+         * other tiers going on (30 s: only a stall takes that long). */
+        uint64_t elapsed;
+        while ((elapsed = testbus_now_us() - blocked_at) < 4 * G_USEC_PER_SEC ||
+               ((!gone_at || n_seen < 2 || stamps < 10) && elapsed < 30 * G_USEC_PER_SEC)) {
                 snapshot s = get_snapshot(bus);
                 g_array_append_val(took, s.took_us);
                 if (!gone_at && !has(&s, "power.VDD_GPU_SOC.power")) {
@@ -155,18 +171,24 @@ static void test_blocked_rail(void **state)
                 g_usleep(20000);
         }
         if (!gone_at)
-                fail_msg("the stuck rail's keys were still in the sample after 4 s");
+                fail_msg("the stuck rail's keys were still in the sample after 30 s");
         double gone_s = (double) (gone_at - blocked_at) / 1e6;
         g_array_sort(took, compare_u64);
         uint64_t p50 = g_array_index(took, uint64_t, took->len / 2);
         uint64_t p99 = g_array_index(took, uint64_t, took->len * 99 / 100);
-        print_message("rail keys left after %.2f s; GetSnapshot p50 %" PRIu64 " µs, p99 %" PRIu64
-                      " µs over %u calls; %u distinct ram.free, %" PRIu64 " new samples while stuck\n",
-                      gone_s, p50, p99, took->len, n_seen, stamps);
-        /* Staleness limit at 100 ms: 1 s, plus the reading in flight. */
-        assert_true(gone_s >= 0.9 && gone_s < 2.5);
-        if (!testbus_daemon_wrapped())
-                assert_true(p99 < 10000);
+        uint64_t slowest = g_array_index(took, uint64_t, took->len - 1);
+        print_message("figure: blocked rail: keys left after %.2f s; GetSnapshot p50 %" PRIu64 " µs, p99 %" PRIu64
+                      " µs, max %" PRIu64 " µs over %u calls; %u distinct ram.free, %" PRIu64
+                      " new samples while stuck\n",
+                      gone_s, p50, p99, slowest, took->len, n_seen, stamps);
+        /* Staleness limit at 100 ms: 1 s, plus the reading in flight, and
+         * never before it. The upper bound is the loop's: a busy machine
+         * sees the keys leave late, not early. */
+        assert_true(gone_s >= 0.9);
+        /* An answer that waited for the stuck reading would never come (or
+         * come after the 25 s call timeout); the p99 on an idle machine is
+         * a benchmark figure (bench/timing-figures.sh). */
+        assert_true(slowest < 5 * G_USEC_PER_SEC);
         assert_true(n_seen >= 2);
         assert_true(stamps >= 10);
         assert_int_equal(count_in_log(tb, "medium sampling tier has not finished a reading"), 1);
@@ -183,12 +205,12 @@ static void test_blocked_rail(void **state)
                 snapshot_clear(&s);
                 if (back)
                         break;
-                if (testbus_now_us() - unblocked > 3 * G_USEC_PER_SEC)
-                        fail_msg("the rail's keys did not come back within 3 s");
+                if (testbus_now_us() - unblocked > 30 * G_USEC_PER_SEC)
+                        fail_msg("the rail's keys did not come back within 30 s");
                 g_usleep(20000);
         }
-        print_message("back after %.2f s\n", (double) (testbus_now_us() - unblocked) / 1e6);
-        g_usleep(200000);
+        print_message("figure: blocked rail: back after %.2f s\n", (double) (testbus_now_us() - unblocked) / 1e6);
+        wait_for_log(tb, "medium sampling tier answers again");
         assert_int_equal(count_in_log(tb, "medium sampling tier answers again"), 1);
 
         /* Stuck again, then SIGTERM: still a clean exit within a second. */
@@ -197,51 +219,75 @@ static void test_blocked_rail(void **state)
         uint64_t t0 = testbus_now_us();
         int status = testbus_stop_daemon(tb);
         double stop_s = (double) (testbus_now_us() - t0) / 1e6;
-        print_message("SIGTERM with a stuck rail: exit after %.3f s\n", stop_s);
+        print_message("figure: SIGTERM with a stuck rail: exit after %.3f s\n", stop_s);
         assert_true(WIFEXITED(status));
         assert_int_equal(WEXITSTATUS(status), 0);
-        if (!testbus_daemon_wrapped())
-                assert_true(stop_s < 1.0);
+        /* A daemon that joined the stuck thread would never exit (the stop
+         * helper kills it after 20 s): any clean exit before that holds. */
+        assert_true(stop_s < 15.0);
         sd_bus_flush_close_unref(bus);
 }
+
+typedef struct {
+        GPtrArray *values;   /* one key -> value table per Sample */
+        GArray *stamps;      /* and its timestamp */
+} sample_log;
 
 static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
-        GPtrArray *samples = userdata;
+        sample_log *samples = userdata;
         uint64_t stamp;
         if (sd_bus_message_read(m, "t", &stamp) < 0)
                 return 0;
         GHashTable *values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         read_values(m, values);
-        g_ptr_array_add(samples, values);
+        g_ptr_array_add(samples->values, values);
+        g_array_append_val(samples->stamps, stamp);
         return 0;
 }
 
 /* Every INA3221 read takes 0.5 ms: the medium tier needs ~14 ms a
- * reading, the fast tier does not wait for it. */
+ * reading, the fast tier does not wait for it. The samples' own
+ * timestamps say so: their median spacing is the 10 ms asked for, where a
+ * fast tier held up by the rails would space every sample 14 ms or more
+ * apart. (How many samples a second arrive is a figure of the machine's
+ * load, printed, not asserted.) */
 static void test_slow_rails(void **state)
 {
         testbus *tb = start(state, NULL);
         testbus_slowfs_rule(tb, "delay", RAILS " 500\n");
         sd_bus *bus = testbus_connect();
-        g_autoptr(GPtrArray) samples = g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref);
+        sample_log samples = {
+                g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref),
+                g_array_new(FALSE, FALSE, sizeof(uint64_t)),
+        };
         assert_true(sd_bus_match_signal(bus, NULL, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
-                                        on_sample, samples) >= 0);
+                                        on_sample, &samples) >= 0);
         assert_true(sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", NULL, NULL,
                                        "t", (uint64_t) 10000) >= 0);
         testbus_pump(bus, 500000, NULL); /* the period settles */
-        g_ptr_array_set_size(samples, 0);
-        testbus_pump(bus, 2 * G_USEC_PER_SEC, NULL);
-        unsigned with_rails = 0;
-        for (guint i = 0; i < samples->len; i++)
-                with_rails += g_hash_table_contains(g_ptr_array_index(samples, i), "power.VDD_GPU_SOC.power");
-        print_message("%u Samples in 2 s at 10 ms with 0.5 ms rail reads; %u with the rails\n", samples->len,
-                      with_rails);
-        if (!testbus_daemon_wrapped())
-                assert_true(samples->len >= 190);
+        g_ptr_array_set_size(samples.values, 0);
+        g_array_set_size(samples.stamps, 0);
+        /* 2 s of samples, longer if a busy machine delivered few. */
+        uint64_t t0 = testbus_now_us();
+        while (testbus_now_us() - t0 < 2 * G_USEC_PER_SEC ||
+               (samples.stamps->len < 50 && testbus_now_us() - t0 < 30 * G_USEC_PER_SEC))
+                testbus_pump(bus, 100000, NULL);
+        double window = (double) (testbus_now_us() - t0) / 1e6;
+        unsigned with_rails = 0, n = samples.values->len;
+        for (guint i = 0; i < n; i++)
+                with_rails += g_hash_table_contains(g_ptr_array_index(samples.values, i), "power.VDD_GPU_SOC.power");
+        testbus_spacing sp = testbus_spacing_of((const uint64_t *) (void *) samples.stamps->data, n);
+        print_message("figure: slow rails: %u Samples in %.2f s at 10 ms with 0.5 ms rail reads (%u with the "
+                      "rails); spacing median %.2f ms, min %.2f, max %.2f\n",
+                      n, window, with_rails, sp.median_us / 1e3, sp.min_us / 1e3, sp.max_us / 1e3);
+        assert_true(n >= 50);
+        testbus_assert_period("fast tier beside 14 ms rail readings", sp, 10000, 20);
         /* Slow is not stuck: the rails stay in every sample. */
-        assert_int_equal(with_rails, samples->len);
+        assert_int_equal(with_rails, n);
+        g_ptr_array_unref(samples.values);
+        g_array_unref(samples.stamps);
         sd_bus_flush_close_unref(bus);
         testbus_stop_cleanly(tb);
 }
@@ -294,9 +340,10 @@ static void test_slow_tier_stuck_at_start(void **state)
 
         testbus_slowfs_rule(tb, "block", "");
         uint64_t t1 = testbus_now_us();
-        while (!has_path(added, JD_FAN_PATH_PREFIX "0") && testbus_now_us() - t1 < 5 * G_USEC_PER_SEC)
+        while (!has_path(added, JD_FAN_PATH_PREFIX "0") && testbus_now_us() - t1 < 30 * G_USEC_PER_SEC)
                 testbus_pump(bus, 50000, NULL);
-        print_message("fan object added %.2f s after the tier answered\n", (double) (testbus_now_us() - t1) / 1e6);
+        print_message("figure: fan object added %.2f s after the tier answered\n",
+                      (double) (testbus_now_us() - t1) / 1e6);
         assert_true(has_path(added, JD_FAN_PATH_PREFIX "0"));
         assert_true(has_path(added, JD_OBJECT_PATH));   /* NVPModel */
         g_autofree char *mode_name = testbus_get_string(bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "ModeName");
@@ -339,18 +386,23 @@ static void test_stuck_fan_write(void **state)
         }
         g_array_sort(took, compare_u64);
         uint64_t p99 = g_array_index(took, uint64_t, took->len * 99 / 100);
-        print_message("GetSnapshot p99 %" PRIu64 " us over %u calls while the fan write hangs\n", p99, took->len);
-        if (!testbus_daemon_wrapped())
-                assert_true(p99 < 10000);
+        uint64_t slowest = g_array_index(took, uint64_t, took->len - 1);
+        print_message("figure: stuck fan write: GetSnapshot p99 %" PRIu64 " µs, max %" PRIu64 " µs over %u calls\n",
+                      p99, slowest, took->len);
+        /* A main loop blocked by the write would answer after the write's
+         * 5 s limit at the earliest. */
+        assert_true(slowest < 4 * G_USEC_PER_SEC);
         g_array_unref(took);
         g_autofree char *busy = testbus_call(NULL, fan, JD_IFACE_FAN, "SetSpeed", "d", 40.0);
         assert_string_equal(busy, JD_ERROR_BUSY);
 
         const char *err = testbus_call_finish(w);
         double after = (double) (testbus_now_us() - t0) / 1e6;
-        print_message("SetSpeed answered %s after %.2f s\n", err, after);
+        print_message("figure: stuck fan write: SetSpeed answered %s after %.2f s\n", err, after);
         assert_string_equal(err, JD_ERROR_TIMEOUT);
-        assert_true(after >= 4.5 && after < 8.0);
+        /* The write's limit is 5 s: not before it, and well before the
+         * call's own 30 s. */
+        assert_true(after >= 4.5 && after < 25.0);
         testbus_pending_free(w);
         assert_int_equal(count_in_log(tb, "target_pwm did not finish within 5 s"), 1);
 
@@ -368,11 +420,10 @@ static void test_stuck_fan_write(void **state)
         uint64_t t1 = testbus_now_us();
         int status = testbus_stop_daemon(tb);
         double stop_s = (double) (testbus_now_us() - t1) / 1e6;
-        print_message("SIGTERM with a fan write stuck: exit after %.3f s\n", stop_s);
+        print_message("figure: SIGTERM with a fan write stuck: exit after %.3f s\n", stop_s);
         assert_true(WIFEXITED(status));
         assert_int_equal(WEXITSTATUS(status), 0);
-        if (!testbus_daemon_wrapped())
-                assert_true(stop_s < 1.0);
+        assert_true(stop_s < 15.0);
         testbus_pending_free(w2);
         sd_bus_flush_close_unref(bus);
 }

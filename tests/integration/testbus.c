@@ -76,6 +76,18 @@ void testbus_start_simulator(testbus *tb)
         if (!g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &tb->simulator_pid,
                            &error))
                 fail_msg("cannot start the simulator: %s", error->message);
+        /* Its first tick rewrites proc/stat: wait for it, so that rates are
+         * there when jetsond starts, however long Python takes to start on
+         * a busy machine. */
+        g_autofree char *stat = g_build_filename(tb->root, "proc/stat", NULL);
+        g_autofree char *before = NULL, *now = NULL;
+        g_file_get_contents(stat, &before, NULL, NULL);
+        for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC;
+             g_free(now), g_file_get_contents(stat, &now, NULL, NULL), !g_strcmp0(now, before);) {
+                if (testbus_now_us() > end)
+                        fail_msg("the simulator did not tick within 30 s");
+                g_usleep(10000);
+        }
 }
 
 sd_bus *testbus_connect(void)
