@@ -20,7 +20,7 @@ struct jd_gpu_reader {
         jd_gpu_sample sample;
 };
 
-static bool is_gpu_node(const char *of_name)
+bool jd_gpu_is_node_name(const char *of_name)
 {
         static const char *const names[] = { "gv11b", "gp10b", "ga10b", "gb10b", "gpu" };
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -46,7 +46,7 @@ static bool discover(jd_gpu_reader *r)
         for (size_t i = 0; i < n && !found; i++) {
                 char of_name[32], path[PATH_MAX];
                 snprintf(path, sizeof(path), "/sys/class/devfreq/%s/device/of_node/name", names[i]);
-                if (!jd_read_str(r->sr, of_name, sizeof(of_name), "%s", path) || !is_gpu_node(of_name))
+                if (!jd_read_str(r->sr, of_name, sizeof(of_name), "%s", path) || !jd_gpu_is_node_name(of_name))
                         continue;
                 snprintf(path, sizeof(path), "/sys/class/devfreq/%s/device", names[i]);
                 if (jd_sysroot_resolve(r->sr, path, r->status_dir, sizeof(r->status_dir)) < 0)

@@ -26,6 +26,11 @@ typedef struct {
 
 typedef struct jd_gpu_reader jd_gpu_reader;
 
+/* Whether a devfreq device's device-tree node name (device/of_node/name)
+ * is an integrated GPU's; shared with the GPU controls (gpu_control.h),
+ * which must find the same GPU. */
+bool jd_gpu_is_node_name(const char *of_name);
+
 jd_gpu_reader *jd_gpu_reader_new(const jd_sysroot *sr);
 void jd_gpu_reader_free(jd_gpu_reader *r);
 const jd_gpu_sample *jd_gpu_reader_sample(jd_gpu_reader *r);
