@@ -5,10 +5,28 @@
 # valgrind; then everything built for aarch64 (as on a Jetson) with the unit
 # and service suites run under qemu-user (scripts/test-aarch64.sh); and
 # the Debian packages (scripts/test-debian.sh).
+#
+# JETSOND_TEST_UNDER_LOAD=1: the proof that no test needs an idle CPU.
+# stress-ng keeps every CPU busy for the whole run, and after it the
+# client, service and engine suites of the gcc and ASan builds run three
+# times more; each part prints its wall time.
 set -eu
 cd "$(dirname "$0")/.."
 
 sh scripts/install-deps.sh
+
+started=$(date +%s)
+under_load=${JETSOND_TEST_UNDER_LOAD:-0}
+if [ "$under_load" = 1 ]; then
+        stress-ng --cpu 0 --quiet &
+        stress_pid=$!
+        trap 'kill "$stress_pid" 2>/dev/null || true' EXIT
+        trap 'exit 130' INT TERM
+        echo "== under load: stress-ng --cpu 0 (pid $stress_pid) on all $(nproc) CPUs"
+fi
+elapsed() {
+        echo "   (wall time so far: $(( $(date +%s) - started )) s)"
+}
 
 run_suite() {
         dir=$1; shift
@@ -33,8 +51,11 @@ run_suite() {
 }
 
 run_suite build
+elapsed
 CC=clang run_suite build-clang
+elapsed
 run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
+elapsed
 echo "== build: unit tests under valgrind"
 meson test -C build --suite unit --print-errorlogs --num-processes 2 \
         --wrap='valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp'
@@ -59,4 +80,17 @@ if [ "$rc" -eq 77 ]; then
         echo "(Debian packages not installed on this machine: see the SKIP line above)"
 elif [ "$rc" -ne 0 ]; then
         exit "$rc"
+fi
+elapsed
+if [ "$under_load" = 1 ]; then
+        for round in 1 2 3; do
+                for dir in build build-asan; do
+                        t0=$(date +%s)
+                        echo "== under load, round $round: $dir, suites client, service, engine"
+                        meson test -C "$dir" --print-errorlogs --num-processes 2 --no-rebuild \
+                                --suite client --suite service --suite engine --no-suite once
+                        echo "   $dir round $round: $(( $(date +%s) - t0 )) s"
+                done
+        done
+        elapsed
 fi

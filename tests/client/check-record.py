@@ -2,10 +2,15 @@
 """Checks a file written by `jetsonctl record` the way its users read it:
 csv with Python's csv module, jsonl line by line, trace as one JSON
 document of Chrome Trace Events. Usage:
-  check-record.py FORMAT FILE MIN_RECORDS GLOB[,GLOB...] [MARK...]
+  check-record.py FORMAT FILE INTERVAL_MS MIN_SPAN_S GLOB[,GLOB...] [MARK...]
 Every column must match one of the globs (and each glob some column),
-times must increase, and the MARKs must appear in that order. Exits 1
-with a message on the first problem."""
+times must increase, and the MARKs must appear in that order. The records'
+own times must span MIN_SPAN_S seconds and, in csv and jsonl (a record a
+tick; a trace holds an event only when values moved), lie INTERVAL_MS
+apart: the median spacing within 20 %, so that ticks a busy machine could
+not make (gaps in the times) pass, and a wrong rate does not. How many
+records came is printed, not checked: that is the machine's figure. Exits
+1 with a message on the first problem."""
 import csv
 import fnmatch
 import json
@@ -27,12 +32,24 @@ def check_columns(columns, globs):
             fail("glob %r matched no column" % g)
 
 
-def check_times(times, min_records):
-    if len(times) < min_records:
-        fail("%d records, want at least %d" % (len(times), min_records))
+def check_times(times, interval_s, min_span_s):
+    if not times:
+        fail("no records")
     for a, b in zip(times, times[1:]):
         if not b > a:
             fail("time does not increase: %r then %r" % (a, b))
+    span = times[-1] - times[0]
+    if span < min_span_s:
+        fail("records span %.3f s, want at least %.3f s" % (span, min_span_s))
+    if interval_s is None:
+        return span, None
+    gaps = sorted(b - a for a, b in zip(times, times[1:]))
+    if not gaps:
+        fail("one record: no spacing to check")
+    median = gaps[len(gaps) // 2]
+    if abs(median - interval_s) > 0.2 * interval_s:
+        fail("records %.3f ms apart (median of %d), want %.3f ms" % (median * 1e3, len(gaps), interval_s * 1e3))
+    return span, median
 
 
 def read_csv(path, globs):
@@ -96,13 +113,16 @@ def read_trace(path, globs):
 
 
 def main():
-    fmt, path, min_records, globs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split(",")
-    want_marks = sys.argv[5:]
+    fmt, path, interval_ms, min_span_s = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+    globs, want_marks = sys.argv[5].split(","), sys.argv[6:]
     times, marks = {"csv": read_csv, "jsonl": read_jsonl, "trace": read_trace}[fmt](path, globs)
-    check_times(times, min_records)
+    if fmt == "trace":
+        times = [t / 1e6 for t in times]   # trace event times are in µs
+    span, median = check_times(times, None if fmt == "trace" else interval_ms / 1e3, min_span_s)
     if marks != want_marks:
         fail("marks %r, want %r" % (marks, want_marks))
-    print("%s: %d records, %d marks" % (fmt, len(times), len(marks)))
+    print("figure: record %s: %d records over %.3f s%s, %d marks" % (
+        fmt, len(times), span, "" if median is None else ", %.3f ms apart" % (median * 1e3), len(marks)))
 
 
 main()

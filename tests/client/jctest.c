@@ -17,7 +17,7 @@ static jc_result run_array(const char *const *args)
         g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
         g_ptr_array_add(argv, g_strdup("timeout"));
         g_ptr_array_add(argv, g_strdup("-k2"));
-        g_ptr_array_add(argv, g_strdup("20"));
+        g_ptr_array_add(argv, g_strdup("60"));   /* only a hung jetsonctl takes a minute */
         testbus_add_wrapper(argv, "JETSONCTL_TEST_WRAPPER");
         g_ptr_array_add(argv, g_strdup(JETSONCTL_PATH));
         for (size_t i = 0; args[i]; i++)

@@ -33,9 +33,10 @@ static void test_count_and_interval(void **state)
         if (r.status != 0)
                 fail_msg("exit %d: %s", r.status, r.err);
         assert_string_equal(r.err, "");
-        /* Three samples at 50 ms, not at the default 1 s. */
-        if (r.usec >= G_USEC_PER_SEC)
-                fail_msg("3 samples took %" G_GUINT64_FORMAT " ms", r.usec / 1000);
+        /* Three samples at 50 ms, not at the default 1 s: the samples'
+         * own timestamps say so in test_json_lines_and_globs; the wall
+         * time is this machine's figure. */
+        print_message("figure: watch --count 3 --interval 50 took %" G_GUINT64_FORMAT " ms\n", r.usec / 1000);
         g_auto(GStrv) lines = g_strsplit(r.out, "\n", -1);
         assert_int_equal(g_strv_length(lines), 4); /* 3 lines and "" after the last newline */
         jc_check_golden("agx-orin-jp62.watch", r.out);
@@ -100,12 +101,13 @@ static GPid start_watch(int *out_fd)
         return pid;
 }
 
-/* Reads until at least N whole lines came (or 5 s passed) and returns
- * how many came: under load one read() may hold more than N samples. */
+/* Reads until at least N whole lines came (or 30 s passed: only a stall
+ * takes that long) and returns how many came: under load one read() may
+ * hold more than N samples. */
 static int read_lines(int fd, int n)
 {
         int seen = 0;
-        uint64_t deadline = testbus_now_us() + 5 * G_USEC_PER_SEC;
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
         while (seen < n && testbus_now_us() < deadline) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
                 if (poll(&p, 1, 100) <= 0)
@@ -120,16 +122,16 @@ static int read_lines(int fd, int n)
         return seen;
 }
 
-/* Waits for PID with a 10 s limit; its exit status (128+N for a signal). */
+/* Waits for PID with a 30 s limit; its exit status (128+N for a signal). */
 static int wait_exit(GPid pid)
 {
         int status = 0;
-        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
         while (waitpid(pid, &status, WNOHANG) == 0) {
                 if (testbus_now_us() > deadline) {
                         kill(pid, SIGKILL);
                         waitpid(pid, &status, 0);
-                        fail_msg("jetsonctl watch did not end within 10 s");
+                        fail_msg("jetsonctl watch did not end within 30 s");
                 }
                 g_usleep(10000);
         }

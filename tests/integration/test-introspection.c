@@ -152,7 +152,7 @@ static void test_discrete_gpu_matches_contract(void **state)
         testbus_start(state, "x86-pc", args);
         sd_bus *bus = testbus_connect();
         /* Exported once the GPU's thread has read it. */
-        for (int i = 0; i < 100; i++) {
+        for (int i = 0; i < 600; i++) {
                 sd_bus_error e = SD_BUS_ERROR_NULL;
                 char *name = NULL;
                 int r = sd_bus_get_property_string(bus, JD_BUS_NAME, JD_DGPU_PATH_PREFIX "1", JD_IFACE_DISCRETE_GPU,

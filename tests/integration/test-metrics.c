@@ -207,7 +207,7 @@ static void test_snapshot_keys(void **state)
 
         /* CLOCK_REALTIME µs, fresh. */
         uint64_t now = (uint64_t) g_get_real_time();
-        assert_true(s->timestamp <= now && now - s->timestamp < 5 * G_USEC_PER_SEC);
+        assert_true(s->timestamp <= now && now - s->timestamp < 30 * G_USEC_PER_SEC);
         /* Values from the fixture (agx-orin-jp62.expected.md) that the
          * simulator leaves alone (it moves the rpm with the PWM's noise). */
         assert_true(number(s, "ram.total") == 64302080.0);

@@ -268,7 +268,7 @@ static bool start_polkitd(world *w)
                 fail_msg("cannot run start-polkitd.sh: %s", error->message);
 
         sd_bus *bus = testbus_connect();
-        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
         while (!polkit_on_bus(bus)) {
                 int status;
                 if (waitpid(w->polkitd, &status, WNOHANG) == w->polkitd) {
@@ -283,7 +283,7 @@ static bool start_polkitd(world *w)
                 }
                 if (testbus_now_us() > deadline) {
                         g_autofree char *log = polkit_log_text(w);
-                        fail_msg("polkitd did not own org.freedesktop.PolicyKit1 within 10 s:\n%s", log);
+                        fail_msg("polkitd did not own org.freedesktop.PolicyKit1 within 30 s:\n%s", log);
                 }
                 g_usleep(5000);
         }
@@ -714,7 +714,7 @@ static void empty_drop_caches(world *w)
 static void wait_u32(const char *iface, const char *prop, uint32_t want)
 {
         sd_bus *bus = testbus_connect();
-        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
         uint32_t v;
         while ((v = testbus_get_u32(bus, JD_OBJECT_PATH, iface, prop)) != want && testbus_now_us() < deadline)
                 g_usleep(20000);
@@ -726,7 +726,7 @@ static void wait_u32(const char *iface, const char *prop, uint32_t want)
 static void wait_bool(const char *iface, const char *prop, bool want)
 {
         sd_bus *bus = testbus_connect();
-        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
         int v = -1;
         for (;;) {
                 sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -744,7 +744,7 @@ static void wait_bool(const char *iface, const char *prop, bool want)
 static void wait_string(const char *path, const char *iface, const char *prop, const char *want)
 {
         sd_bus *bus = testbus_connect();
-        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
         g_autofree char *got = testbus_get_string(bus, path, iface, prop);
         while (strcmp(got, want) != 0 && testbus_now_us() < deadline) {
                 g_usleep(20000);

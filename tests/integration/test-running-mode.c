@@ -16,13 +16,13 @@
 #define NVPMODEL_STATUS "var/lib/nvpmodel/status"
 #define NOTE "run/jetsond/nvpmodel-running"
 
-/* Mode as jetsond publishes it, once it equals WANT (at most 10 s: the
+/* Mode as jetsond publishes it, once it equals WANT (at most 30 s: the
  * slow tier looks at the files once a second). */
 static void wait_mode(uint32_t want)
 {
         sd_bus *bus = testbus_connect();
         uint32_t mode = 0;
-        for (int i = 0; i < 100; i++) {
+        for (int i = 0; i < 300; i++) {
                 mode = testbus_get_u32(bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode");
                 if (mode == want)
                         break;

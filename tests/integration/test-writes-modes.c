@@ -399,7 +399,7 @@ static void test_set_mode_tool_hangs(void **state)
             0)
                 fail_msg("GetSnapshot during the hang: %s", e.message);
         uint64_t took = testbus_now_us() - t0;
-        assert_true(took < 2 * G_USEC_PER_SEC);
+        assert_true(took < 5 * G_USEC_PER_SEC); /* blocked, it would wait for the hung tool */
         testbus_pump(p->bus, 0, NULL);
         assert_false(p->done);        /* answered while nvpmodel still hung */
         assert_int_equal(testbus_get_u32(reader, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode"), 1);
@@ -418,7 +418,7 @@ static void test_set_mode_tool_hangs(void **state)
         testbus_pending_free(p);
 
         /* The hung child was killed (and reaped). */
-        deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
         g_autofree char *proc = g_strdup_printf("/proc/%d", (int) child);
         while (g_file_test(proc, G_FILE_TEST_EXISTS) && testbus_now_us() < deadline)
                 g_usleep(10000);

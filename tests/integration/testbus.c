@@ -220,7 +220,7 @@ void testbus_mount_slowfs(testbus *tb)
                 fail_msg("cannot start slowfs: %s", error->message);
         close(log_fd);
         g_autofree char *probe = g_build_filename(tb->slowfs_mount, "proc", "stat", NULL);
-        uint64_t deadline = testbus_now_us() + 10 * G_USEC_PER_SEC;
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
         while (!g_file_test(probe, G_FILE_TEST_EXISTS)) {
                 if (testbus_now_us() > deadline || waitpid(tb->slowfs_pid, NULL, WNOHANG) == tb->slowfs_pid) {
                         g_autofree char *text = NULL;

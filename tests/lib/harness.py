@@ -22,14 +22,27 @@ SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "fixtures", "gen"))
 
 
+# No deadline is shorter than this: a busy machine is late by
+# milliseconds or seconds, a stall never answers.
+MIN_DEADLINE_S = 30
+
+
 def wait_for(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
+    """Polls PREDICATE until it returns something true, and returns that.
+    TIMEOUT is how long an idle machine may take; the deadline is at least
+    MIN_DEADLINE_S, so only a stall fails, and a wait past TIMEOUT prints
+    its figure instead."""
+    start = time.monotonic()
+    deadline = start + max(timeout, MIN_DEADLINE_S)
     while time.monotonic() < deadline:
         value = predicate()
         if value:
+            took = time.monotonic() - start
+            if took > timeout:
+                print(f"figure: waited {took:.2f} s for {what} (expected within {timeout} s on an idle machine)")
             return value
         time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+    raise AssertionError(f"timed out after {max(timeout, MIN_DEADLINE_S)} s waiting for {what}")
 
 
 class Response:
@@ -212,7 +225,7 @@ class Stack:
 
     # ---- HTTP ----------------------------------------------------------
     def request(self, path, method="GET", headers=None, port=None, host="127.0.0.1", body=None):
-        c = http.client.HTTPConnection(host, port or self.port, timeout=10)
+        c = http.client.HTTPConnection(host, port or self.port, timeout=30)
         c.request(method, path, body=body, headers=headers or {})
         r = c.getresponse()
         body = r.read()
