@@ -14,6 +14,7 @@
 #define JD_IFACE_MEMORY "org.jetsond.Jetson1.Memory"
 #define JD_IFACE_FAN "org.jetsond.Jetson1.Fan"
 #define JD_IFACE_DISCRETE_GPU "org.jetsond.Jetson1.DiscreteGpu"
+#define JD_IFACE_GPU "org.jetsond.Jetson1.Gpu"
 #define JD_IFACE_MANAGER "org.jetsond.Jetson1.Manager"
 
 /* introspection/errors.md */
@@ -30,6 +31,7 @@
 #define JD_ACTION_SET_JETSON_CLOCKS "org.jetsond.Jetson1.set-jetson-clocks"
 #define JD_ACTION_MANAGE_SWAP "org.jetsond.Jetson1.manage-swap"
 #define JD_ACTION_DROP_CACHES "org.jetsond.Jetson1.drop-caches"
+#define JD_ACTION_SET_GPU "org.jetsond.Jetson1.set-gpu"
 
 /* Metrics.Subscribe() bounds, µs (the upper one also bounds OpenCapture) */
 #define JD_INTERVAL_MIN_USEC 10000ULL

@@ -4,7 +4,9 @@
  * RestoreDefaults runs its steps one after the other (each may wait for a
  * tool or systemd), records one line per step, and goes on after a
  * failure: jetson_clocks off and not on boot, every fan to its default
- * profile, nvpmodel to its default mode. */
+ * profile, nvpmodel to its default mode, the GPU's 3D scaling and rail
+ * gating on (as every JetPack boots). The GPU comes last: jetson_clocks
+ * and nvpmodel may change rail gating on their way. */
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
@@ -15,13 +17,22 @@
 #include "service.h"
 #include "write.h"
 
-/* All three are asked before anything changes (jd_write_authorize). */
+/* All four are asked before anything changes (jd_write_authorize), also
+ * on a board that lacks a part, so the answer never depends on the board. */
 static const char *const restore_actions[] = { JD_ACTION_SET_JETSON_CLOCKS, JD_ACTION_SET_FAN,
-                                               JD_ACTION_SET_NVPMODEL, NULL };
+                                               JD_ACTION_SET_NVPMODEL, JD_ACTION_SET_GPU, NULL };
 
-#define RESTORE_DOMAINS (JD_DOMAIN_JETSON_CLOCKS | JD_DOMAIN_FAN | JD_DOMAIN_NVPMODEL)
+#define RESTORE_DOMAINS (JD_DOMAIN_JETSON_CLOCKS | JD_DOMAIN_FAN | JD_DOMAIN_NVPMODEL | JD_DOMAIN_GPU)
 
-typedef enum { STEP_CLOCKS, STEP_CLOCKS_ON_BOOT, STEP_FANS, STEP_NVPMODEL, STEP_DONE } step;
+typedef enum {
+        STEP_CLOCKS,
+        STEP_CLOCKS_ON_BOOT,
+        STEP_FANS,
+        STEP_NVPMODEL,
+        STEP_GPU_SCALING,
+        STEP_GPU_RAILGATE,
+        STEP_DONE
+} step;
 
 typedef struct {
         jd_write *w;
@@ -174,6 +185,40 @@ static bool step_nvpmodel(restore_op *op)
         return true;
 }
 
+/* The GPU step's line says what the change found and did ("3D scaling
+ * off -> on", "rail gating already on"). */
+static void on_gpu_step_done(const jd_result *result, void *userdata)
+{
+        restore_op *op = userdata;
+        if (result->outcome == JD_OK) {
+                add_line(op, g_strdup_printf("%s: %s", op->name, result->message));
+        } else {
+                op->failed = true;
+                add_line(op, g_strdup_printf("%s: failed: %s", op->name, result->message));
+        }
+        jd_service_resample(op->w->svc, on_step_resampled, op);
+}
+
+/* True while the GPU's SETTING is switched on. */
+static bool step_gpu(restore_op *op, jd_gpu_setting setting)
+{
+        jd_service *svc = op->w->svc;
+        const char *what = setting == JD_GPU_SET_SCALING_3D ? "3D scaling" : "rail gating";
+        if (!svc->gpu) {
+                g_strlcpy(op->name, "gpu", sizeof(op->name));
+                if (setting == JD_GPU_SET_SCALING_3D)   /* one line for both */
+                        note(op, false, "not on this board, left alone");
+                return false;
+        }
+        g_snprintf(op->name, sizeof(op->name), "gpu (%s)", jd_gpu_name(svc->gpu));
+        if (!jd_gpu_has(svc->gpu, setting)) {
+                note(op, false, "no %s control, left alone", what);
+                return false;
+        }
+        jd_gpu_switch(svc->gpu, setting, true, on_gpu_step_done, op);
+        return true;
+}
+
 static void finish(restore_op *op)
 {
         jd_write *w = op->w;
@@ -231,8 +276,18 @@ static void run_next(restore_op *op)
                         break;
                 }
                 case STEP_NVPMODEL:
-                        op->next = STEP_DONE;
+                        op->next = STEP_GPU_SCALING;
                         if (step_nvpmodel(op))
+                                return;
+                        break;
+                case STEP_GPU_SCALING:
+                        op->next = STEP_GPU_RAILGATE;
+                        if (step_gpu(op, JD_GPU_SET_SCALING_3D))
+                                return;
+                        break;
+                case STEP_GPU_RAILGATE:
+                        op->next = STEP_DONE;
+                        if (step_gpu(op, JD_GPU_SET_RAILGATE))
                                 return;
                         break;
                 case STEP_DONE:

@@ -47,6 +47,7 @@ static void destroy_iface(gpointer p)
 
 static void add_dgpu_ifaces(jd_service *svc, bool announce);
 static void add_slow_ifaces(jd_service *svc, bool announce, GError **e);
+static void reprobe_gpu(jd_service *svc, uint64_t now);
 
 typedef struct {
         uint64_t generation;
@@ -139,6 +140,7 @@ static gboolean on_events(gpointer data)
                 GError *e = NULL;
                 add_slow_ifaces(svc, true, &e);
                 add_dgpu_ifaces(svc, true);
+                reprobe_gpu(svc, now);
                 if (e) {
                         jd_log_warning("%s", e->message);
                         g_error_free(e);
@@ -288,6 +290,38 @@ static void add_dgpu_ifaces(jd_service *svc, bool announce)
         }
 }
 
+/* The integrated GPU's devfreq node can appear late in boot (JetPack 7.2
+ * Orin): while there is no Gpu interface, its controls are looked for
+ * again every 10 s, off the main loop, and exported when found. */
+#define GPU_REPROBE_US (10 * G_USEC_PER_SEC)
+
+static void on_gpu_reprobed(const jd_gpu_controls *c, const jd_gpu_state *st, void *userdata)
+{
+        jd_service *svc = userdata;
+        svc->gpu_probing = false;
+        if (!c->present || svc->gpu)
+                return;
+        GError *e = NULL;
+        add_iface(svc, svc->gpu = jd_gpu_iface_new_probed(svc, c, st, &e));
+        if (!svc->gpu) {
+                jd_log_warning("%s", e->message);
+                g_error_free(e);
+                return;
+        }
+        jd_log_info("Integrated GPU %s found: " JD_IFACE_GPU " is exported now", c->name);
+        sd_bus_emit_interfaces_added(svc->bus, JD_OBJECT_PATH, JD_IFACE_GPU, NULL);
+}
+
+static void reprobe_gpu(jd_service *svc, uint64_t now)
+{
+        if (svc->gpu || svc->gpu_probing || now < svc->gpu_probe_at_us)
+                return;
+        svc->gpu_probing = true;
+        svc->gpu_probe_at_us = now + GPU_REPROBE_US;
+        static const jd_gpu_controls none;
+        jd_gpu_read_async(svc->sr, &none, true, svc->gpu_probe, on_gpu_reprobed, svc);
+}
+
 jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine *engine, const jd_board *board,
                            uint64_t default_interval_us, GError **error)
 {
@@ -298,6 +332,8 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine
         svc->interval_us = default_interval_us;
         svc->ifaces = g_ptr_array_new_with_free_func(destroy_iface);
         svc->resamples = g_ptr_array_new_with_free_func(g_free);
+        svc->gpu_probe = g_cancellable_new();
+        svc->gpu_probe_at_us = now_us() + GPU_REPROBE_US;
         jd_config_load(&svc->config, sr);
         svc->board = *board;
         svc->engine = engine;
@@ -318,6 +354,8 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine
                 add_iface(svc, svc->metrics = jd_metrics_iface_new(svc, &e));
         if (!e)
                 add_iface(svc, svc->jetson_clocks = jd_jetson_clocks_iface_new(svc, &e));
+        if (!e)
+                add_iface(svc, svc->gpu = jd_gpu_iface_new(svc, &e));
         if (!e)
                 add_iface(svc, jd_memory_iface_new(svc, &e));
         if (!e)
@@ -370,6 +408,8 @@ void jd_service_free(jd_service *svc)
                 g_free(r);
         }
         jd_unit_free(svc->fan_service);
+        g_cancellable_cancel(svc->gpu_probe);
+        g_object_unref(svc->gpu_probe);
         g_ptr_array_unref(svc->ifaces);
         g_ptr_array_unref(svc->resamples);
         sd_bus_slot_unref(svc->object_manager);

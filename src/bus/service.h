@@ -14,6 +14,7 @@
 #include "board.h"
 #include "config.h"
 #include "fan_control.h"
+#include "gpu_control.h"
 #include "jetson_clocks_control.h"
 #include "engine.h"
 #include "sampler.h"
@@ -57,6 +58,10 @@ struct jd_service {
         const char *busy_what[8];     /* per bit: the change holding it, for Error.Busy */
         struct jd_unit *fan_service;  /* nvfancontrol.service, on JetPack 5+ boards */
         jd_iface *jetson_clocks;      /* the JetsonClocks interface, NULL without the tool */
+        jd_iface *gpu;                /* the Gpu interface, NULL without an integrated GPU */
+        bool gpu_probing;             /* looking again for one (gpu_iface.c), off the loop */
+        uint64_t gpu_probe_at_us;     /* not before then */
+        GCancellable *gpu_probe;      /* cancelled when the service goes */
         uint32_t dgpu_exported;       /* bit N: /org/jetsond/Jetson1/dgpu/N exists */
 };
 
@@ -111,6 +116,11 @@ jd_iface *jd_fan_iface_new(jd_service *svc, size_t index, GError **error);
 /* /org/jetsond/Jetson1/dgpu/N for NVML's GPU N (a discrete one). */
 jd_iface *jd_dgpu_iface_new(jd_service *svc, unsigned index, GError **error);
 jd_iface *jd_manager_iface_new(jd_service *svc, GError **error);
+/* org.jetsond.Jetson1.Gpu, for the integrated GPU C (probed, with its
+ * controls' reading ST); jd_gpu_iface_new() probes itself. */
+jd_iface *jd_gpu_iface_new(jd_service *svc, GError **error);
+jd_iface *jd_gpu_iface_new_probed(jd_service *svc, const jd_gpu_controls *c, const jd_gpu_state *st,
+                                  GError **error);
 
 /* jetson_clocks for Manager.RestoreDefaults, which holds the locks and
  * has asked polkit itself. jd_jetson_clocks_switch() returns false, with
@@ -118,6 +128,15 @@ jd_iface *jd_manager_iface_new(jd_service *svc, GError **error);
 bool jd_jetson_clocks_switch(jd_service *svc, bool on, jd_result_fn done, void *userdata, jd_result *already);
 /* OnBoot, saved in jetsond's state file; IFACE is svc->jetson_clocks. */
 void jd_jetson_clocks_set_on_boot(jd_iface *iface, bool on, jd_result_fn done, void *userdata);
+
+/* The GPU's SETTING on or off, for the Gpu interface's methods and for
+ * Manager.RestoreDefaults (which holds the locks and has asked polkit
+ * itself); IFACE is svc->gpu. DONE gets the outcome, whose message says
+ * what was done ("3D scaling off -> on", "rail gating already on"). */
+void jd_gpu_switch(jd_iface *iface, jd_gpu_setting setting, bool enable, jd_result_fn done, void *userdata);
+const char *jd_gpu_name(const jd_iface *iface);
+/* Whether the GPU has SETTING at all (a file or a governor to write). */
+bool jd_gpu_has(const jd_iface *iface, jd_gpu_setting setting);
 
 /* For constructors: sets ERROR from a negative errno of sd-bus. */
 void jd_set_bus_error(GError **error, int r, const char *what);

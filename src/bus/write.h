@@ -20,6 +20,7 @@ typedef enum {
         JD_DOMAIN_JETSON_CLOCKS = 1 << 2,
         JD_DOMAIN_SWAP = 1 << 3,
         JD_DOMAIN_CACHES = 1 << 4,
+        JD_DOMAIN_GPU = 1 << 5,
 } jd_domain;
 
 typedef struct jd_write jd_write;

@@ -11,7 +11,7 @@
 
 static const char *const interfaces[] = {
         JD_IFACE_BOARD, JD_IFACE_METRICS, JD_IFACE_NVPMODEL, JD_IFACE_JETSON_CLOCKS,
-        JD_IFACE_MEMORY, JD_IFACE_FAN, JD_IFACE_MANAGER, JD_IFACE_DISCRETE_GPU,
+        JD_IFACE_MEMORY, JD_IFACE_FAN, JD_IFACE_MANAGER, JD_IFACE_DISCRETE_GPU, JD_IFACE_GPU,
 };
 
 static GDBusInterfaceInfo *contract(const char *name, GDBusNodeInfo **node)
@@ -138,7 +138,7 @@ static void test_live_matches_contract(void **state)
         testbus_start(state, "agx-orin-jp62", NULL); /* a board with every interface */
         sd_bus *bus = testbus_connect();
         const char *const root[] = { JD_IFACE_BOARD, JD_IFACE_METRICS, JD_IFACE_NVPMODEL, JD_IFACE_JETSON_CLOCKS,
-                                     JD_IFACE_MEMORY, JD_IFACE_MANAGER, NULL };
+                                     JD_IFACE_MEMORY, JD_IFACE_MANAGER, JD_IFACE_GPU, NULL };
         check_object(bus, JD_OBJECT_PATH, root);
         check_object(bus, JD_FAN_PATH_PREFIX "0", (const char *const[]) { JD_IFACE_FAN, NULL });
         sd_bus_flush_close_unref(bus);

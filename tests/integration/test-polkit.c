@@ -52,6 +52,7 @@
 #define LIVE_MODE 3u                 /* MODE_50W: applies without a reboot from MAXN (0) */
 #define FAN_PATH JD_FAN_PATH_PREFIX "0"
 #define FAN_PWM "sys/devices/platform/pwm-fan/hwmon/hwmon3/pwm1"
+#define GPU_DEV "sys/devices/platform/bus@0/17000000.gpu/"
 #define SWAP_FILE "var/lib/jetsond/swap/swapfile"   /* the default [Swap] Path, in the root */
 #define CALL_TIMEOUT_S 60            /* generous: the daemon may run under valgrind */
 #define ACTION(a) "org.jetsond.Jetson1." a
@@ -64,7 +65,7 @@ typedef struct {
         const char *path, *iface, *member;
         int (*append)(sd_bus_message *m); /* valid arguments for BOARD */
         void (*prepare)(const char *root); /* puts the board in a state where the call is valid */
-        const char *actions[4];           /* its PolkitAction annotation */
+        const char *actions[5];           /* its PolkitAction annotation */
 } write_method;
 
 static int no_args(sd_bus_message *m)
@@ -87,6 +88,10 @@ static int arg_mode(sd_bus_message *m)
 static int arg_true(sd_bus_message *m)
 {
         return sd_bus_message_append(m, "b", 1);
+}
+static int arg_false(sd_bus_message *m)
+{
+        return sd_bus_message_append(m, "b", 0);   /* the GPU settings are on at first */
 }
 static int arg_swap(sd_bus_message *m)
 {
@@ -147,8 +152,12 @@ static const write_method methods[] = {
           { ACTION("drop-caches") } },
         { "Board.GetSerialNumber", JD_OBJECT_PATH, JD_IFACE_BOARD, "GetSerialNumber", no_args, NULL,
           { ACTION("read-serial") } },
+        { "Gpu.SetScaling3D", JD_OBJECT_PATH, JD_IFACE_GPU, "SetScaling3D", arg_false, NULL,
+          { ACTION("set-gpu") } },
+        { "Gpu.SetRailgate", JD_OBJECT_PATH, JD_IFACE_GPU, "SetRailgate", arg_false, NULL,
+          { ACTION("set-gpu") } },
         { "Manager.RestoreDefaults", JD_OBJECT_PATH, JD_IFACE_MANAGER, "RestoreDefaults", no_args, NULL,
-          { ACTION("set-fan"), ACTION("set-nvpmodel"), ACTION("set-jetson-clocks") } },
+          { ACTION("set-fan"), ACTION("set-nvpmodel"), ACTION("set-jetson-clocks"), ACTION("set-gpu") } },
 };
 
 static const write_method *method(const char *name)
@@ -815,11 +824,23 @@ static void test_jetson_group_member_succeeds(void **state)
         g_autofree char *swaps_after = root_text(w, "proc/swaps");
         assert_null(strstr(swaps_after, "/" SWAP_FILE " "));
 
-        /* All three of its actions, granted by the rule: jetson_clocks
-         * (switched on above) goes off, not on at boot. */
+        expect_ok(w, "nobody", "Gpu.SetScaling3D");
+        wait_bool(JD_IFACE_GPU, "Scaling3D", false);
+        g_autofree char *scaling = root_text(w, GPU_DEV "enable_3d_scaling");
+        assert_string_equal(scaling, "0\n");
+        expect_ok(w, "nobody", "Gpu.SetRailgate");
+        wait_bool(JD_IFACE_GPU, "Railgate", false);
+        g_autofree char *railgate = root_text(w, GPU_DEV "railgate_enable");
+        assert_string_equal(railgate, "0\n");
+
+        /* All four of its actions, granted by the rule: jetson_clocks
+         * (switched on above) goes off, not on at boot, the GPU's
+         * settings on again. */
         expect_ok(w, "nobody", "Manager.RestoreDefaults");
         wait_bool(JD_IFACE_JETSON_CLOCKS, "Active", false);
         wait_bool(JD_IFACE_JETSON_CLOCKS, "OnBoot", false);
+        wait_bool(JD_IFACE_GPU, "Scaling3D", true);
+        wait_bool(JD_IFACE_GPU, "Railgate", true);
 }
 
 /* root: polkitd authorizes uid 0 without rules (so the test rules log

@@ -3,8 +3,9 @@
  *
  * Manager.RestoreDefaults: after jetson_clocks on (and on at boot), a
  * manual fan speed and a power mode other than the default, every step
- * runs in order and reports itself; polkit must allow all three actions
- * before anything changes; a default mode that needs a reboot is not a
+ * runs in order and reports itself (the GPU's 3D scaling and rail gating
+ * last, already on here); polkit must allow all four actions before
+ * anything changes; a default mode that needs a reboot is not a
  * failure. And NVPModel.SetMode while jetson_clocks is on. */
 #include <string.h>
 #include <unistd.h>
@@ -17,7 +18,8 @@
 #define UNIT "nvfancontrol.service"
 #define AGX_PWM "sys/devices/platform/pwm-fan/hwmon/hwmon3/pwm1"
 
-static const char *const ALL[] = { JD_ACTION_SET_FAN, JD_ACTION_SET_NVPMODEL, JD_ACTION_SET_JETSON_CLOCKS, NULL };
+static const char *const ALL[] = { JD_ACTION_SET_FAN, JD_ACTION_SET_NVPMODEL, JD_ACTION_SET_JETSON_CLOCKS,
+                                   JD_ACTION_SET_GPU, NULL };
 
 /* Away from every default: jetson_clocks on and on at boot, fan at 50 %
  * (manual), power mode MAXN (0) while the default is DEFAULT. */
@@ -77,7 +79,9 @@ static void test_restores_every_default(void **state)
         assert_string_equal(lines, "jetson_clocks: switched off\n"
                                    "jetson_clocks: not switched on at boot\n"
                                    "fan 0 (pwmfan): profile manual -> cool\n"
-                                   "nvpmodel: mode 0 (MAXN) -> 3 (MODE_50W)");
+                                   "nvpmodel: mode 0 (MAXN) -> 3 (MODE_50W)\n"
+                                   "gpu (17000000.gpu): 3D scaling already on\n"
+                                   "gpu (17000000.gpu): rail gating already on");
 
         /* Every step is in the log, naming the caller as every write
          * does: its unique name, uid, pid and command (this program). */
@@ -127,26 +131,28 @@ static void test_restores_every_default(void **state)
         assert_string_equal(lines2, "jetson_clocks: already off\n"
                                     "jetson_clocks: not switched on at boot\n"
                                     "fan 0 (pwmfan): already cool\n"
-                                    "nvpmodel: already mode 3 (MODE_50W)");
+                                    "nvpmodel: already mode 3 (MODE_50W)\n"
+                                    "gpu (17000000.gpu): 3D scaling already on\n"
+                                    "gpu (17000000.gpu): rail gating already on");
         g_autofree char *log_after = testbus_root_file(tb, ".fake/calls.log");
         assert_string_equal(log_after, log_before);
         testbus_stop_cleanly(tb);
 }
 
-/* Two of the three actions are not enough, whichever is missing. */
-static void test_needs_all_three_actions(void **state)
+/* Three of the four actions are not enough, whichever is missing. */
+static void test_needs_all_four_actions(void **state)
 {
         testbus *tb = testbus_start_with_mocks(state, "agx-orin-jp62", ALL, UNIT);
         leave_defaults(3);
         g_autofree char *log_before = testbus_root_file(tb, ".fake/calls.log");
-        for (size_t missing = 0; missing < 3; missing++) {
-                const char *two[3];
+        for (size_t missing = 0; missing < 4; missing++) {
+                const char *three[4];
                 size_t n = 0;
-                for (size_t i = 0; i < 3; i++)
+                for (size_t i = 0; i < 4; i++)
                         if (i != missing)
-                                two[n++] = ALL[i];
-                two[n] = NULL;
-                testbus_polkit_allow(two);
+                                three[n++] = ALL[i];
+                three[n] = NULL;
+                testbus_polkit_allow(three);
                 g_autofree char *lines = NULL;
                 g_autofree char *err = restore(&lines);
                 assert_string_equal(err, SD_BUS_ERROR_ACCESS_DENIED);
@@ -213,7 +219,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_restores_every_default, testbus_teardown),
-                cmocka_unit_test_teardown(test_needs_all_three_actions, testbus_teardown),
+                cmocka_unit_test_teardown(test_needs_all_four_actions, testbus_teardown),
                 cmocka_unit_test_teardown(test_reboot_is_not_failure_but_errors_are, testbus_teardown),
                 cmocka_unit_test_teardown(test_set_mode_with_jetson_clocks_on, testbus_teardown),
         };

@@ -165,6 +165,7 @@ want = {
     "org.jetsond.Jetson1.set-fan": ADMIN,
     "org.jetsond.Jetson1.set-nvpmodel": ADMIN,
     "org.jetsond.Jetson1.set-jetson-clocks": ADMIN,
+    "org.jetsond.Jetson1.set-gpu": ADMIN,
     "org.jetsond.Jetson1.manage-swap": ADMIN,
     "org.jetsond.Jetson1.drop-caches": ADMIN,
 }

@@ -1,0 +1,255 @@
+/* org.jetsond.Jetson1.Gpu: the integrated GPU's 3D scaling and rail
+ * gating (introspection/org.jetsond.Jetson1.Gpu.xml), through the
+ * controls of src/control/gpu_control.c.
+ *
+ * The properties are what the controls' own files read, not the gpu.*
+ * sample keys: on JetPack 7 they are governors and a PCI device's
+ * runtime PM, which the sampler's GPU reader does not look at. They are
+ * read in a worker thread after every slow reading (one read in flight,
+ * so a stuck file holds up nothing) and after each change, so a change
+ * made outside jetsond shows as the other properties' do. */
+#include <errno.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "jetsond-dbus.h"
+#include "log.h"
+#include "service.h"
+#include "write.h"
+
+/* The governors to give back, kept across restarts. */
+#define STATE_FILE JD_STATE_DIR "/gpu.state"
+
+/* jetson_clocks writes railgate_enable on some releases and nvpmodel
+ * re-applies jetson_clocks (SetMode takes the jetson_clocks domain): a
+ * GPU change excludes both. */
+#define GPU_DOMAINS (JD_DOMAIN_GPU | JD_DOMAIN_JETSON_CLOCKS)
+
+typedef struct {
+        jd_iface base;
+        jd_gpu_controls controls;
+        jd_gpu_state state;           /* latest read */
+        jd_gpu_memory memory;
+        bool scaling, railgate;       /* last published */
+        bool reading;                 /* a read in flight */
+        unsigned changes;             /* changes made: a read started before one is stale */
+        GCancellable *cancellable;    /* cancelled when the interface goes */
+} gpu_iface;
+
+static const char *const set_gpu[] = { JD_ACTION_SET_GPU, NULL };
+
+static bool on(jd_opt_bool v)
+{
+        return v.present && v.value;
+}
+
+static int get_name(sd_bus *bus, const char *path, const char *interface, const char *property,
+                    sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const gpu_iface *self = userdata;
+        return sd_bus_message_append_basic(reply, 's', self->controls.name);
+}
+
+static int get_bool(sd_bus *bus, const char *path, const char *interface, const char *property,
+                    sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) error;
+        const gpu_iface *self = userdata;
+        int v = on(strcmp(property, "Scaling3D") == 0 ? self->state.scaling_3d : self->state.railgate);
+        return sd_bus_message_append_basic(reply, 'b', &v);
+}
+
+/* A fresh reading of the controls: PropertiesChanged for what moved. */
+static void publish(gpu_iface *self, const jd_gpu_state *st)
+{
+        self->state = *st;
+        jd_gpu_memory_note(&self->memory, &self->controls, st);
+        const char *changed[3];
+        size_t n = 0;
+        if (on(st->scaling_3d) != self->scaling)
+                changed[n++] = "Scaling3D";
+        if (on(st->railgate) != self->railgate)
+                changed[n++] = "Railgate";
+        changed[n] = NULL;
+        self->scaling = on(st->scaling_3d);
+        self->railgate = on(st->railgate);
+        jd_emit_changed(self->base.svc, JD_OBJECT_PATH, JD_IFACE_GPU, changed);
+}
+
+typedef struct {
+        gpu_iface *self;
+        unsigned changes;             /* self->changes when the read started */
+} read_op;
+
+static void on_read(const jd_gpu_controls *c, const jd_gpu_state *st, void *userdata)
+{
+        (void) c;
+        read_op *op = userdata;
+        gpu_iface *self = op->self;
+        self->reading = false;
+        if (op->changes == self->changes)
+                publish(self, st);
+        g_free(op);
+}
+
+static void gpu_update(jd_iface *base)
+{
+        gpu_iface *self = (gpu_iface *) base;
+        if (self->reading)
+                return;
+        self->reading = true;
+        read_op *op = g_new0(read_op, 1);
+        op->self = self;
+        op->changes = self->changes;
+        jd_gpu_read_async(base->svc->sr, &self->controls, false, self->cancellable, on_read, op);
+}
+
+/* ---- changes ------------------------------------------------------------ */
+
+typedef struct {
+        gpu_iface *self;
+        jd_result_fn done;
+        void *userdata;
+} switch_op;
+
+static void on_switched(const jd_gpu_change *change, void *userdata)
+{
+        switch_op *op = userdata;
+        gpu_iface *self = op->self;
+        self->memory = change->memory;
+        /* A timed-out change read nothing; the next slow reading tells. */
+        if (change->result.outcome != JD_TIMEOUT)
+                publish(self, &change->after);
+        op->done(&change->result, op->userdata);
+        g_free(op);
+}
+
+void jd_gpu_switch(jd_iface *iface, jd_gpu_setting setting, bool enable, jd_result_fn done, void *userdata)
+{
+        gpu_iface *self = (gpu_iface *) iface;
+        switch_op *op = g_new0(switch_op, 1);
+        op->self = self;
+        op->done = done;
+        op->userdata = userdata;
+        self->changes++;
+        jd_gpu_set_async(iface->svc->sr, &self->controls, &self->memory, STATE_FILE, setting, enable,
+                         JD_ATTRIBUTE_TIMEOUT_MS, self->cancellable, on_switched, op);
+}
+
+const char *jd_gpu_name(const jd_iface *iface)
+{
+        return ((const gpu_iface *) iface)->controls.name;
+}
+
+bool jd_gpu_has(const jd_iface *iface, jd_gpu_setting setting)
+{
+        const jd_gpu_controls *c = &((const gpu_iface *) iface)->controls;
+        return setting == JD_GPU_SET_SCALING_3D ? c->scaling != JD_GPU_SCALING_NONE : c->railgate != JD_GPU_RAILGATE_NONE;
+}
+
+static void on_set(const jd_result *result, void *userdata)
+{
+        jd_write *w = userdata;
+        const gpu_iface *self = w->target;
+        jd_result r = *result;
+        if (r.outcome == JD_OK)
+                jd_result_set(&r, JD_OK, "GPU %s: %s", self->controls.name, result->message);
+        jd_write_finish(w, &r);
+}
+
+static void apply_set(jd_write *w)
+{
+        jd_gpu_switch(w->target, (jd_gpu_setting) w->u, w->b, on_set, w);
+}
+
+static int method_set(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        gpu_iface *self = userdata;
+        int enable;
+        int r = sd_bus_message_read(m, "b", &enable);
+        if (r < 0)
+                return r;
+        jd_gpu_setting setting =
+                strcmp(sd_bus_message_get_member(m), "SetScaling3D") == 0 ? JD_GPU_SET_SCALING_3D : JD_GPU_SET_RAILGATE;
+        /* A setting the GPU lacks is refused before polkit is asked, from
+         * the latest reading (the governors a node offers do not change). */
+        jd_attribute_write writes[JD_GPU_MAX_NODES], undo[JD_GPU_MAX_NODES];
+        size_t n;
+        jd_result plan;
+        if (jd_gpu_plan(&self->controls, &self->state, &self->memory, setting, enable, writes, undo, &n, &plan) ==
+            JD_NOT_SUPPORTED)
+                return sd_bus_error_set(error, JD_ERROR_NOT_SUPPORTED, plan.message);
+        jd_write *w = jd_write_new(self->base.svc, m, GPU_DOMAINS, "GPU change", error);
+        if (!w)
+                return -EBUSY;
+        w->target = self;
+        w->u = setting;
+        w->b = enable;
+        return jd_write_authorize(w, set_gpu, apply_set, error);
+}
+
+static const sd_bus_vtable gpu_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Name", "s", get_name, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Scaling3D", "b", get_bool, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Railgate", "b", get_bool, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD_WITH_ARGS("SetScaling3D", SD_BUS_ARGS("b", enabled), SD_BUS_NO_RESULT, method_set,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetRailgate", SD_BUS_ARGS("b", enabled), SD_BUS_NO_RESULT, method_set,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
+static void gpu_destroy(jd_iface *base)
+{
+        gpu_iface *self = (gpu_iface *) base;
+        /* Reads and changes still in flight find their caller gone. */
+        g_cancellable_cancel(self->cancellable);
+        g_object_unref(self->cancellable);
+        g_free(self);
+}
+
+jd_iface *jd_gpu_iface_new_probed(jd_service *svc, const jd_gpu_controls *c, const jd_gpu_state *st,
+                                  GError **error)
+{
+        gpu_iface *self = g_new0(gpu_iface, 1);
+        self->base.svc = svc;
+        self->base.update = gpu_update;
+        self->base.destroy = gpu_destroy;
+        self->controls = *c;
+        self->state = *st;
+        self->scaling = on(st->scaling_3d);
+        self->railgate = on(st->railgate);
+        self->cancellable = g_cancellable_new();
+        g_autofree char *text = NULL;
+        if (jd_read_text(svc->sr, STATE_FILE, 4096, &text) == 0)
+                jd_gpu_memory_from_text(&self->memory, c, text);
+        jd_gpu_memory_note(&self->memory, c, st);
+        int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, JD_OBJECT_PATH, JD_IFACE_GPU, gpu_vtable, self);
+        if (r < 0) {
+                jd_set_bus_error(error, r, "Cannot export " JD_IFACE_GPU);
+                gpu_destroy(&self->base);
+                return NULL;
+        }
+        return &self->base;
+}
+
+/* At start-up, before the main loop runs: the few sysfs files of the
+ * probe are read here, as the other constructors read theirs. */
+jd_iface *jd_gpu_iface_new(jd_service *svc, GError **error)
+{
+        jd_gpu_controls c;
+        if (!jd_gpu_controls_probe(svc->sr, &c))
+                return NULL;
+        jd_gpu_state st;
+        jd_gpu_state_read(svc->sr, &c, &st);
+        jd_log_info("Integrated GPU %s: 3D scaling %s, rail gating %s", c.name,
+                    c.scaling == JD_GPU_SCALING_FILE       ? "through enable_3d_scaling"
+                    : c.scaling == JD_GPU_SCALING_GOVERNOR ? "through the devfreq governor"
+                                                           : "not controllable",
+                    c.railgate == JD_GPU_RAILGATE_FILE         ? "through railgate_enable"
+                    : c.railgate == JD_GPU_RAILGATE_RUNTIME_PM ? "through runtime PM power/control"
+                                                               : "not controllable");
+        return jd_gpu_iface_new_probed(svc, &c, &st, error);
+}
