@@ -1,7 +1,10 @@
 #!/bin/sh
 # Installs everything jetsond needs to build, test and run its demo on
 # Debian 12, by package name. Skips apt entirely when all are present.
+# --check: only lists what is missing (exit 1 if anything is).
 set -eu
+check_only=0
+[ "${1:-}" = --check ] && check_only=1
 
 PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   libsystemd-dev libglib2.0-dev libjson-glib-dev libpolkit-gobject-1-dev libcmocka-dev
@@ -38,7 +41,7 @@ for p in $PACKAGES $ARM64_PACKAGES; do
 done
 [ -z "$missing" ] && exit 0
 
-if [ "$(id -u)" != 0 ]; then
+if [ "$check_only" = 1 ] || [ "$(id -u)" != 0 ]; then
         echo "install-deps: missing packages:$missing (run as root to install them)" >&2
         exit 1
 fi
