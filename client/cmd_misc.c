@@ -23,17 +23,19 @@ int jc_cmd_drop_caches(jc_ctx *c, int argc, char **argv)
 
 /* What restore changes, read before and after it. */
 typedef struct {
-        JsonNode *clocks, *nvpmodel;
+        JsonNode *clocks, *nvpmodel, *gpu;
         GPtrArray *fans;
 } restore_state;
 
 static void restore_state_read(jc_ctx *c, restore_state *st)
 {
-        g_autoptr(GVariant) clocks = NULL, nvpmodel = NULL;
+        g_autoptr(GVariant) clocks = NULL, nvpmodel = NULL, gpu = NULL;
         jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, true, "reading jetson_clocks", NULL, &clocks);
         jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, true, "reading the power mode", NULL, &nvpmodel);
+        jc_props_fetch(c, JD_OBJECT_PATH, JD_IFACE_GPU, true, "reading the GPU", NULL, &gpu);
         st->clocks = jc_doc_clocks(clocks);
         st->nvpmodel = jc_doc_nvpmodel(nvpmodel);
+        st->gpu = jc_doc_gpu(gpu);
         if (jc_fans_fetch(c, "listing the fans", &st->fans) != JC_EXIT_OK)
                 st->fans = g_ptr_array_new();
 }
@@ -42,6 +44,7 @@ static void restore_state_clear(restore_state *st)
 {
         g_clear_pointer(&st->clocks, json_node_unref);
         g_clear_pointer(&st->nvpmodel, json_node_unref);
+        g_clear_pointer(&st->gpu, json_node_unref);
         g_clear_pointer(&st->fans, g_ptr_array_unref);
 }
 
@@ -64,10 +67,10 @@ static void add_step(JsonArray *steps, const char *step, JsonNode *from, JsonNod
         json_array_add_object_element(steps, o);
 }
 
-static JsonNode *false_node(void)
+static JsonNode *bool_node(gboolean v)
 {
         JsonNode *n = json_node_new(JSON_NODE_VALUE);
-        json_node_set_boolean(n, FALSE);
+        json_node_set_boolean(n, v);
         return n;
 }
 
@@ -76,7 +79,7 @@ static JsonNode *false_node(void)
 static void print_restore_steps(const restore_state *was, const restore_state *now, bool call_ok)
 {
         JsonArray *steps = json_array_new();
-        g_autoptr(JsonNode) off = false_node();
+        g_autoptr(JsonNode) off = bool_node(FALSE), on = bool_node(TRUE);
         static const char *const clock_steps[][2] = { { "jetson_clocks.active", "active" },
                                                        { "jetson_clocks.on_boot", "on_boot" } };
         for (size_t i = 0; i < G_N_ELEMENTS(clock_steps); i++)
@@ -97,6 +100,10 @@ static void print_restore_steps(const restore_state *was, const restore_state *n
         }
         add_step(steps, "nvpmodel.mode", jc_doc_member(was->nvpmodel, "mode"), jc_doc_member(now->nvpmodel, "mode"),
                  jc_doc_member(now->nvpmodel, "default_mode"), call_ok);
+        static const char *const gpu_steps[][2] = { { "gpu.scaling_3d", "scaling_3d" }, { "gpu.railgate", "railgate" } };
+        for (size_t i = 0; i < G_N_ELEMENTS(gpu_steps); i++)
+                add_step(steps, gpu_steps[i][0], jc_doc_member(was->gpu, gpu_steps[i][1]),
+                         jc_doc_member(now->gpu, gpu_steps[i][1]), on, false);
         g_autoptr(JsonNode) root = json_node_new(JSON_NODE_OBJECT);
         json_node_take_object(root, json_object_new());
         json_object_set_array_member(json_node_get_object(root), "steps", steps);
@@ -108,7 +115,8 @@ int jc_cmd_restore(jc_ctx *c, int argc, char **argv)
         (void) argv;
         if (argc > 1)
                 return jc_usage_error("restore", "restore takes no arguments");
-        static const char action[] = JD_ACTION_SET_FAN " " JD_ACTION_SET_NVPMODEL " " JD_ACTION_SET_JETSON_CLOCKS;
+        static const char action[] =
+                JD_ACTION_SET_FAN " " JD_ACTION_SET_NVPMODEL " " JD_ACTION_SET_JETSON_CLOCKS " " JD_ACTION_SET_GPU;
         restore_state was = { 0 }, now = { 0 };
         if (c->json)
                 restore_state_read(c, &was);

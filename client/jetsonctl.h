@@ -21,6 +21,7 @@ enum {
 #define JC_NO_FAN "this board has no fan"
 #define JC_NO_NVPMODEL "this board has no nvpmodel"
 #define JC_NO_JETSON_CLOCKS "this board has no jetson_clocks"
+#define JC_NO_GPU "this board has no integrated GPU"
 
 typedef struct {
         sd_bus *bus;
@@ -42,6 +43,7 @@ int jc_cmd_get(jc_ctx *c, int argc, char **argv);
 int jc_cmd_fan(jc_ctx *c, int argc, char **argv);
 int jc_cmd_nvpmodel(jc_ctx *c, int argc, char **argv);
 int jc_cmd_clocks(jc_ctx *c, int argc, char **argv);
+int jc_cmd_gpu(jc_ctx *c, int argc, char **argv);
 int jc_cmd_swap(jc_ctx *c, int argc, char **argv);
 int jc_cmd_drop_caches(jc_ctx *c, int argc, char **argv);
 int jc_cmd_restore(jc_ctx *c, int argc, char **argv);

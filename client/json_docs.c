@@ -122,6 +122,19 @@ JsonNode *jc_doc_clocks(GVariant *props)
         return finish(b);
 }
 
+JsonNode *jc_doc_gpu(GVariant *props)
+{
+        if (!props)
+                return json_node_new(JSON_NODE_NULL);
+        JsonBuilder *b = json_builder_new();
+        json_builder_begin_object(b);
+        add_string(b, "name", props, "Name");
+        jc_json_add_property(b, "scaling_3d", props, "Scaling3D");
+        jc_json_add_property(b, "railgate", props, "Railgate");
+        json_builder_end_object(b);
+        return finish(b);
+}
+
 JsonNode *jc_doc_fan(const jc_object *f)
 {
         JsonBuilder *b = json_builder_new();

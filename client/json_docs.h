@@ -14,6 +14,8 @@ JsonNode *jc_doc_board(GVariant *props);
 JsonNode *jc_doc_nvpmodel(GVariant *props);
 /* JetsonClocks (clocks, status.jetson_clocks); NULL PROPS gives null. */
 JsonNode *jc_doc_clocks(GVariant *props);
+/* The integrated GPU's controls (gpu); NULL PROPS gives null. */
+JsonNode *jc_doc_gpu(GVariant *props);
 /* One fan (fan list, status.fans). */
 JsonNode *jc_doc_fan(const jc_object *fan);
 /* One discrete GPU's object (status.dgpus). */

@@ -161,6 +161,15 @@ static const command commands[] = {
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.JetsonClocks SetActive b true\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.JetsonClocks SetOnBoot b true",
           NULL, jc_cmd_clocks },
+        { "gpu", "[show] | scaling on|off | railgate on|off", "Show or switch the GPU's 3D scaling and rail gating",
+          "scaling: the GPU's frequency follows its load (off: kept at its maximum). railgate: the GPU may be\n"
+          "powered off when idle (off: kept powered). Both are on at boot. polkit action:\n"
+          "org.jetsond.Jetson1.set-gpu.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " get-property " DEST " org.jetsond.Jetson1.Gpu Name Scaling3D Railgate\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Gpu SetScaling3D b false\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Gpu SetRailgate b false",
+          NULL, jc_cmd_gpu },
         { "swap", "[show] | create SIZE [--on-boot] | remove", "Show swap; create or remove jetsond's swap file",
           "SIZE is bytes or a number with K, M, G or T (powers of 1024), at least 64M and a multiple of the\n"
           "page size; jetsond also refuses sizes above the free disk space minus 1G.\n"
@@ -175,9 +184,9 @@ static const command commands[] = {
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Memory DropCaches",
           NULL, jc_cmd_drop_caches },
-        { "restore", "", "Put jetson_clocks, fans and the power mode back to their defaults",
-          "Prints one line per step. polkit actions: org.jetsond.Jetson1.set-jetson-clocks, set-fan and\n"
-          "set-nvpmodel, all three.\n\n"
+        { "restore", "", "Put jetson_clocks, fans, the power mode and the GPU back to their defaults",
+          "Prints one line per step. polkit actions: org.jetsond.Jetson1.set-jetson-clocks, set-fan,\n"
+          "set-nvpmodel and set-gpu, all four.\n\n"
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Manager RestoreDefaults",
           NULL, jc_cmd_restore },

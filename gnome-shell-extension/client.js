@@ -19,6 +19,7 @@ var IFACE = {
     metrics: 'org.jetsond.Jetson1.Metrics',
     nvpmodel: 'org.jetsond.Jetson1.NVPModel',
     clocks: 'org.jetsond.Jetson1.JetsonClocks',
+    gpu: 'org.jetsond.Jetson1.Gpu',
     fan: 'org.jetsond.Jetson1.Fan',
 };
 
@@ -26,7 +27,7 @@ var IFACE = {
 // lists only the objects below it (the fans), so these have proxies of
 // their own; a proxy follows the service as it leaves and comes back and
 // holds no properties when the board lacks its interface.
-const ROOT_INTERFACES = [IFACE.board, IFACE.nvpmodel, IFACE.clocks];
+const ROOT_INTERFACES = [IFACE.board, IFACE.nvpmodel, IFACE.clocks, IFACE.gpu];
 
 // Signals: 'running' (bool) when the service appears or leaves; 'sample'
 // (values object) for every Sample; 'changed' (interface name) when the
@@ -69,7 +70,8 @@ var JetsondClient = class JetsondClient {
         for (const iface of ROOT_INTERFACES)
             this._addRootProxy(iface);
         // An interface of the main object that appears later (NVPModel,
-        // once a stuck sensor tier answers) is announced here.
+        // once a stuck sensor tier answers; Gpu, once a late GPU is
+        // found) is announced here.
         this._addedId = this._connection.signal_subscribe(BUS_NAME, 'org.freedesktop.DBus.ObjectManager',
             'InterfacesAdded', OBJECT_PATH, OBJECT_PATH, Gio.DBusSignalFlags.NONE, () => {
                 for (const iface of ROOT_INTERFACES) {

@@ -2,7 +2,7 @@
 //
 // The top-bar button: a compact live line from jetsond's Sample signals
 // and a menu with the board, the details of each reading, the power modes,
-// jetson_clocks and the fan profiles. Writes go through JetsondClient.call,
+// jetson_clocks, the GPU's 3D scaling and the fan profiles. Writes go through JetsondClient.call,
 // so polkit asks with GNOME's own dialog; failures become notifications
 // carrying the D-Bus error's message.
 /* exported JetsondIndicator */
@@ -43,6 +43,9 @@ class JetsondIndicator extends PanelMenu.Button {
         this._clocksItem = new PopupMenu.PopupSwitchMenuItem('jetson_clocks', false);
         this._clocksItem.connect('toggled', (_item, state) => this._setClocks(state));
         this.menu.addMenuItem(this._clocksItem);
+        this._gpuScalingItem = new PopupMenu.PopupSwitchMenuItem('GPU 3D scaling', false);
+        this._gpuScalingItem.connect('toggled', (_item, state) => this._setGpuScaling(state));
+        this.menu.addMenuItem(this._gpuScalingItem);
         this._fansSection = new PopupMenu.PopupMenuSection();
         this.menu.addMenuItem(this._fansSection);
         this._fanItems = new Map();
@@ -67,7 +70,7 @@ class JetsondIndicator extends PanelMenu.Button {
     _syncAll() {
         if (!this._client.running)
             this._values = null;
-        for (const iface of [IFACE.board, IFACE.nvpmodel, IFACE.clocks, IFACE.fan])
+        for (const iface of [IFACE.board, IFACE.nvpmodel, IFACE.clocks, IFACE.gpu, IFACE.fan])
             this._sync(iface);
         this._updateLabel();
         this._updateDetails();
@@ -81,6 +84,8 @@ class JetsondIndicator extends PanelMenu.Button {
             return this._syncModes();
         case IFACE.clocks:
             return this._syncClocks();
+        case IFACE.gpu:
+            return this._syncGpu();
         case IFACE.fan:
             return this._syncFans();
         }
@@ -199,6 +204,25 @@ class JetsondIndicator extends PanelMenu.Button {
             });
     }
 
+    // ---- GPU 3D scaling ----------------------------------------------
+    // Shown where the board has an integrated GPU (not on a PC).
+    _syncGpu() {
+        const present = this._client.has(IFACE.gpu);
+        this._gpuScalingItem.visible = present;
+        if (present)
+            this._gpuScalingItem.setToggleState(this._client.property(IFACE.gpu, 'Scaling3D') === true);
+        this._syncSeparator();
+    }
+
+    _setGpuScaling(enabled) {
+        return this._client.call(IFACE.gpu, 'SetScaling3D', new GLib.Variant('(b)', [enabled]))
+            .catch(error => {
+                // The switch shows what is true, not what was asked.
+                this._gpuScalingItem.setToggleState(this._client.property(IFACE.gpu, 'Scaling3D') === true);
+                this._notifyError(`GPU 3D scaling ${enabled ? 'on' : 'off'}`, error);
+            });
+    }
+
     // ---- fans --------------------------------------------------------
     _fanText(index) {
         const fan = this._fanItems.get(index);
@@ -234,7 +258,8 @@ class JetsondIndicator extends PanelMenu.Button {
     }
 
     _syncSeparator() {
-        this._controlsSeparator.visible = this._clocksItem.visible || this._fanItems.size > 0;
+        this._controlsSeparator.visible = this._clocksItem.visible || this._gpuScalingItem.visible ||
+            this._fanItems.size > 0;
     }
 
     // rebootActions: offered only when the error says a reboot is needed.

@@ -234,6 +234,8 @@ MENU = f"""(() => {{
         modes: texts(ind._modesSection),
         clocksShown: ind._clocksItem.visible,
         clocksOn: ind._clocksItem.state,
+        gpuShown: ind._gpuScalingItem.visible,
+        gpuOn: ind._gpuScalingItem.state,
         fans: ind._fansSection._getMenuItems().map(i => [i.label.text,
             i.menu._getMenuItems().map(p => [p.label.text, p._ornament === Ornament.DOT])]),
     }};
@@ -312,7 +314,7 @@ def run(stack, shell):
     subprocess.run(gsettings + ["reset", "org.gnome.shell.extensions.jetsond", "show-gpu-load"], check=True)
     harness.wait_for(label_matches, 10, f"the GPU item back (the label says {label(shell)!r})")
 
-    step("the menu: board, details, power modes, jetson_clocks, fan profiles")
+    step("the menu: board, details, power modes, jetson_clocks, GPU 3D scaling, fan profiles")
     menu = shell.eval(MENU)
     assert menu["status"] == "NVIDIA Jetson AGX Orin Developer Kit · JetPack 6.2", menu
     assert [d.split(" ")[0] for d in menu["details"]] == ["CPU", "GPU", "RAM", "Board", "tj"] or \
@@ -320,6 +322,7 @@ def run(stack, shell):
     assert menu["modesShown"] and menu["modes"] == [
         ["MAXN", True], ["MODE_15W", False], ["MODE_30W (at next boot)", False], ["MODE_50W", False]], menu
     assert menu["clocksShown"] and menu["clocksOn"] is False, menu
+    assert menu["gpuShown"] and menu["gpuOn"] is True, menu
     assert len(menu["fans"]) == 1 and menu["fans"][0][0].startswith("Fan 0 (pwmfan): cool, "), menu
     assert menu["fans"][0][1] == [["cool", True], ["quiet", False], ["manual", False]], menu
 
@@ -400,6 +403,18 @@ def run(stack, shell):
     harness.wait_for(lambda: shell.eval(MENU)["clocksOn"] is False, 5, "the switch back off")
     assert prop("/org/jetsond/Jetson1", "JetsonClocks", "Active") is False
 
+    step("GPU 3D scaling denied, then allowed: enable_3d_scaling follows the switch")
+    scaling_file = os.path.join(stack.root, "sys/devices/platform/bus@0/17000000.gpu/enable_3d_scaling")
+    shell.eval(f"{IND}._gpuScalingItem.toggle()")
+    wait_notification(shell, "GPU 3D scaling off: not authorized")
+    harness.wait_for(lambda: shell.eval(MENU)["gpuOn"] is True, 5, "the GPU switch back on")
+    assert open(scaling_file).read() == "1\n"
+    stack.polkit_allow(["org.jetsond.Jetson1.set-nvpmodel", "org.jetsond.Jetson1.set-gpu"])
+    shell.eval(f"{IND}._gpuScalingItem.toggle()")
+    harness.wait_for(lambda: open(scaling_file).read() == "0\n", 15, "enable_3d_scaling 0")
+    harness.wait_for(lambda: prop("/org/jetsond/Jetson1", "Gpu", "Scaling3D") is False, 15, "Scaling3D false")
+    harness.wait_for(lambda: shell.eval(MENU)["gpuOn"] is False, 10, "the GPU switch off")
+
     step("a fan profile polkit allows")
     stack.polkit_allow(["org.jetsond.Jetson1.set-nvpmodel", "org.jetsond.Jetson1.set-fan"])
     shell.eval(f"{IND}.chooseFanProfile(0, 'quiet')")
@@ -412,8 +427,9 @@ def run(stack, shell):
     menu = shell.eval(MENU)
     assert menu["status"].startswith("jetsond is not running") and menu["details"] == [], menu
     assert not menu["modesShown"] and not menu["clocksShown"] and menu["fans"] == [], menu
+    assert not menu["gpuShown"], menu
 
-    step("jetsond comes back on a PC (no fan, no nvpmodel, no jetson_clocks): those items are hidden")
+    step("jetsond comes back on a PC (no fan, nvpmodel, jetson_clocks or integrated GPU): those items are hidden")
     pc_root = os.path.join(stack.dir, "pc-root")
     subprocess.run(["sh", os.path.join(SOURCE_DIR, "tests/fixtures/make-sysroot.sh"), "x86-pc", pc_root],
                    check=True, stdout=subprocess.DEVNULL)
@@ -423,7 +439,7 @@ def run(stack, shell):
     menu = harness.wait_for(lambda: (lambda m: m if m["status"] != "" and "Jetson" not in m["status"] else None)(
         shell.eval(MENU)), 10, "the PC's board line")
     assert not menu["modesShown"] and menu["modes"] == [], menu
-    assert not menu["clocksShown"] and menu["fans"] == [], menu
+    assert not menu["clocksShown"] and not menu["gpuShown"] and menu["fans"] == [], menu
     assert menu["details"], menu
 
     step("no JavaScript error from the extension in the shell's log")
