@@ -82,9 +82,8 @@ typedef struct {
         unsigned changes;             /* self->changes when the read started */
 } read_op;
 
-static void on_read(const jd_gpu_controls *c, const jd_gpu_state *st, void *userdata)
+static void on_read(const jd_gpu_state *st, void *userdata)
 {
-        (void) c;
         read_op *op = userdata;
         gpu_iface *self = op->self;
         self->reading = false;
@@ -102,7 +101,7 @@ static void gpu_update(jd_iface *base)
         read_op *op = g_new0(read_op, 1);
         op->self = self;
         op->changes = self->changes;
-        jd_gpu_read_async(base->svc->sr, &self->controls, false, self->cancellable, on_read, op);
+        jd_gpu_read_async(base->svc->sr, &self->controls, self->cancellable, on_read, op);
 }
 
 /* ---- changes ------------------------------------------------------------ */
@@ -210,8 +209,7 @@ static void gpu_destroy(jd_iface *base)
         g_free(self);
 }
 
-jd_iface *jd_gpu_iface_new_probed(jd_service *svc, const jd_gpu_controls *c, const jd_gpu_state *st,
-                                  GError **error)
+jd_iface *jd_gpu_iface_new(jd_service *svc, const jd_gpu_controls *c, const jd_gpu_state *st, GError **error)
 {
         gpu_iface *self = g_new0(gpu_iface, 1);
         self->base.svc = svc;
@@ -232,24 +230,12 @@ jd_iface *jd_gpu_iface_new_probed(jd_service *svc, const jd_gpu_controls *c, con
                 gpu_destroy(&self->base);
                 return NULL;
         }
+        jd_log_info("Integrated GPU %s: 3D scaling %s, rail gating %s", c->name,
+                    c->scaling == JD_GPU_SCALING_FILE       ? "through enable_3d_scaling"
+                    : c->scaling == JD_GPU_SCALING_GOVERNOR ? "through the devfreq governor"
+                                                            : "not controllable",
+                    c->railgate == JD_GPU_RAILGATE_FILE         ? "through railgate_enable"
+                    : c->railgate == JD_GPU_RAILGATE_RUNTIME_PM ? "through runtime PM power/control"
+                                                                : "not controllable");
         return &self->base;
-}
-
-/* At start-up, before the main loop runs: the few sysfs files of the
- * probe are read here, as the other constructors read theirs. */
-jd_iface *jd_gpu_iface_new(jd_service *svc, GError **error)
-{
-        jd_gpu_controls c;
-        if (!jd_gpu_controls_probe(svc->sr, &c))
-                return NULL;
-        jd_gpu_state st;
-        jd_gpu_state_read(svc->sr, &c, &st);
-        jd_log_info("Integrated GPU %s: 3D scaling %s, rail gating %s", c.name,
-                    c.scaling == JD_GPU_SCALING_FILE       ? "through enable_3d_scaling"
-                    : c.scaling == JD_GPU_SCALING_GOVERNOR ? "through the devfreq governor"
-                                                           : "not controllable",
-                    c.railgate == JD_GPU_RAILGATE_FILE         ? "through railgate_enable"
-                    : c.railgate == JD_GPU_RAILGATE_RUNTIME_PM ? "through runtime PM power/control"
-                                                               : "not controllable");
-        return jd_gpu_iface_new_probed(svc, &c, &st, error);
 }

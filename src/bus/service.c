@@ -47,7 +47,7 @@ static void destroy_iface(gpointer p)
 
 static void add_dgpu_ifaces(jd_service *svc, bool announce);
 static void add_slow_ifaces(jd_service *svc, bool announce, GError **e);
-static void reprobe_gpu(jd_service *svc, uint64_t now);
+static void look_for_gpu(jd_service *svc, uint64_t wait_us, bool announce, GError **e);
 
 typedef struct {
         uint64_t generation;
@@ -140,7 +140,8 @@ static gboolean on_events(gpointer data)
                 GError *e = NULL;
                 add_slow_ifaces(svc, true, &e);
                 add_dgpu_ifaces(svc, true);
-                reprobe_gpu(svc, now);
+                if (!e)
+                        look_for_gpu(svc, 0, true, &e);
                 if (e) {
                         jd_log_warning("%s", e->message);
                         g_error_free(e);
@@ -290,36 +291,40 @@ static void add_dgpu_ifaces(jd_service *svc, bool announce)
         }
 }
 
-/* The integrated GPU's devfreq node can appear late in boot (JetPack 7.2
- * Orin): while there is no Gpu interface, its controls are looked for
- * again every 10 s, off the main loop, and exported when found. */
+/* The integrated GPU's controls are probed in a thread of their own (a
+ * driver stuck in sysfs must not hold up the service), waited for a
+ * little at start-up and otherwise looked at on every event. Its devfreq
+ * node can also appear late in boot (JetPack 7.2 Orin): while there is
+ * no Gpu interface, the probe runs again every 10 s. */
+#define GPU_START_WAIT_US (1 * G_USEC_PER_SEC)
 #define GPU_REPROBE_US (10 * G_USEC_PER_SEC)
 
-static void on_gpu_reprobed(const jd_gpu_controls *c, const jd_gpu_state *st, void *userdata)
+static void look_for_gpu(jd_service *svc, uint64_t wait_us, bool announce, GError **e)
 {
-        jd_service *svc = userdata;
-        svc->gpu_probing = false;
-        if (!c->present || svc->gpu)
+        if (svc->gpu)
                 return;
-        GError *e = NULL;
-        add_iface(svc, svc->gpu = jd_gpu_iface_new_probed(svc, c, st, &e));
-        if (!svc->gpu) {
-                jd_log_warning("%s", e->message);
-                g_error_free(e);
+        if (!svc->gpu_probe) {
+                if (now_us() < svc->gpu_probe_at_us)
+                        return;
+                svc->gpu_probe = jd_gpu_probe_start(svc->sr);
+        }
+        jd_gpu_controls c;
+        jd_gpu_state st;
+        if (!jd_gpu_probe_wait(svc->gpu_probe, wait_us, &c, &st)) {
+                if (wait_us)
+                        jd_log_warning("The integrated GPU's sysfs files did not answer within %.1f s; "
+                                       JD_IFACE_GPU " is exported once they do",
+                                       (double) wait_us / 1e6);
                 return;
         }
-        jd_log_info("Integrated GPU %s found: " JD_IFACE_GPU " is exported now", c->name);
-        sd_bus_emit_interfaces_added(svc->bus, JD_OBJECT_PATH, JD_IFACE_GPU, NULL);
-}
-
-static void reprobe_gpu(jd_service *svc, uint64_t now)
-{
-        if (svc->gpu || svc->gpu_probing || now < svc->gpu_probe_at_us)
+        jd_gpu_probe_free(svc->gpu_probe);
+        svc->gpu_probe = NULL;
+        svc->gpu_probe_at_us = now_us() + GPU_REPROBE_US;
+        if (!c.present)
                 return;
-        svc->gpu_probing = true;
-        svc->gpu_probe_at_us = now + GPU_REPROBE_US;
-        static const jd_gpu_controls none;
-        jd_gpu_read_async(svc->sr, &none, true, svc->gpu_probe, on_gpu_reprobed, svc);
+        add_iface(svc, svc->gpu = jd_gpu_iface_new(svc, &c, &st, e));
+        if (svc->gpu && announce)
+                sd_bus_emit_interfaces_added(svc->bus, JD_OBJECT_PATH, JD_IFACE_GPU, NULL);
 }
 
 jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine *engine, const jd_board *board,
@@ -332,8 +337,6 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine
         svc->interval_us = default_interval_us;
         svc->ifaces = g_ptr_array_new_with_free_func(destroy_iface);
         svc->resamples = g_ptr_array_new_with_free_func(g_free);
-        svc->gpu_probe = g_cancellable_new();
-        svc->gpu_probe_at_us = now_us() + GPU_REPROBE_US;
         jd_config_load(&svc->config, sr);
         svc->board = *board;
         svc->engine = engine;
@@ -355,7 +358,7 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine
         if (!e)
                 add_iface(svc, svc->jetson_clocks = jd_jetson_clocks_iface_new(svc, &e));
         if (!e)
-                add_iface(svc, svc->gpu = jd_gpu_iface_new(svc, &e));
+                look_for_gpu(svc, GPU_START_WAIT_US, false, &e);
         if (!e)
                 add_iface(svc, jd_memory_iface_new(svc, &e));
         if (!e)
@@ -408,8 +411,7 @@ void jd_service_free(jd_service *svc)
                 g_free(r);
         }
         jd_unit_free(svc->fan_service);
-        g_cancellable_cancel(svc->gpu_probe);
-        g_object_unref(svc->gpu_probe);
+        jd_gpu_probe_free(svc->gpu_probe);
         g_ptr_array_unref(svc->ifaces);
         g_ptr_array_unref(svc->resamples);
         sd_bus_slot_unref(svc->object_manager);

@@ -59,9 +59,8 @@ struct jd_service {
         struct jd_unit *fan_service;  /* nvfancontrol.service, on JetPack 5+ boards */
         jd_iface *jetson_clocks;      /* the JetsonClocks interface, NULL without the tool */
         jd_iface *gpu;                /* the Gpu interface, NULL without an integrated GPU */
-        bool gpu_probing;             /* looking again for one (gpu_iface.c), off the loop */
-        uint64_t gpu_probe_at_us;     /* not before then */
-        GCancellable *gpu_probe;      /* cancelled when the service goes */
+        jd_gpu_probe *gpu_probe;      /* looking for one, in a thread of its own */
+        uint64_t gpu_probe_at_us;     /* when to look again */
         uint32_t dgpu_exported;       /* bit N: /org/jetsond/Jetson1/dgpu/N exists */
 };
 
@@ -117,10 +116,8 @@ jd_iface *jd_fan_iface_new(jd_service *svc, size_t index, GError **error);
 jd_iface *jd_dgpu_iface_new(jd_service *svc, unsigned index, GError **error);
 jd_iface *jd_manager_iface_new(jd_service *svc, GError **error);
 /* org.jetsond.Jetson1.Gpu, for the integrated GPU C (probed, with its
- * controls' reading ST); jd_gpu_iface_new() probes itself. */
-jd_iface *jd_gpu_iface_new(jd_service *svc, GError **error);
-jd_iface *jd_gpu_iface_new_probed(jd_service *svc, const jd_gpu_controls *c, const jd_gpu_state *st,
-                                  GError **error);
+ * controls' first reading ST). */
+jd_iface *jd_gpu_iface_new(jd_service *svc, const jd_gpu_controls *c, const jd_gpu_state *st, GError **error);
 
 /* jetson_clocks for Manager.RestoreDefaults, which holds the locks and
  * has asked polkit itself. jd_jetson_clocks_switch() returns false, with

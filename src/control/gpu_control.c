@@ -404,7 +404,7 @@ typedef struct {
         jd_gpu_memory memory;
         char *state_file;
         jd_gpu_setting setting;
-        bool on, probe;
+        bool on;
         jd_gpu_change change;
         jd_gpu_state state;
         unsigned timeout_ms;
@@ -495,10 +495,7 @@ static void read_in_thread(GTask *task, gpointer source, gpointer data, GCancell
 {
         (void) source, (void) cancellable;
         gpu_op *op = data;
-        if (op->probe)
-                jd_gpu_controls_probe(op->sr, &op->controls);
-        if (op->controls.present)
-                jd_gpu_state_read(op->sr, &op->controls, &op->state);
+        jd_gpu_state_read(op->sr, &op->controls, &op->state);
         g_task_return_boolean(task, TRUE);
 }
 
@@ -507,16 +504,99 @@ static void on_read(GObject *source, GAsyncResult *res, gpointer data)
         (void) source, (void) data;
         gpu_op *op = g_task_get_task_data(G_TASK(res));
         if (!gone(op))
-                op->read_done(&op->controls, &op->state, op->userdata);
+                op->read_done(&op->state, op->userdata);
 }
 
-void jd_gpu_read_async(const jd_sysroot *sr, const jd_gpu_controls *c, bool probe, GCancellable *cancellable,
+void jd_gpu_read_async(const jd_sysroot *sr, const jd_gpu_controls *c, GCancellable *cancellable,
                        jd_gpu_read_done done, void *userdata)
 {
         gpu_op *op = op_new(sr, c, cancellable, userdata);
-        op->probe = probe;
         op->read_done = done;
         g_autoptr(GTask) task = g_task_new(NULL, NULL, on_read, NULL);
         g_task_set_task_data(task, op, op_free);
         g_task_run_in_thread(task, read_in_thread);
+}
+
+/* ---- probing in a thread of its own -------------------------------------- */
+
+struct jd_gpu_probe {
+        gint refs;                    /* the caller's and the thread's */
+        const jd_sysroot *sr;
+        GMutex lock;
+        GCond ended;
+        bool done;
+        jd_gpu_controls controls;
+        jd_gpu_state state;
+};
+
+static void probe_unref(jd_gpu_probe *p)
+{
+        if (!g_atomic_int_dec_and_test(&p->refs))
+                return;
+        g_mutex_clear(&p->lock);
+        g_cond_clear(&p->ended);
+        g_free(p);
+}
+
+static void probe_finish(jd_gpu_probe *p, const jd_gpu_controls *c, const jd_gpu_state *st)
+{
+        g_mutex_lock(&p->lock);
+        p->controls = *c;
+        p->state = *st;
+        p->done = true;
+        g_cond_broadcast(&p->ended);
+        g_mutex_unlock(&p->lock);
+}
+
+static gpointer probe_thread(gpointer data)
+{
+        jd_gpu_probe *p = data;
+        jd_gpu_controls c;
+        jd_gpu_state st = { 0 };
+        if (jd_gpu_controls_probe(p->sr, &c))
+                jd_gpu_state_read(p->sr, &c, &st);
+        probe_finish(p, &c, &st);
+        probe_unref(p);
+        return NULL;
+}
+
+jd_gpu_probe *jd_gpu_probe_start(const jd_sysroot *sr)
+{
+        jd_gpu_probe *p = g_new0(jd_gpu_probe, 1);
+        p->refs = 2;
+        p->sr = sr;
+        g_mutex_init(&p->lock);
+        g_cond_init(&p->ended);
+        GThread *t = g_thread_try_new("jetsond-gpu-probe", probe_thread, p, NULL);
+        if (t) {
+                g_thread_unref(t);
+        } else {
+                /* No thread: as if nothing were found; the caller tries again later. */
+                static const jd_gpu_controls none;
+                static const jd_gpu_state nothing;
+                probe_finish(p, &none, &nothing);
+                probe_unref(p);
+        }
+        return p;
+}
+
+bool jd_gpu_probe_wait(jd_gpu_probe *p, uint64_t timeout_us, jd_gpu_controls *c, jd_gpu_state *st)
+{
+        gint64 end = g_get_monotonic_time() + (gint64) timeout_us;
+        g_mutex_lock(&p->lock);
+        while (!p->done && g_cond_wait_until(&p->ended, &p->lock, end))
+                ;
+        bool done = p->done;
+        if (done) {
+                *c = p->controls;
+                *st = p->state;
+        }
+        g_mutex_unlock(&p->lock);
+        return done;
+}
+
+void jd_gpu_probe_free(jd_gpu_probe *p)
+{
+        if (p)
+                probe_unref(p);
 }

@@ -20,6 +20,7 @@
 #include <gio/gio.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "opt.h"
 #include "result.h"
@@ -126,11 +127,22 @@ void jd_gpu_set_async(const jd_sysroot *sr, const jd_gpu_controls *c, const jd_g
                       const char *state_file, jd_gpu_setting setting, bool on, unsigned timeout_ms,
                       GCancellable *cancellable, jd_gpu_change_done done, void *userdata);
 
-/* jd_gpu_state_read() (with PROBE: jd_gpu_controls_probe() first, for a
- * GPU that was not there at start) in a worker thread; DONE runs on the
- * thread-default main context. No time limit: the caller keeps one read
- * in flight at a time, so a stuck file holds up nothing else. CANCELLABLE
- * as for jd_gpu_set_async(). */
-typedef void (*jd_gpu_read_done)(const jd_gpu_controls *c, const jd_gpu_state *st, void *userdata);
-void jd_gpu_read_async(const jd_sysroot *sr, const jd_gpu_controls *c, bool probe, GCancellable *cancellable,
+/* jd_gpu_state_read() in a worker thread; DONE runs on the thread-default
+ * main context. No time limit: the caller keeps one read in flight at a
+ * time, so a stuck file holds up nothing else. CANCELLABLE as for
+ * jd_gpu_set_async(). */
+typedef void (*jd_gpu_read_done)(const jd_gpu_state *st, void *userdata);
+void jd_gpu_read_async(const jd_sysroot *sr, const jd_gpu_controls *c, GCancellable *cancellable,
                        jd_gpu_read_done done, void *userdata);
+
+/* jd_gpu_controls_probe() and a first jd_gpu_state_read() in a thread of
+ * their own, which the caller looks at when it suits it (at start-up,
+ * waiting a little; later, on every sample) without a main loop in
+ * between: a driver stuck in sysfs holds up only that thread. */
+typedef struct jd_gpu_probe jd_gpu_probe;
+jd_gpu_probe *jd_gpu_probe_start(const jd_sysroot *sr);
+/* Waits up to TIMEOUT_US (0: only looks) for P; true once it has ended,
+ * with what it found in C and ST (C->present false: no integrated GPU). */
+bool jd_gpu_probe_wait(jd_gpu_probe *p, uint64_t timeout_us, jd_gpu_controls *c, jd_gpu_state *st);
+/* Lets go of P; a thread still stuck keeps it until it ends. */
+void jd_gpu_probe_free(jd_gpu_probe *p);

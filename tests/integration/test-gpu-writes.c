@@ -9,7 +9,9 @@
  * - RestoreDefaults switches both back on, and needs set-gpu too;
  * - a GPU without the control answers NotSupported before polkit; a file
  *   that vanished is a Failed naming it, and is not created; a wrong
- *   argument type is InvalidArgs. */
+ *   argument type is InvalidArgs;
+ * - a GPU whose sysfs files hang at start-up (FUSE) holds up nothing:
+ *   jetsond serves, and exports Gpu with InterfacesAdded once they answer. */
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -361,6 +363,59 @@ static void test_governor_scaling(void **state)
         testbus_stop_cleanly(tb);
 }
 
+/* ---- a GPU stuck in sysfs at start-up -------------------------------------- */
+
+static int on_added(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        const char *path;
+        if (sd_bus_message_read(m, "o", &path) < 0 || sd_bus_message_enter_container(m, 'a', "{sa{sv}}") < 0)
+                return 0;
+        while (sd_bus_message_enter_container(m, 'e', "sa{sv}") > 0) {
+                const char *iface;
+                if (sd_bus_message_read(m, "s", &iface) > 0 && strcmp(iface, JD_IFACE_GPU) == 0)
+                        *(bool *) userdata = true;
+                sd_bus_message_skip(m, "a{sv}");
+                sd_bus_message_exit_container(m);
+        }
+        return 0;
+}
+
+static void test_stuck_at_start(void **state)
+{
+        if (!testbus_have_fuse())
+                skip();
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, BOARD);
+        testbus_mount_slowfs(tb);
+        testbus_slowfs_rule(tb, "block", SCALING "\n");
+        testbus_start_daemon(tb, NULL);
+
+        sd_bus *bus = testbus_connect();
+        bool added = false;
+        assert_true(sd_bus_match_signal(bus, NULL, JD_BUS_NAME, JD_OBJECT_PATH, "org.freedesktop.DBus.ObjectManager",
+                                        "InterfacesAdded", on_added, &added) >= 0);
+        int v;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        assert_true(sd_bus_get_property_trivial(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_GPU, "Railgate", &e, 'b',
+                                                &v) < 0);
+        sd_bus_error_free(&e);
+        /* The rest serves meanwhile. */
+        g_autofree char *model = testbus_get_string(bus, JD_OBJECT_PATH, JD_IFACE_BOARD, "Model");
+        assert_string_equal(model, "NVIDIA Jetson AGX Orin Developer Kit");
+
+        testbus_slowfs_rule(tb, "block", "");
+        testbus_pump(bus, 30 * G_USEC_PER_SEC, &added);
+        assert_true(added);
+        assert_true(testbus_get_bool(bus, JD_OBJECT_PATH, JD_IFACE_GPU, "Scaling3D"));
+        g_autofree char *log = NULL;
+        assert_true(g_file_get_contents(tb->daemon_log, &log, NULL, NULL));
+        assert_non_null(strstr(log, "The integrated GPU's sysfs files did not answer within 1.0 s"));
+        sd_bus_flush_close_unref(bus);
+        testbus_stop_cleanly(tb);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -372,6 +427,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_not_supported, testbus_teardown),
                 cmocka_unit_test_teardown(test_vanished_file_and_bad_input, testbus_teardown),
                 cmocka_unit_test_teardown(test_governor_scaling, testbus_teardown),
+                cmocka_unit_test_teardown(test_stuck_at_start, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

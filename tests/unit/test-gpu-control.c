@@ -374,11 +374,10 @@ static void on_change(const jd_gpu_change *change, void *userdata)
         g_main_loop_quit(s->loop);
 }
 
-static void on_read(const jd_gpu_controls *c, const jd_gpu_state *st, void *userdata)
+static void on_read(const jd_gpu_state *st, void *userdata)
 {
         async_seen *s = userdata;
         s->calls++;
-        s->controls = *c;
         s->state = *st;
         g_main_loop_quit(s->loop);
 }
@@ -395,11 +394,16 @@ static void test_async(void **state)
         char *dir;
         jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
         async_seen s = { .loop = g_main_loop_new(NULL, FALSE) };
-        jd_gpu_controls none = { 0 };
-        jd_gpu_read_async(sr, &none, true, NULL, on_read, &s);
+        jd_gpu_probe *p = jd_gpu_probe_start(sr);
+        jd_gpu_state first;
+        assert_true(jd_gpu_probe_wait(p, 30 * G_USEC_PER_SEC, &s.controls, &first));
+        assert_true(jd_gpu_probe_wait(p, 0, &s.controls, &first));   /* it stays done */
+        jd_gpu_probe_free(p);
+        assert_string_equal(s.controls.name, "17000000.gpu");
+        assert_true(first.railgate.value);
+        jd_gpu_read_async(sr, &s.controls, NULL, on_read, &s);
         g_main_loop_run(s.loop);
         assert_int_equal(s.calls, 1);
-        assert_string_equal(s.controls.name, "17000000.gpu");
         assert_true(s.state.railgate.value);
 
         jd_gpu_memory m = { 0 };
@@ -413,7 +417,7 @@ static void test_async(void **state)
         GCancellable *gone = g_cancellable_new();
         g_cancellable_cancel(gone);
         jd_gpu_set_async(sr, &s.controls, &m, STATE, JD_GPU_SET_RAILGATE, true, 5000, gone, on_change, &s);
-        jd_gpu_read_async(sr, &s.controls, false, gone, on_read, &s);
+        jd_gpu_read_async(sr, &s.controls, gone, on_read, &s);
         g_timeout_add(300, quit, s.loop);
         g_main_loop_run(s.loop);
         assert_int_equal(s.calls, 2);
