@@ -19,13 +19,14 @@
 
 /* ---- finding the controls ---------------------------------------------- */
 
-/* "0000:01:00.0": domain:bus:device.function, as PCI devices are named. */
-static bool is_pci_address(const char *s)
+/* "0000:01:00.0": domain:bus:device.function, as PCI devices are named;
+ * S need not end after LEN bytes. */
+static bool is_pci_address(const char *s, size_t len)
 {
         static const char shape[] = "xxxx:xx:xx.x";
-        if (strlen(s) != sizeof(shape) - 1)
+        if (len != sizeof(shape) - 1)
                 return false;
-        for (size_t i = 0; shape[i]; i++)
+        for (size_t i = 0; i < len; i++)
                 if (shape[i] == 'x' ? !g_ascii_isxdigit(s[i]) : s[i] != shape[i])
                         return false;
         return true;
@@ -40,6 +41,29 @@ static void add_node(jd_gpu_controls *c, const char *name)
         c->n_nodes++;
 }
 
+/* The PCI device DEV (an in-root canonical path) is or belongs to: its
+ * last component named like one (a devfreq device can be the GPU's child,
+ * and a bridge comes before it). Cuts DEV after it; its name, or NULL. */
+static const char *pci_device_of(char *dev)
+{
+        char *name = NULL, *name_end = NULL;
+        for (char *start = dev; *start;) {
+                start += *start == '/';
+                char *end = strchr(start, '/');
+                size_t len = end ? (size_t) (end - start) : strlen(start);
+                if (is_pci_address(start, len)) {
+                        name = start;
+                        name_end = end;
+                }
+                if (!end)
+                        break;
+                start = end;
+        }
+        if (name_end)
+                *name_end = '\0';
+        return name;
+}
+
 /* Thor's runtime PM switch: the PCI device gpu-gpc-0 belongs to, or the
  * address the fact sheet gives. */
 static void probe_thor_railgate(const jd_sysroot *sr, jd_gpu_controls *c)
@@ -47,10 +71,9 @@ static void probe_thor_railgate(const jd_sysroot *sr, jd_gpu_controls *c)
         char dev[PATH_MAX], path[PATH_MAX];
         const char *name = NULL;
         if (jd_sysroot_resolve(sr, DEVFREQ "/gpu-gpc-0/device", dev, sizeof(dev)) == 0) {
-                const char *base = strrchr(dev, '/');
-                base = base ? base + 1 : dev;
-                g_snprintf(path, sizeof(path), "%s/power/control", dev);
-                if (is_pci_address(base) && jd_sysroot_exists(sr, path))
+                const char *base = pci_device_of(dev);
+                if (base && (size_t) g_snprintf(path, sizeof(path), "%s/power/control", dev) < sizeof(path) &&
+                    jd_sysroot_exists(sr, path))
                         name = base;
         }
         if (!name) {

@@ -11,7 +11,10 @@
  *   that vanished is a Failed naming it, and is not created; a wrong
  *   argument type is InvalidArgs;
  * - a GPU whose sysfs files hang at start-up (FUSE) holds up nothing:
- *   jetsond serves, and exports Gpu with InterfacesAdded once they answer. */
+ *   jetsond serves, and exports Gpu with InterfacesAdded once they answer;
+ * - the same denied, allowed and restored on the JetPack 7 fake boards:
+ *   agx-thor-jp71 (governors of gpu-gpc-0 and gpu-nvd-0, the PCI GPU's
+ *   power/control) and agx-orin-jp72 (the nvgpu node's governor). */
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -363,6 +366,84 @@ static void test_governor_scaling(void **state)
         testbus_stop_cleanly(tb);
 }
 
+/* ---- JetPack 7 fake boards ------------------------------------------------- */
+
+typedef struct {
+        const char *board, *name;
+        const char *governors[3];          /* NULL-terminated */
+        const char *railgate, *railgate_on, *railgate_off;
+} jp7_board;
+
+static void assert_all(testbus *tb, const char *const *files, const char *want)
+{
+        for (const char *const *f = files; *f; f++) {
+                g_autofree char *got = testbus_root_file(tb, *f);
+                if (strcmp(got, want) != 0)
+                        fail_msg("%s is \"%s\", want \"%s\"", *f, got, want);
+        }
+}
+
+static void check_jp7_board(void **state, const jp7_board *b)
+{
+        testbus *tb = testbus_start_with_mocks(state, b->board, ALL_BUT_GPU, UNIT);
+        sd_bus *bus = testbus_connect();
+        g_autofree char *name = testbus_get_string(bus, JD_OBJECT_PATH, JD_IFACE_GPU, "Name");
+        assert_string_equal(name, b->name);
+        sd_bus_flush_close_unref(bus);
+        assert_true(gpu_bool("Scaling3D"));
+        assert_true(gpu_bool("Railgate"));
+
+        g_autofree char *gov = file_state(tb, b->governors[0]), *rg = file_state(tb, b->railgate);
+        g_autofree char *e1 = set("SetScaling3D", false, NULL), *e2 = set("SetRailgate", false, NULL);
+        assert_string_equal(e1, SD_BUS_ERROR_ACCESS_DENIED);
+        assert_string_equal(e2, SD_BUS_ERROR_ACCESS_DENIED);
+        g_autofree char *gov2 = file_state(tb, b->governors[0]), *rg2 = file_state(tb, b->railgate);
+        assert_string_equal(gov2, gov);
+        assert_string_equal(rg2, rg);
+
+        testbus_polkit_allow(RESTORE_ALL);
+        g_autofree char *e3 = set("SetScaling3D", false, NULL), *e4 = set("SetRailgate", false, NULL);
+        assert_string_equal(e3, "");
+        assert_string_equal(e4, "");
+        assert_all(tb, b->governors, "performance\n");
+        g_autofree char *off = testbus_root_file(tb, b->railgate);
+        assert_string_equal(off, b->railgate_off);
+        assert_false(gpu_bool("Scaling3D"));
+        assert_false(gpu_bool("Railgate"));
+
+        g_autofree char *lines = NULL;
+        g_autofree char *err = restore(&lines);
+        g_autofree char *want = g_strdup_printf("\ngpu (%s): 3D scaling off -> on\ngpu (%s): rail gating off -> on",
+                                                b->name, b->name);
+        if (*err || !g_str_has_suffix(lines, want))
+                fail_msg("RestoreDefaults on %s: %s\n%s", b->board, *err ? err : "ok", lines);
+        assert_all(tb, b->governors, "nvhost_podgov\n");
+        g_autofree char *on = testbus_root_file(tb, b->railgate);
+        assert_string_equal(on, b->railgate_on);
+        assert_true(gpu_bool("Scaling3D"));
+        assert_true(gpu_bool("Railgate"));
+        testbus_stop_cleanly(tb);
+}
+
+static void test_thor(void **state)
+{
+        static const jp7_board thor = {
+                "agx-thor-jp71", "0000:01:00.0",
+                { "sys/class/devfreq/gpu-gpc-0/governor", "sys/class/devfreq/gpu-nvd-0/governor", NULL },
+                "sys/bus/pci/devices/0000:01:00.0/power/control", "auto\n", "on\n",
+        };
+        check_jp7_board(state, &thor);
+}
+
+static void test_orin_jp72(void **state)
+{
+        static const jp7_board orin = {
+                "agx-orin-jp72", "17000000.gpu", { "sys/class/devfreq/17000000.gpu/governor", NULL },
+                "sys/class/devfreq/17000000.gpu/device/railgate_enable", "1\n", "0\n",
+        };
+        check_jp7_board(state, &orin);
+}
+
 /* ---- a GPU stuck in sysfs at start-up -------------------------------------- */
 
 static int on_added(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
@@ -428,6 +509,8 @@ int main(void)
                 cmocka_unit_test_teardown(test_vanished_file_and_bad_input, testbus_teardown),
                 cmocka_unit_test_teardown(test_governor_scaling, testbus_teardown),
                 cmocka_unit_test_teardown(test_stuck_at_start, testbus_teardown),
+                cmocka_unit_test_teardown(test_thor, testbus_teardown),
+                cmocka_unit_test_teardown(test_orin_jp72, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

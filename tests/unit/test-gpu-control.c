@@ -1,9 +1,10 @@
 /* The GPU controls (src/control/gpu_control.c) on private copies of
  * boards: the AGX Orin on JetPack 6.2 (enable_3d_scaling, railgate_enable),
  * the same with enable_3d_scaling removed as JetPack 7.2 leaves it (the
- * nvgpu devfreq governor), and a Thor tree built here from the fact
- * sheet (jetson-jp7-thor.md §2a, §2b: devfreq gpu-gpc-0 and gpu-nvd-0,
- * PCI 0000:01:00.0's power/control). */
+ * nvgpu devfreq governor), a Thor tree built here from the fact sheet
+ * (jetson-jp7-thor.md §2a, §2b: devfreq gpu-gpc-0 and gpu-nvd-0, PCI
+ * 0000:01:00.0's power/control), and the fake boards agx-thor-jp71 and
+ * agx-orin-jp72. */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -332,6 +333,51 @@ static void test_thor_rollback(void **state)
         thor_free(sr, dir);
 }
 
+/* The fake boards of JetPack 7: Thor's devfreq devices are children of
+ * the PCI GPU (0000:00:00.0, the bridge, comes first in the path). */
+static void test_jp7_fixtures(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-thor-jp71", &dir);
+        jd_gpu_controls c;
+        assert_true(jd_gpu_controls_probe(sr, &c));
+        assert_string_equal(c.name, "0000:01:00.0");
+        assert_int_equal(c.scaling, JD_GPU_SCALING_GOVERNOR);
+        assert_int_equal(c.n_nodes, 2);
+        assert_string_equal(c.nodes[0].name, "gpu-gpc-0");
+        assert_string_equal(c.nodes[1].name, "gpu-nvd-0");
+        assert_int_equal(c.railgate, JD_GPU_RAILGATE_RUNTIME_PM);
+        assert_string_equal(c.railgate_path, "/" PCI_DEV "/power/control");
+        g_autofree char *lib = g_build_filename(dir, "var/lib/jetsond", NULL);
+        assert_int_equal(g_mkdir_with_parents(lib, 0700), 0);
+        jd_gpu_memory m = { 0 };
+        jd_gpu_change ch;
+        set(sr, &c, &m, JD_GPU_SET_SCALING_3D, false, &ch);
+        assert_string_equal(ch.result.message, "3D scaling on -> off");
+        assert_file(dir, GPC_GOV, "performance\n");
+        assert_file(dir, NVD_GOV, "performance\n");
+        set(sr, &c, &m, JD_GPU_SET_RAILGATE, false, &ch);
+        assert_file(dir, PCI_DEV "/power/control", "on\n");
+        set(sr, &c, &m, JD_GPU_SET_SCALING_3D, true, &ch);
+        assert_file(dir, GPC_GOV, "nvhost_podgov\n");
+        assert_file(dir, NVD_GOV, "nvhost_podgov\n");
+        fixture_remove_copy(sr, dir);
+
+        jd_sysroot *orin = fixture_open("agx-orin-jp72");
+        assert_true(jd_gpu_controls_probe(orin, &c));
+        assert_string_equal(c.name, "17000000.gpu");
+        assert_int_equal(c.scaling, JD_GPU_SCALING_GOVERNOR);
+        assert_int_equal(c.n_nodes, 1);
+        assert_int_equal(c.railgate, JD_GPU_RAILGATE_FILE);
+        jd_gpu_state st;
+        jd_gpu_state_read(orin, &c, &st);
+        assert_true(st.scaling_3d.present && st.scaling_3d.value);
+        assert_string_equal(st.available[0], "wmark_active nvhost_podgov userspace performance");
+        assert_true(st.railgate.present && st.railgate.value);
+        jd_sysroot_free(orin);
+}
+
 /* ---- memory and the worker thread ---------------------------------------- */
 
 static void test_memory_text(void **state)
@@ -436,6 +482,7 @@ int main(void)
                 cmocka_unit_test(test_jp72_governor),
                 cmocka_unit_test(test_thor),
                 cmocka_unit_test(test_thor_rollback),
+                cmocka_unit_test(test_jp7_fixtures),
                 cmocka_unit_test(test_memory_text),
                 cmocka_unit_test(test_async),
         };
