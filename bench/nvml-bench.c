@@ -63,7 +63,7 @@ int main(int argc, char **argv)
                 start = cpu_us();
                 for (int k = 0; k < iterations; k++) {
                         jd_values_begin(&v);
-                        jd_values_add_nvml_gpu(&v, g);
+                        jd_values_add_nvml_gpu(&v, g, false);
                         jd_values_end(&v);
                 }
                 double keys = (cpu_us() - start) / iterations;

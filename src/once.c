@@ -238,7 +238,7 @@ int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json, const cha
         jd_values_add_sample(&values, s);
         jd_values_add_derived(&values, s);
         for (unsigned i = 0; i < nv.n; i++)
-                jd_values_add_nvml_gpu(&values, &nv.gpus[i]);
+                jd_values_add_nvml_gpu(&values, &nv.gpus[i], s->gpu->has_load);
         jd_values_end(&values);
 
         if (json) {

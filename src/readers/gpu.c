@@ -8,9 +8,13 @@
 #include "parse.h"
 
 enum {
-        F_LOAD, F_CUR, F_MIN, F_MAX, F_GOVERNOR, F_RAILGATE, F_3D, F_TPC, F_POWER_CONTROL,
+        F_LOAD, F_CUR, F_MIN, F_MAX, F_GOVERNOR, F_RAILGATE, F_3D, F_TPC, F_POWER_CONTROL, F_VIDEO,
         F_GPC0, N_FILES = F_GPC0 + JD_GPU_MAX_GPC
 };
+
+#define THOR_GPC "/sys/class/devfreq/gpu-gpc-0"
+#define THOR_NVD "/sys/class/devfreq/gpu-nvd-0"
+#define THOR_GPU_PCI "/sys/bus/pci/devices/0000:01:00.0"   /* jetson-jp7-thor.md §2b */
 
 struct jd_gpu_reader {
         const jd_sysroot *sr;
@@ -36,6 +40,47 @@ static void close_all(jd_gpu_reader *r)
         memset(&r->sample, 0, sizeof(r->sample));
 }
 
+/* "0000:01:00.0": domain:bus:device.function, as PCI devices are named. */
+static bool is_pci_address(const char *s)
+{
+        unsigned dom, bus, dev, fn;
+        char end;
+        return sscanf(s, "%4x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &end) == 4 && strlen(s) == 12;
+}
+
+bool jd_gpu_thor_pci_dir(const jd_sysroot *sr, char *out, size_t size)
+{
+        /* The node's device, or the nearest of its parents, that is a PCI
+         * function: the GPU the NVIDIA driver registered it for. */
+        char dev[PATH_MAX];
+        if (jd_sysroot_resolve(sr, THOR_GPC "/device", dev, sizeof(dev)) == 0) {
+                char *base;
+                for (int up = 0; up < 4 && (base = strrchr(dev, '/')) && base != dev; up++, *base = '\0')
+                        if (is_pci_address(base + 1))
+                                return (size_t) snprintf(out, size, "%s", dev) < size;
+        }
+        if (!jd_sysroot_exists(sr, THOR_GPU_PCI))
+                return false;
+        return (size_t) snprintf(out, size, "%s", THOR_GPU_PCI) < size;
+}
+
+/* Thor: the devfreq node gpu-gpc-0 (graphics clock; a load file only where
+ * a release adds one), gpu-nvd-0 (video clock), the PCI device's runtime
+ * PM for rail gating. Paths stay in-root: jd_file_open resolves them. */
+static bool discover_thor(jd_gpu_reader *r)
+{
+        char pci[PATH_MAX];
+        if (!jd_sysroot_exists(r->sr, THOR_GPC))
+                return false;
+        jd_strlcpy(r->sample.name, "gpu-gpc-0", sizeof(r->sample.name));
+        jd_strlcpy(r->devfreq_dir, THOR_GPC, sizeof(r->devfreq_dir));
+        if (jd_gpu_thor_pci_dir(r->sr, pci, sizeof(pci)))
+                jd_file_open(&r->files[F_POWER_CONTROL], r->sr, "%s/power/control", pci);
+        jd_file_open(&r->files[F_VIDEO], r->sr, THOR_NVD "/cur_freq");
+        r->status_dir[0] = '\0';
+        return true;
+}
+
 static bool discover(jd_gpu_reader *r)
 {
         char **names;
@@ -58,15 +103,21 @@ static bool discover(jd_gpu_reader *r)
                 found = true;
         }
         jd_names_free(names, n);
-        if (!found)
+        if (found) {
+                const char *S = r->status_dir;
+                jd_file_open(&r->files[F_LOAD], r->sr, "%s/load", S);
+                jd_file_open(&r->files[F_RAILGATE], r->sr, "%s/railgate_enable", S);
+                jd_file_open(&r->files[F_3D], r->sr, "%s/enable_3d_scaling", S);
+                jd_file_open(&r->files[F_TPC], r->sr, "%s/tpc_pg_mask", S);
+                jd_file_open(&r->files[F_POWER_CONTROL], r->sr, "%s/power/control", S);
+        } else if (discover_thor(r)) {
+                jd_file_open(&r->files[F_LOAD], r->sr, "%s/load", r->devfreq_dir);
+        } else {
                 return false;
+        }
 
-        const char *S = r->status_dir, *F = r->devfreq_dir;
-        jd_file_open(&r->files[F_LOAD], r->sr, "%s/load", S);
-        jd_file_open(&r->files[F_RAILGATE], r->sr, "%s/railgate_enable", S);
-        jd_file_open(&r->files[F_3D], r->sr, "%s/enable_3d_scaling", S);
-        jd_file_open(&r->files[F_TPC], r->sr, "%s/tpc_pg_mask", S);
-        jd_file_open(&r->files[F_POWER_CONTROL], r->sr, "%s/power/control", S);
+        const char *F = r->devfreq_dir;
+        r->sample.has_load = jd_file_present(&r->files[F_LOAD]);
         jd_file_open(&r->files[F_CUR], r->sr, "%s/cur_freq", F);
         jd_file_open(&r->files[F_MIN], r->sr, "%s/min_freq", F);
         jd_file_open(&r->files[F_MAX], r->sr, "%s/max_freq", F);
@@ -122,6 +173,7 @@ const jd_gpu_sample *jd_gpu_reader_sample(jd_gpu_reader *r)
         s->load.present = jd_file_u64(&r->files[F_LOAD], &load) && load <= 1000;
         s->load.value = s->load.present ? (double) load / 10.0 : 0;
         read_opt(&r->files[F_CUR], &s->cur_hz);
+        read_opt(&r->files[F_VIDEO], &s->video_hz);
         for (size_t g = 0; g < s->n_gpc; g++)
                 read_opt(&r->files[F_GPC0 + g], &s->gpc_hz[g]);
         if (r->files[F_LOAD].gone || r->files[F_CUR].gone)
@@ -137,12 +189,27 @@ void jd_gpu_reader_sample_limits(jd_gpu_reader *r)
         read_opt(&r->files[F_MIN], &s->min_hz);
         read_opt(&r->files[F_MAX], &s->max_hz);
         read_opt(&r->files[F_TPC], &s->tpc_pg_mask);
-        read_flag(&r->files[F_RAILGATE], &s->railgate);
-        read_flag(&r->files[F_3D], &s->scaling_3d);
         if (!jd_file_str(&r->files[F_GOVERNOR], s->governor, sizeof(s->governor)))
                 s->governor[0] = '\0';
         if (!jd_file_str(&r->files[F_POWER_CONTROL], s->power_control, sizeof(s->power_control)))
                 s->power_control[0] = '\0';
+        /* JetPack 4-6 have the nvgpu switches; JetPack 7 dropped
+         * enable_3d_scaling (3D scaling is the devfreq governor:
+         * "performance" holds the clock, so scaling is off) and Thor has
+         * no railgate_enable (rail gating is runtime PM: "auto" lets the
+         * GPU power off when idle). */
+        if (jd_file_present(&r->files[F_3D])) {
+                read_flag(&r->files[F_3D], &s->scaling_3d);
+        } else {
+                s->scaling_3d.present = s->governor[0] != '\0';
+                s->scaling_3d.value = strcmp(s->governor, "performance") != 0;
+        }
+        if (jd_file_present(&r->files[F_RAILGATE])) {
+                read_flag(&r->files[F_RAILGATE], &s->railgate);
+        } else {
+                s->railgate.present = s->power_control[0] != '\0';
+                s->railgate.value = strcmp(s->power_control, "auto") == 0;
+        }
 }
 
 const jd_gpu_sample *jd_gpu_reader_last(const jd_gpu_reader *r)

@@ -9,7 +9,8 @@
 #define MAX_PLAUSIBLE_MW 10000000u
 
 typedef struct {
-        jd_file voltage, current, power;   /* power: JP4 iio only */
+        jd_file voltage, current, power;   /* power: JP4 iio (mW), INA238 (µW) */
+        unsigned power_per_mw;             /* 1 for mW, 1000 for µW */
         double last_mw;
         bool have_last;
         /* RAPL: a counter of µJ that wraps at range_uj; power and energy
@@ -29,7 +30,7 @@ struct jd_power_reader {
 
 static bool is_input_rail(const char *name)
 {
-        return strcmp(name, "VDD_IN") == 0 || strcmp(name, "POM_5V_IN") == 0;
+        return strcmp(name, "VDD_IN") == 0 || strcmp(name, "POM_5V_IN") == 0 || strcmp(name, "VIN") == 0;
 }
 
 static jd_rail *new_rail(jd_power_reader *r, const char *name, rail_files **files)
@@ -43,7 +44,30 @@ static jd_rail *new_rail(jd_power_reader *r, const char *name, rail_files **file
         *files = &r->files[i];
         memset(*files, 0, sizeof(**files));
         (*files)->voltage = (*files)->current = (*files)->power = (*files)->energy = JD_FILE_INIT;
+        (*files)->power_per_mw = 1;
         return rail;
+}
+
+/* Thor's carrier: one INA238 (mainline hwmon driver, no labels) on the
+ * board's input, which tegrastats and jtop call VIN: in1_input the bus
+ * voltage (mV), curr1_input (mA), power1_input (µW, the chip's own
+ * product). jetson-jp7-thor.md §3b. */
+static void add_ina238(jd_power_reader *r, const jd_sysroot *sr, const char *dev)
+{
+        char hwdir[512], **names;
+        snprintf(hwdir, sizeof(hwdir), "%s/hwmon", dev);
+        size_t n = jd_sysroot_list(sr, hwdir, &names);
+        for (size_t h = 0; h < n; h++) {
+                rail_files *f;
+                if (strncmp(names[h], "hwmon", 5) != 0 || !new_rail(r, "VIN", &f))
+                        continue;
+                jd_file_open(&f->voltage, sr, "%s/%s/in1_input", hwdir, names[h]);
+                jd_file_open(&f->current, sr, "%s/%s/curr1_input", hwdir, names[h]);
+                jd_file_open(&f->power, sr, "%s/%s/power1_input", hwdir, names[h]);
+                f->power_per_mw = 1000;
+                break;
+        }
+        jd_names_free(names, n);
 }
 
 /* JP5/JP6: D/hwmon/hwmonN/in<n>_label, in<n>_input (mV), curr<n>_input (mA). */
@@ -176,9 +200,13 @@ jd_power_reader *jd_power_reader_new(const jd_sysroot *sr)
         for (size_t i = 0; i < n; i++) {
                 char dev[256], name[32];
                 snprintf(dev, sizeof(dev), "/sys/bus/i2c/devices/%s", names[i]);
-                if (!jd_read_str(sr, name, sizeof(name), "%s/name", dev) || !strstr(name, "ina3221"))
+                if (!jd_read_str(sr, name, sizeof(name), "%s/name", dev))
                         continue;
-                if (strcmp(name, "ina3221x") == 0)
+                if (strcmp(name, "ina238") == 0)
+                        add_ina238(r, sr, dev);
+                else if (!strstr(name, "ina3221"))
+                        continue;
+                else if (strcmp(name, "ina3221x") == 0)
                         add_iio(r, sr, dev);
                 else
                         add_hwmon(r, sr, dev);
@@ -256,9 +284,10 @@ const jd_power_sample *jd_power_reader_sample(jd_power_reader *r, uint64_t now_u
                 rail->voltage_mv.present = jd_file_u64(&f->voltage, &rail->voltage_mv.value);
                 rail->current_ma.present = jd_file_u64(&f->current, &rail->current_ma.value);
                 uint64_t uw = 0;
-                if (jd_file_present(&f->power))
+                if (jd_file_present(&f->power)) {
                         rail->power_mw.present = jd_file_u64(&f->power, &rail->power_mw.value);
-                else if ((rail->power_mw.present = rail->voltage_mv.present && rail->current_ma.present &&
+                        rail->power_mw.value /= f->power_per_mw;
+                } else if ((rail->power_mw.present = rail->voltage_mv.present && rail->current_ma.present &&
                                                    !__builtin_mul_overflow(rail->voltage_mv.value,
                                                                            rail->current_ma.value, &uw)))
                         rail->power_mw.value = uw / 1000;

@@ -1,7 +1,10 @@
-/* Power rails from INA3221 monitors: hwmon on JP5/JP6, iio on JP4.
+/* Power rails from INA3221 monitors: hwmon on JP5/JP6/JP7, iio on JP4.
  * Channels labelled NC and the "sum of shunt voltages" channel are no
- * rails. The board total is the input rail (VDD_IN / POM_5V_IN) where one
- * exists, else the sum of the rails (and then flagged as such). Energy is
+ * rails. Thor's carrier adds an INA238 on the board's input: rail "VIN".
+ * The board total is the input rail (VDD_IN / POM_5V_IN / VIN) where one
+ * exists, never the input plus the rails it feeds, else the sum of the
+ * rails (and then flagged as such). USB-PD power supplies (ucsi-source-psy-*)
+ * report negotiated limits, not measurements: never rails. Energy is
  * integrated per rail from the first sample on. */
 #pragma once
 

@@ -177,6 +177,8 @@ static void on_fast(void *data, jd_tier_thread *t, jd_reading *r)
         unsigned events = answer_events(r);
         if (r->read_tiers & JD_TIER_SLOW)
                 events |= JD_ENGINE_CHANGED;
+        if (e->gpus)
+                jd_gpu_poller_set_sysfs_load(e->gpus, r->part.gpu && r->part.gpu->has_load);
         pthread_mutex_lock(&e->mu);
         /* A tick within half a fast period of the Sample deadline is the
          * Sample's: it is built from this fresh reading. */

@@ -26,6 +26,7 @@ struct jd_gpu_poller {
         gpu_thread *gpus[JD_MAX_DGPUS];
         unsigned n_gpus;
         GQueue messages;
+        atomic_bool sysfs_load;       /* jd_gpu_poller_set_sysfs_load */
 };
 
 struct gpu_thread {
@@ -79,7 +80,7 @@ static void publish(gpu_thread *t, const jd_nvml_gpu *g)
         atomic_init(&r->refs, 1);
         r->gpu = *g;
         jd_values_begin(&t->builder);
-        jd_values_add_nvml_gpu(&t->builder, g);
+        jd_values_add_nvml_gpu(&t->builder, g, atomic_load(&t->poller->sysfs_load));
         jd_values_end(&t->builder);
         /* The reading gets a copy; the builder keeps its spelled keys. */
         jd_values_init(&r->values);
@@ -185,6 +186,7 @@ jd_gpu_poller *jd_gpu_poller_new(const char *library, void (*notify)(void *data)
         p->notify = notify;
         p->data = data;
         p->period = JD_NVML_MIN_PERIOD_US;
+        atomic_init(&p->sysfs_load, false);
         g_queue_init(&p->messages);
         pthread_mutex_init(&p->mu, NULL);
         pthread_condattr_t attr;
@@ -266,6 +268,11 @@ uint64_t jd_gpu_poller_period(jd_gpu_poller *p)
         uint64_t period = p->period;
         pthread_mutex_unlock(&p->mu);
         return period;
+}
+
+void jd_gpu_poller_set_sysfs_load(jd_gpu_poller *p, bool has_load)
+{
+        atomic_store(&p->sysfs_load, has_load);
 }
 
 size_t jd_gpu_poller_latest(jd_gpu_poller *p, jd_gpu_reading *out[JD_MAX_DGPUS])

@@ -41,6 +41,9 @@ void jd_gpu_poller_free(jd_gpu_poller *p, uint64_t timeout_us);
 /* How often each GPU is read (never faster than JD_NVML_MIN_PERIOD_US). */
 void jd_gpu_poller_set_period(jd_gpu_poller *p, uint64_t period_us);
 uint64_t jd_gpu_poller_period(jd_gpu_poller *p);
+/* Whether the integrated GPU's sysfs node has a load file, told by the
+ * fast tier: then gpu.load is sysfs's, never also NVML's. */
+void jd_gpu_poller_set_sysfs_load(jd_gpu_poller *p, bool has_load);
 /* The latest reading of every GPU that has one, by NVML index (new
  * references into OUT); returns how many. */
 size_t jd_gpu_poller_latest(jd_gpu_poller *p, jd_gpu_reading *out[JD_MAX_DGPUS]);

@@ -148,6 +148,7 @@ static void add_gpu(jd_values *v, const jd_gpu_sample *g)
                 return;
         ADD_OPT_DBL(v, g->load, "gpu.load");
         ADD_OPT_U32(v, g->cur_hz, 1000, "gpu.freq");
+        ADD_OPT_U32(v, g->video_hz, 1000, "gpu.video_freq");
         ADD_OPT_U32(v, g->min_hz, 1000, "gpu.min_freq");
         ADD_OPT_U32(v, g->max_hz, 1000, "gpu.max_freq");
         for (size_t i = 0; i < g->n_gpc; i++)
@@ -315,13 +316,30 @@ bool jd_values_copy(jd_values *out, const jd_values *in)
         return true;
 }
 
-/* A discrete GPU's keys (the SoC's own GPU, also listed by NVML, is read
- * as gpu.* from sysfs). NVML's whole percentages become doubles, as every
- * load and speed of the contract is. */
-void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g)
+/* The SoC's own GPU as NVML sees it (Thor's; JetPack 7.2 Orin's, where
+ * NVML answers NOT_SUPPORTED for all but the name): it is gpu.*, read
+ * from sysfs where sysfs has it. Its load comes from NVML only where no
+ * load file exists (SYSFS_LOAD false: Thor), its temperature always (a
+ * thermal zone that fails while the GPU is gated is absent meanwhile). */
+static void add_integrated_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
 {
-        if (g->lost || g->integrated)
+        if (g->load.present && !sysfs_load)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->load.value, "gpu.load");
+        if (g->temp_c.present)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->temp_c.value, "gpu.temp");
+}
+
+/* A discrete GPU's keys, or the integrated one's (above). NVML's whole
+ * percentages become doubles, as every load and speed of the contract
+ * is. */
+void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
+{
+        if (g->lost)
                 return;
+        if (g->integrated) {
+                add_integrated_gpu(v, g, sysfs_load);
+                return;
+        }
         unsigned n = g->index;
         if (g->load.present)
                 ADD(v, JD_VALUE_DOUBLE, d, (double) g->load.value, "dgpu.%u.load", n);

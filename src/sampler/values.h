@@ -67,5 +67,7 @@ const jd_value *jd_values_find(const jd_values *v, const char *key);
 /* OUT (initialised, empty) becomes a copy of IN; false without memory. */
 bool jd_values_copy(jd_values *out, const jd_values *in);
 /* The keys of one NVML GPU (a discrete one: dgpu.N.*, and its processes'
- * process.PID.dgpu.N.mem and .sm), for the GPU's own thread. */
-void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g);
+ * process.PID.dgpu.N.mem and .sm; the SoC's own: gpu.load unless
+ * SYSFS_LOAD, the sysfs reader having a load file, and gpu.temp), for the
+ * GPU's own thread. */
+void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load);

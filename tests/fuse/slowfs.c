@@ -14,6 +14,9 @@
  *                       kernel interrupts them (the caller is killed)
  *   CONTROL_DIR/block-write  the same for writes (files stay writable
  *                       as in the tree below; reads are not held)
+ *   CONTROL_DIR/error   lines "GLOB ERRNO": reads of matching paths fail
+ *                       with that errno (11, EAGAIN: Thor's gpu-thermal
+ *                       zone while the GPU is rail-gated)
  * Every file is opened direct_io, so each pread(2) reaches slowfs as it
  * reaches the driver on sysfs. Multithreaded: a blocked read holds only
  * its own caller. Ends (and unmounts) on SIGTERM. */
@@ -139,6 +142,9 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
         long delay = rule("delay", path);
         if (delay > 0)
                 sleep_us(delay);
+        long error = rule("error", path);
+        if (error > 0)
+                return (int) -error;
         ssize_t n = pread((int) fi->fh, buf, size, off);
         return n < 0 ? -errno : (int) n;
 }

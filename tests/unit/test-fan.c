@@ -57,6 +57,29 @@ static void test_jp6(void **state)
         jd_sysroot_free(sr);
 }
 
+/* Thor: the PWM in hwmon "pwmfan", the tachometer in a hwmon of its own
+ * ("pwm_tach", file "rpm") with the INA238 between them: one fan. */
+static void test_thor(void **state)
+{
+        (void) state;
+        jd_sysroot *sr;
+        jd_fan_reader *r;
+        const jd_fan_sample *s = read_board("agx-thor-jp71", &sr, &r);
+        assert_int_equal(s->n, 1);
+        const jd_fan *f = &s->fans[0];
+        assert_string_equal(f->name, "pwmfan");
+        assert_int_equal(f->pwm.value, 58);
+        assert_true(fabs(f->speed.value - 22.745) < 0.001);
+        assert_true(f->rpm.present);
+        assert_int_equal(f->rpm.value, 1786);
+        assert_int_equal(f->controller, JD_FAN_CONTROL_NVFANCONTROL);
+        assert_string_equal(f->default_profile, "quiet");
+        assert_true(has_profile(f, "cool"));
+        assert_string_equal(f->pwm_path, "/sys/devices/platform/pwm-fan/hwmon/hwmon1/pwm1");
+        jd_fan_reader_free(r);
+        jd_sysroot_free(sr);
+}
+
 static void test_jp5(void **state)
 {
         (void) state;
@@ -145,7 +168,7 @@ static void test_pc_has_no_fan(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_jp6), cmocka_unit_test(test_jp5),
+                cmocka_unit_test(test_jp6), cmocka_unit_test(test_jp5), cmocka_unit_test(test_thor),
                 cmocka_unit_test(test_jp4_temp_control), cmocka_unit_test(test_nvfancontrol_service_state),
                 cmocka_unit_test(test_pc_has_no_fan),
         };

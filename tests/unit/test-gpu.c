@@ -1,4 +1,5 @@
-/* GPU on the JP4, JP5 and JP6 layouts, found by device-tree node name. */
+/* GPU on the JP4, JP5, JP6 and JetPack 7.2 Orin layouts, found by
+ * device-tree node name, and on Thor (JetPack 7) by its devfreq node. */
 #include <glib.h>
 #include <math.h>
 #include <unistd.h>
@@ -98,6 +99,68 @@ static void test_pc_has_none(void **state)
         done(sr, r);
 }
 
+/* Thor: gpu-gpc-0 has no device-tree name and no load file (NVML gives
+ * the load); its clocks, governor and the video clock of gpu-nvd-0 in Hz;
+ * rail gating is its PCI device's runtime PM, 3D scaling its governor. */
+static void test_thor(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-thor-jp71", &dir);
+        jd_gpu_reader *r = jd_gpu_reader_new(sr);
+        const jd_gpu_sample *g = jd_gpu_reader_sample(r);
+        assert_true(g->present);
+        assert_string_equal(g->name, "gpu-gpc-0");
+        assert_false(g->has_load);
+        assert_false(g->load.present);
+        assert_int_equal(g->cur_hz.value, 1000000000);
+        assert_int_equal(g->min_hz.value, 315000000);
+        assert_int_equal(g->max_hz.value, 1575000000);
+        assert_true(g->video_hz.present);
+        assert_int_equal(g->video_hz.value, 1556000000);
+        assert_string_equal(g->governor, "nvhost_podgov");
+        assert_string_equal(g->power_control, "auto");
+        assert_true(g->railgate.present && g->railgate.value);
+        assert_true(g->scaling_3d.present && g->scaling_3d.value);
+        assert_false(g->tpc_pg_mask.present);
+        assert_int_equal(g->n_gpc, 0);
+        char pci[256];
+        assert_true(jd_gpu_thor_pci_dir(sr, pci, sizeof(pci)));
+        assert_string_equal(pci, "/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.0");
+
+        /* jetson_clocks' or SetScaling3D(false)'s governor, and the GPU
+         * kept powered: both read as off. */
+        fixture_write_str(dir, "sys/class/devfreq/gpu-gpc-0/governor", "performance\n");
+        fixture_write_str(dir, "sys/bus/pci/devices/0000:01:00.0/power/control", "on\n");
+        jd_gpu_reader_sample_limits(r);
+        assert_true(g->scaling_3d.present && !g->scaling_3d.value);
+        assert_true(g->railgate.present && !g->railgate.value);
+        jd_gpu_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
+/* JetPack 7.2 on Orin: nvgpu's sysfs with its load file, but no
+ * enable_3d_scaling: 3D scaling is the devfreq governor. */
+static void test_orin_jp72(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp72", &dir);
+        jd_gpu_reader *r = jd_gpu_reader_new(sr);
+        const jd_gpu_sample *g = jd_gpu_reader_sample(r);
+        assert_string_equal(g->name, "17000000.gpu");
+        assert_true(g->has_load);
+        assert_dbl_equal(g->load.value, 34.7);
+        assert_false(g->video_hz.present);
+        assert_true(g->scaling_3d.present && g->scaling_3d.value);
+        assert_true(g->railgate.present && g->railgate.value);
+        fixture_write_str(dir, "sys/class/devfreq/17000000.gpu/governor", "performance\n");
+        jd_gpu_reader_sample_limits(r);
+        assert_true(g->scaling_3d.present && !g->scaling_3d.value);
+        jd_gpu_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 /* The GPU node may appear late in boot: the slow tier re-probes. */
 static void test_late_gpu(void **state)
 {
@@ -124,6 +187,7 @@ int main(void)
                 cmocka_unit_test(test_agx_orin), cmocka_unit_test(test_orin_nano),
                 cmocka_unit_test(test_xavier_nx), cmocka_unit_test(test_nano),
                 cmocka_unit_test(test_pc_has_none), cmocka_unit_test(test_late_gpu),
+                cmocka_unit_test(test_thor), cmocka_unit_test(test_orin_jp72),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

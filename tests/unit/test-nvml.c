@@ -14,6 +14,7 @@
 
 #include "nvml.h"
 #include "sampler.h"
+#include "values.h"
 
 static char *config_path;
 
@@ -202,6 +203,42 @@ static void test_no_devices_no_library(void **state)
         assert_non_null(strstr(why, "nvmlInit"));
 }
 
+/* Thor's GPU through NVML (the agx-thor-jp71 fixture's file): gpu.load
+ * from NVML only while sysfs has no load file, gpu.temp, and no dgpu.*
+ * key, for it is the board's own GPU. */
+static void test_integrated_values(void **state)
+{
+        (void) state;
+        g_autofree char *thor = NULL;
+        assert_true(g_file_get_contents(FIXTURES_DIR "/agx-thor-jp71.nvml.json", &thor, NULL, NULL));
+        write_config(thor);
+        jd_nvml *n = open_fake();
+        jd_nvml_gpu g;
+        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        assert_true(g.integrated);
+        assert_false(g.mem_total_kib.present);   /* unified memory: NOT_SUPPORTED */
+        for (int sysfs_load = 0; sysfs_load < 2; sysfs_load++) {
+                jd_values v;
+                jd_values_init(&v);
+                jd_values_begin(&v);
+                jd_values_add_nvml_gpu(&v, &g, sysfs_load);
+                jd_values_end(&v);
+                const jd_value *load = jd_values_find(&v, "gpu.load"), *temp = jd_values_find(&v, "gpu.temp");
+                if (sysfs_load) {
+                        assert_null(load);
+                } else {
+                        assert_non_null(load);
+                        assert_true(load->d == 42.0);
+                }
+                assert_non_null(temp);
+                assert_true(temp->d == 36.0);
+                for (size_t i = 0; i < v.n; i++)
+                        assert_null(strstr(v.items[i].key, "dgpu"));
+                jd_values_clear(&v);
+        }
+        jd_nvml_close(n);
+}
+
 static void test_integrated_names(void **state)
 {
         (void) state;
@@ -220,6 +257,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_no_devices_no_library, setup, teardown),
                 cmocka_unit_test(test_integrated_names),
+                cmocka_unit_test_setup_teardown(test_integrated_values, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,6 +70,33 @@ static void test_input_rail_is_total(void **state)
         jd_sysroot_free(sr);
 }
 
+/* Thor: the INA3221's module rails and the carrier's INA238 "VIN" (bus
+ * mV, mA, µW), which is the total, never VIN plus the rails behind it;
+ * the USB-PD power supplies are no rails. */
+static void test_thor_ina238(void **state)
+{
+        (void) state;
+        jd_sysroot *sr = fixture_open("agx-thor-jp71");
+        jd_power_reader *r = jd_power_reader_new(sr);
+        const jd_power_sample *s = jd_power_reader_sample(r, 1000000);
+        assert_int_equal(s->n, 4);
+        const jd_rail *vin = rail(s, "VIN");
+        assert_int_equal(vin->voltage_mv.value, 20000);
+        assert_int_equal(vin->current_ma.value, 1790);
+        assert_int_equal(vin->power_mw.value, 35800);
+        assert_false(vin->warn_ma.present);
+        assert_int_equal(rail(s, "VDD_GPU")->power_mw.value, 7705);
+        assert_int_equal(rail(s, "VDD_CPU_SOC_MSS")->power_mw.value, 11558);
+        assert_int_equal(rail(s, "VIN_SYS_5V0")->power_mw.value, 8853);
+        assert_true(s->total_mw.present);
+        assert_int_equal(s->total_mw.value, 35800);
+        assert_false(s->total_is_sum);
+        for (size_t i = 0; i < s->n; i++)
+                assert_null(strstr(s->rails[i].name, "ucsi"));
+        jd_power_reader_free(r);
+        jd_sysroot_free(sr);
+}
+
 static void test_nano_iio(void **state)
 {
         (void) state;
@@ -177,6 +204,7 @@ int main(void)
                 cmocka_unit_test(test_agx_orin),
                 cmocka_unit_test(test_input_rail_is_total),
                 cmocka_unit_test(test_nano_iio),
+                cmocka_unit_test(test_thor_ina238),
                 cmocka_unit_test(test_energy),
                 cmocka_unit_test(test_rapl),
         };
