@@ -234,6 +234,18 @@ FAKE_NVML_CONFIG=tests/fixtures/x86-pc.nvml.json build/src/jetsond --sysroot tes
 grep -E '"(dgpu|process\.4242)\.' "$work/pc-gpus.json"
 
 echo
+echo "== Jetson AGX Thor (JetPack 7.1) and AGX Orin on JetPack 7.2: the fake boards with their fake NVML files"
+echo "   Thor's GPU is gpu.* (clocks from devfreq gpu-gpc-0/gpu-nvd-0, load and temperature from the integrated"
+echo "   NVML device, rail gating from its PCI runtime PM, 3D scaling from the governor); the INA238 VIN is the total"
+for board in agx-thor-jp71 agx-orin-jp72; do
+        echo "\$ FAKE_NVML_CONFIG=tests/fixtures/$board.nvml.json jetsond --sysroot tests/fixtures/$board --once --json \\"
+        echo "      --nvml-library build/tests/fake-nvml/libnvidia-ml.so.1 | grep -E '\"(model|jetpack|gpu\.|power\.(VIN\.|total))'"
+        FAKE_NVML_CONFIG=tests/fixtures/$board.nvml.json build/src/jetsond --sysroot tests/fixtures/$board --once \
+                --json --nvml-library build/tests/fake-nvml/libnvidia-ml.so.1 > "$work/$board.json"
+        grep -E '"(model|jetpack|gpu\.|power\.(VIN\.|total))' "$work/$board.json"
+done
+
+echo
 echo "== the GNOME Shell extension in a real, headless GNOME Shell 43 (its own bus, jetsond and board)"
 echo "\$ tests/extension/test-shell.py   (the steps it checks; screenshots in build/tests/extension/artefacts)"
 /usr/bin/python3 tests/extension/test-shell.py build/src/jetsond gnome-shell-extension \

@@ -18,7 +18,10 @@ static GHashTable *read_keys(sd_bus_message *m)
                 const char *key;
                 assert_true(sd_bus_message_read(m, "s", &key) >= 0);
                 assert_true(sd_bus_message_skip(m, "v") >= 0);
-                g_hash_table_add(keys, g_strdup(key));
+                /* A key twice (sysfs's and NVML's gpu.load) would be two
+                 * answers to one question. */
+                if (!g_hash_table_add(keys, g_strdup(key)))
+                        fail_msg("key %s twice in one sample", key);
                 assert_true(sd_bus_message_exit_container(m) >= 0);
         }
         assert_true(sd_bus_message_exit_container(m) >= 0);
@@ -59,22 +62,64 @@ static char *difference(GHashTable *a, GHashTable *b)
         return g_string_free(out, FALSE);
 }
 
-static void check_board(void **state, const char *board)
+static GHashTable *snapshot_keys(sd_bus *bus)
 {
-        testbus *tb = testbus_new(NULL);
-        *state = tb;
-        testbus_make_root(tb, board);
-        testbus_start_simulator(tb);
-        testbus_start_daemon(tb, NULL);
-        sd_bus *bus = testbus_connect();
         sd_bus_message *reply = NULL;
         sd_bus_error e = SD_BUS_ERROR_NULL;
         if (sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "GetSnapshot", &e, &reply, "") < 0)
                 fail_msg("GetSnapshot: %s", e.message);
         uint64_t stamp;
         assert_true(sd_bus_message_read(reply, "t", &stamp) >= 0);
-        g_autoptr(GHashTable) first = read_keys(reply);
+        GHashTable *keys = read_keys(reply);
         sd_bus_message_unref(reply);
+        return keys;
+}
+
+/* A board with a fake NVML file (tests/fixtures/BOARD.nvml.json) runs
+ * with the fake NVML: its GPUs' keys come from their own threads, after
+ * the first answer, so the key set to compare with is the first one that
+ * has them. */
+static void check_board_nvml(void **state, const char *board, const char *const *nvml_keys);
+
+static void check_board(void **state, const char *board)
+{
+        check_board_nvml(state, board, NULL);
+}
+
+static bool has_all(GHashTable *keys, const char *const *want)
+{
+        for (size_t i = 0; want && want[i]; i++)
+                if (!g_hash_table_contains(keys, want[i]))
+                        return false;
+        return true;
+}
+
+/* NVML_KEYS: run with the fake NVML and the board's file; the keys its
+ * GPU brings (none for a GPU that answers only its name). */
+static void check_board_nvml(void **state, const char *board, const char *const *nvml_keys)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, board);
+        testbus_start_simulator(tb);
+        g_autofree char *nvml = g_strdup_printf(SOURCE_DIR "/tests/fixtures/%s.nvml.json", board);
+        if (nvml_keys) {
+                g_setenv("FAKE_NVML_CONFIG", nvml, TRUE);
+                testbus_start_daemon(tb, (const char *[]) { "--nvml-library", FAKE_NVML_PATH, NULL });
+        } else {
+                testbus_start_daemon(tb, NULL);
+        }
+        sd_bus *bus = testbus_connect();
+        g_autoptr(GHashTable) first = snapshot_keys(bus);
+        for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC;
+             !has_all(first, nvml_keys) && testbus_now_us() < end;) {
+                g_usleep(50000);
+                g_hash_table_unref(first);
+                first = snapshot_keys(bus);
+        }
+        for (size_t i = 0; nvml_keys && nvml_keys[i]; i++)
+                if (!g_hash_table_contains(first, nvml_keys[i]))
+                        fail_msg("%s: no %s after 30 s", board, nvml_keys[i]);
         /* Rates are there from the first answer. */
         assert_true(g_hash_table_contains(first, "cpu.load"));
         assert_true(g_hash_table_contains(first, "cpu.0.load"));
@@ -122,6 +167,21 @@ static void test_orin_nano(void **state) { check_board(state, "orin-nano-jp62");
 static void test_xavier_nx(void **state) { check_board(state, "xavier-nx-jp51"); }
 static void test_nano(void **state) { check_board(state, "nano-jp46"); }
 static void test_pc(void **state) { check_board(state, "x86-pc"); }
+/* Thor's GPU load and temperature from NVML; JetPack 7.2 Orin's NVML
+ * answers only the name, and its load stays sysfs's, once. */
+static void test_thor(void **state)
+{
+        /* NVML's processes reach the process list at the slow tier's
+         * next reading after the GPU's, their CPU share (a rate) at the
+         * one after. */
+        check_board_nvml(state, "agx-thor-jp71",
+                         (const char *[]) { "gpu.load", "gpu.temp", "gpu.video_freq", "power.VIN.power",
+                                            "process.5555.gpu_mem", "process.5555.cpu", NULL });
+}
+static void test_orin_jp72(void **state)
+{
+        check_board_nvml(state, "agx-orin-jp72", (const char *[]) { "gpu.load", "gpu.3d_scaling", NULL });
+}
 
 int main(void)
 {
@@ -131,6 +191,8 @@ int main(void)
                 cmocka_unit_test_teardown(test_xavier_nx, testbus_teardown),
                 cmocka_unit_test_teardown(test_nano, testbus_teardown),
                 cmocka_unit_test_teardown(test_pc, testbus_teardown),
+                cmocka_unit_test_teardown(test_thor, testbus_teardown),
+                cmocka_unit_test_teardown(test_orin_jp72, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
