@@ -1,13 +1,13 @@
 /* org.jetsond.Jetson1.Gpu: the integrated GPU's 3D scaling and rail
- * gating (introspection/org.jetsond.Jetson1.Gpu.xml), through the
+ * gating (introspection/org.jetsond.Jetson1.Gpu.xml), changed through the
  * controls of src/control/gpu_control.c.
  *
- * The properties are what the controls' own files read, not the gpu.*
- * sample keys: on JetPack 7 they are governors and a PCI device's
- * runtime PM, which the sampler's GPU reader does not look at. They are
- * read in a worker thread after every slow reading (one read in flight,
- * so a stuck file holds up nothing) and after each change, so a change
- * made outside jetsond shows as the other properties' do. */
+ * The properties are the sample's gpu.3d_scaling and gpu.railgate: the
+ * sampler's GPU reader reads the very files the controls write
+ * (enable_3d_scaling or the governor, railgate_enable or the PCI device's
+ * power/control). They are compared after every slow reading and after
+ * each change, as every other property is, so a change made outside
+ * jetsond shows too, and one made by jetsond before its reply. */
 #include <errno.h>
 #include <string.h>
 
@@ -28,11 +28,9 @@
 typedef struct {
         jd_iface base;
         jd_gpu_controls controls;
-        jd_gpu_state state;           /* latest read */
+        jd_gpu_state state;           /* the controls' own latest reading: the governors offered */
         jd_gpu_memory memory;
         bool scaling, railgate;       /* last published */
-        bool reading;                 /* a read in flight */
-        unsigned changes;             /* changes made: a read started before one is stale */
         GCancellable *cancellable;    /* cancelled when the interface goes */
 } gpu_iface;
 
@@ -41,6 +39,19 @@ static const char *const set_gpu[] = { JD_ACTION_SET_GPU, NULL };
 static bool on(jd_opt_bool v)
 {
         return v.present && v.value;
+}
+
+static const jd_gpu_sample *sampled(const gpu_iface *self)
+{
+        const jd_gpu_sample *g = self->base.svc->sample->gpu;
+        return g && g->present ? g : NULL;
+}
+
+/* False when the sample lacks it (stale, or the GPU gone), as documented. */
+static bool value(const gpu_iface *self, jd_gpu_setting setting)
+{
+        const jd_gpu_sample *g = sampled(self);
+        return g && on(setting == JD_GPU_SET_SCALING_3D ? g->scaling_3d : g->railgate);
 }
 
 static int get_name(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -55,53 +66,30 @@ static int get_bool(sd_bus *bus, const char *path, const char *interface, const 
                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         (void) bus, (void) path, (void) interface, (void) error;
-        const gpu_iface *self = userdata;
-        int v = on(strcmp(property, "Scaling3D") == 0 ? self->state.scaling_3d : self->state.railgate);
+        int v = value(userdata, strcmp(property, "Scaling3D") == 0 ? JD_GPU_SET_SCALING_3D : JD_GPU_SET_RAILGATE);
         return sd_bus_message_append_basic(reply, 'b', &v);
-}
-
-/* A fresh reading of the controls: PropertiesChanged for what moved. */
-static void publish(gpu_iface *self, const jd_gpu_state *st)
-{
-        self->state = *st;
-        jd_gpu_memory_note(&self->memory, &self->controls, st);
-        const char *changed[3];
-        size_t n = 0;
-        if (on(st->scaling_3d) != self->scaling)
-                changed[n++] = "Scaling3D";
-        if (on(st->railgate) != self->railgate)
-                changed[n++] = "Railgate";
-        changed[n] = NULL;
-        self->scaling = on(st->scaling_3d);
-        self->railgate = on(st->railgate);
-        jd_emit_changed(self->base.svc, JD_OBJECT_PATH, JD_IFACE_GPU, changed);
-}
-
-typedef struct {
-        gpu_iface *self;
-        unsigned changes;             /* self->changes when the read started */
-} read_op;
-
-static void on_read(const jd_gpu_state *st, void *userdata)
-{
-        read_op *op = userdata;
-        gpu_iface *self = op->self;
-        self->reading = false;
-        if (op->changes == self->changes)
-                publish(self, st);
-        g_free(op);
 }
 
 static void gpu_update(jd_iface *base)
 {
         gpu_iface *self = (gpu_iface *) base;
-        if (self->reading)
-                return;
-        self->reading = true;
-        read_op *op = g_new0(read_op, 1);
-        op->self = self;
-        op->changes = self->changes;
-        jd_gpu_read_async(base->svc->sr, &self->controls, self->cancellable, on_read, op);
+        /* The graphics node's governor, to give back after an "off" made
+         * outside jetsond (the sample has that node's only). */
+        const jd_gpu_sample *g = sampled(self);
+        if (g && self->controls.scaling == JD_GPU_SCALING_GOVERNOR && g->governor[0] &&
+            strcmp(g->governor, "performance") != 0)
+                g_strlcpy(self->memory.governor[0], g->governor, sizeof(self->memory.governor[0]));
+        bool scaling = value(self, JD_GPU_SET_SCALING_3D), railgate = value(self, JD_GPU_SET_RAILGATE);
+        const char *changed[3];
+        size_t n = 0;
+        if (scaling != self->scaling)
+                changed[n++] = "Scaling3D";
+        if (railgate != self->railgate)
+                changed[n++] = "Railgate";
+        changed[n] = NULL;
+        self->scaling = scaling;
+        self->railgate = railgate;
+        jd_emit_changed(base->svc, JD_OBJECT_PATH, JD_IFACE_GPU, changed);
 }
 
 /* ---- changes ------------------------------------------------------------ */
@@ -117,9 +105,10 @@ static void on_switched(const jd_gpu_change *change, void *userdata)
         switch_op *op = userdata;
         gpu_iface *self = op->self;
         self->memory = change->memory;
-        /* A timed-out change read nothing; the next slow reading tells. */
+        /* A timed-out change read nothing. The properties follow from
+         * the sample the write's finish (or restore's next step) takes. */
         if (change->result.outcome != JD_TIMEOUT)
-                publish(self, &change->after);
+                self->state = change->after;
         op->done(&change->result, op->userdata);
         g_free(op);
 }
@@ -131,7 +120,6 @@ void jd_gpu_switch(jd_iface *iface, jd_gpu_setting setting, bool enable, jd_resu
         op->self = self;
         op->done = done;
         op->userdata = userdata;
-        self->changes++;
         jd_gpu_set_async(iface->svc->sr, &self->controls, &self->memory, STATE_FILE, setting, enable,
                          JD_ATTRIBUTE_TIMEOUT_MS, self->cancellable, on_switched, op);
 }
@@ -217,8 +205,8 @@ jd_iface *jd_gpu_iface_new(jd_service *svc, const jd_gpu_controls *c, const jd_g
         self->base.destroy = gpu_destroy;
         self->controls = *c;
         self->state = *st;
-        self->scaling = on(st->scaling_3d);
-        self->railgate = on(st->railgate);
+        self->scaling = value(self, JD_GPU_SET_SCALING_3D);
+        self->railgate = value(self, JD_GPU_SET_RAILGATE);
         self->cancellable = g_cancellable_new();
         g_autofree char *text = NULL;
         if (jd_read_text(svc->sr, STATE_FILE, 4096, &text) == 0)

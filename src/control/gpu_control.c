@@ -11,26 +11,10 @@
 #include "sysfile.h"
 
 #define DEVFREQ "/sys/class/devfreq"
-/* Thor's GPU is a PCI device at this address (jetson_clocks names it,
- * jtop falls back to it) when its devfreq node does not lead there. */
-#define THOR_GPU_PCI "0000:01:00.0"
 #define PERFORMANCE "performance"
 #define MEMORY_GROUP "Scaling3D"
 
 /* ---- finding the controls ---------------------------------------------- */
-
-/* "0000:01:00.0": domain:bus:device.function, as PCI devices are named;
- * S need not end after LEN bytes. */
-static bool is_pci_address(const char *s, size_t len)
-{
-        static const char shape[] = "xxxx:xx:xx.x";
-        if (len != sizeof(shape) - 1)
-                return false;
-        for (size_t i = 0; i < len; i++)
-                if (shape[i] == 'x' ? !g_ascii_isxdigit(s[i]) : s[i] != shape[i])
-                        return false;
-        return true;
-}
 
 static void add_node(jd_gpu_controls *c, const char *name)
 {
@@ -41,49 +25,17 @@ static void add_node(jd_gpu_controls *c, const char *name)
         c->n_nodes++;
 }
 
-/* The PCI device DEV (an in-root canonical path) is or belongs to: its
- * last component named like one (a devfreq device can be the GPU's child,
- * and a bridge comes before it). Cuts DEV after it; its name, or NULL. */
-static const char *pci_device_of(char *dev)
-{
-        char *name = NULL, *name_end = NULL;
-        for (char *start = dev; *start;) {
-                start += *start == '/';
-                char *end = strchr(start, '/');
-                size_t len = end ? (size_t) (end - start) : strlen(start);
-                if (is_pci_address(start, len)) {
-                        name = start;
-                        name_end = end;
-                }
-                if (!end)
-                        break;
-                start = end;
-        }
-        if (name_end)
-                *name_end = '\0';
-        return name;
-}
-
-/* Thor's runtime PM switch: the PCI device gpu-gpc-0 belongs to, or the
- * address the fact sheet gives. */
+/* Thor's runtime PM switch: that of the PCI device gpu-gpc-0 belongs to,
+ * found as the sampler's GPU reader finds it. */
 static void probe_thor_railgate(const jd_sysroot *sr, jd_gpu_controls *c)
 {
         char dev[PATH_MAX], path[PATH_MAX];
-        const char *name = NULL;
-        if (jd_sysroot_resolve(sr, DEVFREQ "/gpu-gpc-0/device", dev, sizeof(dev)) == 0) {
-                const char *base = pci_device_of(dev);
-                if (base && (size_t) g_snprintf(path, sizeof(path), "%s/power/control", dev) < sizeof(path) &&
-                    jd_sysroot_exists(sr, path))
-                        name = base;
-        }
-        if (!name) {
-                g_snprintf(path, sizeof(path), "/sys/bus/pci/devices/" THOR_GPU_PCI "/power/control");
-                if (jd_sysroot_exists(sr, path))
-                        name = THOR_GPU_PCI;
-        }
-        if (!name || strlen(path) >= sizeof(c->railgate_path))
+        if (!jd_gpu_thor_pci_dir(sr, dev, sizeof(dev)) ||
+            (size_t) g_snprintf(path, sizeof(path), "%s/power/control", dev) >= sizeof(c->railgate_path) ||
+            !jd_sysroot_exists(sr, path))
                 return;
-        g_strlcpy(c->name, name, sizeof(c->name));
+        const char *base = strrchr(dev, '/');
+        g_strlcpy(c->name, base ? base + 1 : dev, sizeof(c->name));
         g_strlcpy(c->railgate_path, path, sizeof(c->railgate_path));
         c->railgate = JD_GPU_RAILGATE_RUNTIME_PM;
 }
@@ -111,7 +63,9 @@ static bool probe_thor(const jd_sysroot *sr, jd_gpu_controls *c)
 }
 
 /* nvgpu (JetPack 4 to 7.2 Orin): the devfreq node src/readers/gpu.c
- * reads, its device's enable_3d_scaling and railgate_enable. */
+ * reads, its device's enable_3d_scaling and railgate_enable (or, where a
+ * GPU has no railgate_enable, its runtime PM power/control, which the
+ * reader then reads as rail gating too). */
 static bool probe_nvgpu(const jd_sysroot *sr, jd_gpu_controls *c)
 {
         char **names;
@@ -140,10 +94,16 @@ static bool probe_nvgpu(const jd_sysroot *sr, jd_gpu_controls *c)
                 }
                 if (c->scaling != JD_GPU_SCALING_FILE)
                         c->scaling_path[0] = '\0';
-                if (jd_sysroot_exists(sr, c->railgate_path))
+                if (jd_sysroot_exists(sr, c->railgate_path)) {
                         c->railgate = JD_GPU_RAILGATE_FILE;
-                else
-                        c->railgate_path[0] = '\0';
+                } else {
+                        g_snprintf(c->railgate_path, sizeof(c->railgate_path), DEVFREQ "/%s/device/power/control",
+                                   names[i]);
+                        if (jd_sysroot_exists(sr, c->railgate_path))
+                                c->railgate = JD_GPU_RAILGATE_RUNTIME_PM;
+                        else
+                                c->railgate_path[0] = '\0';
+                }
         }
         jd_names_free(names, n);
         return found;
@@ -429,13 +389,11 @@ typedef struct {
         jd_gpu_setting setting;
         bool on;
         jd_gpu_change change;
-        jd_gpu_state state;
         unsigned timeout_ms;
         guint timer;
         bool answered;                /* DONE has run, or a timeout stood in for it */
         GCancellable *cancellable;
         jd_gpu_change_done change_done;
-        jd_gpu_read_done read_done;
         void *userdata;
 } gpu_op;
 
@@ -450,16 +408,6 @@ static void op_free(gpointer p)
 static bool gone(const gpu_op *op)
 {
         return op->cancellable && g_cancellable_is_cancelled(op->cancellable);
-}
-
-static gpu_op *op_new(const jd_sysroot *sr, const jd_gpu_controls *c, GCancellable *cancellable, void *userdata)
-{
-        gpu_op *op = g_new0(gpu_op, 1);
-        op->sr = sr;
-        op->controls = *c;
-        op->cancellable = cancellable ? g_object_ref(cancellable) : NULL;
-        op->userdata = userdata;
-        return op;
 }
 
 static void set_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
@@ -500,7 +448,11 @@ void jd_gpu_set_async(const jd_sysroot *sr, const jd_gpu_controls *c, const jd_g
                       const char *state_file, jd_gpu_setting setting, bool on, unsigned timeout_ms,
                       GCancellable *cancellable, jd_gpu_change_done done, void *userdata)
 {
-        gpu_op *op = op_new(sr, c, cancellable, userdata);
+        gpu_op *op = g_new0(gpu_op, 1);
+        op->sr = sr;
+        op->controls = *c;
+        op->cancellable = cancellable ? g_object_ref(cancellable) : NULL;
+        op->userdata = userdata;
         op->memory = *m;
         op->state_file = g_strdup(state_file);
         op->setting = setting;
@@ -512,32 +464,6 @@ void jd_gpu_set_async(const jd_sysroot *sr, const jd_gpu_controls *c, const jd_g
         /* The op (the task's data) outlives the timer: on_set removes it. */
         op->timer = g_timeout_add(timeout_ms, on_set_timeout, op);
         g_task_run_in_thread(task, set_in_thread);
-}
-
-static void read_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-        (void) source, (void) cancellable;
-        gpu_op *op = data;
-        jd_gpu_state_read(op->sr, &op->controls, &op->state);
-        g_task_return_boolean(task, TRUE);
-}
-
-static void on_read(GObject *source, GAsyncResult *res, gpointer data)
-{
-        (void) source, (void) data;
-        gpu_op *op = g_task_get_task_data(G_TASK(res));
-        if (!gone(op))
-                op->read_done(&op->state, op->userdata);
-}
-
-void jd_gpu_read_async(const jd_sysroot *sr, const jd_gpu_controls *c, GCancellable *cancellable,
-                       jd_gpu_read_done done, void *userdata)
-{
-        gpu_op *op = op_new(sr, c, cancellable, userdata);
-        op->read_done = done;
-        g_autoptr(GTask) task = g_task_new(NULL, NULL, on_read, NULL);
-        g_task_set_task_data(task, op, op_free);
-        g_task_run_in_thread(task, read_in_thread);
 }
 
 /* ---- probing in a thread of its own -------------------------------------- */

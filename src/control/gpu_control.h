@@ -9,9 +9,9 @@
  *                governor of every GPU node, "performance" = off. On
  *                puts back the governor a node had before (remembered),
  *                else nvhost_podgov, L4T's default.
- *   rail gating  nvgpu's railgate_enable (1/0), JetPack 4-7.2; Thor: the
- *                GPU's PCI runtime PM, power/control "auto" (gating
- *                allowed) or "on".
+ *   rail gating  nvgpu's railgate_enable (1/0), JetPack 4-7.2; Thor (and
+ *                a GPU without railgate_enable): the device's runtime
+ *                PM, power/control "auto" (gating allowed) or "on".
  *
  * Every path is in the sysroot. Reads and writes block while the driver
  * does: the daemon calls them through the _async functions. */
@@ -126,14 +126,6 @@ typedef void (*jd_gpu_change_done)(const jd_gpu_change *change, void *userdata);
 void jd_gpu_set_async(const jd_sysroot *sr, const jd_gpu_controls *c, const jd_gpu_memory *m,
                       const char *state_file, jd_gpu_setting setting, bool on, unsigned timeout_ms,
                       GCancellable *cancellable, jd_gpu_change_done done, void *userdata);
-
-/* jd_gpu_state_read() in a worker thread; DONE runs on the thread-default
- * main context. No time limit: the caller keeps one read in flight at a
- * time, so a stuck file holds up nothing else. CANCELLABLE as for
- * jd_gpu_set_async(). */
-typedef void (*jd_gpu_read_done)(const jd_gpu_state *st, void *userdata);
-void jd_gpu_read_async(const jd_sysroot *sr, const jd_gpu_controls *c, GCancellable *cancellable,
-                       jd_gpu_read_done done, void *userdata);
 
 /* jd_gpu_controls_probe() and a first jd_gpu_state_read() in a thread of
  * their own, which the caller looks at when it suits it (at start-up,

@@ -296,11 +296,11 @@ static testbus *start_without(void **state, const char *const *remove, const cha
         return tb;
 }
 
-/* No railgate_enable: NotSupported, before polkit is asked (it would
- * refuse: nothing is allowed). */
+/* Neither railgate_enable nor runtime PM: NotSupported, before polkit
+ * is asked (it would refuse: nothing is allowed). */
 static void test_not_supported(void **state)
 {
-        testbus *tb = start_without(state, (const char *const[]) { RAILGATE, NULL }, NULL);
+        testbus *tb = start_without(state, (const char *const[]) { RAILGATE, DEV "power/control", NULL }, NULL);
         g_autofree char *msg = NULL;
         g_autofree char *err = set("SetRailgate", false, &msg);
         assert_string_equal(err, JD_ERROR_NOT_SUPPORTED);

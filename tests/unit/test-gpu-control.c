@@ -115,6 +115,26 @@ static void test_vanished_file(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* An nvgpu GPU without railgate_enable: its runtime PM, as the reader
+ * reads it. */
+static void test_nvgpu_runtime_pm(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        fixture_unlink(dir, ORIN_DEV "railgate_enable");
+        jd_gpu_controls c;
+        assert_true(jd_gpu_controls_probe(sr, &c));
+        assert_int_equal(c.railgate, JD_GPU_RAILGATE_RUNTIME_PM);
+        assert_string_equal(c.railgate_path, "/" ORIN_DEV "power/control");
+        jd_gpu_memory m = { 0 };
+        jd_gpu_change ch;
+        set(sr, &c, &m, JD_GPU_SET_RAILGATE, false, &ch);
+        assert_string_equal(ch.result.message, "rail gating on -> off");
+        assert_file(dir, ORIN_DEV "power/control", "on\n");
+        fixture_remove_copy(sr, dir);
+}
+
 /* A board without the controls, and governors that cannot do it. */
 static void test_not_supported(void **state)
 {
@@ -408,8 +428,6 @@ typedef struct {
         GMainLoop *loop;
         int calls;
         jd_gpu_change change;
-        jd_gpu_controls controls;
-        jd_gpu_state state;
 } async_seen;
 
 static void on_change(const jd_gpu_change *change, void *userdata)
@@ -420,57 +438,55 @@ static void on_change(const jd_gpu_change *change, void *userdata)
         g_main_loop_quit(s->loop);
 }
 
-static void on_read(const jd_gpu_state *st, void *userdata)
-{
-        async_seen *s = userdata;
-        s->calls++;
-        s->state = *st;
-        g_main_loop_quit(s->loop);
-}
-
 static gboolean quit(gpointer loop)
 {
         g_main_loop_quit(loop);
         return G_SOURCE_REMOVE;
 }
 
+/* The probe thread, and changes in a worker thread. */
 static void test_async(void **state)
 {
         (void) state;
         char *dir;
         jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
-        async_seen s = { .loop = g_main_loop_new(NULL, FALSE) };
         jd_gpu_probe *p = jd_gpu_probe_start(sr);
+        jd_gpu_controls c;
         jd_gpu_state first;
-        assert_true(jd_gpu_probe_wait(p, 30 * G_USEC_PER_SEC, &s.controls, &first));
-        assert_true(jd_gpu_probe_wait(p, 0, &s.controls, &first));   /* it stays done */
+        assert_true(jd_gpu_probe_wait(p, 30 * G_USEC_PER_SEC, &c, &first));
+        assert_true(jd_gpu_probe_wait(p, 0, &c, &first));   /* it stays done */
         jd_gpu_probe_free(p);
-        assert_string_equal(s.controls.name, "17000000.gpu");
+        assert_string_equal(c.name, "17000000.gpu");
         assert_true(first.railgate.value);
-        jd_gpu_read_async(sr, &s.controls, NULL, on_read, &s);
+
+        async_seen s = { .loop = g_main_loop_new(NULL, FALSE) };
+        jd_gpu_memory m = { 0 };
+        jd_gpu_set_async(sr, &c, &m, STATE, JD_GPU_SET_RAILGATE, false, 5000, NULL, on_change, &s);
         g_main_loop_run(s.loop);
         assert_int_equal(s.calls, 1);
-        assert_true(s.state.railgate.value);
-
-        jd_gpu_memory m = { 0 };
-        jd_gpu_set_async(sr, &s.controls, &m, STATE, JD_GPU_SET_RAILGATE, false, 5000, NULL, on_change, &s);
-        g_main_loop_run(s.loop);
-        assert_int_equal(s.calls, 2);
         assert_string_equal(s.change.result.message, "rail gating on -> off");
+        assert_false(s.change.after.railgate.value);
         assert_file(dir, ORIN_DEV "railgate_enable", "0\n");
 
         /* Its caller gone: the change is made, nobody is told. */
         GCancellable *gone = g_cancellable_new();
         g_cancellable_cancel(gone);
-        jd_gpu_set_async(sr, &s.controls, &m, STATE, JD_GPU_SET_RAILGATE, true, 5000, gone, on_change, &s);
-        jd_gpu_read_async(sr, &s.controls, gone, on_read, &s);
+        jd_gpu_set_async(sr, &c, &m, STATE, JD_GPU_SET_RAILGATE, true, 5000, gone, on_change, &s);
         g_timeout_add(300, quit, s.loop);
         g_main_loop_run(s.loop);
-        assert_int_equal(s.calls, 2);
+        assert_int_equal(s.calls, 1);
         assert_file(dir, ORIN_DEV "railgate_enable", "1\n");
         g_object_unref(gone);
         g_main_loop_unref(s.loop);
         fixture_remove_copy(sr, dir);
+
+        /* No GPU: the probe ends with nothing. */
+        jd_sysroot *pc = fixture_open("x86-pc");
+        p = jd_gpu_probe_start(pc);
+        assert_true(jd_gpu_probe_wait(p, 30 * G_USEC_PER_SEC, &c, &first));
+        assert_false(c.present);
+        jd_gpu_probe_free(p);
+        jd_sysroot_free(pc);
 }
 
 int main(void)
@@ -478,6 +494,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_jp6_files),
                 cmocka_unit_test(test_vanished_file),
+                cmocka_unit_test(test_nvgpu_runtime_pm),
                 cmocka_unit_test(test_not_supported),
                 cmocka_unit_test(test_jp72_governor),
                 cmocka_unit_test(test_thor),
