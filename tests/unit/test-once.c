@@ -78,6 +78,48 @@ static void test_agx_orin_json(void **state)
         g_free(r.err);
 }
 
+/* Jetson AGX Thor with its fake NVML file: the board's own GPU as gpu.*
+ * (load and temperature from NVML, clocks from devfreq, rail gating from
+ * runtime PM), never as a discrete dgpu.0; VIN is the board's total. */
+static void test_thor_json(void **state)
+{
+        (void) state;
+        g_autofree char *root = g_build_filename(FIXTURES_DIR, "agx-thor-jp71", NULL);
+        g_setenv("FAKE_NVML_CONFIG", FIXTURES_DIR "/agx-thor-jp71.nvml.json", TRUE);
+        const char *args[] = { "--sysroot", root, "--once", "--json", "--nvml-library", FAKE_NVML_PATH, NULL };
+        run_result r = run(args);
+        g_unsetenv("FAKE_NVML_CONFIG");
+        assert_int_equal(r.exit_code, 0);
+        g_autoptr(JsonParser) p = json_parser_new();
+        JsonObject *o = parse(p, r.out);
+        JsonObject *board = json_object_get_object_member(o, "board");
+        assert_string_equal(json_object_get_string_member(board, "module"), "NVIDIA Jetson AGX Thor (Developer kit)");
+        assert_string_equal(json_object_get_string_member(board, "soc"), "tegra264");
+        assert_string_equal(json_object_get_string_member(board, "jetpack"), "7.1");
+        assert_string_equal(json_object_get_string_member(board, "l4t"), "38.4.0");
+        JsonObject *v = json_object_get_object_member(o, "values");
+        assert_true(json_object_get_double_member(v, "gpu.load") == 42.0);
+        assert_true(json_object_get_double_member(v, "gpu.temp") == 36.0);
+        assert_int_equal(json_object_get_int_member(v, "gpu.freq"), 1000000);
+        assert_int_equal(json_object_get_int_member(v, "gpu.video_freq"), 1556000);
+        assert_int_equal(json_object_get_int_member(v, "gpu.max_freq"), 1575000);
+        assert_true(json_object_get_boolean_member(v, "gpu.railgate"));
+        assert_true(json_object_get_boolean_member(v, "gpu.3d_scaling"));
+        assert_int_equal(json_object_get_int_member(v, "power.VIN.power"), 35800);
+        assert_int_equal(json_object_get_int_member(v, "power.total"), 35800);
+        assert_false(json_object_get_boolean_member(v, "power.total_is_sum"));
+        assert_int_equal(json_object_get_int_member(v, "emc.freq"), 3200000);
+        assert_int_equal(json_object_get_int_member(v, "fan.0.rpm"), 1786);
+        /* NVML's processes join the list: 2 GiB of python3's. */
+        assert_int_equal(json_object_get_int_member(v, "process.5555.gpu_mem"), 2097152);
+        g_autoptr(GList) keys = json_object_get_members(v);
+        for (GList *k = keys; k; k = k->next)
+                if (strstr(k->data, "dgpu"))
+                        fail_msg("Thor's own GPU as a discrete one: %s", (const char *) k->data);
+        g_free(r.out);
+        g_free(r.err);
+}
+
 static void test_x86_has_no_jetson_parts(void **state)
 {
         (void) state;
@@ -152,6 +194,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_agx_orin_json),
+                cmocka_unit_test(test_thor_json),
                 cmocka_unit_test(test_x86_has_no_jetson_parts),
                 cmocka_unit_test(test_bad_sysroot),
         };
