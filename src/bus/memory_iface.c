@@ -155,10 +155,10 @@ static void memory_update(jd_iface *base)
         const jd_sample *sample = base->svc->sample;
         const char *changed[3];
         size_t n = 0;
-        if (!swaps_equal(&self->swaps, sample->swap)) {
-                self->swaps = *sample->swap;
+        /* A copy: the sample's array goes with its reading. Out of
+         * memory, the next update tries again. */
+        if (!swaps_equal(&self->swaps, sample->swap) && jd_swap_sample_copy(&self->swaps, sample->swap))
                 changed[n++] = "Swaps";
-        }
         uint64_t total = kib_to_bytes(sample->memory->swap_total);
         if (total != self->swap_total) {
                 self->swap_total = total;
@@ -170,6 +170,7 @@ static void memory_update(jd_iface *base)
 
 static void memory_destroy(jd_iface *base)
 {
+        jd_swap_sample_clear(&((memory_iface *) base)->swaps);
         g_free(base);
 }
 
@@ -179,12 +180,13 @@ jd_iface *jd_memory_iface_new(jd_service *svc, GError **error)
         self->base.svc = svc;
         self->base.update = memory_update;
         self->base.destroy = memory_destroy;
-        self->swaps = *svc->sample->swap;
+        jd_swap_sample_copy(&self->swaps, svc->sample->swap);
         self->swap_total = kib_to_bytes(svc->sample->memory->swap_total);
         int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, JD_OBJECT_PATH, JD_IFACE_MEMORY,
                                          memory_vtable, self);
         if (r < 0) {
                 jd_set_bus_error(error, r, "Cannot export " JD_IFACE_MEMORY);
+                jd_swap_sample_clear(&self->swaps);
                 g_free(self);
                 return NULL;
         }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "grow.h"
 #include "jetsond-dbus.h"
 #include "nvpmodel_control.h"
 #include "service.h"
@@ -14,7 +15,7 @@
 /* What was last published, to emit PropertiesChanged only for changes. */
 typedef struct {
         jd_iface base;
-        jd_nvpmodel_mode modes[JD_MAX_MODES];
+        jd_nvpmodel_mode *modes;      /* a copy: the sample's goes with its reading */
         size_t n_modes;
         uint32_t mode, default_mode;
         char mode_name[48];
@@ -156,9 +157,15 @@ static void nvpmodel_remember(nvpmodel_iface *self, const char **changed)
         const jd_nvpmodel_sample *s = nv(self);
         size_t n = 0;
         if (!modes_equal(self, s)) {
-                memcpy(self->modes, s->modes, sizeof(s->modes[0]) * s->n_modes);
-                self->n_modes = s->n_modes;
-                changed[n++] = "Modes";
+                /* Out of memory, the next update tries again. */
+                bool ok = true;
+                jd_nvpmodel_mode *copy = jd_memdup(s->modes, s->n_modes, sizeof(*copy), &ok);
+                if (ok) {
+                        free(self->modes);
+                        self->modes = copy;
+                        self->n_modes = s->n_modes;
+                        changed[n++] = "Modes";
+                }
         }
         uint32_t mode = id_or_unknown(s->current_id), def = id_or_unknown(s->default_id);
         if (mode != self->mode) {
@@ -185,6 +192,7 @@ static void nvpmodel_update(jd_iface *base)
 
 static void nvpmodel_destroy(jd_iface *base)
 {
+        free(((nvpmodel_iface *) base)->modes);
         g_free(base);
 }
 
@@ -202,7 +210,7 @@ jd_iface *jd_nvpmodel_iface_new(jd_service *svc, GError **error)
                                          nvpmodel_vtable, self);
         if (r < 0) {
                 jd_set_bus_error(error, r, "Cannot export " JD_IFACE_NVPMODEL);
-                g_free(self);
+                nvpmodel_destroy(&self->base);
                 return NULL;
         }
         return &self->base;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "parse.h"
 
 #define CLK_DIR "/sys/kernel/debug/clk"
@@ -13,9 +14,15 @@ typedef struct {
         jd_file enable_count, rate;
 } clock_files;
 
+/* An engine's member clocks (as many as the tree has). */
+typedef struct {
+        clock_files *c;
+        size_t n, cap;
+} group_clocks;
+
 struct jd_engines_reader {
-        clock_files clocks[JD_MAX_ENGINES][JD_ENGINE_MAX_CLOCKS];
-        size_t n_clocks[JD_MAX_ENGINES];
+        group_clocks *clocks;     /* one per engine, like sample.engines */
+        size_t cap_clocks, cap_engines;
         jd_engines_sample sample;
 };
 
@@ -67,14 +74,25 @@ static void add_clock(jd_engines_reader *r, const jd_sysroot *sr, const char *di
         while (g < r->sample.n && strcmp(r->sample.engines[g].name, group) != 0)
                 g++;
         if (g == r->sample.n) {
-                if (r->sample.n == JD_MAX_ENGINES)
-                        return;
+                group_clocks *clocks = jd_grow(r->clocks, &r->cap_clocks, g + 1, sizeof(*clocks));
+                if (clocks)
+                        r->clocks = clocks;
+                jd_engine *engines = jd_grow(r->sample.engines, &r->cap_engines, g + 1, sizeof(*engines));
+                if (engines)
+                        r->sample.engines = engines;
+                if (!clocks || !engines)
+                        return; /* out of memory */
                 r->sample.n++;
+                memset(&r->sample.engines[g], 0, sizeof(r->sample.engines[g]));
+                r->clocks[g] = (group_clocks) { 0 };
                 jd_strlcpy(r->sample.engines[g].name, group, sizeof(r->sample.engines[g].name));
         }
-        if (r->n_clocks[g] == JD_ENGINE_MAX_CLOCKS)
+        group_clocks *gc = &r->clocks[g];
+        clock_files *grown = jd_grow(gc->c, &gc->cap, gc->n + 1, sizeof(*grown));
+        if (!grown)
                 return;
-        clock_files *c = &r->clocks[g][r->n_clocks[g]++];
+        gc->c = grown;
+        clock_files *c = &gc->c[gc->n++];
         jd_file_open(&c->enable_count, sr, "%s/%s/clk_enable_count", dir, clock);
         jd_file_open(&c->rate, sr, "%s/%s/clk_rate", dir, clock);
 }
@@ -111,13 +129,9 @@ jd_engines_reader *jd_engines_reader_new(const jd_sysroot *sr)
                         jd_engine te = r->sample.engines[j];
                         r->sample.engines[j] = r->sample.engines[j - 1];
                         r->sample.engines[j - 1] = te;
-                        clock_files tc[JD_ENGINE_MAX_CLOCKS];
-                        memcpy(tc, r->clocks[j], sizeof(tc));
-                        memcpy(r->clocks[j], r->clocks[j - 1], sizeof(tc));
-                        memcpy(r->clocks[j - 1], tc, sizeof(tc));
-                        size_t tn = r->n_clocks[j];
-                        r->n_clocks[j] = r->n_clocks[j - 1];
-                        r->n_clocks[j - 1] = tn;
+                        group_clocks tc = r->clocks[j];
+                        r->clocks[j] = r->clocks[j - 1];
+                        r->clocks[j - 1] = tc;
                 }
         }
         return r;
@@ -128,11 +142,14 @@ void jd_engines_reader_free(jd_engines_reader *r)
         if (!r)
                 return;
         for (size_t g = 0; g < r->sample.n; g++) {
-                for (size_t c = 0; c < r->n_clocks[g]; c++) {
-                        jd_file_close(&r->clocks[g][c].enable_count);
-                        jd_file_close(&r->clocks[g][c].rate);
+                for (size_t c = 0; c < r->clocks[g].n; c++) {
+                        jd_file_close(&r->clocks[g].c[c].enable_count);
+                        jd_file_close(&r->clocks[g].c[c].rate);
                 }
+                free(r->clocks[g].c);
         }
+        free(r->clocks);
+        free(r->sample.engines);
         free(r);
 }
 
@@ -142,8 +159,8 @@ const jd_engines_sample *jd_engines_reader_sample(jd_engines_reader *r)
                 jd_engine *e = &r->sample.engines[g];
                 e->online = (jd_opt_bool) { 0 };
                 e->rate_hz = (jd_opt_u64) { 0 };
-                for (size_t c = 0; c < r->n_clocks[g]; c++) {
-                        clock_files *f = &r->clocks[g][c];
+                for (size_t c = 0; c < r->clocks[g].n; c++) {
+                        clock_files *f = &r->clocks[g].c[c];
                         uint64_t count, rate;
                         if (!jd_file_u64(&f->enable_count, &count))
                                 continue;

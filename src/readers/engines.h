@@ -8,8 +8,6 @@
 #include "opt.h"
 #include "sysfile.h"
 
-#define JD_MAX_ENGINES 24
-#define JD_ENGINE_MAX_CLOCKS 4
 
 typedef struct {
         char name[16];          /* "NVJPG", "DLA0" */
@@ -19,7 +17,7 @@ typedef struct {
 
 typedef struct {
         size_t n;
-        jd_engine engines[JD_MAX_ENGINES];
+        jd_engine *engines;     /* every group found, by name: grows with the clock tree */
 } jd_engines_sample;
 
 typedef struct jd_engines_reader jd_engines_reader;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "parse.h"
 
 #define CONF "/etc/nvpmodel.conf"
@@ -79,8 +80,12 @@ bool jd_parse_nvpmodel_conf(const char *conf, jd_nvpmodel_sample *s)
                 if (!jd_nvpmodel_parse_header(l, &h))
                         continue;
                 if (jd_span_eq(h.kind, "POWER_MODEL")) {
-                        if (s->n_modes < JD_MAX_MODES && jd_nvpmodel_header_value(&h, "ID", &id) &&
-                            jd_span_u64(id, &v) && v <= UINT32_MAX && jd_nvpmodel_header_value(&h, "NAME", &name) &&
+                        jd_nvpmodel_mode *modes = jd_grow(s->modes, &s->cap_modes, s->n_modes + 1, sizeof(*modes));
+                        if (!modes)
+                                break; /* out of memory: the modes so far */
+                        s->modes = modes;
+                        if (jd_nvpmodel_header_value(&h, "ID", &id) && jd_span_u64(id, &v) && v <= UINT32_MAX &&
+                            jd_nvpmodel_header_value(&h, "NAME", &name) &&
                             jd_span_copy(name, s->modes[s->n_modes].name, sizeof(s->modes[0].name))) {
                                 s->modes[s->n_modes].id = (unsigned) v;
                                 s->n_modes++;
@@ -94,6 +99,13 @@ bool jd_parse_nvpmodel_conf(const char *conf, jd_nvpmodel_sample *s)
                 }
         }
         return s->n_modes > 0;
+}
+
+void jd_nvpmodel_sample_clear(jd_nvpmodel_sample *s)
+{
+        free(s->modes);
+        s->modes = NULL;
+        s->n_modes = s->cap_modes = 0;
 }
 
 bool jd_parse_nvpmodel_status(const char *status, jd_nvpmodel_sample *s)
@@ -152,6 +164,7 @@ void jd_nvpmodel_reader_free(jd_nvpmodel_reader *r)
         jd_cached_file_clear(&r->conf);
         jd_cached_file_clear(&r->status);
         jd_cached_file_clear(&r->note);
+        jd_nvpmodel_sample_clear(&r->sample);
         free(r);
 }
 

@@ -15,8 +15,6 @@
 #include "parse.h"
 #include "sysfile.h"
 
-#define JD_MAX_MODES 32
-
 typedef struct {
         unsigned id;
         char name[48];
@@ -24,8 +22,8 @@ typedef struct {
 
 typedef struct {
         bool present;                 /* a conf exists: the board has nvpmodel */
-        jd_nvpmodel_mode modes[JD_MAX_MODES];
-        size_t n_modes;
+        jd_nvpmodel_mode *modes;      /* every POWER_MODEL of the conf */
+        size_t n_modes, cap_modes;
         jd_opt_u64 default_id;        /* < PM_CONFIG DEFAULT=n > */
         jd_opt_u64 current_id;        /* status "pmode:0002" */
         char current_name[48];        /* "" if the id is not in the conf */
@@ -61,5 +59,7 @@ bool jd_nvpmodel_header_value(const jd_nvpmodel_header *h, const char *key, jd_s
  * slot leaves the mode out), the default from the one PM_CONFIG header
  * with one numeric DEFAULT (none known if there are several). */
 bool jd_parse_nvpmodel_conf(const char *conf, jd_nvpmodel_sample *out);
+/* Frees the modes jd_parse_nvpmodel_conf gave OUT (it starts zeroed). */
+void jd_nvpmodel_sample_clear(jd_nvpmodel_sample *out);
 bool jd_parse_nvpmodel_status(const char *status, jd_nvpmodel_sample *out);
 const char *jd_nvpmodel_mode_name(const jd_nvpmodel_sample *s, unsigned id);

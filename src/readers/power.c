@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "parse.h"
 
 #define MAX_PLAUSIBLE_MW 10000000u
@@ -22,7 +23,8 @@ typedef struct {
 } rail_files;
 
 struct jd_power_reader {
-        rail_files files[JD_MAX_RAILS];
+        rail_files *files;                 /* one per rail, like sample.rails */
+        size_t cap_files, cap_rails;
         size_t n_ina;                      /* rails that are INA3221 channels */
         uint64_t last_us;
         jd_power_sample sample;
@@ -35,8 +37,14 @@ static bool is_input_rail(const char *name)
 
 static jd_rail *new_rail(jd_power_reader *r, const char *name, rail_files **files)
 {
-        if (r->sample.n == JD_MAX_RAILS)
-                return NULL;
+        rail_files *all = jd_grow(r->files, &r->cap_files, r->sample.n + 1, sizeof(*all));
+        if (all)
+                r->files = all;
+        jd_rail *rails = jd_grow(r->sample.rails, &r->cap_rails, r->sample.n + 1, sizeof(*rails));
+        if (rails)
+                r->sample.rails = rails;
+        if (!all || !rails)
+                return NULL; /* out of memory */
         size_t i = r->sample.n++;
         jd_rail *rail = &r->sample.rails[i];
         memset(rail, 0, sizeof(*rail));
@@ -227,6 +235,8 @@ void jd_power_reader_free(jd_power_reader *r)
                 jd_file_close(&r->files[i].power);
                 jd_file_close(&r->files[i].energy);
         }
+        free(r->files);
+        free(r->sample.rails);
         free(r);
 }
 

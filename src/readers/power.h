@@ -11,8 +11,6 @@
 #include "opt.h"
 #include "sysfile.h"
 
-#define JD_MAX_RAILS 16
-
 typedef struct {
         char name[32];
         jd_opt_u64 voltage_mv, current_ma, power_mw;
@@ -22,7 +20,7 @@ typedef struct {
 
 typedef struct {
         size_t n;
-        jd_rail rails[JD_MAX_RAILS];
+        jd_rail *rails;                  /* every rail found: grows with the board */
         jd_opt_u64 total_mw;
         bool total_is_sum;               /* no input rail: a sum, only an estimate */
         double total_energy_mj;

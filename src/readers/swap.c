@@ -5,9 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "parse.h"
 
 #define FSTAB_MAX (1u << 20)
+/* The kernel has at most 32 swap areas (MAX_SWAPFILES); 1 MiB holds 32
+ * lines of the longest paths: past it the file is no /proc/swaps. */
+#define PROC_SWAPS_MAX (1u << 20)
 /* L4T's zram swaps are made at boot by nvzramconfig.service, not by
  * fstab: while that unit is enabled (its wants link, which L4T installs,
  * leads to the unit file), they come back at boot. */
@@ -19,7 +23,8 @@ struct jd_swap_reader {
         jd_cached_file fstab, nvzramconfig;
         char **boot_paths;      /* swap entries of fstab (all of them), parsed when it changes */
         size_t n_boot;
-        char buf[16384];
+        char *buf;
+        size_t buf_size;
         jd_swap_sample sample;
 };
 
@@ -49,6 +54,8 @@ void jd_swap_reader_free(jd_swap_reader *r)
         if (!r)
                 return;
         free_boot_paths(r);
+        free(r->buf);
+        jd_swap_sample_clear(&r->sample);
         jd_file_close(&r->swaps);
         jd_cached_file_clear(&r->fstab);
         jd_cached_file_clear(&r->nvzramconfig);
@@ -71,13 +78,33 @@ static void unescape(char *s)
         *w = '\0';
 }
 
+void jd_swap_sample_clear(jd_swap_sample *s)
+{
+        free(s->swaps);
+        *s = (jd_swap_sample) { 0 };
+}
+
+bool jd_swap_sample_copy(jd_swap_sample *dst, const jd_swap_sample *src)
+{
+        bool ok = true;
+        jd_swap *copy = jd_memdup(src->swaps, src->n, sizeof(*copy), &ok);
+        if (!ok)
+                return false;
+        free(dst->swaps);
+        *dst = (jd_swap_sample) { .n = src->n, .swaps = copy, .cap = src->n };
+        return true;
+}
+
+/* Grammar: a header line starting "Filename", then one swap area a line:
+ * path (octal escapes such as \040), type, size KiB, used KiB, priority,
+ * separated by blanks. A line that does not parse whole is skipped. */
 bool jd_parse_proc_swaps(const char *text, jd_swap_sample *out)
 {
         out->n = 0;
         const char *l = strchr(text, '\n'); /* skip the header */
         if (strncmp(text, "Filename", 8) != 0 || !l)
                 return false;
-        for (l++; *l && out->n < JD_MAX_SWAPS; l = *jd_line_end(l) ? jd_line_end(l) + 1 : "") {
+        for (l++; *l; l = *jd_line_end(l) ? jd_line_end(l) + 1 : "") {
                 jd_span f[5];
                 char path[256], type[16];
                 uint64_t size_kib, used_kib;
@@ -87,6 +114,10 @@ bool jd_parse_proc_swaps(const char *text, jd_swap_sample *out)
                     !jd_span_u64(f[3], &used_kib) || !jd_span_i64(f[4], &prio) || prio < INT32_MIN ||
                     prio > INT32_MAX || size_kib > UINT64_MAX / 1024 || used_kib > UINT64_MAX / 1024)
                         continue;
+                jd_swap *grown = jd_grow(out->swaps, &out->cap, out->n + 1, sizeof(*grown));
+                if (!grown)
+                        break; /* out of memory: those so far */
+                out->swaps = grown;
                 jd_swap *s = &out->swaps[out->n++];
                 memset(s, 0, sizeof(*s));
                 unescape(path);
@@ -145,7 +176,8 @@ bool jd_fstab_has_swap(const char *fstab, const char *path)
 
 const jd_swap_sample *jd_swap_reader_sample(jd_swap_reader *r)
 {
-        if (jd_file_read(&r->swaps, r->buf, sizeof(r->buf)) <= 0 || !jd_parse_proc_swaps(r->buf, &r->sample)) {
+        if (jd_file_read_grow(&r->swaps, &r->buf, &r->buf_size, PROC_SWAPS_MAX) <= 0 ||
+            !jd_parse_proc_swaps(r->buf, &r->sample)) {
                 r->sample.n = 0;
                 return &r->sample;
         }

@@ -6,7 +6,6 @@
 
 #include "sysfile.h"
 
-#define JD_MAX_SWAPS 32
 
 typedef struct {
         char path[256];
@@ -19,8 +18,13 @@ typedef struct {
 
 typedef struct {
         size_t n;
-        jd_swap swaps[JD_MAX_SWAPS];
+        jd_swap *swaps;         /* every line of /proc/swaps that parses */
+        size_t cap;
 } jd_swap_sample;
+/* Frees S's array (a sample jd_parse_proc_swaps filled); S is empty. */
+void jd_swap_sample_clear(jd_swap_sample *s);
+/* A copy of SRC's swaps in DST (cleared first); false when out of memory. */
+bool jd_swap_sample_copy(jd_swap_sample *dst, const jd_swap_sample *src);
 
 typedef struct jd_swap_reader jd_swap_reader;
 
@@ -29,6 +33,7 @@ void jd_swap_reader_free(jd_swap_reader *r);
 const jd_swap_sample *jd_swap_reader_sample(jd_swap_reader *r);
 
 /* Parsers, exposed for tests. */
+/* OUT starts zeroed or as a previous call left it (its array is reused). */
 bool jd_parse_proc_swaps(const char *text, jd_swap_sample *out);
 /* The swap entry on the line at LINE (fstab(5): spec, file, vfstype
  * "swap" on one line; comments and shorter lines are none): its spec,

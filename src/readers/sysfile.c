@@ -65,6 +65,27 @@ ssize_t jd_file_read(jd_file *f, char *buf, size_t size)
         return n;
 }
 
+ssize_t jd_file_read_grow(jd_file *f, char **buf, size_t *size, size_t max)
+{
+        for (;;) {
+                if (*size < 2 || !*buf) {
+                        char *first = realloc(*buf, 4096);
+                        if (!first)
+                                return -ENOMEM;
+                        *buf = first;
+                        *size = 4096;
+                }
+                ssize_t n = jd_file_read(f, *buf, *size);
+                if (n < 0 || (size_t) n < *size - 1 || *size >= max)
+                        return n;
+                char *bigger = realloc(*buf, *size * 2 > max ? max : *size * 2);
+                if (!bigger)
+                        return n;
+                *buf = bigger;
+                *size = *size * 2 > max ? max : *size * 2;
+        }
+}
+
 bool jd_file_u64(jd_file *f, uint64_t *out)
 {
         char buf[64];

@@ -29,6 +29,10 @@ static inline bool jd_file_present(const jd_file *f) { return f->fd >= 0; }
  * bytes). Returns the length or -errno; the file stays open on errors
  * because power-gated sensors fail transiently. */
 ssize_t jd_file_read(jd_file *f, char *buf, size_t size);
+/* The same into *BUF (malloc'ed, *SIZE bytes, may start NULL and 0),
+ * doubled while a read fills it, up to MAX bytes: a table grows with the
+ * board, and a file still going at MAX is cut there (the caller's cap). */
+ssize_t jd_file_read_grow(jd_file *f, char **buf, size_t *size, size_t max);
 
 /* Reads one number; false if absent, unreadable or malformed. */
 bool jd_file_u64(jd_file *f, uint64_t *out);

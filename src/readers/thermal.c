@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "parse.h"
 
 #define OFFLINE_MILLI_C (-256000)
 
 struct jd_thermal_reader {
-        jd_file temp[JD_MAX_ZONES];
+        jd_file *temp;            /* one per zone, like sample.zones */
+        size_t cap_temp, cap_zones;
         jd_thermal_sample sample;
 };
 
@@ -58,8 +60,14 @@ static void unique_key(jd_thermal_reader *r, jd_thermal_zone *z)
 
 static jd_thermal_zone *add_zone(jd_thermal_reader *r, const char *type, const char *key)
 {
-        if (r->sample.n == JD_MAX_ZONES)
-                return NULL;
+        jd_file *temp = jd_grow(r->temp, &r->cap_temp, r->sample.n + 1, sizeof(*temp));
+        if (temp)
+                r->temp = temp;
+        jd_thermal_zone *zones = jd_grow(r->sample.zones, &r->cap_zones, r->sample.n + 1, sizeof(*zones));
+        if (zones)
+                r->sample.zones = zones;
+        if (!temp || !zones)
+                return NULL; /* out of memory */
         jd_thermal_zone *z = &r->sample.zones[r->sample.n];
         memset(z, 0, sizeof(*z));
         r->temp[r->sample.n] = JD_FILE_INIT;
@@ -146,6 +154,8 @@ void jd_thermal_reader_free(jd_thermal_reader *r)
                 return;
         for (size_t i = 0; i < r->sample.n; i++)
                 jd_file_close(&r->temp[i]);
+        free(r->temp);
+        free(r->sample.zones);
         free(r);
 }
 

@@ -6,7 +6,6 @@
 #include "opt.h"
 #include "sysfile.h"
 
-#define JD_MAX_ZONES 48
 
 typedef struct {
         char type[48];          /* "cpu-thermal", "coretemp Package id 0" */
@@ -16,9 +15,10 @@ typedef struct {
         jd_opt_dbl max_c, crit_c;   /* hwmon limits where given */
 } jd_thermal_zone;
 
+/* Every zone the board has: the array grows with the sysfs directory. */
 typedef struct {
         size_t n;
-        jd_thermal_zone zones[JD_MAX_ZONES];
+        jd_thermal_zone *zones;
 } jd_thermal_sample;
 
 typedef struct jd_thermal_reader jd_thermal_reader;

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 /* Only the header is set: a tier copies just its own parts, so the
  * fast tier does not clear the slow tier's 30 KiB a thousand times a
  * second. */
@@ -27,6 +29,18 @@ jd_reading *jd_reading_new_empty(unsigned tier)
 {
         return alloc_reading(tier);
 }
+
+/* An array a part points to is the reader's, rewritten at its next
+ * reading: the reading keeps a copy of its own. */
+#define COPY_ARRAY(name, field, count)                                                          \
+        do {                                                                                    \
+                if (r->part.name) {                                                             \
+                        r->name.field = jd_memdup(sample->name->field, sample->name->count,     \
+                                                  sizeof(*r->name.field), &ok);                 \
+                        if (!r->name.field)                                                     \
+                                r->name.count = 0;                                              \
+                }                                                                               \
+        } while (0)
 
 #define COPY_PART(name)                                 \
         do {                                            \
@@ -54,18 +68,26 @@ jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_valu
                 }
                 memcpy(r->cpu.cores, sample->cpu->cores, sample->cpu->n_cores * sizeof(jd_cpu_core));
         }
+        bool ok = true;
         COPY_PART(gpu);
         COPY_PART(emc);
         COPY_PART(memory);
         COPY_PART(power);
+        COPY_ARRAY(power, rails, n);
         COPY_PART(engines);
+        COPY_ARRAY(engines, engines, n);
         COPY_PART(thermal);
+        COPY_ARRAY(thermal, zones, n);
         COPY_PART(fans);
         COPY_PART(nvpmodel);
+        COPY_ARRAY(nvpmodel, modes, n_modes);
+        r->nvpmodel.cap_modes = r->nvpmodel.n_modes;
         COPY_PART(swap);
+        COPY_ARRAY(swap, swaps, n);
+        r->swap.cap = r->swap.n;
         COPY_PART(processes);
         COPY_PART(system);
-        if (!jd_values_copy(&r->values, values)) {
+        if (!ok || !jd_values_copy(&r->values, values)) {
                 jd_reading_unref(r);
                 return NULL;
         }
@@ -84,6 +106,16 @@ void jd_reading_unref(jd_reading *r)
                 return;
         if (r->part.cpu)
                 free(r->cpu.cores);
+        if (r->part.power)
+                free(r->power.rails);
+        if (r->part.engines)
+                free(r->engines.engines);
+        if (r->part.swap)
+                free(r->swap.swaps);
+        if (r->part.nvpmodel)
+                free(r->nvpmodel.modes);
+        if (r->part.thermal)
+                free(r->thermal.zones);
         free(r->values.items);
         free(r);
 }

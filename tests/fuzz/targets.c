@@ -46,11 +46,12 @@ static void meminfo(const char *text, size_t len)
 static void proc_swaps(const char *text, size_t len)
 {
         (void) len;
-        jd_swap_sample s;
+        jd_swap_sample s = { 0 };
         if (jd_parse_proc_swaps(text, &s))
-                CHECK(s.n <= JD_MAX_SWAPS);
+                CHECK(s.n <= s.cap);
         for (size_t i = 0; i < s.n; i++)
                 CHECK(strlen(s.swaps[i].path) < sizeof(s.swaps[i].path));
+        jd_swap_sample_clear(&s);
 }
 
 static void pid_stat(const char *text, size_t len)
@@ -123,8 +124,9 @@ static void nvpmodel_conf(const char *text, size_t len)
         (void) len;
         jd_nvpmodel_sample s = { 0 };
         jd_parse_nvpmodel_conf(text, &s);
-        CHECK(s.n_modes <= JD_MAX_MODES);
+        CHECK(s.n_modes <= s.cap_modes);
         jd_parse_nvpmodel_status(text, &s);
+        jd_nvpmodel_sample_clear(&s);
 }
 
 static void nvfancontrol(const char *text, size_t len)
@@ -193,12 +195,14 @@ static void edit_nvpmodel(const char *text, size_t len)
         jd_parse_nvpmodel_conf(text, &before);
         const char *error = NULL;
         char *edited = jd_edit_nvpmodel_default(text, 7, &error);
+        jd_nvpmodel_sample_clear(&before);
         if (!edited) {
                 CHECK(error && !before.default_id.present);
                 return;
         }
         CHECK(before.default_id.present);
         jd_parse_nvpmodel_conf(edited, &after);
+        jd_nvpmodel_sample_clear(&after);
         CHECK(after.default_id.present && after.default_id.value == 7);
         check_only_token_changed(text, edited, "0123456789");
         g_free(edited);

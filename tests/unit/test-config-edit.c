@@ -68,12 +68,14 @@ static void test_nvpmodel_fixtures(void **state)
                 char *got = jd_edit_nvpmodel_default(conf, cases[i].id, &error);
                 assert_non_null(got);
                 /* The reader agrees: same modes, new default. */
-                jd_nvpmodel_sample before, after;
+                jd_nvpmodel_sample before = { 0 }, after = { 0 };
                 assert_true(jd_parse_nvpmodel_conf(conf, &before));
                 assert_true(jd_parse_nvpmodel_conf(got, &after));
                 assert_int_equal(after.n_modes, before.n_modes);
                 assert_true(after.default_id.present);
                 assert_int_equal(after.default_id.value, cases[i].id);
+                jd_nvpmodel_sample_clear(&before);
+                jd_nvpmodel_sample_clear(&after);
                 assert_edit(got, &error, expected);
         }
 }
@@ -145,8 +147,9 @@ static void test_nvpmodel_reader_agrees(void **state)
         };
         for (size_t i = 0; i < G_N_ELEMENTS(confs); i++) {
                 const char *error = NULL;
-                jd_nvpmodel_sample before, after;
+                jd_nvpmodel_sample before = { 0 }, after = { 0 };
                 jd_parse_nvpmodel_conf(confs[i], &before);
+                jd_nvpmodel_sample_clear(&before);
                 char *edited = jd_edit_nvpmodel_default(confs[i], 7, &error);
                 if (!edited) {
                         if (before.default_id.present)
@@ -156,6 +159,7 @@ static void test_nvpmodel_reader_agrees(void **state)
                 }
                 assert_true(before.default_id.present && before.default_id.value == 2);
                 jd_parse_nvpmodel_conf(edited, &after);
+                jd_nvpmodel_sample_clear(&after);
                 if (!after.default_id.present || after.default_id.value != 7)
                         fail_msg("conf %zu: edited to 7, the reader sees %s", i, after.default_id.present ? "another" : "none");
                 g_free(edited);

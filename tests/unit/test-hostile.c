@@ -218,11 +218,11 @@ static void test_many_swaps(void **state)
 {
         (void) state;
         GString *fstab = g_string_new("/dev/root / ext4 defaults 0 1\n");
-        for (int i = 0; i < 3 * JD_MAX_SWAPS; i++)
+        for (int i = 0; i < 96; i++)
                 g_string_append_printf(fstab, "/swap%d none swap sw 0 0\n", i);
         size_t n;
         char **specs = jd_fstab_swaps(fstab->str, &n);
-        assert_int_equal(n, 3 * JD_MAX_SWAPS);
+        assert_int_equal(n, 96);
         assert_string_equal(specs[n - 1], "/swap95");
         assert_null(specs[n]);
         for (size_t i = 0; i < n; i++)

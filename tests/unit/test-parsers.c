@@ -90,7 +90,7 @@ static void test_buddyinfo_and_nvmap_total(void **state)
 static void test_swaps_and_fstab(void **state)
 {
         (void) state;
-        jd_swap_sample s;
+        jd_swap_sample s = { 0 };
         const char *text = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
                            "/dev/zram0                              partition\t507292\t\t0\t\t5\n"
                            "/my\\040swap                             file\t\t1048572\t\t1024\t\t-2\n";
@@ -116,6 +116,7 @@ static void test_swaps_and_fstab(void **state)
         assert_true(jd_parse_proc_swaps("Filename Type Size Used Priority\n/a file 10\n/b file x 0 1\n/c file 4 0 -1\n", &s));
         assert_int_equal(s.n, 1);
         assert_string_equal(s.swaps[0].path, "/c");
+        jd_swap_sample_clear(&s);
 }
 
 static void test_nvpmodel(void **state)
@@ -141,6 +142,7 @@ static void test_nvpmodel(void **state)
         assert_false(jd_parse_nvpmodel_status("pmode:xx", &s));
         assert_false(s.current_id.present);
         assert_false(jd_parse_nvpmodel_conf("garbage\n< POWER_MODEL >\n", &s));
+        jd_nvpmodel_sample_clear(&s);
 }
 
 static void test_nvfancontrol(void **state)

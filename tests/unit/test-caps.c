@@ -1,0 +1,218 @@
+/* No silent caps (issue 31): on a copy of a fake board grown past every
+ * fixed limit the readers once had (48 zones, 16 rails, 32 modes, 32
+ * swaps, 24 engines of 4 clocks), every item is shown and a lookup of the
+ * last one answers right. Each case would fail with the old caps: the
+ * counts asserted are above them. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engines.h"
+#include "fixture.h"
+#include "nvpmodel.h"
+#include "power.h"
+#include "swap.h"
+#include "thermal.h"
+
+#define BOARD "agx-orin-jp62"
+
+/* Writes TEXT to PATH in the copy DIR, making its directories. */
+static void put(const char *dir, const char *path, const char *text)
+{
+        g_autofree char *full = g_build_filename(dir, path, NULL);
+        g_autofree char *parent = g_path_get_dirname(full);
+        assert_int_equal(g_mkdir_with_parents(parent, 0755), 0);
+        assert_true(g_file_set_contents(full, text, -1, NULL));
+}
+
+static void test_many_zones(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy(BOARD, &dir);
+        /* Zones 0..99, the board's own replaced by ours: exactly 100. */
+        g_autofree char *class_dir = g_build_filename(dir, "sys/class/thermal", NULL);
+        GDir *d = g_dir_open(class_dir, 0, NULL);
+        assert_non_null(d);
+        for (const char *name; (name = g_dir_read_name(d));) {
+                g_autofree char *p = g_build_filename(class_dir, name, NULL);
+                if (g_str_has_prefix(name, "thermal_zone"))
+                        assert_int_equal(g_unlink(p), 0);
+        }
+        g_dir_close(d);
+        for (int i = 0; i < 100; i++) {
+                char path[128], type[32], temp[32];
+                snprintf(path, sizeof(path), "sys/class/thermal/thermal_zone%d/type", i);
+                snprintf(type, sizeof(type), "zone%d-thermal\n", i);
+                put(dir, path, type);
+                snprintf(path, sizeof(path), "sys/class/thermal/thermal_zone%d/temp", i);
+                snprintf(temp, sizeof(temp), "%d\n", 20000 + i * 100);
+                put(dir, path, temp);
+        }
+        jd_thermal_reader *r = jd_thermal_reader_new(sr);
+        const jd_thermal_sample *s = jd_thermal_reader_sample(r);
+        size_t zones = 0;
+        for (size_t i = 0; i < s->n; i++) {
+                int k;
+                if (sscanf(s->zones[i].type, "zone%d-thermal", &k) != 1)
+                        continue;
+                zones++;
+                assert_true(s->zones[i].online);
+                assert_dbl_equal(s->zones[i].temp_c.value, 20.0 + k * 0.1);
+        }
+        printf("figure: zones shown %zu of 100\n", zones);
+        assert_int_equal(zones, 100);
+        jd_thermal_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
+static void test_many_rails(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy(BOARD, &dir);
+        jd_power_reader *r = jd_power_reader_new(sr);
+        size_t before = jd_power_reader_sample(r, 1000000)->n;
+        jd_power_reader_free(r);
+        /* 14 more INA3221s of three rails each: 40 and more in all. */
+        for (int dev = 0; dev < 14; dev++) {
+                char path[160], text[64];
+                snprintf(path, sizeof(path), "sys/bus/i2c/devices/9-00%02d/name", 10 + dev);
+                put(dir, path, "ina3221\n");
+                for (int ch = 1; ch <= 3; ch++) {
+                        snprintf(path, sizeof(path), "sys/bus/i2c/devices/9-00%02d/hwmon/hwmon%d/in%d_label", 10 + dev,
+                                 50 + dev, ch);
+                        snprintf(text, sizeof(text), "EXTRA_%d_%d\n", dev, ch);
+                        put(dir, path, text);
+                        snprintf(path, sizeof(path), "sys/bus/i2c/devices/9-00%02d/hwmon/hwmon%d/in%d_input", 10 + dev,
+                                 50 + dev, ch);
+                        put(dir, path, "5000\n");
+                        snprintf(path, sizeof(path), "sys/bus/i2c/devices/9-00%02d/hwmon/hwmon%d/curr%d_input",
+                                 10 + dev, 50 + dev, ch);
+                        snprintf(text, sizeof(text), "%d\n", 100 + dev * 10 + ch);
+                        put(dir, path, text);
+                }
+        }
+        r = jd_power_reader_new(sr);
+        const jd_power_sample *s = jd_power_reader_sample(r, 1000000);
+        printf("figure: rails shown %zu (board's %zu + 42)\n", s->n, before);
+        assert_int_equal(s->n, before + 42);
+        assert_true(s->n >= 40);
+        const jd_rail *last = NULL;
+        for (size_t i = 0; i < s->n; i++)
+                if (strcmp(s->rails[i].name, "EXTRA_13_3") == 0)
+                        last = &s->rails[i];
+        assert_non_null(last);
+        assert_int_equal(last->current_ma.value, 100 + 13 * 10 + 3);
+        assert_int_equal(last->power_mw.value, 5 * (100 + 13 * 10 + 3));
+        jd_power_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
+/* SetMode's check is jd_nvpmodel_mode_name on the latest sample: the
+ * 40th mode of a 40-mode conf is known, named, and can be current. */
+static void test_many_modes(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy(BOARD, &dir);
+        GString *conf = g_string_new("< PARAM TYPE=FILE NAME=CPU_ONLINE >\nCORE_0 /sys/devices/system/cpu/cpu0/online\n");
+        for (int i = 0; i < 40; i++)
+                g_string_append_printf(conf, "< POWER_MODEL ID=%d NAME=MODE_%dW >\nCPU_ONLINE CORE_0 1\n", i, 10 + i);
+        g_string_append(conf, "< PM_CONFIG DEFAULT=39 >\n");
+        fixture_write_str(dir, "etc/nvpmodel.conf", conf->str);
+        fixture_write_str(dir, "var/lib/nvpmodel/status", "pmode:0039 fmode:cool\n");
+        jd_nvpmodel_reader *r = jd_nvpmodel_reader_new(sr);
+        const jd_nvpmodel_sample *s = jd_nvpmodel_reader_sample(r);
+        printf("figure: modes shown %zu of 40\n", s->n_modes);
+        assert_int_equal(s->n_modes, 40);
+        assert_int_equal(s->modes[39].id, 39);
+        assert_string_equal(jd_nvpmodel_mode_name(s, 39), "MODE_49W");
+        assert_null(jd_nvpmodel_mode_name(s, 40));
+        assert_int_equal(s->default_id.value, 39);
+        assert_string_equal(s->current_name, "MODE_49W");
+        jd_nvpmodel_reader_free(r);
+        g_string_free(conf, TRUE);
+        fixture_remove_copy(sr, dir);
+}
+
+/* More swap areas than the old 32 (the kernel has fewer, but a file is
+ * no proof of that): every one listed, the last one's fstab entry seen. */
+static void test_many_swaps(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy(BOARD, &dir);
+        GString *swaps = g_string_new("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
+        GString *fstab = g_string_new("/dev/root / ext4 defaults 0 1\n");
+        for (int i = 0; i < 40; i++) {
+                g_string_append_printf(swaps, "/swap/file%d\tfile\t\t%d\t\t%d\t\t-%d\n", i, 65536 + i, i, i + 2);
+                g_string_append_printf(fstab, "/swap/file%d none swap sw 0 0\n", i);
+        }
+        fixture_write_str(dir, "proc/swaps", swaps->str);
+        fixture_write_str(dir, "etc/fstab", fstab->str);
+        jd_swap_reader *r = jd_swap_reader_new(sr);
+        const jd_swap_sample *s = jd_swap_reader_sample(r);
+        printf("figure: swaps shown %zu of 40\n", s->n);
+        assert_int_equal(s->n, 40);
+        assert_string_equal(s->swaps[39].path, "/swap/file39");
+        assert_int_equal(s->swaps[39].size_bytes, (65536ull + 39) * 1024);
+        assert_int_equal(s->swaps[39].priority, -41);
+        assert_true(s->swaps[39].on_boot);
+        jd_swap_reader_free(r);
+        g_string_free(swaps, TRUE);
+        g_string_free(fstab, TRUE);
+        fixture_remove_copy(sr, dir);
+}
+
+/* 30 DLA instances (the old cap was 24 groups) and one group of six
+ * clocks (the old cap was 4), its fastest clock the sixth. */
+static void test_many_engines(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy(BOARD, &dir);
+        for (int i = 0; i < 30; i++) {
+                char path[128];
+                snprintf(path, sizeof(path), "sys/kernel/debug/clk/dla%d_core/clk_enable_count", 100 + i);
+                put(dir, path, "1\n");
+                snprintf(path, sizeof(path), "sys/kernel/debug/clk/dla%d_core/clk_rate", 100 + i);
+                put(dir, path, "1000000\n");
+        }
+        for (int i = 0; i < 6; i++) {
+                char path[128], rate[32];
+                snprintf(path, sizeof(path), "sys/kernel/debug/clk/pva9_part%d/clk_enable_count", i);
+                put(dir, path, "1\n");
+                snprintf(path, sizeof(path), "sys/kernel/debug/clk/pva9_part%d/clk_rate", i);
+                snprintf(rate, sizeof(rate), "%d\n", 1000 + i);
+                put(dir, path, rate);
+        }
+        jd_engines_reader *r = jd_engines_reader_new(sr);
+        const jd_engines_sample *s = jd_engines_reader_sample(r);
+        size_t dlas = 0;
+        const jd_engine *pva9 = NULL;
+        for (size_t i = 0; i < s->n; i++) {
+                int k;
+                if (sscanf(s->engines[i].name, "DLA%d", &k) == 1 && k >= 100)
+                        dlas++;
+                if (strcmp(s->engines[i].name, "PVA9") == 0)
+                        pva9 = &s->engines[i];
+        }
+        printf("figure: engines shown %zu (30 added DLAs: %zu)\n", s->n, dlas);
+        assert_int_equal(dlas, 30);
+        assert_non_null(pva9);
+        assert_int_equal(pva9->rate_hz.value, 1005);
+        jd_engines_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_many_zones),   cmocka_unit_test(test_many_rails),
+                cmocka_unit_test(test_many_modes),   cmocka_unit_test(test_many_swaps),
+                cmocka_unit_test(test_many_engines),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
