@@ -60,7 +60,7 @@ static void test_denied_restore(void **state)
         jc_start_with_polkit(state, "agx-orin-jp62", NULL);
         expect(4,
                "jetsonctl: restoring defaults: not authorized (" JD_ACTION_SET_FAN " " JD_ACTION_SET_NVPMODEL
-               " " JD_ACTION_SET_JETSON_CLOCKS ")\n",
+               " " JD_ACTION_SET_JETSON_CLOCKS " " JD_ACTION_SET_GPU ")\n",
                "restore", NULL);
 }
 

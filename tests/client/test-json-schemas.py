@@ -25,7 +25,8 @@ import harness  # noqa: E402  (the bus, board and jetsond stack)
 JETSOND, JETSONCTL, FAKE_NVML = (os.path.abspath(a) for a in sys.argv[1:4])
 SCHEMA_DIR = os.path.join(SOURCE_DIR, "docs", "json")
 ALL_ACTIONS = ["org.jetsond.Jetson1." + a for a in
-               ("set-fan", "set-nvpmodel", "set-jetson-clocks", "manage-swap", "drop-caches", "read-serial")]
+               ("set-fan", "set-nvpmodel", "set-jetson-clocks", "set-gpu", "manage-swap", "drop-caches",
+                "read-serial")]
 
 SCHEMAS = {}
 for name in os.listdir(SCHEMA_DIR):
@@ -93,6 +94,8 @@ def check_reads(board, jetson):
         nvpmodel = doc("nvpmodel", "nvpmodel")
         assert nvpmodel == status["nvpmodel"], "nvpmodel and status.nvpmodel differ"
         assert doc("clocks", "clocks") == status["jetson_clocks"]
+        gpu = doc("gpu", "gpu")
+        assert gpu["name"] and gpu["scaling_3d"] is True and gpu["railgate"] is True, gpu
         fans = doc("fan", "fan")["fans"]
         for listed, shown in zip(fans, status["fans"]):
             for k in listed:
@@ -100,6 +103,7 @@ def check_reads(board, jetson):
                     assert listed[k] == shown[k], f"fan {k}: {listed[k]!r} vs {shown[k]!r}"
     else:
         assert status["nvpmodel"] is None and status["jetson_clocks"] is None and status["fans"] == []
+        jetsonctl("--json", "gpu", status=1)  # no integrated GPU: nothing on stdout
     for gpu in status["dgpus"]:
         # GetSnapshot's keys and the object's properties name one GPU.
         assert f"dgpu.{gpu['index']}.load" in status["values"] and gpu["name"], gpu
@@ -130,7 +134,7 @@ def check_writes():
     for args in (("nvpmodel", "default", "3"), ("nvpmodel", "set", "3"), ("clocks", "on"), ("clocks", "boot", "on"),
                  ("clocks", "boot", "off"),
                  ("fan", "speed", "50"), ("fan", "profile", "quiet"), ("swap", "create", "64M", "--on-boot"),
-                 ("swap", "remove"), ("drop-caches",)):
+                 ("swap", "remove"), ("drop-caches",), ("gpu", "scaling", "off"), ("gpu", "railgate", "off")):
         results[args] = doc("changes", *args)["changes"]
     what = {args: [c["what"] for c in changes] for args, changes in results.items()}
     assert what[("nvpmodel", "default", "3")] == ["nvpmodel.default_mode", "nvpmodel.default_mode_name"]
@@ -144,10 +148,14 @@ def check_writes():
     assert [s["path"] for s in created["swap.swaps"]["to"]][-1] == "/var/lib/jetsond/swap/swapfile", created
     assert created["swap.swaps"]["to"][-1]["on_boot"] is True
     assert results[("drop-caches",)] == []
+    assert results[("gpu", "scaling", "off")] == [{"what": "gpu.scaling_3d", "from": True, "to": False}]
+    assert results[("gpu", "railgate", "off")] == []  # off already: jetson_clocks (on above) switched it off
     restore = doc("restore", "restore")["steps"]
     steps = {s["step"]: s for s in restore}
     assert [s["step"] for s in restore] == ["jetson_clocks.active", "jetson_clocks.on_boot", "fan.0.profile",
-                                            "nvpmodel.mode"]
+                                            "nvpmodel.mode", "gpu.scaling_3d", "gpu.railgate"]
+    assert steps["gpu.scaling_3d"]["status"] == "changed" and steps["gpu.scaling_3d"]["to"] is True
+    assert steps["gpu.railgate"]["status"] == "changed" and steps["gpu.railgate"]["to"] is True
     assert steps["jetson_clocks.active"]["from"] is True and steps["jetson_clocks.active"]["to"] is False
     assert steps["jetson_clocks.active"]["status"] == "changed"
 

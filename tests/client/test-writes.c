@@ -11,7 +11,7 @@
 #define UNIT "nvfancontrol.service"
 
 static const char *const ALL[] = { JD_ACTION_SET_FAN, JD_ACTION_SET_NVPMODEL, JD_ACTION_SET_JETSON_CLOCKS,
-                                   JD_ACTION_MANAGE_SWAP, JD_ACTION_DROP_CACHES, JD_ACTION_READ_SERIAL, NULL };
+                                   JD_ACTION_SET_GPU, JD_ACTION_MANAGE_SWAP, JD_ACTION_DROP_CACHES, JD_ACTION_READ_SERIAL, NULL };
 
 /* `jetsonctl ARGS --json`'s member PATH as text, polled until it is WANT
  * (PropertiesChanged may trail the reply) or 30 s pass (only a stall). */
@@ -244,7 +244,9 @@ static void test_restore(void **state)
                                   "{\"step\":\"jetson_clocks.on_boot\",\"from\":false,\"to\":false,\"status\":\"unchanged\"},"
                                   "{\"step\":\"fan.0.profile\",\"from\":\"temp_control\",\"to\":\"temp_control\","
                                   "\"status\":\"unchanged\"},"
-                                  "{\"step\":\"nvpmodel.mode\",\"from\":0,\"to\":0,\"status\":\"unchanged\"}]}\n");
+                                  "{\"step\":\"nvpmodel.mode\",\"from\":0,\"to\":0,\"status\":\"unchanged\"},"
+                                  "{\"step\":\"gpu.scaling_3d\",\"from\":true,\"to\":true,\"status\":\"unchanged\"},"
+                                  "{\"step\":\"gpu.railgate\",\"from\":true,\"to\":true,\"status\":\"unchanged\"}]}\n");
         /* And with something to restore: each step from what to what. */
         g_autofree char *d = jc_ok("clocks", "on", NULL), *e = jc_ok("fan", "speed", "20", NULL);
         assert_string_equal(d, "");
@@ -256,7 +258,11 @@ static void test_restore(void **state)
                                      "{\"step\":\"jetson_clocks.on_boot\",\"from\":false,\"to\":false,\"status\":\"unchanged\"},"
                                      "{\"step\":\"fan.0.profile\",\"from\":\"manual\",\"to\":\"temp_control\","
                                      "\"status\":\"changed\"},"
-                                     "{\"step\":\"nvpmodel.mode\",\"from\":0,\"to\":0,\"status\":\"unchanged\"}]}\n");
+                                     "{\"step\":\"nvpmodel.mode\",\"from\":0,\"to\":0,\"status\":\"unchanged\"},"
+                                     "{\"step\":\"gpu.scaling_3d\",\"from\":true,\"to\":true,\"status\":\"unchanged\"},"
+                                     /* jetson_clocks on switched rail gating off */
+                                     "{\"step\":\"gpu.railgate\",\"from\":false,\"to\":true,"
+                                     "\"status\":\"changed\"}]}\n");
 }
 
 int main(void)
