@@ -861,6 +861,51 @@ static void test_root_is_authorized(void **state)
 
 /* Last: jetsond exits 0 on SIGTERM (under valgrind: without errors or
  * definite leaks). */
+/* Jetson AGX Thor under the same polkitd and rules: its GPU settings are
+ * the devfreq governors and the PCI device's runtime PM. bin is refused
+ * with nothing changed; a jetson group member switches both. */
+#define THOR_GPC "sys/class/devfreq/gpu-gpc-0/governor"
+#define THOR_PM "sys/bus/pci/devices/0000:01:00.0/power/control"
+
+static void test_thor_gpu(void **state)
+{
+        (void) state;
+        world *w = the_world();
+        int status = testbus_stop_daemon(w->tb);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        const char *rm[] = { "rm", "-rf", w->tb->root, NULL };
+        assert_int_equal(testbus_run(rm, NULL), 0);
+        g_clear_pointer(&w->tb->root, g_free);
+        testbus_make_root(w->tb, "agx-thor-jp71");
+        testbus_start_daemon(w->tb, NULL);
+
+        const char *const gpu_methods[] = { "Gpu.SetScaling3D", "Gpu.SetRailgate" };
+        for (size_t i = 0; i < G_N_ELEMENTS(gpu_methods); i++) {
+                const write_method *m = method(gpu_methods[i]);
+                g_autofree char *before = snapshot(w);
+                polkit_forget(w);
+                g_auto(outcome) o = call_as("bin", m, true);
+                g_autofree char *after = snapshot(w);
+                assert_unchanged(before, after, m->name);
+                assert_string_equal(o.error, SD_BUS_ERROR_ACCESS_DENIED);
+                assert_asked_some(w, m, "bin");
+        }
+        expect_ok(w, "nobody", "Gpu.SetScaling3D");
+        wait_bool(JD_IFACE_GPU, "Scaling3D", false);
+        g_autofree char *governor = root_text(w, THOR_GPC);
+        assert_string_equal(governor, "performance\n");
+        expect_ok(w, "nobody", "Gpu.SetRailgate");
+        wait_bool(JD_IFACE_GPU, "Railgate", false);
+        g_autofree char *pm = root_text(w, THOR_PM);
+        assert_string_equal(pm, "on\n");
+        expect_ok(w, "nobody", "Manager.RestoreDefaults");
+        wait_bool(JD_IFACE_GPU, "Scaling3D", true);
+        wait_bool(JD_IFACE_GPU, "Railgate", true);
+        g_autofree char *governor_after = root_text(w, THOR_GPC), *pm_after = root_text(w, THOR_PM);
+        assert_string_equal(governor_after, "nvhost_podgov\n");
+        assert_string_equal(pm_after, "auto\n");
+}
+
 static void test_jetsond_exits_cleanly(void **state)
 {
         (void) state;
@@ -876,6 +921,7 @@ int main(void)
                 cmocka_unit_test(test_rule_says_no),
                 cmocka_unit_test(test_root_is_authorized),
                 cmocka_unit_test(test_jetson_group_member_succeeds),
+                cmocka_unit_test(test_thor_gpu),
                 cmocka_unit_test(test_jetsond_exits_cleanly),
         };
         int failed = cmocka_run_group_tests(tests, NULL, group_teardown);
