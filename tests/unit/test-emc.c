@@ -1,4 +1,5 @@
-/* EMC: BPMP debugfs (JP5/JP6), tegra_bwmgr + override.emc (JP4), the cap. */
+/* EMC: BPMP debugfs (JP5/JP6), tegra_bwmgr + override.emc (JP4), devfreq
+ * bwmgr (Thor), the cap. */
 #include <math.h>
 
 #include "emc.h"
@@ -39,6 +40,27 @@ static void test_boards(void **state)
         }
 }
 
+/* Thor: EMC through devfreq bwmgr (Hz) and BPMP's actmon; no nvpmodel EMC
+ * cap file, so no cap, rather than a cap of 0. */
+static void test_thor_bwmgr(void **state)
+{
+        (void) state;
+        jd_sysroot *sr = fixture_open("agx-thor-jp71");
+        jd_emc_reader *r = jd_emc_reader_new(sr);
+        const jd_emc_sample *e = jd_emc_reader_sample(r);
+        assert_true(e->present);
+        assert_int_equal(e->cur_hz.value, 3200000000);
+        assert_int_equal(e->min_hz.value, 665600000);
+        assert_int_equal(e->max_hz.value, 4266000000);
+        assert_true(e->load.present);
+        assert_dbl_equal(e->load.value, 7.0);
+        assert_false(e->cap_hz.present);
+        assert_int_equal(jd_emc_effective_max(e).value, 4266000000);
+        assert_false(e->locked.value);
+        jd_emc_reader_free(r);
+        jd_sysroot_free(sr);
+}
+
 static void test_rate_zero_and_cap(void **state)
 {
         (void) state;
@@ -66,6 +88,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_boards),
+                cmocka_unit_test(test_thor_bwmgr),
                 cmocka_unit_test(test_rate_zero_and_cap),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
