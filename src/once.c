@@ -124,11 +124,12 @@ static void read_nvml(nvml_reading *out, const char *library)
  * passes them. */
 static void pass_gpu_users(jd_sampler *sampler, const nvml_reading *nv)
 {
-        jd_gpu_user users[JD_MAX_PROCESSES];
-        size_t n = 0;
+        jd_gpu_user *users = NULL;
+        size_t n = 0, cap = 0;
         for (unsigned i = 0; i < nv->n; i++)
-                n = jd_nvml_add_gpu_users(users, n, &nv->gpus[i]);
+                n = jd_nvml_add_gpu_users(&users, &cap, n, &nv->gpus[i]);
         jd_sampler_set_gpu_users(sampler, users, n);
+        free(users);
 }
 
 /* State that is not a sample value: lists of modes, profiles, swaps. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "nvml_api.h"
 
 /* Per-process SM samples are asked "since" the last one seen; one slot
@@ -327,17 +328,20 @@ bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *g)
         return true;
 }
 
-size_t jd_nvml_add_gpu_users(jd_gpu_user *users, size_t n, const jd_nvml_gpu *g)
+size_t jd_nvml_add_gpu_users(jd_gpu_user **usersp, size_t *cap, size_t n, const jd_nvml_gpu *g)
 {
         for (size_t p = 0; p < g->n_processes; p++) {
                 size_t k = 0;
-                while (k < n && users[k].pid != g->processes[p].pid)
+                while (k < n && (*usersp)[k].pid != g->processes[p].pid)
                         k++;
                 if (k == n) {
-                        if (n == JD_MAX_PROCESSES)
-                                continue;
-                        users[n++] = (jd_gpu_user) { .pid = g->processes[p].pid };
+                        jd_gpu_user *grown = jd_grow(*usersp, cap, n + 1, sizeof(*grown));
+                        if (!grown)
+                                break; /* out of memory: those so far */
+                        *usersp = grown;
+                        grown[n++] = (jd_gpu_user) { .pid = g->processes[p].pid };
                 }
+                jd_gpu_user *users = *usersp;
                 if (g->processes[p].mem_kib.present)
                         users[k].gpu_kib += g->processes[p].mem_kib.value;
         }

@@ -72,6 +72,7 @@ bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *out);
  * Thor", JetPack 7.2's "... (nvgpu)". */
 bool jd_nvml_is_integrated(const char *name);
 
-/* Adds G's processes to USERS (N of them, room for JD_MAX_PROCESSES),
- * each PID once with its memory summed over the GPUs; returns the new N. */
-size_t jd_nvml_add_gpu_users(jd_gpu_user *users, size_t n, const jd_nvml_gpu *g);
+/* Adds G's processes to *USERS (N of them, *CAP allocated, grown as
+ * needed), each PID once with its memory summed over the GPUs; returns
+ * the new N. */
+size_t jd_nvml_add_gpu_users(jd_gpu_user **users, size_t *cap, size_t n, const jd_nvml_gpu *g);

@@ -1,14 +1,21 @@
 #include "processes.h"
 
 #include <ctype.h>
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "parse.h"
 
 #define NO_LOGINUID 4294967295u
+/* nvmap's table is read into a buffer that grows with it: a client row
+ * and its handle rows take a few hundred bytes, so 16 MiB is tens of
+ * thousands of processes; a file still going there is no nvmap table
+ * (what was read is parsed). */
+#define NVMAP_MAX (16u << 20)
 
 /* A process seen in the nvmap table: its /proc files stay open while it
  * lives (a pid reused by another process has another start time). */
@@ -27,35 +34,78 @@ struct jd_process_reader {
         char *buf;
         size_t buf_size;
         long clk_tck, page_size;
-        tracked procs[JD_MAX_PROCESSES];
-        size_t n_procs;
-        jd_gpu_user gpu_users[JD_MAX_PROCESSES];
-        size_t n_gpu_users;
+        /* Every array grows with the table: no process is left out. */
+        tracked *procs, *old;     /* old: scratch, last reading's procs */
+        size_t n_procs, cap_procs, cap_old;
+        jd_gpu_user *gpu_users;
+        size_t n_gpu_users, cap_gpu_users;
+        jd_process *all;          /* scratch: the table and NVML's, merged */
+        size_t cap_all, cap_sample;
         jd_process_sample sample;
 };
 
 void jd_process_reader_set_gpu_users(jd_process_reader *r, const jd_gpu_user *users, size_t n)
 {
-        r->n_gpu_users = n < JD_MAX_PROCESSES ? n : JD_MAX_PROCESSES;
-        memcpy(r->gpu_users, users, r->n_gpu_users * sizeof(*users));
+        jd_gpu_user *room = jd_grow(r->gpu_users, &r->cap_gpu_users, n, sizeof(*room));
+        if (!room)
+                return; /* out of memory: the previous list stays */
+        r->gpu_users = room;
+        if (n)
+                memcpy(r->gpu_users, users, n * sizeof(*users));
+        r->n_gpu_users = n;
 }
 
-/* NVML's processes into ALL (N of them so far): memory added to a pid
- * nvmap lists, the others appended while there is room. */
-static size_t merge_gpu_users(const jd_process_reader *r, jd_process *all, size_t n)
+/* Index of PID among the N processes of ALL, or N. Through INDEX (pid to
+ * index + 1) once the list is long, so a table of thousands of clients
+ * stays linear rather than quadratic. */
+static size_t find_pid(const jd_process *all, size_t n, uint32_t pid, GHashTable *index)
 {
+        if (index) {
+                size_t k = GPOINTER_TO_SIZE(g_hash_table_lookup(index, GUINT_TO_POINTER(pid)));
+                return k ? k - 1 : n;
+        }
+        size_t k = 0;
+        while (k < n && all[k].pid != pid)
+                k++;
+        return k;
+}
+
+#define INDEX_FROM 64
+
+/* After ALL got its Nth process: the index made once N is long enough,
+ * then kept up to date. */
+static void note_pid(GHashTable **index, const jd_process *all, size_t n)
+{
+        if (!*index && n >= INDEX_FROM) {
+                *index = g_hash_table_new(NULL, NULL);
+                for (size_t k = 0; k < n; k++)
+                        g_hash_table_insert(*index, GUINT_TO_POINTER(all[k].pid), GSIZE_TO_POINTER(k + 1));
+        } else if (*index) {
+                g_hash_table_insert(*index, GUINT_TO_POINTER(all[n - 1].pid), GSIZE_TO_POINTER(n));
+        }
+}
+
+/* NVML's processes into r->all (N of them so far): memory added to a pid
+ * nvmap lists, the others appended. */
+static size_t merge_gpu_users(jd_process_reader *r, size_t n)
+{
+        GHashTable *index = NULL;
+        note_pid(&index, r->all, n);
         for (size_t i = 0; i < r->n_gpu_users; i++) {
                 const jd_gpu_user *u = &r->gpu_users[i];
-                size_t k = 0;
-                while (k < n && all[k].pid != u->pid)
-                        k++;
+                size_t k = find_pid(r->all, n, u->pid, index);
                 if (k == n) {
-                        if (n == JD_MAX_PROCESSES)
-                                continue;
+                        jd_process *all = jd_grow(r->all, &r->cap_all, n + 1, sizeof(*all));
+                        if (!all)
+                                break; /* out of memory: those so far */
+                        r->all = all;
                         all[n++] = (jd_process) { .pid = u->pid };
+                        note_pid(&index, r->all, n);
                 }
-                all[k].gpu_kib += u->gpu_kib;
+                r->all[k].gpu_kib += u->gpu_kib;
         }
+        if (index)
+                g_hash_table_destroy(index);
         return n;
 }
 
@@ -69,8 +119,6 @@ jd_process_reader *jd_process_reader_new(const jd_sysroot *sr)
         r->sr = sr;
         if (!jd_file_open(&r->maps, sr, "/sys/kernel/debug/nvmap/iovmm/maps"))
                 jd_file_open(&r->maps, sr, "/sys/kernel/debug/nvmap/iovmm/clients");
-        r->buf_size = 1 << 16;
-        r->buf = malloc(r->buf_size);
         jd_cached_file_init(&r->passwd, sr, "/etc/passwd", 1 << 20);
         r->clk_tck = sysconf(_SC_CLK_TCK);
         r->page_size = sysconf(_SC_PAGESIZE);
@@ -86,15 +134,26 @@ void jd_process_reader_free(jd_process_reader *r)
         for (size_t i = 0; i < r->n_procs; i++)
                 untrack(&r->procs[i]);
         free(r->buf);
+        free(r->procs);
+        free(r->old);
+        free(r->gpu_users);
+        free(r->all);
+        free(r->sample.procs);
         free(r);
 }
 
 /* Client rows are unindented: "<client> <comm, right-aligned> <pid> <size>K".
  * Handle and mapping rows are indented. Parsed from both ends because the
  * comm may contain spaces. */
-size_t jd_parse_nvmap_clients(const char *text, jd_process *out, size_t max, jd_opt_u64 *total_kib)
+/* Grammar (one line at a time, never across a line end): a header
+ * starting "CLIENT"; "total <N>K"; client rows "<client> <comm> <pid>
+ * <size>K", unindented, the comm possibly holding blanks, so read from
+ * the right; indented rows (handles, mappings) and anything else are
+ * skipped, as are pid 0 (the kernel) and rows of 256 bytes or more. */
+size_t jd_parse_nvmap_clients(const char *text, jd_process **outp, size_t *cap, jd_opt_u64 *total_kib)
 {
         size_t n = 0;
+        GHashTable *index = NULL;
         total_kib->present = false;
         JD_FOR_EACH_LINE(l, text) {
                 const char *eol = strchrnul(l, '\n');
@@ -140,19 +199,22 @@ size_t jd_parse_nvmap_clients(const char *text, jd_process *out, size_t max, jd_
                 comm += strspn(comm, " ");
                 if (pid == 0 || !*comm)
                         continue; /* kernel clients are no processes */
-                size_t i = 0;
-                while (i < n && out[i].pid != pid)
-                        i++;
+                size_t i = find_pid(*outp, n, (uint32_t) pid, index);
                 if (i == n) {
-                        if (n == max)
-                                continue;
+                        jd_process *out = jd_grow(*outp, cap, n + 1, sizeof(*out));
+                        if (!out)
+                                break; /* out of memory: those so far */
+                        *outp = out;
                         memset(&out[n], 0, sizeof(out[n]));
                         out[n].pid = (uint32_t) pid;
                         jd_strlcpy(out[n].name, comm, sizeof(out[n].name));
                         n++;
+                        note_pid(&index, out, n);
                 }
-                out[i].gpu_kib += size;
+                (*outp)[i].gpu_kib += size;
         }
+        if (index)
+                g_hash_table_destroy(index);
         return n;
 }
 
@@ -285,31 +347,45 @@ static bool read_proc(jd_process_reader *r, tracked *t, jd_process *p, uint64_t 
 const jd_process_sample *jd_process_reader_sample(jd_process_reader *r, uint64_t now_us)
 {
         jd_process_sample *s = &r->sample;
-        jd_process all[JD_MAX_PROCESSES];
-        tracked old[JD_MAX_PROCESSES];
         size_t n_old = r->n_procs;
 
-        memcpy(old, r->procs, n_old * sizeof(old[0]));
+        /* Last reading's processes move to OLD; those seen again move back. */
+        tracked *swap = r->old;
+        size_t swap_cap = r->cap_old;
+        r->old = r->procs;
+        r->cap_old = r->cap_procs;
+        r->procs = swap;
+        r->cap_procs = swap_cap;
         r->n_procs = 0;
         s->n = 0;
-        s->present = r->buf && jd_file_read(&r->maps, r->buf, r->buf_size) > 0;
-        size_t n = s->present ? jd_parse_nvmap_clients(r->buf, all, JD_MAX_PROCESSES, &s->nvmap_total_kib) : 0;
-        n = merge_gpu_users(r, all, n);
+        s->present = jd_file_read_grow(&r->maps, &r->buf, &r->buf_size, NVMAP_MAX) > 0;
+        size_t n = s->present ? jd_parse_nvmap_clients(r->buf, &r->all, &r->cap_all, &s->nvmap_total_kib) : 0;
+        n = merge_gpu_users(r, n);
+        /* Room for every process now, so tracked entries never move
+         * while they are filled in. */
+        tracked *procs = jd_grow(r->procs, &r->cap_procs, n, sizeof(*procs));
+        jd_process *out = jd_grow(s->procs, &r->cap_sample, n, sizeof(*out));
+        if (procs)
+                r->procs = procs;
+        if (out)
+                s->procs = out;
+        if (!procs || !out)
+                n = 0; /* out of memory: none this time */
 
         const char *passwd = n ? jd_cached_file_get(&r->passwd, NULL) : NULL;
         for (size_t i = 0; i < n; i++) {
-                tracked *t = track(r, old, n_old, all[i].pid, passwd);
+                tracked *t = track(r, r->old, n_old, r->all[i].pid, passwd);
                 if (!t)
                         continue;
-                if (!read_proc(r, t, &all[i], now_us)) {
+                if (!read_proc(r, t, &r->all[i], now_us)) {
                         untrack(t);
                         r->n_procs--;
                         continue;
                 }
-                s->procs[s->n++] = all[i];
+                s->procs[s->n++] = r->all[i];
         }
         /* Processes no longer in the table. */
         for (size_t i = 0; i < n_old; i++)
-                untrack(&old[i]);
+                untrack(&r->old[i]);
         return s;
 }

@@ -6,7 +6,6 @@
 #include "opt.h"
 #include "sysfile.h"
 
-#define JD_MAX_PROCESSES 64
 
 typedef struct {
         uint32_t pid;
@@ -23,7 +22,7 @@ typedef struct {
         bool present;             /* the nvmap table was readable */
         jd_opt_u64 nvmap_total_kib;
         size_t n;
-        jd_process procs[JD_MAX_PROCESSES];
+        jd_process *procs;        /* every process of the table and of NVML */
 } jd_process_sample;
 
 typedef struct jd_process_reader jd_process_reader;
@@ -37,13 +36,15 @@ typedef struct {
 jd_process_reader *jd_process_reader_new(const jd_sysroot *sr);
 void jd_process_reader_free(jd_process_reader *r);
 const jd_process_sample *jd_process_reader_sample(jd_process_reader *r, uint64_t now_us);
-/* The processes NVML lists now (at most JD_MAX_PROCESSES are kept): from
+/* The processes NVML lists now (all of them, copied): from
  * the next sample on they are listed too, their gpu_kib added to what
  * nvmap says of them. */
 void jd_process_reader_set_gpu_users(jd_process_reader *r, const jd_gpu_user *users, size_t n);
 
 /* Parsers, exposed for tests. */
-size_t jd_parse_nvmap_clients(const char *text, jd_process *out, size_t max, jd_opt_u64 *total_kib);
+/* Client rows of nvmap's table into *OUT (of *CAP, grown as needed; may
+ * start NULL and 0), each pid once with its sizes summed; the count. */
+size_t jd_parse_nvmap_clients(const char *text, jd_process **out, size_t *cap, jd_opt_u64 *total_kib);
 /* /proc/<pid>/stat: the comm is in parentheses and may hold spaces or ')'. */
 bool jd_parse_pid_stat(const char *text, char *state, uint64_t *ticks, int64_t *priority, uint64_t *starttime);
 /* Name for UID from a passwd file's text. */

@@ -31,8 +31,10 @@ struct jd_sampling_engine {
         /* Main thread only. */
         uint64_t generation;
         jd_gpu_poller *gpus;          /* NULL without NVML */
-        jd_gpu_user gpu_users[JD_MAX_PROCESSES];   /* as last given to the slow tier */
-        size_t n_gpu_users;
+        jd_gpu_user *gpu_users;       /* as last given to the slow tier */
+        size_t n_gpu_users, cap_gpu_users;
+        jd_gpu_user *users_now;       /* scratch for the next list */
+        size_t cap_users_now;
 };
 
 static const jd_tier_spec specs[JD_TIER_COUNT] = {
@@ -274,6 +276,8 @@ void jd_engine_free(jd_sampling_engine *e)
         pthread_mutex_destroy(&e->mu);
         if (e->event_fd >= 0)
                 close(e->event_fd);
+        free(e->gpu_users);
+        free(e->users_now);
         free(e);
 }
 
@@ -401,19 +405,25 @@ static const jd_system_sample no_system;
  * when they changed. */
 static void pass_gpu_users(jd_sampling_engine *e, const jd_snapshot *s)
 {
-        jd_gpu_user users[JD_MAX_PROCESSES];
         size_t n = 0;
         for (size_t i = 0; i < s->n_gpu; i++)
                 if (!s->gpu_stale[i])
-                        n = jd_nvml_add_gpu_users(users, n, &s->gpu[i]->gpu);
+                        n = jd_nvml_add_gpu_users(&e->users_now, &e->cap_users_now, n, &s->gpu[i]->gpu);
+        const jd_gpu_user *users = e->users_now;
         bool same = n == e->n_gpu_users;
         for (size_t i = 0; same && i < n; i++)
                 same = users[i].pid == e->gpu_users[i].pid && users[i].gpu_kib == e->gpu_users[i].gpu_kib;
         if (same)
                 return;
-        memcpy(e->gpu_users, users, n * sizeof(*users));
+        /* The two lists trade places: the new one is the last given. */
+        jd_gpu_user *last = e->gpu_users;
+        size_t last_cap = e->cap_gpu_users;
+        e->gpu_users = e->users_now;
+        e->cap_gpu_users = e->cap_users_now;
+        e->users_now = last;
+        e->cap_users_now = last_cap;
         e->n_gpu_users = n;
-        jd_tier_thread_set_gpu_users(e->tiers[JD_TIER_INDEX_SLOW], users, n);
+        jd_tier_thread_set_gpu_users(e->tiers[JD_TIER_INDEX_SLOW], e->gpu_users, n);
 }
 
 void jd_engine_snapshot(jd_sampling_engine *e, jd_snapshot *s, uint64_t now_us)

@@ -86,6 +86,7 @@ jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_valu
         COPY_ARRAY(swap, swaps, n);
         r->swap.cap = r->swap.n;
         COPY_PART(processes);
+        COPY_ARRAY(processes, procs, n);
         COPY_PART(system);
         if (!ok || !jd_values_copy(&r->values, values)) {
                 jd_reading_unref(r);
@@ -114,6 +115,8 @@ void jd_reading_unref(jd_reading *r)
                 free(r->swap.swaps);
         if (r->part.nvpmodel)
                 free(r->nvpmodel.modes);
+        if (r->part.processes)
+                free(r->processes.procs);
         if (r->part.thermal)
                 free(r->thermal.zones);
         free(r->values.items);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "schedule.h"
 
 struct jd_tier_thread {
@@ -34,8 +35,8 @@ struct jd_tier_thread {
         bool fan_pending;
         jd_opt_bool fan_active;
         bool gpu_users_pending;
-        jd_gpu_user gpu_users[JD_MAX_PROCESSES];
-        size_t n_gpu_users;
+        jd_gpu_user *gpu_users;
+        size_t n_gpu_users, cap_gpu_users;
 };
 
 static uint64_t now_us(void)
@@ -227,6 +228,7 @@ bool jd_tier_thread_stop(jd_tier_thread *t, uint64_t timeout_us)
         jd_reading_unref(t->latest);
         pthread_cond_destroy(&t->wake);
         pthread_mutex_destroy(&t->mu);
+        free(t->gpu_users);
         free(t);
         return true;
 }
@@ -289,8 +291,13 @@ void jd_tier_thread_set_fan_service_active(jd_tier_thread *t, jd_opt_bool active
 void jd_tier_thread_set_gpu_users(jd_tier_thread *t, const jd_gpu_user *users, size_t n)
 {
         pthread_mutex_lock(&t->mu);
-        t->n_gpu_users = n < JD_MAX_PROCESSES ? n : JD_MAX_PROCESSES;
-        memcpy(t->gpu_users, users, t->n_gpu_users * sizeof(*users));
-        t->gpu_users_pending = true;
+        jd_gpu_user *room = jd_grow(t->gpu_users, &t->cap_gpu_users, n, sizeof(*room));
+        if (room) { /* out of memory: the previous list stays */
+                t->gpu_users = room;
+                if (n)
+                        memcpy(t->gpu_users, users, n * sizeof(*users));
+                t->n_gpu_users = n;
+                t->gpu_users_pending = true;
+        }
         pthread_mutex_unlock(&t->mu);
 }

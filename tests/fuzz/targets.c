@@ -61,9 +61,11 @@ static void pid_stat(const char *text, size_t len)
         uint64_t ticks, start;
         int64_t prio;
         jd_parse_pid_stat(text, &state, &ticks, &prio, &start);
-        jd_process procs[16];
+        jd_process *procs = NULL;
+        size_t cap = 0;
         jd_opt_u64 total;
-        CHECK(jd_parse_nvmap_clients(text, procs, 16, &total) <= 16);
+        CHECK(jd_parse_nvmap_clients(text, &procs, &cap, &total) <= cap);
+        free(procs);
 }
 
 static void passwd(const char *text, size_t len)

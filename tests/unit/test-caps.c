@@ -7,11 +7,13 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engines.h"
 #include "fixture.h"
 #include "nvpmodel.h"
 #include "power.h"
+#include "processes.h"
 #include "swap.h"
 #include "thermal.h"
 
@@ -207,12 +209,71 @@ static void test_many_engines(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* 300 GPU processes (the old cap was 64): 200 in nvmap's table (past
+ * the old 64 KiB buffer too, with three handle rows each) and 100 more from
+ * NVML, every one listed with its user, memory and RSS. */
+static void test_many_processes(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy(BOARD, &dir);
+        GString *maps = g_string_new("CLIENT                        PROCESS      PID        SIZE\n");
+        for (int i = 0; i < 300; i++) {
+                unsigned pid = 20000 + (unsigned) i;
+                char path[64], text[512];
+                snprintf(path, sizeof(path), "proc/%u/stat", pid);
+                snprintf(text, sizeof(text),
+                         "%u (worker %d) S 1 %u %u 0 -1 4194560 1 0 0 0 %d 0 0 0 20 0 1 0 %u 1000 5 "
+                         "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 2 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+                         pid, i, pid, pid, i, 1000 + pid);
+                put(dir, path, text);
+                snprintf(path, sizeof(path), "proc/%u/statm", pid);
+                snprintf(text, sizeof(text), "1000 %d 10 1 0 10 0\n", 100 + i);
+                put(dir, path, text);
+                snprintf(path, sizeof(path), "proc/%u/loginuid", pid);
+                put(dir, path, "1000\n");
+                if (i >= 200)
+                        continue;
+                g_string_append_printf(maps, "user                       worker %-5d %8u %10dK\n", i, pid, 1024 + i);
+                for (int h = 0; h < 3; h++)
+                        g_string_append_printf(maps,
+                                               "                                             0 %10dK      300      1 "
+                                               "00000000a1b2c3d4                            %10dK\n",
+                                               1024 + i, 1024 + i);
+        }
+        g_string_append(maps, "total                                              999999K\n");
+        assert_true(maps->len > 65536);
+        fixture_write_str(dir, "sys/kernel/debug/nvmap/iovmm/maps", maps->str);
+        jd_gpu_user users[100];
+        for (int i = 0; i < 100; i++)
+                users[i] = (jd_gpu_user) { .pid = 20200 + (uint32_t) i, .gpu_kib = 4096 };
+        jd_process_reader *r = jd_process_reader_new(sr);
+        jd_process_reader_set_gpu_users(r, users, 100);
+        const jd_process_sample *s = jd_process_reader_sample(r, 1000000);
+        printf("figure: GPU processes shown %zu of 300 (nvmap table %zu bytes)\n", s->n, maps->len);
+        assert_int_equal(s->n, 300);
+        for (size_t i = 0; i < s->n; i++) {
+                const jd_process *p = &s->procs[i];
+                int k = (int) p->pid - 20000;
+                assert_true(k >= 0 && k < 300);
+                char name[32];
+                snprintf(name, sizeof(name), "worker %d", k);
+                assert_string_equal(p->name, name);
+                assert_int_equal(p->gpu_kib, k < 200 ? 1024 + k : 4096);
+                assert_int_equal(p->rss_bytes.value, (uint64_t) (100 + k) * (uint64_t) sysconf(_SC_PAGESIZE));
+                assert_string_equal(p->user, "nvidia"); /* uid 1000 in the board's passwd */
+        }
+        jd_process_reader_free(r);
+        g_string_free(maps, TRUE);
+        fixture_remove_copy(sr, dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_many_zones),   cmocka_unit_test(test_many_rails),
                 cmocka_unit_test(test_many_modes),   cmocka_unit_test(test_many_swaps),
-                cmocka_unit_test(test_many_engines),
+                cmocka_unit_test(test_many_engines), cmocka_unit_test(test_many_processes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

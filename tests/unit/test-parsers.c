@@ -1,5 +1,6 @@
 /* Format parsers, fed the fact sheet's literal examples and broken input. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "board.h"
@@ -176,7 +177,6 @@ static void test_nvfancontrol(void **state)
 static void test_processes(void **state)
 {
         (void) state;
-        jd_process p[8];
         jd_opt_u64 total;
         const char *maps =
                 "CLIENT                        PROCESS      PID        SIZE\n"
@@ -187,13 +187,16 @@ static void test_processes(void **state)
                 "user                      Web Content     3127      10240K\n"
                 "kernel                             -        0       1024K\n"
                 "total                                              292992K\n";
-        size_t n = jd_parse_nvmap_clients(maps, p, 8, &total);
+        jd_process *p = NULL;
+        size_t cap = 0;
+        size_t n = jd_parse_nvmap_clients(maps, &p, &cap, &total);
         assert_int_equal(n, 2);
         assert_int_equal(p[0].pid, 2245);
         assert_string_equal(p[0].name, "Xorg");
         assert_int_equal(p[0].gpu_kib, 18560);
         assert_string_equal(p[1].name, "Web Content");
         assert_int_equal(total.value, 292992);
+        free(p);
 
         char st;
         uint64_t ticks, start;
