@@ -1,0 +1,14 @@
+"""jetsond: NVIDIA Jetson boards from Python, through the jetsond D-Bus
+service. See docs/python.md."""
+
+from .capture import Recorder, load_trace, read_trace
+from .client import Jetson, Sample, Subscription
+from .errors import (AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgs, JetsondError,
+                     NotFound, NotRunning, NotSupported, RebootRequired, Timeout)
+from .measure import Measurement, measure
+
+__version__ = "0.1.0"
+
+__all__ = ["Jetson", "Sample", "Subscription", "Recorder", "read_trace", "load_trace", "measure", "Measurement",
+           "JetsondError", "NotRunning", "AccessDenied", "InteractiveAuthorizationRequired", "NotSupported",
+           "Busy", "Failed", "Timeout", "RebootRequired", "InvalidArgs", "NotFound"]

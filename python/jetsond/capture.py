@@ -1,0 +1,315 @@
+"""Capture streams (introspection/capture.md): ``Recorder`` writes one to a
+trace file at up to 1 kHz; ``read_trace`` reads it back as numpy arrays.
+
+A trace file is the capture stream exactly as jetsond wrote it (its header,
+then its fixed-size records), followed, once the recording ends, by a
+trailer: the sync points (uint64 id, uint64 CLOCK_MONOTONIC ns each), their
+labels as a JSON list, and a 48-byte footer (uint64 sync count, uint64
+label bytes, uint64 start ns, uint64 stop ns, uint64 dropped records, magic
+"JDTRACE1"). A recording cut short (the process killed) has no trailer and
+still reads: every whole record, no sync points."""
+
+import json
+import math
+import os
+import select
+import struct
+import threading
+import time
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+
+from .errors import InvalidArgs, JetsondError, NotRunning
+
+MAGIC = b"JDCAPTUR"
+TRAILER_MAGIC = b"JDTRACE1"
+_HEAD = struct.Struct("=8sIIIIQq")
+_FOOTER = struct.Struct("=QQQQQ8s")
+_SYNC = struct.Struct("=QQ")
+
+
+def monotonic_ns() -> int:
+    """CLOCK_MONOTONIC in ns, the clock of the stream's time_ns."""
+    f = getattr(time, "monotonic_ns", None)
+    if f is not None:  # Python 3.7+
+        return int(f())
+    return int(time.monotonic() * 1e9)
+
+
+Header = NamedTuple("Header", [("version", int), ("header_size", int), ("columns", List[str]),
+                               ("record_size", int), ("interval_ns", int), ("realtime_offset_ns", int)])
+
+
+def parse_header(data: bytes) -> Header:
+    """The capture header at the start of DATA (which must hold all of it:
+    header_size bytes). Raises ValueError for anything else."""
+    if len(data) < _HEAD.size:
+        raise ValueError("short capture header")
+    magic, version, header_size, n, record_size, interval_ns, offset = _HEAD.unpack_from(data)
+    if magic != MAGIC:
+        raise ValueError("not a jetsond capture (magic %r)" % (magic,))
+    if version != 1:
+        raise ValueError("capture version %d is not supported (1 is)" % version)
+    if header_size % 8 or header_size < _HEAD.size or len(data) < header_size or record_size != 16 + 8 * n:
+        raise ValueError("malformed capture header")
+    names = data[_HEAD.size:header_size].split(b"\0")[:n]
+    if len(names) != n:
+        raise ValueError("capture header has %d names for %d columns" % (len(names), n))
+    return Header(version, header_size, [x.decode("utf-8") for x in names], record_size, interval_ns, offset)
+
+
+Record = NamedTuple("Record", [("time_ns", int), ("dropped", int), ("values", Tuple[float, ...])])
+
+
+def parse_records(data: bytes, n: int) -> Iterator[Record]:
+    rec = struct.Struct("=QQ%dd" % n)
+    for off in range(0, len(data) - rec.size + 1, rec.size):
+        t, d, *v = rec.unpack_from(data, off)
+        yield Record(t, d, tuple(v))
+
+
+class Trace(NamedTuple("Trace", [("header", Header), ("records", bytes),
+                                 ("syncs", List[Tuple[int, int, Optional[str]]]),
+                                 ("start_ns", int), ("stop_ns", int), ("dropped", int)])):
+    """A trace file's parts, without numpy."""
+
+    def iter_records(self) -> Iterator[Record]:
+        return parse_records(self.records, len(self.header.columns))
+
+
+def load_trace(path: str) -> Trace:
+    """A trace file (pure Python). Records cut off at the end (a killed
+    recorder) are left out."""
+    with open(path, "rb") as f:
+        data = f.read()
+    h = parse_header(data)
+    end = len(data)
+    syncs = []  # type: List[Tuple[int, int, Optional[str]]]
+    start = stop = dropped = 0
+    if end - h.header_size >= _FOOTER.size and data[-8:] == TRAILER_MAGIC:
+        count, label_len, start, stop, dropped, _ = _FOOTER.unpack_from(data, end - _FOOTER.size)
+        table = end - _FOOTER.size - label_len - count * _SYNC.size
+        if table < h.header_size:
+            raise ValueError("malformed trace trailer")
+        labels = json.loads(data[end - _FOOTER.size - label_len:end - _FOOTER.size].decode("utf-8") or "[]")
+        for i in range(count):
+            sid, t = _SYNC.unpack_from(data, table + i * _SYNC.size)
+            syncs.append((sid, t, labels[i] if i < len(labels) else None))
+        end = table
+    body = data[h.header_size:end]
+    body = body[:len(body) - len(body) % h.record_size]
+    if not stop:
+        dropped = sum(r.dropped for r in parse_records(body, len(h.columns)))
+    return Trace(h, body, syncs, start, stop, dropped)
+
+
+def read_trace(path: str) -> Dict[str, Any]:
+    """A trace file as numpy arrays, one entry per record in each:
+
+    - ``time``: seconds since the recording started (float64; the
+      stream's own CLOCK_MONOTONIC timestamps),
+    - ``time_ns``: the records' CLOCK_MONOTONIC ns (uint64),
+    - ``sync_id``: the latest sync() at or before the record (uint64; 0
+      before the first),
+    - ``dropped``: records jetsond dropped just before this one (uint64),
+    - one float64 array per column, named as the key ("cpu.load",
+      "power.total"), NaN where the value was absent;
+
+    and ``columns`` (the keys), ``interval_s``, ``realtime_offset_ns``
+    (add to time_ns for wall-clock time), ``syncs`` ([(id, time_s,
+    label)]) and ``dropped_total``. Needs numpy."""
+    try:
+        import numpy as np
+    except ImportError:
+        raise ImportError("jetsond.read_trace needs numpy (apt install python3-numpy, or pip install numpy)")
+    t = load_trace(path)
+    n = len(t.header.columns)
+    dtype = np.dtype([("time_ns", "<u8"), ("dropped", "<u8"), ("values", "<f8", (n,))])
+    recs = np.frombuffer(t.records, dtype=dtype)
+    time_ns = recs["time_ns"].copy()
+    start = t.start_ns or (int(time_ns[0]) if len(time_ns) else 0)
+    sync_times = np.array([s[1] for s in t.syncs], dtype=np.uint64)
+    out = {
+        "time": (time_ns.astype(np.int64) - start) / 1e9,
+        "time_ns": time_ns,
+        "sync_id": np.searchsorted(sync_times, time_ns, side="right").astype(np.uint64),
+        "dropped": recs["dropped"].copy(),
+        "columns": list(t.header.columns),
+        "interval_s": t.header.interval_ns / 1e9,
+        "realtime_offset_ns": t.header.realtime_offset_ns,
+        "syncs": [(sid, (st - start) / 1e9, label) for sid, st, label in t.syncs],
+        "dropped_total": t.dropped,
+    }  # type: Dict[str, Any]
+    for i, name in enumerate(t.header.columns):
+        out[name] = recs["values"][:, i].copy()
+    return out
+
+
+class Capture:
+    """An open capture stream: OpenCapture on a connection of its own; read
+    whole records with ``read(timeout)``; close() ends it."""
+
+    def __init__(self, interval_s: float, keys: Sequence[str] = (), address: Optional[str] = None) -> None:
+        from ._bus import Bus
+        usec = int(round(interval_s * 1e6))
+        if not 1000 <= usec <= 3600000000:
+            raise InvalidArgs("capture interval %r s is out of range (0.001 to 3600)" % (interval_s,))
+        self._bus = Bus(address, enable_fds=True)
+        try:
+            fd, columns = self._bus.jcall("Metrics", "OpenCapture", "tas", (usec, list(keys)))
+        except BaseException:
+            self._bus.close()
+            raise
+        self.fd = fd.to_raw_fd()
+        self.columns = list(columns)
+        raw = self._read_exactly(_HEAD.size)
+        (_, _, header_size, _, _, _, _) = _HEAD.unpack(raw)
+        self.header_bytes = raw + self._read_exactly(header_size - _HEAD.size)
+        self.header = parse_header(self.header_bytes)
+        self._partial = b""
+
+    def _read_exactly(self, n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            chunk = os.read(self.fd, n - len(data))
+            if not chunk:
+                raise NotRunning("the capture stream ended before its header")
+            data += chunk
+        return data
+
+    def read(self, timeout: Optional[float]) -> Optional[bytes]:
+        """Whole records that arrived within TIMEOUT seconds (b"" if none);
+        None at the end of the stream."""
+        r, _, _ = select.select([self.fd], [], [], timeout)
+        if not r:
+            return b""
+        chunk = os.read(self.fd, 1 << 16)
+        if not chunk:
+            return None
+        data = self._partial + chunk
+        cut = len(data) - len(data) % self.header.record_size
+        self._partial = data[cut:]
+        return data[:cut]
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        self._bus.close()
+
+
+class Recorder:
+    """fastnvmetrics' recorder over jetsond: ``with Recorder("run.trace") as
+    r:`` opens a capture of KEYS (glob patterns; default: every numeric
+    key) at RATE_HZ (up to 1000), waits for its first WARMUP records and
+    writes every record to PATH as it comes (memory stays bounded however
+    long it runs); ``r.sync()`` marks a point on the stream's own clock;
+    leaving the block takes the records up to that moment and closes the
+    file. ``sample_count`` and ``dropped`` are safe to read while it runs."""
+
+    def __init__(self, path: str, rate_hz: float = 1000, keys: Sequence[str] = (),
+                 address: Optional[str] = None, warmup: int = 10) -> None:
+        self.path, self.rate_hz, self.keys, self.address, self.warmup = path, rate_hz, list(keys), address, warmup
+        self.sample_count = 0
+        self.dropped = 0
+        self.columns = []  # type: List[str]
+        self._syncs = []  # type: List[Tuple[int, int, Optional[str]]]
+        self._last_ns = 0
+        self._stop_at = None  # type: Optional[int]
+        self._error = None  # type: Optional[BaseException]
+        self._cond = threading.Condition()
+        self._thread = None  # type: Optional[threading.Thread]
+        self._capture = None  # type: Optional[Capture]
+
+    def start(self) -> "Recorder":
+        if not 0 < self.rate_hz <= 1000:
+            raise InvalidArgs("rate_hz %r is out of range (up to 1000)" % (self.rate_hz,))
+        self._start_ns = monotonic_ns()
+        self._capture = Capture(1.0 / self.rate_hz, self.keys, self.address)
+        self.columns = self._capture.columns
+        self._file = open(self.path, "wb")
+        self._file.write(self._capture.header_bytes)
+        self._thread = threading.Thread(target=self._run, name="jetsond-recorder", daemon=True)
+        self._thread.start()
+        self.wait_for_warmup()
+        return self
+
+    def wait_for_warmup(self, timeout: float = 30.0) -> None:
+        """Blocks until the first WARMUP records have arrived."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: self.sample_count >= self.warmup or self._error is not None,
+                                       timeout):
+                raise NotRunning("no capture records from jetsond within %g s" % timeout)
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        cap = self._capture
+        assert cap is not None
+        n = len(cap.columns)
+        rec = struct.Struct("=QQ")
+        size = cap.header.record_size
+        try:
+            while True:
+                data = cap.read(0.05)
+                if data is None:
+                    raise NotRunning("jetsond closed the capture stream")
+                if data:
+                    self._file.write(data)
+                    dropped = sum(rec.unpack_from(data, o)[1] for o in range(0, len(data), size))
+                    last = rec.unpack_from(data, len(data) - size)[0]
+                    with self._cond:
+                        self.sample_count += len(data) // size
+                        self.dropped += dropped
+                        self._last_ns = last
+                        self._cond.notify_all()
+                with self._cond:
+                    if self._stop_at is not None and (self._last_ns >= self._stop_at or
+                                                      monotonic_ns() > self._stop_at + 2 * 10**9):
+                        return
+        except BaseException as e:
+            with self._cond:
+                self._error = e
+                self._cond.notify_all()
+        finally:
+            del n
+
+    def sync(self, label: Optional[str] = None) -> int:
+        """Marks this moment (CLOCK_MONOTONIC, the stream's clock); returns
+        its id: 1, 2, 3, ... Records from it on carry this id in
+        read_trace()'s sync_id."""
+        t = monotonic_ns()
+        with self._cond:
+            sid = len(self._syncs) + 1
+            self._syncs.append((sid, t, label))
+        return sid
+
+    def stop(self) -> None:
+        """Takes the records up to now, then closes the capture and writes
+        the trailer."""
+        if self._thread is None:
+            return
+        with self._cond:
+            self._stop_at = monotonic_ns()
+        self._thread.join()
+        self._thread = None
+        assert self._capture is not None
+        self._capture.close()
+        labels = json.dumps([s[2] for s in self._syncs]).encode("utf-8")
+        for sid, t, _ in self._syncs:
+            self._file.write(_SYNC.pack(sid, t))
+        self._file.write(labels)
+        self._file.write(_FOOTER.pack(len(self._syncs), len(labels), self._start_ns, self._stop_at or 0,
+                                      self.dropped, TRAILER_MAGIC))
+        self._file.close()
+        if self._error is not None and not isinstance(self._error, NotRunning):
+            raise self._error
+
+    def __enter__(self) -> "Recorder":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+__all__ = ["Recorder", "Capture", "read_trace", "load_trace", "parse_header", "parse_records", "monotonic_ns",
+           "JetsondError", "math"]

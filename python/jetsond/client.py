@@ -1,0 +1,300 @@
+"""``jetsond.Jetson``: the board through jetsond's D-Bus API."""
+
+import threading
+import time
+from typing import Any, Callable, Dict, Generator, List, Optional, Tuple
+
+from . import views
+from ._bus import BUS_NAME, PATH, Bus, unwrap
+from .errors import InvalidArgs, NotRunning
+
+_PROPS_CHANGED = "org.freedesktop.DBus.Properties"
+
+
+class Sample(Dict[str, Any]):
+    """One sample: GetSnapshot's (or a Sample signal's) flat keys as a dict,
+    with ``timestamp`` (seconds since the Unix epoch, CLOCK_REALTIME of the
+    newest reading)."""
+
+    timestamp = 0.0
+
+    def __init__(self, timestamp_usec: int, values: Dict[str, Any]) -> None:
+        super().__init__(values)
+        self.timestamp = timestamp_usec / 1e6
+
+
+_NAMES = {"SoC": "soc", "L4T": "l4t", "JetPack": "jetpack", "PNumber": "pnumber", "BoardIds": "board_ids",
+          "CudaArch": "cuda_arch", "PartNumber": "part_number", "KernelRelease": "kernel_release",
+          "DefaultProfile": "default_profile"}
+
+
+def _snake(name: str) -> str:
+    """A D-Bus property name in Python's style: PartNumber -> part_number."""
+    if name in _NAMES:
+        return _NAMES[name]
+    out = ""
+    for i, c in enumerate(name):
+        if c.isupper() and i and not name[i - 1].isupper():
+            out += "_"
+        out += c.lower()
+    return out
+
+
+class Jetson:
+    """A client of jetsond. Reads need no rights; writes go through polkit
+    (``interactive=True`` lets polkit ask for a password through an agent, as
+    systemctl does). Usable as a context manager; ``close()`` ends it.
+
+    ``address``: a D-Bus address instead of the system bus (as
+    DBUS_SYSTEM_BUS_ADDRESS)."""
+
+    def __init__(self, address: Optional[str] = None, interactive: bool = True, timeout: float = 120.0) -> None:
+        self.address = address
+        self.interactive = interactive
+        self._bus = Bus(address, timeout=timeout)
+        self._lock = threading.Lock()
+        if not self._bus.name_has_owner():
+            # Activation: the first call starts jetsond if it is installed.
+            self._call("Metrics", "GetSnapshot")
+
+    def close(self) -> None:
+        self._bus.close()
+
+    def __enter__(self) -> "Jetson":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _call(self, interface: str, method: str, signature: str = "", body: Tuple[Any, ...] = (), path: str = PATH,
+              write: bool = False) -> Tuple[Any, ...]:
+        with self._lock:
+            return self._bus.jcall(interface, method, signature, body, path=path,
+                                   interactive=write and self.interactive)
+
+    def _props(self, interface: str, path: str = PATH) -> Dict[str, Any]:
+        with self._lock:
+            return self._bus.get_all(interface, path)
+
+    # ---- readings ------------------------------------------------------
+    def snapshot(self) -> Sample:
+        """The latest sample (Metrics.GetSnapshot): flat keys such as
+        "cpu.load", "power.total", "temp.gpu" in the units Metrics.xml
+        documents; an absent reading is an absent key."""
+        ts, values = self._call("Metrics", "GetSnapshot")
+        return Sample(ts, {k: unwrap(v) for k, v in values.items()})
+
+    def identity(self) -> Dict[str, Any]:
+        """The Board interface's properties with snake_case names: model,
+        module, part_number, soc, cuda_arch, codename, l4t, jetpack,
+        machine, distribution, kernel_release, libraries, ..."""
+        return {_snake(k): v for k, v in self._props("Board").items()}
+
+    def serial_number(self) -> str:
+        """Board.GetSerialNumber (polkit read-serial)."""
+        return str(self._call("Board", "GetSerialNumber", write=True)[0])
+
+    def interval(self) -> float:
+        """The current sampling period in seconds."""
+        with self._lock:
+            return float(self._bus.get("Metrics", "Interval")) / 1e6
+
+    def cpu(self) -> Dict[str, Any]:
+        return views.cpu(self.snapshot())
+
+    def gpus(self) -> List[Dict[str, Any]]:
+        """Every GPU (views.gpus), a discrete one with its DiscreteGpu
+        properties too: name, uuid, pci_bus_id, memory_total_bytes,
+        power_limit_mw, max_clocks_mhz."""
+        found = views.gpus(self.snapshot())
+        info = self.discrete_gpus()
+        for g in found:
+            if not g["integrated"] and g["index"] in info:
+                g.update(info[g["index"]])
+        return found
+
+    def discrete_gpus(self) -> Dict[int, Dict[str, Any]]:
+        out = {}
+        with self._lock:
+            objs = self._bus.managed_objects()
+        for path, ifaces in objs.items():
+            p = ifaces.get("org.jetsond.Jetson1.DiscreteGpu")
+            if p is not None:
+                out[int(path.rsplit("/", 1)[1])] = {
+                    "name": p.get("Name"), "uuid": p.get("UUID"), "pci_bus_id": p.get("PciBusId"),
+                    "memory_total_bytes": p.get("MemoryTotal"), "power_limit_mw": p.get("PowerLimit"),
+                    "max_clocks_mhz": p.get("MaxClocks")}
+        return out
+
+    def memory(self) -> Dict[str, Any]:
+        return views.memory(self.snapshot())
+
+    def power(self) -> Dict[str, Any]:
+        return views.power(self.snapshot())
+
+    def temperatures(self) -> Dict[str, float]:
+        return views.temperatures(self.snapshot())
+
+    def fans(self) -> List[Dict[str, Any]]:
+        """The fans' readings and their Fan objects' properties (name,
+        profiles, default_profile, governor, control)."""
+        found = views.fans(self.snapshot())
+        with self._lock:
+            objs = self._bus.managed_objects()
+        for f in found:
+            p = objs.get("%s/fan/%d" % (PATH, f["index"]), {}).get("org.jetsond.Jetson1.Fan", {})
+            for k in ("Name", "Profiles", "DefaultProfile", "Governor", "Control"):
+                if k in p:
+                    f[_snake(k)] = p[k]
+        return found
+
+    def processes(self) -> List[Dict[str, Any]]:
+        return views.processes(self.snapshot())
+
+    def nvpmodel(self) -> Dict[str, Any]:
+        """{"id", "name", "default_id", "modes": {id: name}} (NotSupported
+        where the board has no nvpmodel)."""
+        p = self._props("NVPModel")
+        return {"id": p["Mode"], "name": p["ModeName"], "default_id": p["DefaultMode"],
+                "modes": {i: n for i, n in p["Modes"]}}
+
+    def jetson_clocks(self) -> Dict[str, bool]:
+        p = self._props("JetsonClocks")
+        return {"active": p["Active"], "on_boot": p["OnBoot"]}
+
+    def swaps(self) -> List[Dict[str, Any]]:
+        """Memory.Swaps: [{"path", "type", "size_bytes", "used_bytes",
+        "priority", "on_boot"}]."""
+        sw = self._props("Memory")["Swaps"]
+        return [dict(zip(("path", "type", "size_bytes", "used_bytes", "priority", "on_boot"), t)) for t in sw]
+
+    # ---- samples -------------------------------------------------------
+    def samples(self, interval: Optional[float] = None, reconnect: bool = True,
+                timeout: Optional[float] = None) -> Generator[Sample, None, None]:
+        """Sample signals as they come, at INTERVAL seconds (Subscribe; at
+        least 0.01) or jetsond's own period. With RECONNECT, jetsond
+        leaving or restarting (or the bus) does not end the iteration: the
+        subscription is made again when it is back. TIMEOUT: seconds
+        without a sample after which NotRunning is raised (None: wait)."""
+        return _sample_stream(self.address, interval, reconnect, timeout)
+
+    def on_sample(self, callback: Callable[[Sample], None], interval: Optional[float] = None) -> "Subscription":
+        """Calls CALLBACK(sample) for every sample, from a thread of its own,
+        until the returned Subscription's stop()."""
+        return Subscription(self.address, callback, interval)
+
+    # ---- writes (polkit) -------------------------------------------------
+    def set_fan_speed(self, percent: float, fan: int = 0) -> None:
+        self._call("Fan", "SetSpeed", "d", (float(percent),), path="%s/fan/%d" % (PATH, fan), write=True)
+
+    def set_fan_profile(self, profile: str, fan: int = 0) -> None:
+        self._call("Fan", "SetProfile", "s", (profile,), path="%s/fan/%d" % (PATH, fan), write=True)
+
+    def set_nvpmodel(self, mode_id: int) -> None:
+        """Raises RebootRequired for a mode that needs a reboot."""
+        self._call("NVPModel", "SetMode", "u", (int(mode_id),), write=True)
+
+    def set_default_nvpmodel(self, mode_id: int) -> None:
+        self._call("NVPModel", "SetDefaultMode", "u", (int(mode_id),), write=True)
+
+    def set_jetson_clocks(self, active: bool) -> None:
+        self._call("JetsonClocks", "SetActive", "b", (bool(active),), write=True)
+
+    def set_jetson_clocks_on_boot(self, on_boot: bool) -> None:
+        self._call("JetsonClocks", "SetOnBoot", "b", (bool(on_boot),), write=True)
+
+    def set_gpu_scaling_3d(self, enabled: bool) -> None:
+        self._call("Gpu", "SetScaling3D", "b", (bool(enabled),), write=True)
+
+    def set_gpu_railgate(self, enabled: bool) -> None:
+        self._call("Gpu", "SetRailgate", "b", (bool(enabled),), write=True)
+
+    def create_swap(self, size_bytes: int, on_boot: bool = False) -> None:
+        self._call("Memory", "CreateSwap", "tb", (int(size_bytes), bool(on_boot)), write=True)
+
+    def remove_swap(self) -> None:
+        self._call("Memory", "RemoveSwap", write=True)
+
+    def drop_caches(self) -> None:
+        self._call("Memory", "DropCaches", write=True)
+
+    def restore_defaults(self) -> List[str]:
+        """Manager.RestoreDefaults: one line per step."""
+        return list(self._call("Manager", "RestoreDefaults", write=True)[0])
+
+
+def _sample_stream(address: Optional[str], interval: Optional[float], reconnect: bool,
+                   timeout: Optional[float]) -> Generator[Sample, None, None]:
+    if interval is not None and not 0.01 <= interval <= 3600:
+        raise InvalidArgs("interval %r s is out of range (0.01 to 3600)" % (interval,))
+    from jeepney.low_level import HeaderFields, MessageType
+    rule = ("type='signal',sender='%s',path='%s',interface='org.jetsond.Jetson1.Metrics',member='Sample'"
+            % (BUS_NAME, PATH))
+    owner_rule = ("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+                  "member='NameOwnerChanged',arg0='%s'" % BUS_NAME)
+    delay = 0.1
+    while True:
+        bus = None
+        try:
+            bus = Bus(address)
+            bus.add_match(owner_rule)
+            bus.add_match(rule)
+            if interval is not None:
+                if bus.name_has_owner() or not reconnect:
+                    bus.jcall("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+            last = time.monotonic()
+            while True:
+                msg = bus.receive(0.5)
+                if msg is None:
+                    if timeout is not None and time.monotonic() - last > timeout:
+                        raise NotRunning("no sample from jetsond for %g s" % timeout)
+                    continue
+                h = msg.header
+                if h.message_type != MessageType.signal:
+                    continue
+                member = h.fields.get(HeaderFields.member)
+                if member == "Sample":
+                    last = time.monotonic()
+                    delay = 0.1
+                    ts, values = msg.body
+                    yield Sample(ts, {k: unwrap(v) for k, v in values.items()})
+                elif member == "NameOwnerChanged":
+                    _, old, new = msg.body
+                    if new and interval is not None:
+                        bus.jcall("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+                    elif not new and not reconnect:
+                        raise NotRunning("jetsond left the bus")
+        except NotRunning:
+            if not reconnect:
+                raise
+        finally:
+            if bus is not None:
+                bus.close()
+        time.sleep(delay)
+        delay = min(delay * 2, 5.0)
+
+
+class Subscription:
+    """A thread calling a callback for every sample; stop() ends it."""
+
+    def __init__(self, address: Optional[str], callback: Callable[[Sample], None],
+                 interval: Optional[float]) -> None:
+        self._stop = threading.Event()
+        self.error = None  # type: Optional[BaseException]
+
+        def run() -> None:
+            try:
+                for s in _sample_stream(address, interval, True, None):
+                    if self._stop.is_set():
+                        break
+                    callback(s)
+            except BaseException as e:  # kept for the caller to see
+                self.error = e
+
+        self._thread = threading.Thread(target=run, name="jetsond-samples", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stops calling back (within one sample period)."""
+        self._stop.set()
+        self._thread.join(timeout)

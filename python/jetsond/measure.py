@@ -1,0 +1,392 @@
+"""``jetsond.measure()``: energy, power, loads, temperatures and this
+process tree's resources around a block of code, per phase, from a capture
+stream; the statistics are jetsonctl measure's (client/measure_stats.c):
+each power counts over the interval that ends with the record holding it,
+and the last power known runs on to the end of a phase."""
+
+import fnmatch
+import math
+import os
+import resource
+import threading
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .capture import Capture, monotonic_ns, parse_records
+
+LOADS = ("cpu.load", "gpu.load", "emc.load")
+FREQS = ("gpu.freq", "emc.freq")
+PATTERNS = ("power.*.power", "dgpu.*.power", "power.total", "cpu.load", "gpu.load", "emc.load",
+            "gpu.freq", "emc.freq", "temp.*")
+
+
+def _none(x: float) -> Optional[float]:
+    return None if x is None or not math.isfinite(x) else x
+
+
+class Window:
+    """The statistics of one phase (or the whole run)."""
+
+    def __init__(self, name: str, start_ns: int, n_power: int, n_temp: int) -> None:
+        self.name = name
+        self.start_ns = self.end_ns = self.last_ns = start_ns
+        self.records = 0
+        self.energy_mj = [0.0] * n_power
+        self.peak_mw = [math.nan] * n_power
+        self.last_mw = [math.nan] * n_power
+        self.load_sum = [0.0] * len(LOADS)
+        self.load_n = [0] * len(LOADS)
+        self.load_max = [math.nan] * len(LOADS)
+        self.freq_max = [math.nan] * len(FREQS)
+        self.temp_max = [math.nan] * n_temp
+        self.processes = {}  # type: Dict[str, Any]
+
+    @property
+    def seconds(self) -> float:
+        return (self.end_ns - self.start_ns) / 1e9
+
+
+def _max(a: float, b: float) -> float:
+    return b if math.isnan(a) or b > a else a
+
+
+class Stats:
+    """jetsonctl measure's integration over records (pure: no bus)."""
+
+    def __init__(self, columns: Sequence[str], start_ns: int) -> None:
+        self.power_col, self.power_name = [], []  # type: List[int], List[str]
+        self.temp_col, self.temp_name = [], []  # type: List[int], List[str]
+        for i, c in enumerate(columns):
+            if c.startswith("power.") and c.endswith(".power") and len(c) > 12:
+                self.power_col.append(i)
+                self.power_name.append(c[6:-6])
+            elif c.startswith("dgpu.") and c.endswith(".power") and len(c) > 11:
+                self.power_col.append(i)
+                self.power_name.append(c[:-6])
+            elif c.startswith("temp.") and len(c) > 5:
+                self.temp_col.append(i)
+                self.temp_name.append(c[5:])
+        if "power.total" in columns:
+            self.power_col.append(list(columns).index("power.total"))
+            self.power_name.append("total")
+        self.load_col = [list(columns).index(k) if k in columns else -1 for k in LOADS]
+        self.freq_col = [list(columns).index(k) if k in columns else -1 for k in FREQS]
+        self.whole = self._window("whole", start_ns)
+        self.phases = [self._window("start", start_ns)]
+        self.settled = 0
+
+    def _window(self, name: str, start_ns: int) -> Window:
+        return Window(name, start_ns, len(self.power_col), len(self.temp_col))
+
+    def _account(self, w: Window, t: int, v: Sequence[float]) -> None:
+        dt = (t - w.last_ns) / 1e9 if t > w.last_ns else 0.0
+        for i, c in enumerate(self.power_col):
+            x = v[c]
+            if not math.isfinite(x):
+                continue
+            w.energy_mj[i] += x * dt
+            w.peak_mw[i] = _max(w.peak_mw[i], x)
+            w.last_mw[i] = x
+        for i, c in enumerate(self.load_col):
+            if c >= 0 and math.isfinite(v[c]):
+                w.load_sum[i] += v[c]
+                w.load_n[i] += 1
+                w.load_max[i] = _max(w.load_max[i], v[c])
+        for i, c in enumerate(self.freq_col):
+            if c >= 0 and math.isfinite(v[c]):
+                w.freq_max[i] = _max(w.freq_max[i], v[c])
+        for i, c in enumerate(self.temp_col):
+            if math.isfinite(v[c]):
+                w.temp_max[i] = _max(w.temp_max[i], v[c])
+        w.records += 1
+        if t > w.last_ns:
+            w.last_ns = t
+
+    def _close(self, w: Window, end_ns: int, last_mw: Sequence[float]) -> None:
+        dt = (end_ns - w.last_ns) / 1e9 if end_ns > w.last_ns else 0.0
+        for i, x in enumerate(last_mw):
+            if math.isfinite(x):
+                w.energy_mj[i] += x * dt
+        w.last_ns = w.end_ns = max(end_ns, w.start_ns)
+
+    def record(self, time_ns: int, values: Sequence[float]) -> None:
+        now = [values[c] for c in self.power_col]
+        while self.settled + 1 < len(self.phases):
+            self._close(self.phases[self.settled], self.phases[self.settled].end_ns, now)
+            self.settled += 1
+        self._account(self.whole, time_ns, values)
+        self._account(self.phases[-1], time_ns, values)
+
+    def phase(self, time_ns: int, label: str) -> Window:
+        """Starts phase LABEL at TIME_NS; returns the phase it ends."""
+        open_ = self.phases[-1]
+        open_.end_ns = max(time_ns, open_.start_ns)
+        self.phases.append(self._window(label, open_.end_ns))
+        return open_
+
+    def finish(self, end_ns: int) -> None:
+        last = self.whole.last_mw
+        while self.settled + 1 < len(self.phases):
+            self._close(self.phases[self.settled], self.phases[self.settled].end_ns, last)
+            self.settled += 1
+        self._close(self.phases[-1], end_ns, last)
+        self._close(self.whole, end_ns, last)
+
+    def window_dict(self, w: Window) -> Dict[str, Any]:
+        s = w.seconds
+        d = {"duration_s": s, "records": w.records}  # type: Dict[str, Any]
+        d["power"] = {n: {"energy_j": _none(w.energy_mj[i] / 1000 if math.isfinite(w.peak_mw[i]) else math.nan),
+                          "mean_power_mw": _none(w.energy_mj[i] / s if s > 0 and math.isfinite(w.peak_mw[i])
+                                                 else math.nan),
+                          "peak_power_mw": _none(w.peak_mw[i])}
+                      for i, n in enumerate(self.power_name)}
+        for i, k in enumerate(LOADS):
+            d[k.replace(".", "_") + "_percent"] = {
+                "mean": w.load_sum[i] / w.load_n[i] if w.load_n[i] else None, "max": _none(w.load_max[i])}
+        for i, k in enumerate(FREQS):
+            d[k.replace(".", "_") + "_max_khz"] = _none(w.freq_max[i])
+        d["temp_max_celsius"] = {n: _none(w.temp_max[i]) for i, n in enumerate(self.temp_name)}
+        d["processes"] = dict(w.processes)
+        return d
+
+
+# ---- the process tree ----------------------------------------------------
+def _tree(root: int) -> List[int]:
+    """ROOT and its descendants, from /proc/*/stat."""
+    children = {}  # type: Dict[int, List[int]]
+    for e in os.listdir("/proc"):
+        if not e.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % e) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(e))
+    out, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def _memory(pid: int) -> Tuple[int, int]:
+    """RSS and PSS of PID in bytes (0 where unreadable)."""
+    rss = pss = 0
+    try:
+        with open("/proc/%d/statm" % pid) as f:
+            rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    pss = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    return rss, pss
+
+
+def _live_cpu(pids: Sequence[int], me: int) -> Tuple[float, float]:
+    """User and system CPU seconds of the live descendants (not ME: its own
+    comes from getrusage)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    u = s = 0.0
+    for p in pids:
+        if p == me:
+            continue
+        try:
+            with open("/proc/%d/stat" % p) as f:
+                stat = f.read()
+            fields = stat[stat.rindex(")") + 2:].split()
+            u += int(fields[11]) / hz
+            s += int(fields[12]) / hz
+        except (OSError, ValueError, IndexError):
+            pass
+    return u, s
+
+
+def _io() -> Tuple[int, int]:
+    try:
+        with open("/proc/self/io") as f:
+            d = dict(line.split(": ") for line in f.read().splitlines())
+        return int(d["read_bytes"]), int(d["write_bytes"])
+    except (OSError, KeyError, ValueError):
+        return 0, 0
+
+
+class _ProcUsage:
+    """CPU time, I/O and peaks of this process tree from a starting point."""
+
+    def __init__(self) -> None:
+        self.me = os.getpid()
+        self.cpu0 = self._cpu()
+        self.io0 = _io()
+        self.peak_rss = self.peak_pss = self.peak_gpu_kib = 0
+
+    def _cpu(self) -> Tuple[float, float]:
+        a = resource.getrusage(resource.RUSAGE_SELF)
+        b = resource.getrusage(resource.RUSAGE_CHILDREN)
+        lu, ls = _live_cpu(_tree(self.me), self.me)
+        return a.ru_utime + b.ru_utime + lu, a.ru_stime + b.ru_stime + ls
+
+    def sample(self, gpu_mem_kib: Dict[int, int]) -> None:
+        pids = _tree(self.me)
+        rss = pss = 0
+        for p in pids:
+            r, s = _memory(p)
+            rss += r
+            pss += s
+        self.peak_rss = max(self.peak_rss, rss)
+        self.peak_pss = max(self.peak_pss, pss)
+        self.peak_gpu_kib = max(self.peak_gpu_kib, sum(gpu_mem_kib.get(p, 0) for p in pids))
+
+    def result(self) -> Dict[str, Any]:
+        u, s = self._cpu()
+        r, w = _io()
+        return {"cpu_user_s": u - self.cpu0[0], "cpu_system_s": s - self.cpu0[1],
+                "peak_rss_bytes": self.peak_rss, "peak_pss_bytes": self.peak_pss,
+                "read_bytes": r - self.io0[0], "write_bytes": w - self.io0[1],
+                "peak_gpu_mem_kib": self.peak_gpu_kib}
+
+
+class Measurement:
+    """What measure() measured; ``to_dict()`` has jetsonctl measure
+    --json's member names (docs/json/measure.schema.json) without command
+    and exit_status."""
+
+    def __init__(self) -> None:
+        self.duration_s = None  # type: Optional[float]
+        self.records = 0
+        self.power = {}  # type: Dict[str, Dict[str, Optional[float]]]
+        self.phases = []  # type: List[Dict[str, Any]]
+        self._dict = {}  # type: Dict[str, Any]
+
+    @property
+    def energy_j(self) -> Optional[float]:
+        return self.power.get("total", {}).get("energy_j")
+
+    @property
+    def mean_power_mw(self) -> Optional[float]:
+        return self.power.get("total", {}).get("mean_power_mw")
+
+    @property
+    def peak_power_mw(self) -> Optional[float]:
+        return self.power.get("total", {}).get("peak_power_mw")
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__.get("_dict", {})
+        if name in d:
+            return d[name]
+        raise AttributeError(name)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dict(self._dict)
+
+
+class measure:
+    """``with jetsond.measure() as m:`` around a block; ``m.mark("phase")``
+    starts a phase; after the block ``m.result`` (also returned by
+    ``m.stop()``) holds energy per rail and in total, mean and peak power,
+    loads, temperatures and this process tree's resources, whole and per
+    phase. INTERVAL: seconds between records (0.01 as jetsonctl measure)."""
+
+    def __init__(self, interval: float = 0.01, address: Optional[str] = None,
+                 proc_period: float = 0.1) -> None:
+        self.interval, self.address, self.proc_period = interval, address, proc_period
+        self.result = Measurement()
+
+    def __enter__(self) -> "measure":
+        from .client import Jetson
+        self._jetson = Jetson(self.address)
+        keys = list(self._jetson.snapshot().keys())
+        patterns = [p for p in PATTERNS if any(fnmatch.fnmatchcase(k, p) for k in keys)]
+        self._cap = Capture(self.interval, patterns, self.address)
+        self._lock = threading.Lock()
+        self._start = monotonic_ns()
+        self._stats = Stats(self._cap.columns, self._start)
+        self._usage = _ProcUsage()
+        self._phase_usage = _ProcUsage()
+        self._stop = threading.Event()
+        self._error = None  # type: Optional[BaseException]
+        self._threads = [threading.Thread(target=self._read, daemon=True),
+                         threading.Thread(target=self._procs, daemon=True)]
+        for t in self._threads:
+            t.start()
+        return self
+
+    def _read(self) -> None:
+        n = len(self._cap.columns)
+        try:
+            while True:
+                stopping = self._stop.is_set()
+                data = self._cap.read(0.05)
+                if data is None:
+                    return
+                with self._lock:
+                    for r in parse_records(data, n):
+                        if r.time_ns >= self._start and (self._end is None or r.time_ns <= self._end):
+                            self._stats.record(r.time_ns, r.values)
+                        self._last = r.time_ns
+                end = self._end
+                if stopping and end is not None and (self._last >= end or monotonic_ns() > end + 2 * 10**9):
+                    return
+        except BaseException as e:
+            self._error = e
+
+    _end = None  # type: Optional[int]
+    _last = 0
+
+    def _procs(self) -> None:
+        while not self._stop.wait(self.proc_period):
+            try:
+                s = self._jetson.snapshot()
+                gpu = {int(k.split(".")[1]): v for k, v in s.items()
+                       if k.startswith("process.") and k.endswith(".gpu_mem")}
+            except Exception:
+                gpu = {}
+            with self._lock:
+                self._usage.sample(gpu)
+                self._phase_usage.sample(gpu)
+
+    def mark(self, label: str) -> None:
+        """Ends the current phase and starts LABEL, now."""
+        t = monotonic_ns()
+        with self._lock:
+            self._usage.sample({})
+            self._phase_usage.sample({})
+            ended = self._stats.phase(t, label)
+            ended.processes = self._phase_usage.result()
+            self._phase_usage = _ProcUsage()
+
+    def stop(self) -> Measurement:
+        self._end = monotonic_ns()
+        self._stop.set()
+        for t in self._threads:
+            t.join()
+        self._cap.close()
+        self._jetson.close()
+        if self._error is not None:
+            raise self._error
+        with self._lock:
+            self._usage.sample({})
+            self._phase_usage.sample({})
+            st = self._stats
+            st.finish(self._end)
+            st.phases[-1].processes = self._phase_usage.result()
+            st.whole.processes = self._usage.result()
+            d = st.window_dict(st.whole)
+            phases = []
+            for w in st.phases:
+                p = st.window_dict(w)
+                p["name"] = w.name
+                p["start_s"] = (w.start_ns - st.whole.start_ns) / 1e9
+                phases.append(p)
+            d["phases"] = phases
+        m = self.result
+        m._dict = d
+        m.duration_s, m.records, m.power, m.phases = d["duration_s"], d["records"], d["power"], phases
+        return m
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

@@ -1,0 +1,176 @@
+"""Views of one sample (GetSnapshot's flat keys) grouped as a Python user
+expects them, with the unit in every name: ``freq_khz``, ``power_mw``,
+``temp_celsius``, ``load_percent``, ``*_kib``. Pure functions of the flat
+dict: a view never reads the board and holds exactly the sample's values
+(an absent reading stays absent: a missing key, never 0)."""
+
+import re
+from typing import Any, Dict, List, Mapping, Optional, Set
+
+Snapshot = Mapping[str, Any]
+
+# The unit of a key's last part, as Metrics.xml documents it.
+UNITS = {
+    "load": "load_percent", "freq": "freq_khz", "min_freq": "min_freq_khz", "max_freq": "max_freq_khz",
+    "video_freq": "video_freq_khz", "sm_freq": "sm_freq_khz", "mem_freq": "mem_freq_khz",
+    "temp": "temp_celsius", "power": "power_mw", "voltage": "voltage_mv", "current": "current_ma",
+    "warn_current": "warn_current_ma", "crit_current": "crit_current_ma", "power_limit": "power_limit_mw",
+    "energy": "energy_mj", "mem_used": "mem_used_kib", "mem_total": "mem_total_kib",
+    "mem_load": "mem_load_percent", "fan": "fan_percent", "encoder_load": "encoder_load_percent",
+    "decoder_load": "decoder_load_percent", "pcie_rx": "pcie_rx_bytes_per_s", "pcie_tx": "pcie_tx_bytes_per_s",
+    "speed": "speed_percent", "gpu_mem": "gpu_mem_kib", "cpu": "cpu_percent", "rss": "rss_kib",
+    "mem": "mem_kib", "sm": "sm_percent", "total": "total_kib", "used": "used_kib", "free": "free_kib",
+    "available": "available_kib", "buffers": "buffers_kib", "cached": "cached_kib", "shared": "shared_kib",
+    "lfb": "lfb_blocks", "tpc_pg_mask": "tpc_pg_mask", "3d_scaling": "scaling_3d",
+}
+
+
+def unit_name(field: str) -> str:
+    """FIELD (a key's last part) with its unit: "freq" -> "freq_khz"."""
+    return UNITS.get(field, field)
+
+
+def _fields(s: Snapshot, prefix: str) -> Dict[str, Any]:
+    """The keys PREFIX.FIELD (one more part only) as {unit_name(FIELD): value}."""
+    out = {}
+    for k, v in s.items():
+        if k.startswith(prefix) and "." not in k[len(prefix):]:
+            out[unit_name(k[len(prefix):])] = v
+    return out
+
+
+def _indices(s: Snapshot, pattern: str) -> List[str]:
+    rx = re.compile(pattern)
+    found = {m.group(1) for m in (rx.match(k) for k in s) if m}
+    return sorted(found, key=lambda x: (int(x) if x.isdigit() else 1 << 62, x))
+
+
+def cpu(s: Snapshot) -> Dict[str, Any]:
+    """{"load_percent", "cores": [{"index", "online", "load_percent",
+    "freq_khz", "min_freq_khz", "max_freq_khz", "governor"}]}."""
+    out = {}  # type: Dict[str, Any]
+    if "cpu.load" in s:
+        out["load_percent"] = s["cpu.load"]
+    out["cores"] = [dict(index=int(n), **_fields(s, "cpu.%s." % n)) for n in _indices(s, r"cpu\.(\d+)\.")]
+    return out
+
+
+def gpus(s: Snapshot) -> List[Dict[str, Any]]:
+    """Every GPU: the integrated one ("index": "gpu", "integrated": True) and
+    each discrete NVIDIA GPU ("index": N, NVML's index), nvitop's Device
+    readings with units in the names."""
+    out = []  # type: List[Dict[str, Any]]
+    gpu = _fields(s, "gpu.")
+    if gpu:
+        gpu["gpc_freq_khz"] = [s["gpu.%s.freq" % g] for g in _indices(s, r"gpu\.(gpc\d+)\.freq$")]
+        out.append(dict(index="gpu", integrated=True, **gpu))
+    for n in _indices(s, r"dgpu\.(\d+)\."):
+        out.append(dict(index=int(n), integrated=False, **_fields(s, "dgpu.%s." % n)))
+    return out
+
+
+def memory(s: Snapshot) -> Dict[str, Any]:
+    """{"ram": {...kib}, "swap": {...kib}, "iram": {...}, "emc": {...}}, each
+    present when the board has it."""
+    out = {}
+    for group in ("ram", "swap", "iram", "emc"):
+        f = _fields(s, group + ".")
+        if f:
+            out[group] = f
+    return out
+
+
+def power(s: Snapshot) -> Dict[str, Any]:
+    """{"total_mw", "total_is_sum", "energy_total_mj", "rails": {NAME:
+    {"power_mw", "voltage_mv", "current_ma", "warn_current_ma",
+    "crit_current_ma", "energy_mj"}}}."""
+    out = {}  # type: Dict[str, Any]
+    if "power.total" in s:
+        out["total_mw"] = s["power.total"]
+    if "power.total_is_sum" in s:
+        out["total_is_sum"] = s["power.total_is_sum"]
+    if "energy.total" in s:
+        out["energy_total_mj"] = s["energy.total"]
+    rails = {}  # type: Dict[str, Dict[str, Any]]
+    for k, v in s.items():
+        m = re.match(r"power\.(.+)\.([a-z_]+)$", k)
+        if m:
+            rails.setdefault(m.group(1), {})[unit_name(m.group(2))] = v
+        elif k.startswith("energy.") and k != "energy.total":
+            rails.setdefault(k[7:], {})["energy_mj"] = v
+    out["rails"] = rails
+    return out
+
+
+def temperatures(s: Snapshot) -> Dict[str, float]:
+    """{zone: °C}."""
+    return {k[5:]: v for k, v in s.items() if k.startswith("temp.")}
+
+
+def fans(s: Snapshot) -> List[Dict[str, Any]]:
+    """[{"index", "speed_percent", "pwm", "rpm", "profile"}]."""
+    return [dict(index=int(n), **_fields(s, "fan.%s." % n)) for n in _indices(s, r"fan\.(\d+)\.")]
+
+
+def engines(s: Snapshot) -> Dict[str, Dict[str, Any]]:
+    """{NAME: {"online", "freq_khz"}}."""
+    return {n: _fields(s, "engine.%s." % n) for n in _indices(s, r"engine\.([^.]+)\.")}
+
+
+def modes(s: Snapshot) -> Dict[str, Any]:
+    """{"nvpmodel_id", "nvpmodel_name", "jetson_clocks"}, each when present."""
+    out = {}
+    for key, name in (("nvpmodel.mode", "nvpmodel_id"), ("nvpmodel.name", "nvpmodel_name"),
+                      ("jetson_clocks.active", "jetson_clocks")):
+        if key in s:
+            out[name] = s[key]
+    return out
+
+
+def processes(s: Snapshot) -> List[Dict[str, Any]]:
+    """The processes using a GPU: [{"pid", "name", "user", "gpu_mem_kib",
+    "cpu_percent", "rss_kib", "dgpu": {N: {"mem_kib", "sm_percent"}}}]."""
+    out = []
+    for pid in _indices(s, r"process\.(\d+)\."):
+        p = dict(pid=int(pid), **_fields(s, "process.%s." % pid))  # type: Dict[str, Any]
+        p["dgpu"] = {int(n): _fields(s, "process.%s.dgpu.%s." % (pid, n))
+                     for n in _indices(s, r"process\.%s\.dgpu\.(\d+)\." % pid)}
+        out.append(p)
+    return out
+
+
+def system(s: Snapshot) -> Dict[str, Any]:
+    """{"uptime_s", "disk_*_bytes", "net_*_bytes"}."""
+    out = {}  # type: Dict[str, Any]
+    if "uptime" in s:
+        out["uptime_s"] = s["uptime"]
+    for k, v in s.items():
+        if k.startswith("disk.") or k.startswith("net."):
+            out[k.replace(".", "_")] = v
+    return out
+
+
+VIEWS = ("cpu", "gpus", "memory", "power", "temperatures", "fans", "engines", "modes", "processes", "system")
+
+
+def _leaves(x: Any, out: List[Any]) -> None:
+    if isinstance(x, dict):
+        for v in x.values():
+            _leaves(v, out)
+    elif isinstance(x, list):
+        for v in x:
+            _leaves(v, out)
+    else:
+        out.append(x)
+
+
+def unviewed(s: Snapshot) -> Set[str]:
+    """Keys of S that no view shows (a key of a newer jetsond this version
+    does not know): for tests and for callers who want everything."""
+    prefixes = ("cpu.", "gpu.", "dgpu.", "ram.", "swap.", "iram.", "emc.", "power.", "energy.", "temp.",
+                "fan.", "engine.", "nvpmodel.", "jetson_clocks.", "process.", "disk.", "net.")
+    return {k for k in s if k != "uptime" and not k.startswith(prefixes)}
+
+
+__all__ = ["cpu", "gpus", "memory", "power", "temperatures", "fans", "engines", "modes", "processes",
+           "system", "unit_name", "unviewed", "Optional"]

@@ -1,0 +1,273 @@
+"""The jetsond Python package against jetsond on a private system bus
+(tests/lib/harness.py): every view equals GetSnapshot, identity equals the
+fake board's facts, samples at the interval asked, writes through polkit
+(denied ones raise AccessDenied and change nothing), jetsond leaving and
+coming back, the Recorder at 1 kHz and measure() on a static board.
+Run by meson as: python3 -m pytest test_service.py (JETSOND in the
+environment: the built daemon)."""
+
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+from harness import Stack, wait_for  # noqa: E402
+
+import boards  # noqa: E402
+import jetsond  # noqa: E402
+from jetsond import views  # noqa: E402
+
+JETSOND = os.environ["JETSOND"]
+JETSONCTL = os.environ.get("JETSONCTL")
+ORIN = boards.AGX_ORIN
+
+
+@pytest.fixture(scope="module")
+def static():
+    """A still AGX Orin: nothing changes unless written."""
+    with Stack(JETSOND, None) as s:
+        s.start_mock("polkitd", "org.freedesktop.PolicyKit1")
+        s.start_systemd_with_nvfancontrol()
+        s.start_daemon()
+        yield s
+
+
+@pytest.fixture
+def simulated():
+    """A simulated AGX Orin (values move). The harness points
+    DBUS_SYSTEM_BUS_ADDRESS at the newest stack: put it back after."""
+    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
+    try:
+        with Stack(JETSOND, None, simulate=True) as s:
+            s.start_daemon()
+            yield s
+    finally:
+        if old is not None:
+            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+
+
+def test_identity(static):
+    with jetsond.Jetson(static.address) as j:
+        ident = j.identity()
+        assert ident["soc"] == ORIN["soc"] and ident["l4t"] == ORIN["l4t"] and ident["jetpack"] == ORIN["jetpack"]
+        assert ident["model"] == ORIN["dt"]["model"] and ident["cuda_arch"] == ORIN["cuda_arch"]
+        assert isinstance(ident["libraries"], dict)
+
+
+def test_views_equal_snapshot(static):
+    """Every view holds the snapshot's values under unit-suffixed names, and
+    no key of the snapshot is left out of every view."""
+    with jetsond.Jetson(static.address) as j:
+        s = j.snapshot()
+        assert abs(s.timestamp - time.time()) < 60 and len(s) > 50
+        assert views.unviewed(s) == set()
+        for core in j.cpu()["cores"]:
+            n = core["index"]
+            assert core["online"] == s["cpu.%d.online" % n]
+            if "freq_khz" in core:
+                assert core["freq_khz"] == s["cpu.%d.freq" % n]
+        for n, khz in enumerate(ORIN["cpu"]["cur"]):
+            assert s["cpu.%d.freq" % n] == khz
+        gpu = j.gpus()[0]
+        assert gpu["integrated"] and gpu["freq_khz"] == s["gpu.freq"] == ORIN["gpu"]["cur"] // 1000
+        assert gpu["load_percent"] == s["gpu.load"]
+        p = j.power()
+        rails = {c[0]: c for ch in ORIN["power"] for c in ch["ch"] if c[0] != "NC"}
+        assert set(p["rails"]) == set(rails)
+        for name, mv, ma, warn, crit in rails.values():
+            assert p["rails"][name]["voltage_mv"] == mv and p["rails"][name]["current_ma"] == ma
+            assert p["rails"][name]["crit_current_ma"] == crit
+        assert p["total_mw"] == s["power.total"]
+        thermal = dict(ORIN["thermal"])
+        assert j.temperatures()["cpu"] == thermal["cpu-thermal"] / 1000
+        fan = j.fans()[0]
+        assert fan["pwm"] == ORIN["fan"]["pwm"] and fan["rpm"] == ORIN["fan"]["rpm"]
+        assert fan["profile"] == ORIN["fan"]["profile"] and fan["profile"] in fan["profiles"]
+        assert j.memory()["ram"]["total_kib"] == s["ram.total"] == 64302080
+        procs = {p["pid"]: p for p in j.processes()}
+        assert procs[5120]["name"] == "python3" and procs[5120]["gpu_mem_kib"] == 262144
+        m = j.nvpmodel()
+        assert m["id"] == ORIN["nvpmodel"]["current"] and m["default_id"] == ORIN["nvpmodel"]["default"]
+        assert m["modes"][m["id"]] == m["name"] == s["nvpmodel.name"]
+        assert j.jetson_clocks()["active"] is s["jetson_clocks.active"] is False
+
+
+def state(j):
+    s = j.snapshot()
+    return (s["fan.0.pwm"], s["fan.0.profile"], j.nvpmodel(), j.jetson_clocks(), j.swaps())
+
+
+def test_denied_writes_change_nothing(static):
+    static.polkit_allow([])
+    with jetsond.Jetson(static.address, interactive=False) as j:
+        before = state(j)
+        for write, args in ((j.set_fan_speed, (80,)), (j.set_fan_profile, ("quiet",)), (j.set_nvpmodel, (1,)),
+                            (j.set_default_nvpmodel, (1,)), (j.set_jetson_clocks, (True,)),
+                            (j.create_swap, (64 << 20,)), (j.drop_caches, ()), (j.restore_defaults, ()),
+                            (j.serial_number, ())):
+            with pytest.raises(jetsond.AccessDenied) as e:
+                write(*args)
+            assert "Not authorized" in str(e.value), (write.__name__, e.value)
+        time.sleep(0.3)
+        assert state(j) == before
+
+
+def test_bad_arguments(static):
+    with jetsond.Jetson(static.address) as j:
+        with pytest.raises(jetsond.InvalidArgs):
+            j.set_fan_speed(150)
+        with pytest.raises(jetsond.InvalidArgs):
+            j.set_nvpmodel(99)
+        with pytest.raises(jetsond.NotFound):
+            j.set_fan_speed(50, fan=3)
+        with pytest.raises(jetsond.InvalidArgs):
+            next(j.samples(interval=0.001))
+
+
+def test_allowed_write(static):
+    static.polkit_allow(["org.jetsond.Jetson1.set-fan"])
+    try:
+        with jetsond.Jetson(static.address) as j:
+            j.set_fan_speed(80)
+            wait_for(lambda: j.snapshot()["fan.0.pwm"] == 204, 5, "fan PWM 204")
+            assert j.fans()[0]["speed_percent"] == 80
+    finally:
+        static.polkit_allow([])
+
+
+def test_samples_at_interval(simulated):
+    with jetsond.Jetson(simulated.address) as j:
+        default = j.interval()
+        stamps = []
+        it = j.samples(interval=0.05)
+        for s in it:
+            stamps.append(s.timestamp)
+            if len(stamps) == 1:
+                assert j.interval() == 0.05
+            if len(stamps) == 21:
+                break
+        it.close()
+        gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
+        median = gaps[len(gaps) // 2]
+        print("figure: median gap %.4f s between samples asked at 0.05 s" % median)
+        assert 0.04 <= median <= 0.06, gaps
+        wait_for(lambda: j.interval() == default, 5, "Interval back to its default")
+        got = []
+        sub = j.on_sample(got.append, interval=0.02)
+        wait_for(lambda: len(got) >= 5, 2, "five callbacks")
+        sub.stop()
+        assert sub.error is None and "cpu.load" in got[0]
+
+
+def test_jetsond_leaving_and_back(static):
+    """NotRunning while it is away (one clear exception), and a sample
+    iterator that carries on with the new jetsond."""
+    got = []
+    it = jetsond.Jetson(static.address).samples(interval=0.05)
+    reader = threading.Thread(target=lambda: [got.append(s) for s in it], daemon=True)
+    reader.start()
+    wait_for(lambda: len(got) >= 3, 5, "samples")
+    static.stop_daemon()
+    with pytest.raises(jetsond.NotRunning) as e:
+        jetsond.Jetson(static.address)
+    assert "jetsond is not running" in str(e.value)
+    n = len(got)
+    time.sleep(0.3)
+    assert len(got) == n
+    static.start_daemon()
+    wait_for(lambda: len(got) >= n + 5, 5, "samples from the new jetsond")
+    with jetsond.Jetson(static.address) as j:
+        assert j.interval() == 0.05  # the iterator subscribed again
+
+
+def test_recorder_1khz(simulated, tmp_path):
+    path = str(tmp_path / "run.trace")
+    with jetsond.Recorder(path, rate_hz=1000, keys=["cpu.load", "gpu.load", "power.total"],
+                          address=simulated.address) as r:
+        assert r.sample_count >= 10  # warmed up
+        ids = []
+        for _ in range(4):
+            time.sleep(2.5)
+            ids.append(r.sync("phase"))
+        assert ids == [1, 2, 3, 4]
+    data = jetsond.read_trace(path)
+    t = data["time_ns"]
+    span = (int(t[-1]) - int(t[0])) / 1e9
+    n = len(t)
+    # Every 1 ms tick of the stream's own clock is a record, a record jetsond
+    # counted as dropped, or a tick the engine itself missed on a busy
+    # machine (a gap in time_ns): nothing is lost silently.
+    gaps = [(int(b) - int(a)) / 1e6 for a, b in zip(t[:-1], t[1:])]
+    missed = sum(max(0, int(g + 0.05) - 1) for g in gaps)  # a late tick is not a missed one
+    ticks = int(round(span * 1000)) + 1
+    print("figure: %d records over %.3f s of the stream's clock (%.1f per s), %d dropped, %d ticks missed by the"
+          " engine" % (n, span, n / span, data["dropped_total"], missed))
+    assert span >= 9.9, span
+    assert abs(n + data["dropped_total"] + missed - ticks) <= 0.01 * ticks, (n, missed, ticks)
+    assert n >= 0.5 * ticks, (n, ticks)  # a stalled engine fails, a busy one does not
+    assert all(int(b) > int(a) for a, b in zip(t[:-1], t[1:]))
+    assert int(data["dropped"].sum()) == data["dropped_total"] == r.dropped
+    sid = list(data["sync_id"])
+    assert sid == sorted(sid) and sid[0] == 0 and sid[-1] == 4
+    for k in ("cpu.load", "gpu.load", "power.total"):
+        assert not math.isnan(data[k][-1])
+    assert data["columns"] == ["cpu.load", "gpu.load", "power.total"]
+
+
+def test_read_trace_equals_jetsonctl_record(static, tmp_path):
+    """jetsonctl record and the Recorder over the same ticks (one engine):
+    the same columns and, on a still board, the same values."""
+    if not JETSONCTL:
+        pytest.skip("no jetsonctl")
+    path, csv_path = str(tmp_path / "run.trace"), str(tmp_path / "run.csv")
+    keys = "cpu.0.freq,power.*.power,temp.*"
+    with jetsond.Recorder(path, rate_hz=100, keys=keys.split(","), address=static.address):
+        subprocess.run([JETSONCTL, "record", "-i", "10", "-k", keys, "-o", csv_path, "-d", "1"], check=True,
+                       env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=static.address))
+    import csv
+    rows = list(csv.DictReader(open(csv_path)))
+    data = jetsond.read_trace(path)
+    assert rows and list(rows[0])[1:-1] == data["columns"], (list(rows[0]), data["columns"])
+    for k in data["columns"]:
+        assert {float(r[k]) for r in rows} == {float(v) for v in data[k]}, k
+    assert len(data["time"]) >= len(rows)
+
+
+def test_measure_static(static):
+    """On a still board power x time = energy within 2 %, per rail and in
+    total; two marks make three phases that add up; this process's
+    memory shows."""
+    with jetsond.Jetson(static.address) as j:
+        s = j.snapshot()
+    with jetsond.measure(address=static.address) as m:
+        time.sleep(0.4)
+        m.mark("alloc")
+        block = bytearray(64 << 20)
+        for i in range(0, len(block), 4096):
+            block[i] = 1
+        time.sleep(0.4)
+        m.mark("idle")
+        time.sleep(0.3)
+    del block
+    r = m.result
+    d = r.to_dict()
+    assert 1.0 <= r.duration_s <= 2.0
+    assert abs(r.energy_j - s["power.total"] / 1000 * r.duration_s) <= 0.02 * r.energy_j, (r.energy_j, d)
+    for rail, v in d["power"].items():
+        mw = s["power.total"] if rail == "total" else s["power.%s.power" % rail]
+        assert abs(v["energy_j"] - mw / 1000 * r.duration_s) <= 0.02 * v["energy_j"], rail
+        assert v["peak_power_mw"] == mw
+    assert [p["name"] for p in r.phases] == ["start", "alloc", "idle"]
+    assert abs(sum(p["duration_s"] for p in r.phases) - r.duration_s) < 1e-6
+    assert abs(sum(p["power"]["total"]["energy_j"] for p in r.phases) - r.energy_j) < 1e-6
+    assert d["processes"]["peak_rss_bytes"] >= 64 << 20
+    assert r.phases[1]["processes"]["peak_rss_bytes"] >= 64 << 20
+    assert d["temp_max_celsius"]["cpu"] == dict(ORIN["thermal"])["cpu-thermal"] / 1000
+    print("figure: measure %.3f s, %d records, %.3f J" % (r.duration_s, r.records, r.energy_j))

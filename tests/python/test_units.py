@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""The jetsond package's pure logic, no bus: capture records and trace files,
+measure()'s statistics, the views' shapes and units, the error mapping and
+the jtop shapes. Runs under pytest and as a plain script (the floor check
+runs it on every Python the machine has: python3 test_units.py)."""
+
+import json
+import math
+import os
+import struct
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+
+from jetsond import capture, errors, views  # noqa: E402
+from jetsond.measure import Stats  # noqa: E402
+
+
+def make_header(columns, interval_ns=1000000, offset=123):
+    names = b"".join(c.encode() + b"\0" for c in columns)
+    size = 40 + len(names)
+    size += -size % 8
+    head = struct.pack("=8sIIIIQq", b"JDCAPTUR", 1, size, len(columns), 16 + 8 * len(columns), interval_ns, offset)
+    return (head + names).ljust(size, b"\0")
+
+
+def make_records(rows):
+    return b"".join(struct.pack("=QQ%dd" % len(v), t, d, *v) for t, d, v in rows)
+
+
+def test_header():
+    h = capture.parse_header(make_header(["cpu.load", "power.total"]))
+    assert h.columns == ["cpu.load", "power.total"] and h.record_size == 32 and h.header_size % 8 == 0
+    assert h.interval_ns == 1000000 and h.realtime_offset_ns == 123
+    for bad in (b"JDCAPTUX" + make_header(["a"])[8:], make_header(["a"])[:30],
+                make_header(["a"])[:8] + struct.pack("=I", 2) + make_header(["a"])[12:]):
+        try:
+            capture.parse_header(bad)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("accepted %r" % bad)
+
+
+def write_trace(path, rows, syncs=(), trailer=True, cut=0, columns=("cpu.load", "power.total")):
+    data = make_header(list(columns)) + make_records(rows)
+    if cut:
+        data = data[:-cut]
+    if trailer:
+        labels = json.dumps([s[2] for s in syncs]).encode()
+        data += b"".join(struct.pack("=QQ", i, t) for i, t, _ in syncs) + labels
+        data += struct.pack("=QQQQQ8s", len(syncs), len(labels), 1000, 9000, sum(r[1] for r in rows), b"JDTRACE1")
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+ROWS = [(1000 + 1000 * i, 2 if i == 3 else 0, [float(i), float("nan") if i == 5 else 5000.0]) for i in range(8)]
+
+
+def test_trace_file():
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "t.trace")
+        write_trace(p, ROWS, syncs=[(1, 3500, "a"), (2, 6000, None)])
+        t = capture.load_trace(p)
+        recs = list(t.iter_records())
+        assert [r.time_ns for r in recs] == [r[0] for r in ROWS]
+        assert recs[3].dropped == 2 and t.dropped == 2
+        assert math.isnan(recs[5].values[1]) and recs[7].values == (7.0, 5000.0)
+        assert t.syncs == [(1, 3500, "a"), (2, 6000, None)] and t.start_ns == 1000 and t.stop_ns == 9000
+        # A recorder killed mid-record: whole records only, no trailer.
+        write_trace(p, ROWS, trailer=False, cut=5)
+        t = capture.load_trace(p)
+        assert len(list(t.iter_records())) == 7 and t.syncs == [] and t.dropped == 2
+
+
+def test_read_trace_numpy():
+    try:
+        import numpy as np
+    except ImportError:
+        print("skip: no numpy")
+        return
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "t.trace")
+        write_trace(p, ROWS, syncs=[(1, 3500, "a"), (2, 6000, None)])
+        data = capture.read_trace(p)
+        assert data["columns"] == ["cpu.load", "power.total"]
+        assert list(data["sync_id"]) == [0, 0, 0, 1, 1, 2, 2, 2], data["sync_id"]
+        assert data["sync_id"].dtype == np.uint64 and data["time_ns"].dtype == np.uint64
+        assert np.allclose(data["time"], [(r[0] - 1000) / 1e9 for r in ROWS])
+        assert list(data["cpu.load"]) == [float(i) for i in range(8)]
+        assert np.isnan(data["power.total"][5]) and data["power.total"][4] == 5000
+        assert data["dropped_total"] == 2 and data["syncs"][0] == (1, 2.5e-6, "a")
+
+
+def test_stats_energy():
+    """Constant 1000 mW over 1 s is 1 J whatever the spacing; a phase cut
+    between records takes its share at the next record's power; the last
+    power runs on to the end."""
+    cols = ["power.VDD_IN.power", "power.total", "cpu.load", "temp.cpu", "gpu.freq"]
+    st = Stats(cols, 0)
+    t = 0
+    for i in range(1, 101):
+        t = i * 10 * 10**6
+        st.record(t, [1000.0, 2000.0, float(i % 50), 40.0 + i / 100, 1e6])
+        if i == 30:
+            st.phase(t + 5 * 10**6, "second")  # between two records
+    st.finish(t + 20 * 10**6)  # 1.02 s
+    whole = st.window_dict(st.whole)
+    assert abs(whole["duration_s"] - 1.02) < 1e-9
+    assert abs(whole["power"]["total"]["energy_j"] - 2.04) < 1e-9, whole["power"]
+    assert abs(whole["power"]["VDD_IN"]["energy_j"] - 1.02) < 1e-9
+    assert whole["power"]["total"]["mean_power_mw"] == 2000 and whole["power"]["total"]["peak_power_mw"] == 2000
+    assert whole["temp_max_celsius"] == {"cpu": 41.0} and whole["gpu_freq_max_khz"] == 1e6
+    assert whole["cpu_load_percent"]["max"] == 49 and whole["emc_load_percent"] == {"mean": None, "max": None}
+    a, b = (st.window_dict(w) for w in st.phases)
+    assert abs(a["duration_s"] - 0.305) < 1e-9 and abs(b["duration_s"] - 0.715) < 1e-9
+    assert abs(a["power"]["total"]["energy_j"] + b["power"]["total"]["energy_j"] - 2.04) < 1e-9
+    assert abs(a["power"]["total"]["energy_j"] - 0.61) < 1e-9
+    assert a["records"] == 30 and b["records"] == 70
+
+
+def test_stats_absent_power():
+    st = Stats(["power.total", "cpu.load"], 0)
+    st.record(10**7, [float("nan"), 5.0])
+    st.finish(2 * 10**7)
+    w = st.window_dict(st.whole)
+    assert w["power"]["total"] == {"energy_j": None, "mean_power_mw": None, "peak_power_mw": None}
+    assert w["cpu_load_percent"] == {"mean": 5.0, "max": 5.0}
+
+
+SNAP = {"cpu.load": 12.5, "cpu.0.online": True, "cpu.0.load": 10.0, "cpu.0.freq": 1200000,
+        "cpu.1.online": False, "cpu.10.freq": 800, "gpu.load": 34.6, "gpu.freq": 306000,
+        "gpu.gpc0.freq": 305990, "gpu.gpc1.freq": 306010, "gpu.3d_scaling": True,
+        "dgpu.0.mem_used": 1024, "dgpu.0.power": 70000, "dgpu.0.temp": 51.0,
+        "ram.total": 64302080, "ram.used": 1000, "swap.total": 0, "emc.freq": 2133000,
+        "power.VDD_IN.power": 8000, "power.VDD_IN.voltage": 5000, "power.total": 8000,
+        "power.total_is_sum": False, "energy.VDD_IN": 12, "energy.total": 12, "temp.cpu": 40.5,
+        "fan.0.speed": 40.0, "fan.0.rpm": 2113, "fan.0.profile": "cool", "engine.NVENC.online": False,
+        "nvpmodel.mode": 0, "nvpmodel.name": "MAXN", "jetson_clocks.active": False,
+        "process.5120.name": "python3", "process.5120.gpu_mem": 262144, "process.5120.dgpu.0.mem": 512,
+        "uptime": 12345, "disk.read_bytes": 7, "net.rx_bytes": 9}
+
+
+def test_views():
+    c = views.cpu(SNAP)
+    assert c["load_percent"] == 12.5 and [x["index"] for x in c["cores"]] == [0, 1, 10]
+    assert c["cores"][0] == {"index": 0, "online": True, "load_percent": 10.0, "freq_khz": 1200000}
+    assert c["cores"][1] == {"index": 1, "online": False}  # absent stays absent
+    g = views.gpus(SNAP)
+    assert g[0]["integrated"] and g[0]["freq_khz"] == 306000 and g[0]["gpc_freq_khz"] == [305990, 306010]
+    assert g[0]["scaling_3d"] is True
+    assert g[1] == {"index": 0, "integrated": False, "mem_used_kib": 1024, "power_mw": 70000, "temp_celsius": 51.0}
+    m = views.memory(SNAP)
+    assert m["ram"] == {"total_kib": 64302080, "used_kib": 1000} and m["emc"] == {"freq_khz": 2133000}
+    p = views.power(SNAP)
+    assert p["total_mw"] == 8000 and p["energy_total_mj"] == 12 and p["total_is_sum"] is False
+    assert p["rails"] == {"VDD_IN": {"power_mw": 8000, "voltage_mv": 5000, "energy_mj": 12}}
+    assert views.temperatures(SNAP) == {"cpu": 40.5}
+    assert views.fans(SNAP) == [{"index": 0, "speed_percent": 40.0, "rpm": 2113, "profile": "cool"}]
+    assert views.engines(SNAP) == {"NVENC": {"online": False}}
+    assert views.modes(SNAP) == {"nvpmodel_id": 0, "nvpmodel_name": "MAXN", "jetson_clocks": False}
+    assert views.processes(SNAP) == [{"pid": 5120, "name": "python3", "gpu_mem_kib": 262144,
+                                      "dgpu": {0: {"mem_kib": 512}}}]
+    assert views.system(SNAP) == {"uptime_s": 12345, "disk_read_bytes": 7, "net_rx_bytes": 9}
+    assert views.unviewed(SNAP) == set() and views.unviewed({"newkey.x": 1}) == {"newkey.x"}
+
+
+def test_errors():
+    for name, cls in (("org.freedesktop.DBus.Error.AccessDenied", errors.AccessDenied),
+                      ("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired",
+                       errors.InteractiveAuthorizationRequired),
+                      ("org.jetsond.Jetson1.Error.RebootRequired", errors.RebootRequired),
+                      ("org.jetsond.Jetson1.Error.Busy", errors.Busy),
+                      ("org.jetsond.Jetson1.Error.NotSupported", errors.NotSupported),
+                      ("org.jetsond.Jetson1.Error.Failed", errors.Failed),
+                      ("org.jetsond.Jetson1.Error.Timeout", errors.Timeout),
+                      ("org.freedesktop.DBus.Error.InvalidArgs", errors.InvalidArgs),
+                      ("org.freedesktop.DBus.Error.UnknownObject", errors.NotFound),
+                      ("org.freedesktop.DBus.Error.ServiceUnknown", errors.NotRunning),
+                      ("org.example.Other", errors.JetsondError)):
+        e = errors.from_dbus(name, "the message")
+        assert type(e) is cls and e.dbus_name == name and "the message" in str(e), (name, e)
+    assert isinstance(errors.from_dbus("org.freedesktop.DBus.Error.AccessDenied", "x"), PermissionError)
+    assert isinstance(errors.from_dbus("org.freedesktop.DBus.Error.InvalidArgs", "x"), ValueError)
+    assert "systemctl start jetsond" in str(errors.from_dbus("org.freedesktop.DBus.Error.ServiceUnknown", "x"))
+
+
+def test_jtop_shapes():
+    import datetime
+    from jetsond import jtop
+    t = datetime.datetime(2026, 1, 1)
+    st = jtop.stats_of(SNAP, {0: "pwmfan"}, now=t)
+    assert st["time"] == t and st["uptime"] == datetime.timedelta(seconds=12345)
+    assert st["CPU1"] == 10.0 and st["CPU2"] == "OFF" and "CPU3" not in st  # cpu.2 absent ends the list
+    assert st["RAM"] == 1000 / 64302080 and "SWAP" not in st  # no swap: no ratio, not 0/0
+    assert st["GPU"] == 34.6 and st["Fan pwmfan"] == 40.0 and st["Temp cpu"] == 40.5
+    assert st["Power VDD_IN"] == 8000 and st["Power TOT"] == 8000 and st["NVENC"] == "OFF"
+    assert st["jetson_clocks"] == "OFF" and st["nvpmodel"] == "MAXN"
+    cpu = jtop.cpu_of(SNAP)
+    assert cpu["total"] == {"idle": 87.5}
+    assert cpu["cpu"][0] == {"online": True, "freq": {"cur": 1200000}, "idle": 90.0}
+    assert cpu["cpu"][1] == {"online": False}
+    gpu = jtop.gpu_of(SNAP)
+    assert gpu["gpu"]["freq"] == {"cur": 306000, "GPC": [305990, 306010]}
+    assert gpu["gpu"]["status"] == {"3d_scaling": True, "load": 34.6}
+    assert gpu["dgpu0"] == {"type": "discrete", "status": {}, "freq": {}}
+    mem = jtop.memory_of(SNAP, [("/dev/zram0", "zram", 2048 * 1024, 1024, 5, False)])
+    assert mem["RAM"] == {"tot": 64302080, "used": 1000} and mem["EMC"] == {"online": True, "cur": 2133000}
+    assert mem["SWAP"]["table"] == {"/dev/zram0": {"type": "zram", "prio": 5, "size": 2048, "used": 1, "boot": False}}
+    p = jtop.power_of(SNAP, {"VDD_IN": 7000.0, "total": 7500.0})
+    assert p["rail"]["VDD_IN"] == {"online": True, "type": "INA3221", "power": 8000, "volt": 5000, "avg": 7000.0}
+    assert p["tot"] == {"power": 8000, "name": "VDD_IN", "avg": 7500.0}
+    assert jtop.temperature_of(SNAP) == {"cpu": {"online": True, "temp": 40.5}}
+    assert jtop.engine_of({"engine.DLA0.online": True, "engine.DLA0.freq": 5, "engine.DLA1.online": False}) == {
+        "DLA": {"DLA0": {"online": True, "cur": 5}, "DLA1": {"online": False}}}
+    assert jtop.processes_of(SNAP) == [[5120, None, "d0", "Graphic", None, None, None, None, 262144, "python3"]]
+    assert jtop.disk_of({"disk.total_bytes": 10**10, "disk.available_bytes": 4 * 10**9}) == {
+        "total": 10.0, "available_no_root": 4.0, "used": 6.0}
+    b = jtop.board_of({"soc": "tegra234", "jetpack": "6.2", "libraries": {"cuda": "12.6", "opencv_cuda": "no"}})
+    assert b["hardware"] == {"SoC": "tegra234", "Jetpack": "6.2"}
+    assert b["libraries"] == {"CUDA": "12.6", "OpenCV-Cuda": False}
+
+
+def test_floor_checker_catches():
+    """check_floor.py fails on what a 3.6 interpreter cannot run."""
+    import subprocess
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "bad.py"), "w") as f:
+            f.write("import dataclasses\nimport time\nx = time.monotonic_ns()\n")
+        here = os.path.dirname(os.path.abspath(__file__))
+        r = subprocess.run([sys.executable, os.path.join(here, "check_floor.py"), d], stdout=subprocess.PIPE)
+        assert r.returncode == 1 and r.stdout.count(b"needs 3.7") == 2, r.stdout
+
+
+def main():
+    failed = 0
+    for name, fn in sorted(globals().items()):
+        if name.startswith("test_") and callable(fn):
+            try:
+                fn()
+                print("ok   " + name)
+            except Exception:
+                import traceback
+                traceback.print_exc()
+                print("FAIL " + name)
+                failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
