@@ -167,6 +167,26 @@ static bool profiles_equal(const jd_fan *a, const jd_fan *b)
         return true;
 }
 
+/* A copy of NOW: its profiles go with the sample's reading. Out of
+ * memory, the profiles are left as they were (the next update differs
+ * and tries again). */
+static void remember(fan_iface *self, const jd_fan *now)
+{
+        jd_fan_profile *profiles;
+        if (!jd_fan_profiles_dup(now, &profiles)) {
+                jd_fan_profile *kept = self->last.profiles;
+                size_t n = self->last.n_profiles;
+                self->last = *now;
+                self->last.profiles = kept;
+                self->last.n_profiles = n;
+                return;
+        }
+        free(self->last.profiles);
+        self->last = *now;
+        self->last.profiles = profiles;
+        self->last.cap_profiles = now->n_profiles;
+}
+
 static void fan_update(jd_iface *base)
 {
         fan_iface *self = (fan_iface *) base;
@@ -188,12 +208,13 @@ static void fan_update(jd_iface *base)
         if (strcmp(now->control, was->control) != 0)
                 changed[n++] = "Control";
         changed[n] = NULL;
-        self->last = *now;
+        remember(self, now);
         jd_emit_changed(base->svc, self->path, JD_IFACE_FAN, changed);
 }
 
 static void fan_destroy(jd_iface *base)
 {
+        free(((fan_iface *) base)->last.profiles);
         g_free(base);
 }
 
@@ -205,11 +226,11 @@ jd_iface *jd_fan_iface_new(jd_service *svc, size_t index, GError **error)
         self->base.destroy = fan_destroy;
         self->index = index;
         g_snprintf(self->path, sizeof(self->path), JD_FAN_PATH_PREFIX "%zu", index);
-        self->last = *fan(self);
+        remember(self, fan(self));
         int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, self->path, JD_IFACE_FAN, fan_vtable, self);
         if (r < 0) {
                 jd_set_bus_error(error, r, "Cannot export " JD_IFACE_FAN);
-                g_free(self);
+                fan_destroy(&self->base);
                 return NULL;
         }
         return &self->base;

@@ -7,6 +7,8 @@
 
 #include "sysroot.h"
 
+/* A real bound, not a cap: one slot per library jetsond knows
+ * (libraries.c's table, checked at compile time), each found once. */
 #define JD_MAX_LIBRARIES 8
 
 typedef struct {

@@ -1,11 +1,13 @@
 #include "fan.h"
 
 #include <limits.h>
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "grow.h"
 #include "parse.h"
 
 #define NVFANCONTROL_UNIT "/etc/systemd/system/nvfancontrol.service"
@@ -99,12 +101,23 @@ static void read_profiles(jd_fan_reader *r, const char *conf)
                 jd_fan *fan = &r->sample.fans[i];
                 if (fan->controller != JD_FAN_CONTROL_NVFANCONTROL)
                         continue;
-                fan->n_profiles = conf ? jd_parse_nvfancontrol_profiles(conf, fan->profiles, JD_FAN_MAX_PROFILES - 1,
+                fan->n_profiles = conf ? jd_parse_nvfancontrol_profiles(conf, &fan->profiles, &fan->cap_profiles,
                                                                        fan->default_profile,
                                                                        sizeof(fan->default_profile))
                                        : 0;
-                /* "manual" = nvfancontrol stopped, the PWM left as written. */
-                jd_strlcpy(fan->profiles[fan->n_profiles++], "manual", sizeof(fan->profiles[0]));
+                /* "manual" = nvfancontrol stopped, the PWM left as written
+                 * (unless the conf names a profile so). */
+                bool listed = false;
+                for (size_t k = 0; k < fan->n_profiles; k++)
+                        listed |= strcmp(fan->profiles[k], "manual") == 0;
+                jd_fan_profile *room = listed ? fan->profiles
+                                              : jd_grow(fan->profiles, &fan->cap_profiles, fan->n_profiles + 1,
+                                                        sizeof(*room));
+                if (!room)
+                        continue; /* out of memory: no "manual" this time */
+                fan->profiles = room;
+                if (!listed)
+                        jd_strlcpy(fan->profiles[fan->n_profiles++], "manual", sizeof(fan->profiles[0]));
         }
 }
 
@@ -160,10 +173,14 @@ jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr)
                 if (jd_file_open(&r->files[r->sample.n - 1].temp_control, sr, "%s", tc)) {
                         fan->controller = JD_FAN_CONTROL_TEMP_CONTROL;
                         jd_strlcpy(fan->temp_control_path, tc, sizeof(fan->temp_control_path));
-                        jd_strlcpy(fan->profiles[0], "temp_control", sizeof(fan->profiles[0]));
-                        jd_strlcpy(fan->profiles[1], "manual", sizeof(fan->profiles[1]));
+                        jd_fan_profile *two = jd_grow(fan->profiles, &fan->cap_profiles, 2, sizeof(*two));
+                        if (two) {
+                                fan->profiles = two;
+                                jd_strlcpy(fan->profiles[0], "temp_control", sizeof(fan->profiles[0]));
+                                jd_strlcpy(fan->profiles[1], "manual", sizeof(fan->profiles[1]));
+                                fan->n_profiles = 2;
+                        }
                         jd_strlcpy(fan->default_profile, "temp_control", sizeof(fan->default_profile));
-                        fan->n_profiles = 2;
                 }
         }
         /* A tachometer nobody claimed is still a fan, just not one we drive. */
@@ -192,31 +209,46 @@ void jd_fan_reader_free(jd_fan_reader *r)
                 jd_file_close(&r->files[i].pwm);
                 jd_file_close(&r->files[i].rpm);
                 jd_file_close(&r->files[i].temp_control);
+                free(r->sample.fans[i].profiles);
         }
         jd_cached_file_clear(&r->conf);
         jd_cached_file_clear(&r->status);
         free(r);
 }
 
-size_t jd_parse_nvfancontrol_profiles(const char *conf, char names[][32], size_t max, char *def, size_t def_size)
+bool jd_fan_profiles_dup(const jd_fan *fan, jd_fan_profile **copy)
+{
+        bool ok = true;
+        *copy = jd_memdup(fan->profiles, fan->n_profiles, sizeof(**copy), &ok);
+        return ok;
+}
+
+size_t jd_parse_nvfancontrol_profiles(const char *conf, jd_fan_profile **names, size_t *cap, char *def,
+                                      size_t def_size)
 {
         size_t n = 0;
+        /* Names seen, so a conf of thousands of profiles stays linear. */
+        GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         def[0] = '\0';
         JD_FOR_EACH_LINE(l, conf) {
                 jd_span f[2];
                 char value[32];
                 if (jd_line_fields(l, f, 2) < 2 || !jd_span_copy(f[1], value, sizeof(value)))
                         continue;
-                if (jd_span_eq(f[0], "FAN_PROFILE") && n < max) {
-                        bool dup = false;
-                        for (size_t i = 0; i < n; i++)
-                                dup |= strcmp(names[i], value) == 0;
-                        if (!dup)
-                                jd_strlcpy(names[n++], value, 32);
+                if (jd_span_eq(f[0], "FAN_PROFILE")) {
+                        if (g_hash_table_contains(seen, value))
+                                continue;
+                        jd_fan_profile *room = jd_grow(*names, cap, n + 1, sizeof(*room));
+                        if (!room)
+                                break; /* out of memory: those so far */
+                        *names = room;
+                        jd_strlcpy(room[n++], value, sizeof(room[0]));
+                        g_hash_table_add(seen, g_strdup(value));
                 } else if (jd_span_eq(f[0], "FAN_DEFAULT_PROFILE")) {
                         jd_strlcpy(def, value, def_size);
                 }
         }
+        g_hash_table_destroy(seen);
         return n;
 }
 

@@ -14,13 +14,14 @@
 #define JD_NVFANCONTROL_STATUS "/var/lib/nvfancontrol/status"
 
 #define JD_MAX_FANS 4
-#define JD_FAN_MAX_PROFILES 8
 
 typedef enum {
         JD_FAN_CONTROL_NONE,          /* PWM only: whatever is written stays */
         JD_FAN_CONTROL_NVFANCONTROL,  /* JP5+: the nvfancontrol service */
         JD_FAN_CONTROL_TEMP_CONTROL,  /* JP4: the kernel's temp_control */
 } jd_fan_controller;
+
+typedef char jd_fan_profile[32];
 
 typedef struct {
         char name[32];                /* "pwmfan" */
@@ -32,8 +33,8 @@ typedef struct {
         jd_opt_u64 rpm;
         char profile[32];             /* current, "" if unknown */
         char default_profile[32];
-        char profiles[JD_FAN_MAX_PROFILES][32];
-        size_t n_profiles;
+        jd_fan_profile *profiles;     /* every profile of the conf, then "manual" */
+        size_t n_profiles, cap_profiles;
         char governor[32];
         char control[32];
 } jd_fan;
@@ -56,7 +57,14 @@ void jd_fan_reader_set_service_active(jd_fan_reader *r, jd_opt_bool active);
 uint64_t jd_fan_pwm_from_percent(double pct);
 double jd_fan_percent_from_pwm(uint64_t pwm);
 
-/* nvfancontrol.conf: FAN_PROFILE names (in order) and FAN_DEFAULT_PROFILE. */
-size_t jd_parse_nvfancontrol_profiles(const char *conf, char names[][32], size_t max, char *def, size_t def_size);
+/* nvfancontrol.conf: FAN_PROFILE names (in order, each once) into *NAMES
+ * (of *CAP, grown as needed; may start NULL and 0), and
+ * FAN_DEFAULT_PROFILE. Grammar: one "KEY VALUE" a line (jd_line_fields:
+ * blanks, never across a line end); a value of 32 bytes or more makes
+ * the line no entry (never cut); other lines are not ours. */
+size_t jd_parse_nvfancontrol_profiles(const char *conf, jd_fan_profile **names, size_t *cap, char *def,
+                                      size_t def_size);
+/* A copy of FAN's profiles in *COPY (NULL for none); false when out of memory. */
+bool jd_fan_profiles_dup(const jd_fan *fan, jd_fan_profile **copy);
 /* nvfancontrol status "FAN1:FAN_PROFILE:cool" lines for fan number FAN (1-based). */
 bool jd_parse_nvfancontrol_status(const char *status, unsigned fan, const char *key, char *out, size_t size);

@@ -7,9 +7,19 @@
 
 #include "parse.h"
 
+/* Every name add() takes: the board has room for all of them. */
+static const char *const known[] = { "cuda", "cudnn", "tensorrt", "vpi", "opencv", "opencv_cuda", "vulkan" };
+_Static_assert(sizeof(known) / sizeof(known[0]) <= JD_MAX_LIBRARIES, "a slot for every library jetsond knows");
+
 static void add(jd_board *b, const char *name, const char *version)
 {
-        if (!version || !version[0] || b->n_libraries >= JD_MAX_LIBRARIES)
+        bool is_known = false;
+        for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+                is_known |= strcmp(known[i], name) == 0;
+        for (size_t i = 0; i < b->n_libraries; i++)
+                is_known &= strcmp(b->libraries[i].name, name) != 0; /* once each */
+        /* Known and once each: never more than the board's slots. */
+        if (!version || !version[0] || !is_known)
                 return;
         jd_library *l = &b->libraries[b->n_libraries++];
         jd_strlcpy(l->name, name, sizeof(l->name));

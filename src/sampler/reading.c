@@ -79,6 +79,11 @@ jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_valu
         COPY_PART(thermal);
         COPY_ARRAY(thermal, zones, n);
         COPY_PART(fans);
+        for (size_t i = 0; r->part.fans && i < r->fans.n; i++) {
+                if (!jd_fan_profiles_dup(&sample->fans->fans[i], &r->fans.fans[i].profiles))
+                        ok = false;
+                r->fans.fans[i].cap_profiles = r->fans.fans[i].n_profiles;
+        }
         COPY_PART(nvpmodel);
         COPY_ARRAY(nvpmodel, modes, n_modes);
         r->nvpmodel.cap_modes = r->nvpmodel.n_modes;
@@ -117,6 +122,8 @@ void jd_reading_unref(jd_reading *r)
                 free(r->nvpmodel.modes);
         if (r->part.processes)
                 free(r->processes.procs);
+        for (size_t i = 0; r->part.fans && i < r->fans.n; i++)
+                free(r->fans.fans[i].profiles);
         if (r->part.thermal)
                 free(r->thermal.zones);
         free(r->values.items);

@@ -134,8 +134,11 @@ static void nvpmodel_conf(const char *text, size_t len)
 static void nvfancontrol(const char *text, size_t len)
 {
         (void) len;
-        char names[8][32], def[32], out[32];
-        CHECK(jd_parse_nvfancontrol_profiles(text, names, 8, def, sizeof(def)) <= 8);
+        jd_fan_profile *names = NULL;
+        size_t cap = 0;
+        char def[32], out[32];
+        CHECK(jd_parse_nvfancontrol_profiles(text, &names, &cap, def, sizeof(def)) <= cap);
+        free(names);
         jd_parse_nvfancontrol_status(text, 1, "FAN_PROFILE", out, sizeof(out));
 }
 
@@ -213,12 +216,15 @@ static void edit_nvpmodel(const char *text, size_t len)
 static void edit_nvfancontrol(const char *text, size_t len)
 {
         (void) len;
-        char names[8][32], def[32];
+        jd_fan_profile *names = NULL;
+        size_t cap = 0;
+        char def[32];
         const char *error = NULL;
         char *edited = jd_edit_nvfancontrol_profile(text, "quiet", &error);
         if (!edited)
                 return;
-        jd_parse_nvfancontrol_profiles(edited, names, 8, def, sizeof(def));
+        jd_parse_nvfancontrol_profiles(edited, &names, &cap, def, sizeof(def));
+        free(names);
         CHECK(strcmp(def, "quiet") == 0);
         g_free(edited);
 }

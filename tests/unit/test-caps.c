@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "engines.h"
+#include "fan.h"
 #include "fixture.h"
 #include "nvpmodel.h"
 #include "power.h"
@@ -268,12 +269,39 @@ static void test_many_processes(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* 20 fan profiles (the old cap was 8, "manual" included): all listed,
+ * then "manual", the 20th the default. */
+static void test_many_fan_profiles(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy(BOARD, &dir);
+        GString *conf = g_string_new("<FAN 1>\n\tTMARGIN ENABLED\n");
+        for (int i = 0; i < 20; i++)
+                g_string_append_printf(conf, "\tFAN_PROFILE profile%d {\n\t\t0 0 255 2900\n\t}\n", i);
+        g_string_append(conf, "\tFAN_DEFAULT_PROFILE profile19\n");
+        fixture_write_str(dir, "etc/nvfancontrol.conf", conf->str);
+        jd_fan_reader *r = jd_fan_reader_new(sr);
+        const jd_fan_sample *s = jd_fan_reader_sample(r);
+        assert_true(s->n >= 1);
+        const jd_fan *f = &s->fans[0];
+        printf("figure: fan profiles shown %zu (20 and manual)\n", f->n_profiles);
+        assert_int_equal(f->n_profiles, 21);
+        assert_string_equal(f->profiles[19], "profile19");
+        assert_string_equal(f->profiles[20], "manual");
+        assert_string_equal(f->default_profile, "profile19");
+        jd_fan_reader_free(r);
+        g_string_free(conf, TRUE);
+        fixture_remove_copy(sr, dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_many_zones),   cmocka_unit_test(test_many_rails),
                 cmocka_unit_test(test_many_modes),   cmocka_unit_test(test_many_swaps),
                 cmocka_unit_test(test_many_engines), cmocka_unit_test(test_many_processes),
+                cmocka_unit_test(test_many_fan_profiles),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -186,8 +186,11 @@ static void test_fan_fixtures(void **state)
                 const char *error = NULL;
                 char *got = jd_edit_nvfancontrol_profile(conf, cases[i].profile, &error);
                 assert_non_null(got);
-                char names[8][32], def[32];
-                assert_int_equal(jd_parse_nvfancontrol_profiles(got, names, 8, def, sizeof(def)), 2);
+                jd_fan_profile *names = NULL;
+                size_t cap = 0;
+                char def[32];
+                assert_int_equal(jd_parse_nvfancontrol_profiles(got, &names, &cap, def, sizeof(def)), 2);
+                free(names);
                 assert_string_equal(def, cases[i].profile);
                 assert_edit(got, &error, expected);
         }

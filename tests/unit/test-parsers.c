@@ -149,19 +149,22 @@ static void test_nvpmodel(void **state)
 static void test_nvfancontrol(void **state)
 {
         (void) state;
-        char names[4][32], def[32], out[32];
+        jd_fan_profile *names = NULL;
+        size_t cap = 0;
+        char def[32], out[32];
         const char *conf = "<FAN 1>\n  FAN_PROFILE cool {\n   0 0 255 2900\n  }\n  FAN_PROFILE quiet {\n  }\n"
                            "  FAN_DEFAULT_PROFILE quiet\n";
-        assert_int_equal(jd_parse_nvfancontrol_profiles(conf, names, 4, def, sizeof(def)), 2);
+        assert_int_equal(jd_parse_nvfancontrol_profiles(conf, &names, &cap, def, sizeof(def)), 2);
         assert_string_equal(names[0], "cool");
         assert_string_equal(names[1], "quiet");
         assert_string_equal(def, "quiet");
         /* "FAN_PROFILE" alone does not take the next line's first word */
-        assert_int_equal(jd_parse_nvfancontrol_profiles("FAN_PROFILE\nphantom {\n}\n", names, 4, def, sizeof(def)), 0);
+        assert_int_equal(jd_parse_nvfancontrol_profiles("FAN_PROFILE\nphantom {\n}\n", &names, &cap, def, sizeof(def)), 0);
         /* a name longer than its slot is left out, never cut into another name */
-        assert_int_equal(jd_parse_nvfancontrol_profiles("FAN_PROFILE a_profile_name_of_more_than_32_chars {\n", names, 4,
-                                                        def, sizeof(def)),
+        assert_int_equal(jd_parse_nvfancontrol_profiles("FAN_PROFILE a_profile_name_of_more_than_32_chars {\n", &names,
+                                                        &cap, def, sizeof(def)),
                          0);
+        free(names);
         const char *status = "FAN1:FAN_PROFILE:cool\nFAN1:FAN_GOVERNOR:pid\nFAN1:FAN_CONTROL:open_loop\n";
         assert_true(jd_parse_nvfancontrol_status(status, 1, "FAN_GOVERNOR", out, sizeof(out)));
         assert_string_equal(out, "pid");
