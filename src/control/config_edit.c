@@ -1,5 +1,6 @@
 #include "config_edit.h"
 
+#include <errno.h>
 #include <glib.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -113,20 +114,40 @@ static bool is_swap_entry(const char *l, const char *eol, const char *path)
         return jd_fstab_has_swap(line, path);
 }
 
-/* Line by line rather than jd_fstab_has_swap() on the whole text, which
- * only looks at the first JD_MAX_SWAPS entries. */
+/* The grammar is the reader's (jd_fstab_swap_line, swap.c): fstab(5)
+ * fields separated by blanks on one line, '#' comments, \040 escapes. */
 static bool has_swap_entry(const char *fstab, const char *path)
 {
-        JD_FOR_EACH_LINE(l, fstab) {
-                if (is_swap_entry(l, strchrnul(l, '\n'), path))
-                        return true;
+        return jd_fstab_has_swap(fstab, path);
+}
+
+#define FSTAB_TOO_BIG "fstab is larger than 1 MiB, the most jetsond reads of it: not edited"
+
+const char *jd_fstab_unreadable_reason(int r)
+{
+        switch (r) {
+        case -EFBIG:
+                return FSTAB_TOO_BIG;
+        case -EINVAL:
+                return "fstab holds a NUL byte or is no regular file, so it is no text jetsond reads: not edited";
+        case -EISDIR:
+                return "fstab is a directory: not edited";
+        default:
+                return NULL;
         }
-        return false;
+}
+
+/* The reader leaves a file past its cap unused: refused, whatever made it. */
+static const char *fstab_problem(const char *fstab, const char *path)
+{
+        if (strnlen(fstab, JD_FSTAB_MAX + 1) > JD_FSTAB_MAX)
+                return FSTAB_TOO_BIG;
+        return swap_path_problem(path);
 }
 
 char *jd_fstab_add_swap(const char *fstab, const char *path, const char **error)
 {
-        const char *problem = swap_path_problem(path);
+        const char *problem = fstab_problem(fstab, path);
         if (problem)
                 return fail(error, problem);
         if (has_swap_entry(fstab, path))
@@ -140,7 +161,7 @@ char *jd_fstab_add_swap(const char *fstab, const char *path, const char **error)
 
 char *jd_fstab_remove_swap(const char *fstab, const char *path, const char **error)
 {
-        const char *problem = swap_path_problem(path);
+        const char *problem = fstab_problem(fstab, path);
         if (problem)
                 return fail(error, problem);
         GString *s = g_string_sized_new(strlen(fstab));

@@ -19,9 +19,15 @@ char *jd_edit_nvfancontrol_profile(const char *conf, const char *profile, const 
 /* Appends "PATH none swap sw 0 0\n" (after a newline if the text lacks a
  * final one). Refused if PATH already has an active swap entry, or if PATH
  * is not absolute, is 255 bytes or longer, or has blanks, control
- * characters or backslashes (anything fstab would need escaped). */
+ * characters or backslashes (anything fstab would need escaped). Both
+ * editors refuse, with the reason, an fstab the reader does not use
+ * (larger than JD_FSTAB_MAX): an edit it would not see is no edit. */
 char *jd_fstab_add_swap(const char *fstab, const char *path, const char **error);
 
 /* Removes every active swap entry for PATH, whatever its separators and
  * options; commented lines stay. Refused if there is none. */
 char *jd_fstab_remove_swap(const char *fstab, const char *path, const char **error);
+
+/* Why an fstab read with jd_read_text cannot be edited, for its -errno R
+ * (the reader refuses the same files), or NULL for another error. */
+const char *jd_fstab_unreadable_reason(int r);

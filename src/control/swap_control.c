@@ -116,9 +116,13 @@ static void edit_fstab(swap_op *op, bool add, void (*after)(swap_op *op, bool ok
 {
         op->after_fstab = after;
         g_autofree char *text = NULL;
-        int r = jd_read_text(op->sr, FSTAB, 1 << 20, &text);
+        int r = jd_read_text(op->sr, FSTAB, JD_FSTAB_MAX, &text);
         if (r == -ENOENT) {
                 text = g_strdup("");
+        } else if (r < 0 && jd_fstab_unreadable_reason(r)) {
+                jd_result_set(&op->result, JD_FAILED, "Cannot edit %s: %s", FSTAB, jd_fstab_unreadable_reason(r));
+                after(op, false);
+                return;
         } else if (r < 0) {
                 jd_result_set(&op->result, JD_FAILED, "Cannot read %s: %s", FSTAB, g_strerror(-r));
                 after(op, false);

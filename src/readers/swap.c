@@ -8,7 +8,6 @@
 #include "grow.h"
 #include "parse.h"
 
-#define FSTAB_MAX (1u << 20)
 /* The kernel has at most 32 swap areas (MAX_SWAPFILES); 1 MiB holds 32
  * lines of the longest paths: past it the file is no /proc/swaps. */
 #define PROC_SWAPS_MAX (1u << 20)
@@ -35,7 +34,7 @@ jd_swap_reader *jd_swap_reader_new(const jd_sysroot *sr)
                 return NULL;
         r->sr = sr;
         jd_file_open(&r->swaps, sr, "/proc/swaps");
-        jd_cached_file_init(&r->fstab, sr, "/etc/fstab", FSTAB_MAX);
+        jd_cached_file_init(&r->fstab, sr, "/etc/fstab", JD_FSTAB_MAX);
         jd_cached_file_init(&r->nvzramconfig, sr, NVZRAMCONFIG_WANTS, 65536);
         return r;
 }

@@ -26,6 +26,10 @@ void jd_swap_sample_clear(jd_swap_sample *s);
 /* A copy of SRC's swaps in DST (cleared first); false when out of memory. */
 bool jd_swap_sample_copy(jd_swap_sample *dst, const jd_swap_sample *src);
 
+/* The most of /etc/fstab the reader reads: past it the file is
+ * malformed (not used), and the editor refuses it. */
+#define JD_FSTAB_MAX (1u << 20)
+
 typedef struct jd_swap_reader jd_swap_reader;
 
 jd_swap_reader *jd_swap_reader_new(const jd_sysroot *sr);

@@ -2,10 +2,12 @@
  *
  * Expected texts are built by a plain replacement of one known line of the
  * fixture (or written out literally), never by the code under test. */
+#include <errno.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "config_edit.h"
 #include "fan.h"
 #include "fixture.h"
@@ -344,6 +346,40 @@ static void test_fstab_paths(void **state)
         assert_edit(jd_fstab_add_swap("", long_path, &error), &error, line);
 }
 
+/* An fstab the reader does not use is refused with its reason, never
+ * edited: past the reader's 1 MiB (as text, and as a file through
+ * jd_read_text), or holding a NUL byte (the reader would stop there). */
+static void test_fstab_unparseable(void **state)
+{
+        (void) state;
+        const char *error = NULL;
+        GString *big = g_string_new("/swapfile none swap sw 0 0\n");
+        while (big->len <= JD_FSTAB_MAX)
+                g_string_append(big, "# padding padding padding padding padding padding padding padding\n");
+        assert_refused(jd_fstab_add_swap(big->str, "/other", &error), &error);
+        assert_non_null(strstr(error, "larger than 1 MiB"));
+        error = NULL;
+        assert_refused(jd_fstab_remove_swap(big->str, "/swapfile", &error), &error);
+        assert_non_null(strstr(error, "larger than 1 MiB"));
+
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        char *text = NULL;
+        fixture_write(dir, "etc/fstab", big->str, big->len);
+        int r = jd_read_text(sr, "/etc/fstab", JD_FSTAB_MAX, &text);
+        assert_int_equal(r, -EFBIG);
+        assert_non_null(strstr(jd_fstab_unreadable_reason(r), "larger than 1 MiB"));
+        static const char nul[] = "/dev/root / ext4 defaults 0 1\n\0/swapfile none swap sw 0 0\n";
+        fixture_write(dir, "etc/fstab", nul, sizeof(nul) - 1);
+        r = jd_read_text(sr, "/etc/fstab", JD_FSTAB_MAX, &text);
+        assert_int_equal(r, -EINVAL);
+        assert_null(text);
+        assert_non_null(strstr(jd_fstab_unreadable_reason(r), "NUL byte"));
+        assert_null(jd_fstab_unreadable_reason(-EACCES)); /* said as it is by the caller */
+        fixture_remove_copy(sr, dir);
+        g_string_free(big, TRUE);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -351,6 +387,7 @@ int main(void)
                 cmocka_unit_test(test_fan_fixtures),      cmocka_unit_test(test_fan_lines),
                 cmocka_unit_test(test_fstab_fixtures),    cmocka_unit_test(test_fstab_hand_written),
                 cmocka_unit_test(test_fstab_paths),       cmocka_unit_test(test_nvpmodel_reader_agrees),
+                cmocka_unit_test(test_fstab_unparseable),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
