@@ -32,6 +32,7 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         t->sample = s;
         t->have_sample = true;
         jc_top_energy_add(t->energy, &t->sample);
+        jc_top_history_add(t->history, &t->sample);
         if (t->mode == JC_TOP_SCREEN)
                 jc_top_draw(t);
         return 0;
@@ -191,6 +192,21 @@ static int on_key(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         return 0;
                 } else if (key == 's') {
                         t->sort = (t->sort + 1) % JC_TOP_SORT_N;
+                } else if (key >= '1' && key < '1' + JC_PAGE_N) {
+                        t->page = (jc_top_page) (key - '1');
+                } else if (key == '\t' || key == KEY_RIGHT) {
+                        t->page = (t->page + 1) % JC_PAGE_N;
+                } else if (key == KEY_BTAB || key == KEY_LEFT) {
+                        t->page = (t->page + JC_PAGE_N - 1) % JC_PAGE_N;
+                } else if (key == 'w') {
+                        t->zoom = (t->zoom + 1) % JC_TOP_ZOOM_N;
+                } else if (key == 'W') {
+                        t->zoom = (t->zoom + JC_TOP_ZOOM_N - 1) % JC_TOP_ZOOM_N;
+                } else if (key == 'g') {
+                        /* Braille and blocks need UTF-8: an ASCII terminal
+                         * keeps ASCII. */
+                        if (t->graph_style != JC_GRAPH_ASCII)
+                                t->graph_style = t->graph_style == JC_GRAPH_BRAILLE ? JC_GRAPH_BLOCK : JC_GRAPH_BRAILLE;
                 } else if (key == 'm') {
                         open_mode_chooser(t);
                 } else if (key == 'f') {
@@ -218,6 +234,23 @@ static void read_board(jc_top *t)
                    *jetpack ? " - JetPack " : "", jetpack);
 }
 
+/* The discrete GPUs' names (DiscreteGpu.Name) for the GPU page's device
+ * panels: read once, as they do not change while the GPU is there. */
+static void read_dgpu_names(jc_top *t)
+{
+        for (unsigned n = 0; n < 16; n++) {
+                g_autofree char *path = g_strdup_printf(JD_DGPU_PATH_PREFIX "%u", n);
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                int r = 0;
+                g_autoptr(GVariant) props = jc_get_all(t->c, path, JD_IFACE_DISCRETE_GPU, &error, &r);
+                sd_bus_error_free(&error);
+                const char *name = "";
+                if (props)
+                        g_variant_lookup(props, "Name", "&s", &name);
+                g_ptr_array_add(t->dgpu_names, g_strdup(name));
+        }
+}
+
 int jc_cmd_top(jc_ctx *c, int argc, char **argv)
 {
         (void) argv;
@@ -231,7 +264,8 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
                 fprintf(stderr, "jetsonctl: top needs a terminal (use watch or status in scripts)\n");
                 return JC_EXIT_USAGE;
         }
-        jc_top t = { .c = c, .energy = jc_top_energy_new(), .color = c->color,
+        jc_top t = { .c = c, .energy = jc_top_energy_new(), .color = c->color, .interval_ms = jc_top_interval_ms,
+                     .history = jc_top_history_new(), .dgpu_names = g_ptr_array_new_with_free_func(g_free),
                      .choices = g_array_new(FALSE, FALSE, sizeof(jc_top_choice)) };
         sd_event *event = NULL;
         sd_bus_slot *sample_slot = NULL, *owner_slot = NULL;
@@ -275,11 +309,13 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
         }
         g_variant_unref(reply);
         read_board(&t);
+        read_dgpu_names(&t);
         /* The latest sample at once, rather than a blank screen until the
          * first signal. */
         if (jc_sample_fetch(c, &t.sample) == JC_EXIT_OK) {
                 t.have_sample = true;
                 jc_top_energy_add(t.energy, &t.sample);
+                jc_top_history_add(t.history, &t.sample);
         }
 
         jc_top_view_start(&t);
@@ -304,6 +340,8 @@ out:
         sd_bus_error_free(&error);
         jc_sample_clear(&t.sample);
         jc_top_energy_free(t.energy);
+        jc_top_history_free(t.history);
+        g_ptr_array_unref(t.dgpu_names);
         g_array_unref(t.choices);
         sd_bus_slot_unref(sample_slot);
         sd_bus_slot_unref(owner_slot);

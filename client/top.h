@@ -9,6 +9,8 @@
 #include "sample.h"
 #include "gpu_procs.h"
 #include "top_data.h"
+#include "top_graph.h"
+#include "top_history.h"
 
 typedef enum { JC_TOP_SCREEN, JC_TOP_CHOOSE_MODE, JC_TOP_CHOOSE_FAN } jc_top_mode;
 
@@ -20,8 +22,22 @@ typedef struct {
         bool current;
 } jc_top_choice;
 
+/* The pages, by number key (1 to 8) and Tab, as jtop's. */
+typedef enum {
+        JC_PAGE_OVERVIEW, JC_PAGE_CPU, JC_PAGE_GPU, JC_PAGE_MEMORY, JC_PAGE_POWER, JC_PAGE_N
+} jc_top_page;
+
+/* Graph windows: 1, 2, 4, 8 samples a column ('w'). */
+#define JC_TOP_ZOOM_N 4
+
 typedef struct {
         jc_ctx *c;
+        int interval_ms;              /* the subscription's interval */
+        jc_top_history *history;      /* every sample's numbers, for the graphs */
+        jc_top_page page;
+        unsigned zoom;                /* index of the graph window */
+        jc_graph_style graph_style;
+        GPtrArray *dgpu_names;        /* DiscreteGpu.Name by NVML index ("" unknown) */
         jc_sample sample;
         bool have_sample;
         char board[128];              /* "NVIDIA Jetson AGX Orin Developer Kit · JetPack 6.2" */
@@ -40,3 +56,14 @@ void jc_top_draw(const jc_top *t);
  * has them). */
 void jc_top_view_start(jc_top *t);
 void jc_top_view_end(void);
+/* The page's name on the tab line. */
+const char *jc_top_page_name(jc_top_page page);
+/* The pages other than the overview (top_pages.c, top_page_power.c):
+ * each draws rows Y to LAST. */
+void jc_top_draw_cpu_page(const jc_top *t, int y, int last);
+void jc_top_draw_gpu_page(const jc_top *t, int y, int last);
+void jc_top_draw_memory_page(const jc_top *t, int y, int last);
+void jc_top_draw_power_page(const jc_top *t, int y, int last);
+/* The temperatures, wrapped at whole items over at most ROWS rows from
+ * Y; returns the row after them. */
+int jc_top_draw_temperatures(const jc_top *t, int y, int rows);

@@ -4,15 +4,20 @@
  * engines that are on, the GPU processes, and a footer with the keys or
  * the outcome of the last change. Every line is cut to the width. */
 #include <curses.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <string.h>
 
 #include "output.h"
 #include "top.h"
+#include "top_draw.h"
 
-enum { PAIR_OK = 1, PAIR_WARM, PAIR_HOT, PAIR_TITLE };
+static const char *const page_names[JC_PAGE_N] = { "Overview", "CPU", "GPU", "Memory", "Power" };
 
-static bool colors;
+const char *jc_top_page_name(jc_top_page page)
+{
+        return page < JC_PAGE_N ? page_names[page] : "";
+}
 
 void jc_top_view_start(jc_top *t)
 {
@@ -23,14 +28,18 @@ void jc_top_view_start(jc_top *t)
         nodelay(stdscr, TRUE);
         keypad(stdscr, TRUE);
         curs_set(0);
-        colors = t->color && has_colors();
+        /* Braille and block graphs need a UTF-8 locale; ASCII otherwise. */
+        if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+                t->graph_style = JC_GRAPH_ASCII;
+        bool colors = t->color && has_colors();
+        jc_top_colors(colors);
         if (colors) {
                 start_color();
                 use_default_colors();
-                init_pair(PAIR_OK, COLOR_GREEN, -1);
-                init_pair(PAIR_WARM, COLOR_YELLOW, -1);
-                init_pair(PAIR_HOT, COLOR_RED, -1);
-                init_pair(PAIR_TITLE, COLOR_CYAN, -1);
+                init_pair(JC_PAIR_OK, COLOR_GREEN, -1);
+                init_pair(JC_PAIR_WARM, COLOR_YELLOW, -1);
+                init_pair(JC_PAIR_HOT, COLOR_RED, -1);
+                init_pair(JC_PAIR_TITLE, COLOR_CYAN, -1);
         }
 }
 
@@ -39,66 +48,22 @@ void jc_top_view_end(void)
         endwin();
 }
 
-static attr_t pair(int p)
-{
-        return colors ? COLOR_PAIR(p) : A_NORMAL;
-}
-
-/* TEXT at (Y, X), cut to the screen's width (one cell per character:
- * everything drawn here is narrow). */
-static int put(int y, int x, attr_t attr, const char *text)
-{
-        if (y < 0 || y >= LINES || x >= COLS)
-                return x;
-        glong room = COLS - x, len = g_utf8_strlen(text, -1);
-        const char *end = len > room ? g_utf8_offset_to_pointer(text, room) : text + strlen(text);
-        attron(attr);
-        mvaddnstr(y, x, text, (int) (end - text));
-        attroff(attr);
-        return x + (int) MIN(len, room);
-}
-
-static int putf(int y, int x, attr_t attr, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
-static int putf(int y, int x, attr_t attr, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        g_autofree char *text = g_strdup_vprintf(fmt, ap);
-        va_end(ap);
-        return put(y, x, attr, text);
-}
-
-/* "[|||||     ]" WIDTH cells wide for PCT, coloured by load. */
-static void bar(int y, int x, int width, double pct)
-{
-        if (width < 3)
-                return;
-        int inner = width - 2, fill = (int) (pct * inner / 100.0 + 0.5);
-        fill = fill < 0 ? 0 : fill > inner ? inner : fill;
-        g_autofree char *bars = g_strnfill((gsize) fill, '|');
-        g_autofree char *spaces = g_strnfill((gsize) (inner - fill), ' ');
-        put(y, x, A_NORMAL, "[");
-        put(y, x + 1, pair(pct >= 90 ? PAIR_HOT : pct >= 60 ? PAIR_WARM : PAIR_OK), bars);
-        put(y, x + 1 + fill, A_NORMAL, spaces);
-        put(y, x + width - 1, A_NORMAL, "]");
-}
-
 static int draw_header(const jc_top *t, int y)
 {
         const jc_sample *s = &t->sample;
         uint64_t up;
-        int x = put(y, 0, A_BOLD, t->board);
+        int x = jc_top_put(y, 0, A_BOLD, t->board);
         if (jc_sample_uint(s, "uptime", &up))
-                putf(y, x, A_NORMAL, "  up %" G_GUINT64_FORMAT "d %02" G_GUINT64_FORMAT ":%02" G_GUINT64_FORMAT,
+                jc_top_putf(y, x, A_NORMAL, "  up %" G_GUINT64_FORMAT "d %02" G_GUINT64_FORMAT ":%02" G_GUINT64_FORMAT,
                      up / 86400, up / 3600 % 24, up / 60 % 60);
         y++;
         x = 0;
         const char *mode = jc_sample_string(s, "nvpmodel.name");
         if (mode)
-                x = putf(y, x, A_NORMAL, "mode %s  ", mode);
+                x = jc_top_putf(y, x, A_NORMAL, "mode %s  ", mode);
         bool on;
         if (jc_sample_bool(s, "jetson_clocks.active", &on))
-                x = put(y, x, on ? pair(PAIR_WARM) | A_BOLD : A_NORMAL, on ? "jetson_clocks ON  " : "jetson_clocks off  ");
+                x = jc_top_put(y, x, on ? jc_top_pair(JC_PAIR_WARM) | A_BOLD : A_NORMAL, on ? "jetson_clocks ON  " : "jetson_clocks off  ");
         for (unsigned n = 0; n < 16; n++) {
                 double speed;
                 uint64_t rpm;
@@ -108,12 +73,12 @@ static int draw_header(const jc_top *t, int y)
                 bool has_speed = jc_sample_doublef(s, &speed, "fan.%u.speed", n);
                 if (!profile && !has_speed)
                         break;
-                x = putf(y, x, A_NORMAL, "fan%u %s", n, profile ? profile : "");
+                x = jc_top_putf(y, x, A_NORMAL, "fan%u %s", n, profile ? profile : "");
                 if (has_speed)
-                        x = putf(y, x, A_NORMAL, " %.0f%%", speed);
+                        x = jc_top_putf(y, x, A_NORMAL, " %.0f%%", speed);
                 if (jc_sample_uintf(s, &rpm, "fan.%u.rpm", n))
-                        x = putf(y, x, A_NORMAL, " %" G_GUINT64_FORMAT " rpm", rpm);
-                x = put(y, x, A_NORMAL, "  ");
+                        x = jc_top_putf(y, x, A_NORMAL, " %" G_GUINT64_FORMAT " rpm", rpm);
+                x = jc_top_put(y, x, A_NORMAL, "  ");
         }
         return y + 1;
 }
@@ -133,21 +98,21 @@ static int draw_cpus(const jc_top *t, int y, int last)
                 int row = y + (int) n % rows, x = (int) n / rows * width;
                 if (row > last)
                         continue;
-                putf(row, x, pair(PAIR_TITLE), "CPU%-2u", n);
+                jc_top_putf(row, x, jc_top_pair(JC_PAIR_TITLE), "CPU%-2u", n);
                 double load;
                 uint64_t f;
                 jc_sample_boolf(s, &online, "cpu.%u.online", n);
                 if (!online) {
-                        put(row, x + 6, pair(PAIR_TITLE), "off");
+                        jc_top_put(row, x + 6, jc_top_pair(JC_PAIR_TITLE), "off");
                         continue;
                 }
                 bool has_load = jc_sample_doublef(s, &load, "cpu.%u.load", n);
-                bar(row, x + 6, width - 23, has_load ? load : 0);
+                jc_top_bar(row, x + 6, width - 23, has_load ? load : 0);
                 g_autofree char *freq = jc_sample_uintf(s, &f, "cpu.%u.freq", n) ? jc_format_khz(f) : g_strdup("");
                 if (has_load)
-                        putf(row, x + width - 17, A_NORMAL, "%3.0f%% %9s", load, freq);
+                        jc_top_putf(row, x + width - 17, A_NORMAL, "%3.0f%% %9s", load, freq);
                 else
-                        putf(row, x + width - 17, A_NORMAL, "   - %9s", freq);
+                        jc_top_putf(row, x + width - 17, A_NORMAL, "   - %9s", freq);
         }
         return y + rows;
 }
@@ -164,16 +129,16 @@ static int draw_unit(const jc_top *t, int y, const char *title, const char *pref
         bool has_load = jc_sample_double(s, load_key, &load), has_freq = jc_sample_uint(s, freq_key, &f);
         if (!has_load && !has_freq)
                 return y;
-        put(y, 0, pair(PAIR_TITLE), title);
+        jc_top_put(y, 0, jc_top_pair(JC_PAIR_TITLE), title);
         int width = MIN(COLS, 80) / 2;
-        bar(y, 6, width - 6, has_load ? load : 0);
-        int x = has_load ? putf(y, width + 1, A_NORMAL, "%3.0f%%", load) : put(y, width + 1, A_NORMAL, "  -");
+        jc_top_bar(y, 6, width - 6, has_load ? load : 0);
+        int x = has_load ? jc_top_putf(y, width + 1, A_NORMAL, "%3.0f%%", load) : jc_top_put(y, width + 1, A_NORMAL, "  -");
         if (has_freq) {
                 g_autofree char *now = jc_format_khz(f);
-                x = putf(y, x, A_NORMAL, "  %s", now);
+                x = jc_top_putf(y, x, A_NORMAL, "  %s", now);
         }
         if (jc_sample_uint(s, min_key, &lo) && jc_sample_uint(s, max_key, &hi))
-                putf(y, x, A_NORMAL, " (%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT ")", lo / 1000, hi / 1000);
+                jc_top_putf(y, x, A_NORMAL, " (%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT ")", lo / 1000, hi / 1000);
         return y + 1;
 }
 
@@ -183,20 +148,20 @@ static int draw_memory(const jc_top *t, int y)
         uint64_t used, total, a, b;
         if (!jc_sample_uint(s, "ram.used", &used) || !jc_sample_uint(s, "ram.total", &total))
                 return y;
-        put(y, 0, pair(PAIR_TITLE), "RAM");
+        jc_top_put(y, 0, jc_top_pair(JC_PAIR_TITLE), "RAM");
         g_autofree char *u = jc_format_kib(used), *tt = jc_format_kib(total);
-        int x = putf(y, 6, A_NORMAL, "%s/%s ", u, tt);
+        int x = jc_top_putf(y, 6, A_NORMAL, "%s/%s ", u, tt);
         /* Sizes in whole MiB as every command prints them: the bar is
          * short enough for RAM, swap and GPU shared to fit 80 columns. */
-        bar(y, x, 10, total ? (double) used * 100.0 / (double) total : 0);
+        jc_top_bar(y, x, 10, total ? (double) used * 100.0 / (double) total : 0);
         x += 10;
         if (jc_sample_uint(s, "swap.used", &a) && jc_sample_uint(s, "swap.total", &b) && b > 0) {
                 g_autofree char *su = jc_format_kib(a), *st = jc_format_kib(b);
-                x = putf(y, x, A_NORMAL, "  swap %s/%s", su, st);
+                x = jc_top_putf(y, x, A_NORMAL, "  swap %s/%s", su, st);
         }
         if (jc_sample_uint(s, "ram.shared", &a)) {
                 g_autofree char *sh = jc_format_kib(a);
-                putf(y, x, A_NORMAL, "  GPU shared %s", sh);
+                jc_top_putf(y, x, A_NORMAL, "  GPU shared %s", sh);
         }
         return y + 1;
 }
@@ -208,13 +173,13 @@ static int draw_power(const jc_top *t, int y, int last)
         const jc_sample *s = &t->sample;
         uint64_t now;
         double avg;
-        int x = put(y, 0, pair(PAIR_TITLE), "Power");
+        int x = jc_top_put(y, 0, jc_top_pair(JC_PAIR_TITLE), "Power");
         if (jc_sample_uint(s, "power.total", &now)) {
                 bool sum = false;
                 jc_sample_bool(s, "power.total_is_sum", &sum);
-                x = putf(y, 7, A_BOLD, "board %s%" G_GUINT64_FORMAT " mW", sum ? "~" : "", now);
+                x = jc_top_putf(y, 7, A_BOLD, "board %s%" G_GUINT64_FORMAT " mW", sum ? "~" : "", now);
                 if (jc_top_energy_average(t->energy, "energy.total", &avg))
-                        putf(y, x, A_NORMAL, "  avg %.0f mW", avg);
+                        jc_top_putf(y, x, A_NORMAL, "  avg %.0f mW", avg);
         } else {
                 (void) x;
         }
@@ -230,9 +195,9 @@ static int draw_power(const jc_top *t, int y, int last)
                         g_autofree char *rail = g_strndup(key + 6, strlen(key) - 12);
                         g_autofree char *energy_key = g_strdup_printf("energy.%s", rail);
                         if (row <= last) {
-                                putf(row, col, A_NORMAL, "  %-18.18s %6u mW", rail, g_variant_get_uint32(value));
+                                jc_top_putf(row, col, A_NORMAL, "  %-18.18s %6u mW", rail, g_variant_get_uint32(value));
                                 if (jc_top_energy_average(t->energy, energy_key, &avg))
-                                        putf(row, col + 31, A_NORMAL, "avg %5.0f", avg);
+                                        jc_top_putf(row, col + 31, A_NORMAL, "avg %5.0f", avg);
                         }
                         i++;
                 }
@@ -241,11 +206,12 @@ static int draw_power(const jc_top *t, int y, int last)
         return y + 1 + (i + per_row - 1) / per_row;
 }
 
-/* Temperatures coloured by fixed bands (the samples carry no trip points). */
-static int draw_temperatures(const jc_top *t, int y)
+/* Temperatures coloured by fixed bands (the samples carry no trip
+ * points), "name value" never cut between rows: an item that does not
+ * fit the row starts the next, up to ROWS rows. */
+int jc_top_draw_temperatures(const jc_top *t, int y, int rows)
 {
-        int x = put(y, 0, pair(PAIR_TITLE), "Temp");
-        x = 6;
+        int x = 6, row = 0;
         GVariantIter it;
         const char *key;
         GVariant *value;
@@ -254,13 +220,25 @@ static int draw_temperatures(const jc_top *t, int y)
         while (g_variant_iter_next(&it, "{&sv}", &key, &value)) {
                 if (g_str_has_prefix(key, "temp.") && g_variant_is_of_type(value, G_VARIANT_TYPE_DOUBLE)) {
                         double c = g_variant_get_double(value);
-                        x = putf(y, x, A_NORMAL, "%s ", key + 5);
-                        x = putf(y, x, pair(c >= 85 ? PAIR_HOT : c >= 70 ? PAIR_WARM : PAIR_OK), "%.1f°C  ", c);
+                        g_autofree char *deg = g_strdup_printf("%.1f°C", c);
+                        int len = (int) (strlen(key + 5) + 1 + g_utf8_strlen(deg, -1));
+                        if (x > 6 && x + len > COLS) {
+                                x = 6;
+                                row++;
+                        }
+                        if (row < rows) {
+                                x = jc_top_putf(y + row, x, A_NORMAL, "%s ", key + 5);
+                                x = jc_top_put(y + row, x, jc_top_level(c, 70, 85), deg);
+                                x += 2;
+                        }
                         any = true;
                 }
                 g_variant_unref(value);
         }
-        return any ? y + 1 : y;
+        if (!any)
+                return y;
+        jc_top_put(y, 0, jc_top_pair(JC_PAIR_TITLE), "Temp");
+        return y + MIN(row + 1, rows);
 }
 
 static int draw_engines(const jc_top *t, int y)
@@ -273,22 +251,21 @@ static int draw_engines(const jc_top *t, int y)
         while (g_variant_iter_next(&it, "{&sv}", &key, &value)) {
                 if (g_str_has_prefix(key, "engine.") && g_str_has_suffix(key, ".freq") &&
                     g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
-                        x = putf(y, x, A_NORMAL, "%.*s %u  ", (int) (strlen(key) - 12), key + 7,
+                        x = jc_top_putf(y, x, A_NORMAL, "%.*s %u  ", (int) (strlen(key) - 12), key + 7,
                                  g_variant_get_uint32(value) / 1000);
                 g_variant_unref(value);
         }
         if (x == 6)
                 return y;
-        put(y, 0, pair(PAIR_TITLE), "Eng");
+        jc_top_put(y, 0, jc_top_pair(JC_PAIR_TITLE), "Eng");
         return y + 1;
 }
 
-static int draw_processes(const jc_top *t, int y, int last)
+static int draw_processes(const jc_top *t, GArray *list, int y, int last)
 {
-        g_autoptr(GArray) list = jc_gpu_process_rows(&t->sample, t->sort);
         if (list->len == 0)
                 return y;
-        putf(y, 0, A_REVERSE, "%-3s %7s %-9s %-14s %5s %4s %9s %9s%*s", "GPU", "PID", "USER", "NAME", "CPU%", "SM%",
+        jc_top_putf(y, 0, A_REVERSE, "%-3s %7s %-9s %-14s %5s %4s %9s %9s%*s", "GPU", "PID", "USER", "NAME", "CPU%", "SM%",
              "RSS", "GPU MEM", COLS > 67 ? COLS - 67 : 0, "");
         /* The sorted column's title is underlined. */
         static const int sort_col[JC_TOP_SORT_N] = { 58, 37, 48, 4 };
@@ -301,7 +278,7 @@ static int draw_processes(const jc_top *t, int y, int last)
                 g_autofree char *sm = p->has_sm ? g_strdup_printf("%.0f", p->sm) : g_strdup("-");
                 g_autofree char *rss = p->has_rss ? jc_format_kib(p->rss_kib) : g_strdup("-");
                 g_autofree char *mem = p->has_mem ? jc_format_kib(p->mem_kib) : g_strdup("-");
-                putf(y + 1 + (int) i, 0, A_NORMAL, "%-3s %7u %-9.9s %-14.14s %5s %4s %9s %9s", gpu, p->pid, p->user,
+                jc_top_putf(y + 1 + (int) i, 0, A_NORMAL, "%-3s %7u %-9.9s %-14.14s %5s %4s %9s %9s", gpu, p->pid, p->user,
                      p->name, cpu, sm, rss, mem);
         }
         return y + 1 + (int) list->len;
@@ -311,13 +288,80 @@ static void draw_chooser(const jc_top *t)
 {
         int h = (int) t->choices->len + 3, w = 44, y0 = MAX(0, (LINES - h) / 2), x0 = MAX(0, (COLS - w) / 2);
         for (int r = 0; r < h; r++)
-                putf(y0 + r, x0, A_REVERSE, "%-*s", w, "");
-        putf(y0, x0 + 1, A_REVERSE | A_BOLD, "%s", t->mode == JC_TOP_CHOOSE_MODE ? "Power mode" : "Fan profile");
+                jc_top_putf(y0 + r, x0, A_REVERSE, "%-*s", w, "");
+        jc_top_putf(y0, x0 + 1, A_REVERSE | A_BOLD, "%s", t->mode == JC_TOP_CHOOSE_MODE ? "Power mode" : "Fan profile");
         for (guint i = 0; i < t->choices->len; i++) {
                 const jc_top_choice *ch = &g_array_index(t->choices, jc_top_choice, i);
-                putf(y0 + 1 + (int) i, x0 + 1, A_REVERSE, "%u  %s%s", i + 1, ch->label, ch->current ? "  (current)" : "");
+                jc_top_putf(y0 + 1 + (int) i, x0 + 1, A_REVERSE, "%u  %s%s", i + 1, ch->label, ch->current ? "  (current)" : "");
         }
-        putf(y0 + h - 1, x0 + 1, A_REVERSE, "1-%u choose, Esc cancel", t->choices->len);
+        jc_top_putf(y0 + h - 1, x0 + 1, A_REVERSE, "1-%u choose, Esc cancel", t->choices->len);
+}
+
+/* The overview's graphs where the rows allow: CPU, GPU and board power
+ * side by side, between the numbers and the process list. */
+static int draw_overview_graphs(const jc_top *t, int y, int h)
+{
+        double d;
+        uint64_t total = 0;
+        const char *gpu = jc_sample_double(&t->sample, "gpu.load", &d) ? "gpu.load" : "dgpu.0.load";
+        int w = COLS / 3;
+        jc_top_graph(t, y, 0, w - 1, h, "CPU", "cpu.load", 100, 60, 90, "%", 1);
+        jc_top_graph(t, y, w, w - 1, h, "GPU", gpu, 100, 60, 90, "%", 1);
+        /* A PC has no board power: its memory instead. */
+        if (jc_sample_uint(&t->sample, "power.total", &total))
+                jc_top_graph(t, y, 2 * w, COLS - 2 * w, h, "Board", "power.total", 0, G_MAXDOUBLE, G_MAXDOUBLE,
+                             " mW", 1);
+        else if (jc_sample_uint(&t->sample, "ram.total", &total))
+                jc_top_graph(t, y, 2 * w, COLS - 2 * w, h, "RAM", "ram.used", (double) total, 0.6 * (double) total,
+                             0.9 * (double) total, " MiB", 1.0 / 1024);
+        return y + h;
+}
+
+static void draw_overview(const jc_top *t, int y, int last)
+{
+        g_autoptr(GArray) list = jc_gpu_process_rows(&t->sample, t->sort);
+        y = draw_cpus(t, y, last);
+        y = draw_unit(t, y, "GPU", "gpu");
+        /* Discrete GPUs (NVML), by index: what the sample has. */
+        for (unsigned n = 0; n < 16; n++) {
+                g_autofree char *title = g_strdup_printf("GPU%u", n);
+                g_autofree char *prefix = g_strdup_printf("dgpu.%u", n);
+                y = draw_unit(t, y, title, prefix);
+        }
+        y = draw_unit(t, y, "EMC", "emc");
+        y = draw_memory(t, y);
+        y = draw_power(t, y, last);
+        y = jc_top_draw_temperatures(t, y, 2);
+        y = draw_engines(t, y);
+        /* What the process list leaves, up to 16 rows: graphs from 3 rows
+         * up, so 80x24 keeps its numbers and a tall terminal is not half
+         * empty. */
+        int spare = last + 1 - y - (list->len ? (int) list->len + 1 : 0);
+        if (spare >= 3)
+                y = draw_overview_graphs(t, y, MIN(spare, 16));
+        draw_processes(t, list, y, last);
+}
+
+static void draw_footer(const jc_top *t)
+{
+        int y = LINES - 1;
+        if (t->message[0]) {
+                jc_top_putf(y, 0, t->message_is_error ? jc_top_pair(JC_PAIR_HOT) | A_BOLD : A_BOLD, "%s", t->message);
+                return;
+        }
+        jc_top_putf(y, 0, A_REVERSE, "%*s", COLS, "");
+        int x = jc_top_put(y, 0, A_REVERSE, " q quit  ");
+        if (COLS >= 120) {
+                /* Every page's name, the current one standing out. */
+                for (int p = 0; p < JC_PAGE_N; p++)
+                        x = jc_top_putf(y, x, p == (int) t->page ? A_BOLD : A_REVERSE, "%d %s ", p + 1,
+                                        jc_top_page_name(p));
+        } else {
+                x = jc_top_putf(y, x, A_REVERSE, "Tab/1-%d ", JC_PAGE_N);
+                x = jc_top_put(y, x, A_BOLD, jc_top_page_name(t->page));
+        }
+        jc_top_putf(y, x, A_REVERSE, "  s sort (%s)  m mode  f fan  w zoom x%u", jc_top_sort_name(t->sort),
+                    jc_top_graph_zoom(t));
 }
 
 void jc_top_draw(const jc_top *t)
@@ -325,29 +369,28 @@ void jc_top_draw(const jc_top *t)
         erase();
         int last = LINES - 2; /* the footer is the last line */
         if (!t->have_sample) {
-                put(0, 0, A_NORMAL, "Waiting for jetsond's first sample...");
+                jc_top_put(0, 0, A_NORMAL, "Waiting for jetsond's first sample...");
         } else {
                 int y = draw_header(t, 0);
-                y = draw_cpus(t, y, last);
-                y = draw_unit(t, y, "GPU", "gpu");
-                /* Discrete GPUs (NVML), by index: what the sample has. */
-                for (unsigned n = 0; n < 16; n++) {
-                        g_autofree char *title = g_strdup_printf("GPU%u", n);
-                        g_autofree char *prefix = g_strdup_printf("dgpu.%u", n);
-                        y = draw_unit(t, y, title, prefix);
+                switch (t->page) {
+                case JC_PAGE_CPU:
+                        jc_top_draw_cpu_page(t, y, last);
+                        break;
+                case JC_PAGE_GPU:
+                        jc_top_draw_gpu_page(t, y, last);
+                        break;
+                case JC_PAGE_MEMORY:
+                        jc_top_draw_memory_page(t, y, last);
+                        break;
+                case JC_PAGE_POWER:
+                        jc_top_draw_power_page(t, y, last);
+                        break;
+                default:
+                        draw_overview(t, y, last);
+                        break;
                 }
-                y = draw_unit(t, y, "EMC", "emc");
-                y = draw_memory(t, y);
-                y = draw_power(t, y, last);
-                y = draw_temperatures(t, y);
-                y = draw_engines(t, y);
-                draw_processes(t, y, last);
         }
-        if (t->message[0])
-                putf(LINES - 1, 0, t->message_is_error ? pair(PAIR_HOT) | A_BOLD : A_BOLD, "%s", t->message);
-        else
-                putf(LINES - 1, 0, A_REVERSE, " q quit  s sort (%s)  m power mode  f fan profile%*s",
-                     jc_top_sort_name(t->sort), COLS, "");
+        draw_footer(t);
         if (t->mode != JC_TOP_SCREEN)
                 draw_chooser(t);
         refresh();

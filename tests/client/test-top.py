@@ -19,6 +19,7 @@ import harness  # noqa: E402  (the bus, board and jetsond stack)
 
 JETSOND, JETSONCTL = (os.path.abspath(a) for a in sys.argv[1:3])
 SOCKET = f"jetsonctl-top-test-{os.getpid()}"
+SESSIONS = 0
 
 
 def tmux(*args, check=True):
@@ -33,6 +34,11 @@ class Top:
     status lands in a file when it ends."""
 
     def __init__(self, stack, width, height, args=(), env=None):
+        # A server of its own: a new session on the socket of a server
+        # still going away fails.
+        global SOCKET, SESSIONS
+        SESSIONS += 1
+        SOCKET = f"jetsonctl-top-test-{os.getpid()}-{SESSIONS}"
         self.status_file = os.path.join(stack.dir, "top.status")
         if os.path.exists(self.status_file):
             os.unlink(self.status_file)
@@ -100,7 +106,8 @@ def test_layout_80x24(stack):
         first = lines[header + 1].split()
         # nvitop's columns: the GPU (the SoC's own here), PID, user, name, CPU%, SM%, RSS, GPU memory
         assert first[:4] == ["SoC", "5120", "nvidia", "python3"] and first[-2:] == ["256", "MiB"], lines[header + 1]
-        assert len(lines) >= 24 and lines[23].startswith(" q quit  s sort (GPU MEM)  m power mode  f fan profile")
+        assert len(lines) >= 24 and lines[23].startswith(" q quit  Tab/1-5 Overview  s sort (GPU MEM)  m mode  f fan"), \
+            lines[23]
         assert all(len(line) <= 80 for line in lines)
     finally:
         top.close()
@@ -137,6 +144,7 @@ def test_sort_keys(stack):
         top.wait_for(lambda s: "s sort (CPU%)" in s, "sorted by CPU")
         top.keys("s")
         top.wait_for(lambda s: "s sort (RSS)" in s, "sorted by RSS")
+        time.sleep(0.1)
         assert first_row()[:4] == ["SoC", "5120", "nvidia", "python3"]   # 1.0G
         top.keys("s")
         top.wait_for(lambda s: "s sort (PID)" in s, "sorted by PID")
@@ -208,6 +216,123 @@ def test_colours(stack):
             top.close()
 
 
+BRAILLE = re.compile("[\u2801-\u28ff]")
+
+
+def snapshot():
+    """GetSnapshot's a{sv} as a dict of plain values."""
+    import json
+    out = subprocess.run(["busctl", "--system", "--json=short", "call", "org.jetsond.Jetson1", "/org/jetsond/Jetson1",
+                          "org.jetsond.Jetson1.Metrics", "GetSnapshot"], capture_output=True, text=True, check=True)
+    return {k: v["data"] for k, v in json.loads(out.stdout)["data"][1].items()}
+
+
+def graph_columns(lines, row, start, end):
+    """How many cells of LINES[ROW][START:END] hold graph dots."""
+    return len(BRAILLE.findall(lines[row][start:end])) if row < len(lines) else 0
+
+
+def test_graphs_grow_and_keep_their_width(stack):
+    """The GPU page's load graph (the left half) fills from the right as
+    samples arrive, one braille cell per two samples, and after a resize
+    is drawn again within the new width."""
+    top = Top(stack, 120, 45, args=["--interval", "200"])
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.keys("3")
+        screen = top.wait_for(lambda s: re.search(r"^load 35%", s, re.M), "the GPU page")
+        lines = screen.split("\n")
+        title = next(i for i, line in enumerate(lines) if line.startswith("load 35%"))
+        # the graph's bottom row: the last row of dots under the title
+        bottom = max(i for i in range(title + 1, len(lines)) if BRAILLE.search(lines[i][:59]) or i == title + 1)
+        first = graph_columns(lines, bottom, 0, 59)
+        # more samples, wider graph (35% is steady on this board: no row grows taller)
+        grown = top.wait_for(lambda s: graph_columns(s.split("\n"), bottom, 0, 59) >= first + 3,
+                             f"the load graph to grow past {first} cells")
+        cells = graph_columns(grown.split("\n"), bottom, 0, 59)
+        # the newest samples at the right edge of the left half, nothing past it
+        assert BRAILLE.match(grown.split("\n")[bottom][58]), grown
+        assert not BRAILLE.search(grown.split("\n")[bottom][59:61]), grown
+        assert re.search(r"load 35% +\d+s +frequency 306 MHz +\d+s", grown), grown
+        tmux("resize-window", "-x", "80", "-y", "24")
+        small = top.wait_for(lambda s: len(s.split("\n")) >= 24 and s.split("\n")[23].startswith(" q quit") and
+                             any(BRAILLE.search(line[:39]) for line in s.split("\n")), "the graph at 80x24")
+        assert all(len(line) <= 80 for line in small.split("\n"))
+        assert not any(BRAILLE.search(line[39:40]) for line in small.split("\n")), small
+        print(f"figure: {cells} of 59 cells after the wait at 120x45")
+    finally:
+        top.close()
+
+
+def test_pages_equal_the_snapshot(stack):
+    """Each page by its number and by Tab, with the values of GetSnapshot."""
+    top = Top(stack, 120, 45)
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        snap = snapshot()
+        top.keys("2")
+        screen = top.wait_for(lambda s: "CPU total" in s and "2 CPU" in s, "the CPU page")
+        for n in range(12):
+            assert re.search(rf"CPU{n} +{snap[f'cpu.{n}.freq'] // 1000} MHz", screen), (n, screen)
+        top.keys("Tab")
+        screen = top.wait_for(lambda s: "SoC GPU" in s, "the GPU page by Tab")
+        assert (f"load {snap['gpu.load']:.0f}%  {snap['gpu.freq'] // 1000} MHz "
+                f"({snap['gpu.min_freq'] // 1000}-{snap['gpu.max_freq'] // 1000} MHz)") in screen, screen
+        assert f"governor {snap['gpu.governor']}" in screen
+        assert f"3D scaling {'on' if snap['gpu.3d_scaling'] else 'off'}" in screen
+        assert f"rail gating {'on' if snap['gpu.railgate'] else 'off'}" in screen
+        assert f"EMC {snap['emc.load']:.0f}% of {snap['emc.freq'] // 1000} MHz" in screen
+        top.keys("Tab")
+        screen = top.wait_for(lambda s: "RAM used" in s, "the memory page")
+        assert f"RAM used {snap['ram.used'] // 1024} MiB" in screen, screen
+        assert f"total {snap['ram.total'] // 1024} MiB" in screen and f"cached {snap['ram.cached'] // 1024} MiB" in screen
+        assert f"largest free block {snap['ram.lfb']} x 4 MiB" in screen
+        top.keys("5")
+        screen = top.wait_for(lambda s: "RAIL" in s and "AVERAGE" in s, "the power page")
+        for rail in ("VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0", "VDDQ_VDD2_1V8AO"):
+            assert re.search(rf"{rail} +{snap[f'power.{rail}.power']} mW +(\d+ mW|measuring\.\.\.)", screen), rail
+        assert re.search(rf"^Board ~ \(avg (\d+ mW|measuring\.\.\.)\) {snap['power.total']} mW", screen, re.M), screen
+        for zone in ("cpu", "gpu", "tj"):
+            assert re.search(rf"(^|[ \u2801-\u28ff]){zone} +{snap[f'temp.{zone}']:.1f}°C", screen, re.M), zone
+        # every rail's average comes, from the energy counters
+        top.wait_for(lambda s: "measuring" not in s, "the averages")
+        top.keys("BTab")
+        top.wait_for(lambda s: "RAM used" in s, "back to the memory page by Shift-Tab")
+        top.keys("1")
+        top.wait_for(lambda s: "PID USER" in s and "CPU total" not in s, "the overview")
+    finally:
+        top.close()
+
+
+def test_window_and_style_keys(stack):
+    """'w' doubles each graph's window (its span doubles), 'g' switches
+    braille and blocks; a terminal without UTF-8 gets ASCII graphs."""
+    top = Top(stack, 120, 45)
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.keys("3")
+        # 59 cells of 2 samples each at 1 s: 1m58s
+        screen = top.wait_for(lambda s: re.search(r"^load 35% +1m58s", s, re.M), "the GPU page")
+        top.keys("w")
+        screen = top.wait_for(lambda s: "w zoom x2" in s, "the wider window")
+        assert re.search(r"^load 35% +3m56s", screen, re.M), screen
+        top.keys("W")
+        top.wait_for(lambda s: "w zoom x1" in s and re.search(r"^load 35% +1m58s", s, re.M), "back to x1")
+        assert BRAILLE.search(top.screen())
+        top.keys("g")
+        top.wait_for(lambda s: not BRAILLE.search(s) and re.search("[\u2581-\u2588]", s), "block graphs")
+    finally:
+        top.close()
+    top = Top(stack, 80, 24, env={"LC_ALL": "C", "LANG": "C"})
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the screen in the C locale")
+        top.keys("3")
+        screen = top.wait_for(lambda s: "SoC GPU" in s and re.search(r"\|{10}", s), "ASCII graphs")
+        assert not BRAILLE.search(screen)
+    finally:
+        top.close()
+
+
 def test_needs_a_terminal(stack):
     r = subprocess.run([JETSONCTL, "top"], stdin=subprocess.DEVNULL, capture_output=True, text=True)
     assert r.returncode == 2 and "top needs a terminal" in r.stderr, r
@@ -222,7 +347,8 @@ def main():
         stack.start_daemon()
         tests = []
         for f in (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys, test_power_mode_and_fan_keys,
-                  test_subscription_and_exit, test_colours, test_needs_a_terminal):
+                  test_subscription_and_exit, test_colours, test_graphs_grow_and_keep_their_width,
+                  test_pages_equal_the_snapshot, test_window_and_style_keys, test_needs_a_terminal):
             bound = (lambda f: lambda: f(stack))(f)
             bound.__name__ = f.__name__
             tests.append(bound)

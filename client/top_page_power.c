@@ -1,0 +1,93 @@
+/* jetsonctl top's power page: the board's power graph, each rail now and
+ * on average since top started (from jetsond's energy counters;
+ * "measuring..." until two samples half a second apart exist) with its
+ * own graph, then the temperatures with theirs. */
+#include <string.h>
+
+#include "top.h"
+#include "top_draw.h"
+
+/* The NAMEs of the sample's "PREFIX.NAME.SUFFIX" (or "PREFIX.NAME" with
+ * SUFFIX NULL) keys, in the sample's order. */
+static GPtrArray *names(const jc_sample *s, const char *prefix, const char *suffix)
+{
+        GPtrArray *list = g_ptr_array_new_with_free_func(g_free);
+        GVariantIter it;
+        const char *key;
+        GVariant *value;
+        size_t plen = strlen(prefix), slen = suffix ? strlen(suffix) : 0;
+        g_variant_iter_init(&it, s->values);
+        while (g_variant_iter_next(&it, "{&sv}", &key, &value)) {
+                size_t len = strlen(key);
+                if (g_str_has_prefix(key, prefix) && (!suffix || (g_str_has_suffix(key, suffix) && len > plen + slen)) &&
+                    (suffix || !strchr(key + plen, '.')) && !g_variant_is_of_type(value, G_VARIANT_TYPE_STRING))
+                        g_ptr_array_add(list, g_strndup(key + plen, len - plen - slen));
+                g_variant_unref(value);
+        }
+        return list;
+}
+
+void jc_top_draw_power_page(const jc_top *t, int y, int last)
+{
+        const jc_sample *s = &t->sample;
+        g_autoptr(GPtrArray) rails = names(s, "power.", ".power");
+        g_autoptr(GPtrArray) zones = names(s, "temp.", NULL);
+        int rows = last + 1 - y;
+        /* The board graph, a row per rail and per zone (two to a row when
+         * wide), the rest to the board graph. */
+        int per_row = COLS >= 120 ? 2 : 1, w = COLS / per_row;
+        int list_rows = (int) ((rails->len + (guint) per_row - 1) / (guint) per_row) + 1 +
+                        (int) ((zones->len + (guint) per_row - 1) / (guint) per_row) + 1;
+        int board_h = MAX(2, MIN(12, rows - list_rows));
+        uint64_t total;
+        if (jc_sample_uint(s, "power.total", &total)) {
+                double avg;
+                bool sum = false;
+                jc_sample_bool(s, "power.total_is_sum", &sum);
+                g_autofree char *title = jc_top_energy_average(t->energy, "energy.total", &avg)
+                                                 ? g_strdup_printf("Board%s (avg %.0f mW)", sum ? " ~" : "", avg)
+                                                 : g_strdup_printf("Board%s (avg measuring...)", sum ? " ~" : "");
+                y = jc_top_graph(t, y, 0, COLS, board_h, title, "power.total", 0, G_MAXDOUBLE, G_MAXDOUBLE,
+                                 " mW", 1);
+        }
+        if (rails->len && y <= last) {
+                jc_top_putf(y, 0, A_REVERSE, "%-*s", COLS, "");
+                for (int c = 0; c < per_row; c++)
+                        jc_top_putf(y, c * w, A_REVERSE | A_BOLD, "%-18s %8s %12s  history", "RAIL", "NOW",
+                                    "AVERAGE");
+                y++;
+        }
+        for (guint i = 0; i < rails->len; i++) {
+                int row = y + (int) i / per_row, x = (int) i % per_row * w;
+                if (row > last)
+                        break;
+                const char *rail = g_ptr_array_index(rails, i);
+                g_autofree char *key = g_strdup_printf("power.%s.power", rail);
+                g_autofree char *energy = g_strdup_printf("energy.%s", rail);
+                uint64_t mw = 0;
+                double avg;
+                jc_sample_uint(s, key, &mw);
+                g_autofree char *avg_text = jc_top_energy_average(t->energy, energy, &avg)
+                                                    ? g_strdup_printf("%9.0f mW", avg)
+                                                    : g_strdup("measuring...");
+                jc_top_putf(row, x, A_NORMAL, "%-18.18s %5" G_GUINT64_FORMAT " mW %12s", rail, mw, avg_text);
+                /* The rail's graph after its numbers, an empty title. */
+                jc_top_graph(t, row, x + 42, w - 43, 1, "", key, 0, G_MAXDOUBLE, G_MAXDOUBLE, NULL, 1);
+        }
+        y += (int) (rails->len + (guint) per_row - 1) / per_row;
+        if (zones->len && y + 1 <= last) {
+                y++;
+                for (guint i = 0; i < zones->len; i++) {
+                        int row = y + (int) i / per_row, x = (int) i % per_row * w;
+                        if (row > last)
+                                break;
+                        const char *zone = g_ptr_array_index(zones, i);
+                        g_autofree char *key = g_strdup_printf("temp.%s", zone);
+                        double c = 0;
+                        jc_sample_double(s, key, &c);
+                        jc_top_putf(row, x, jc_top_pair(JC_PAIR_TITLE), "%-18.18s", zone);
+                        jc_top_putf(row, x + 19, jc_top_level(c, 70, 85), "%7.1f°C", c);
+                        jc_top_graph(t, row, x + 42, w - 43, 1, "", key, 110, 70, 85, NULL, 1);
+                }
+        }
+}

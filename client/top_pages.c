@@ -1,0 +1,188 @@
+/* jetsonctl top's CPU, GPU and memory pages: the overview's numbers in
+ * full, each with its history graphs (top_draw.c) from the view's one
+ * subscription. */
+#include <math.h>
+#include <string.h>
+
+#include "output.h"
+#include "top.h"
+#include "top_draw.h"
+
+/* Rows Y to LAST: the total's graph on a third, then a graph per core in
+ * as many columns of 40 as fit, each as tall as the rows allow. */
+void jc_top_draw_cpu_page(const jc_top *t, int y, int last)
+{
+        const jc_sample *s = &t->sample;
+        unsigned n = 0;
+        bool online;
+        while (n < 1024 && jc_sample_boolf(s, &online, "cpu.%u.online", n))
+                n++;
+        int rows_left = last + 1 - y;
+        int total_h = MAX(2, rows_left / 3);
+        y = jc_top_graph(t, y, 0, COLS, total_h, "CPU total", "cpu.load", 100, 60, 90, "%", 1);
+        if (n == 0)
+                return;
+        int per_row = MAX(1, COLS / 40), grid_rows = (int) ((n + (unsigned) per_row - 1) / (unsigned) per_row);
+        int h = MAX(1, MIN(6, (last + 1 - y) / grid_rows)), w = COLS / per_row;
+        for (unsigned c = 0; c < n; c++) {
+                int row = y + (int) (c / (unsigned) per_row) * h, x = (int) (c % (unsigned) per_row) * w;
+                if (row + h - 1 > last)
+                        break;
+                jc_sample_boolf(s, &online, "cpu.%u.online", c);
+                if (!online) {
+                        jc_top_putf(row, x, jc_top_pair(JC_PAIR_TITLE), "CPU%u off", c);
+                        continue;
+                }
+                uint64_t f;
+                g_autofree char *freq = jc_sample_uintf(s, &f, "cpu.%u.freq", c) ? jc_format_khz(f) : g_strdup("");
+                g_autofree char *title = g_strdup_printf("CPU%-2u %s", c, freq);
+                g_autofree char *key = g_strdup_printf("cpu.%u.load", c);
+                jc_top_graph(t, row, x, w - 1, h, title, key, 100, 60, 90, "%", 1);
+        }
+}
+
+/* "on"/"off" of a boolean key, or NULL when absent. */
+static const char *on_off(const jc_sample *s, const char *key)
+{
+        bool b;
+        return jc_sample_bool(s, key, &b) ? (b ? "on" : "off") : NULL;
+}
+
+/* The SoC's GPU as jtop's GPU page shows it: frequency and its limits,
+ * governor, 3D scaling, rail gating, the EMC it shares, then its load
+ * and frequency graphs. */
+static int draw_igpu(const jc_top *t, int y, int last, int graph_h)
+{
+        const jc_sample *s = &t->sample;
+        uint64_t f, lo, hi, emc;
+        double load, temp;
+        bool has_freq = jc_sample_uint(s, "gpu.freq", &f), has_load = jc_sample_double(s, "gpu.load", &load);
+        if (!has_freq && !has_load)
+                return y;
+        int x = jc_top_put(y, 0, jc_top_pair(JC_PAIR_TITLE) | A_BOLD, "SoC GPU");
+        if (has_load)
+                x = jc_top_putf(y, x, jc_top_level(load, 60, 90), "  load %.0f%%", load);
+        if (has_freq) {
+                g_autofree char *now = jc_format_khz(f);
+                x = jc_top_putf(y, x, A_NORMAL, "  %s", now);
+        }
+        if (jc_sample_uint(s, "gpu.min_freq", &lo) && jc_sample_uint(s, "gpu.max_freq", &hi))
+                x = jc_top_putf(y, x, A_NORMAL, " (%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT " MHz)", lo / 1000,
+                                hi / 1000);
+        if (jc_sample_double(s, "gpu.temp", &temp))
+                jc_top_putf(y, x, jc_top_level(temp, 70, 85), "  %.1f°C", temp);
+        y++;
+        x = 2;
+        const char *gov = jc_sample_string(s, "gpu.governor"), *scaling = on_off(s, "gpu.3d_scaling"),
+                   *railgate = on_off(s, "gpu.railgate");
+        if (gov)
+                x = jc_top_putf(y, x, A_NORMAL, "governor %s  ", gov);
+        if (scaling)
+                x = jc_top_putf(y, x, A_NORMAL, "3D scaling %s  ", scaling);
+        if (railgate)
+                x = jc_top_putf(y, x, A_NORMAL, "rail gating %s  ", railgate);
+        if (jc_sample_double(s, "emc.load", &load) && jc_sample_uint(s, "emc.freq", &emc)) {
+                g_autofree char *e = jc_format_khz(emc);
+                x = jc_top_putf(y, x, A_NORMAL, "EMC %.0f%% of %s", load, e);
+        }
+        if (x > 2)
+                y++;
+        if (graph_h >= 2 && y + graph_h - 1 <= last) {
+                int w = COLS / 2;
+                jc_top_graph(t, y, 0, w - 1, graph_h, "load", "gpu.load", 100, 60, 90, "%", 1);
+                double max = jc_sample_uint(s, "gpu.max_freq", &hi) ? (double) hi : 0;
+                jc_top_graph(t, y, w, COLS - w, graph_h, "frequency", "gpu.freq", max, G_MAXDOUBLE, G_MAXDOUBLE,
+                             " MHz", 0.001);
+                y += graph_h;
+        }
+        return y;
+}
+
+/* One discrete GPU as nvitop's device panel: name, fan, temperature,
+ * performance state, power against its limit, memory, load and clocks,
+ * then its load and memory graphs. */
+static int draw_dgpu(const jc_top *t, unsigned n, int y, int last, int graph_h)
+{
+        const jc_sample *s = &t->sample;
+        double load, temp, fan;
+        uint64_t used = 0, total = 0, power, limit, pstate, f;
+        bool has_load = jc_sample_doublef(s, &load, "dgpu.%u.load", n);
+        bool has_mem = jc_sample_uintf(s, &used, "dgpu.%u.mem_used", n) &&
+                       jc_sample_uintf(s, &total, "dgpu.%u.mem_total", n) && total > 0;
+        if (!has_load && !has_mem)
+                return y;
+        const char *name = n < t->dgpu_names->len ? g_ptr_array_index(t->dgpu_names, n) : "";
+        int x = jc_top_putf(y, 0, jc_top_pair(JC_PAIR_TITLE) | A_BOLD, "GPU%u %s", n, name);
+        if (jc_sample_doublef(s, &fan, "dgpu.%u.fan", n))
+                x = jc_top_putf(y, x, A_NORMAL, "  fan %.0f%%", fan);
+        if (jc_sample_doublef(s, &temp, "dgpu.%u.temp", n))
+                x = jc_top_putf(y, x, jc_top_level(temp, 70, 85), "  %.0f°C", temp);
+        if (jc_sample_uintf(s, &pstate, "dgpu.%u.pstate", n))
+                x = jc_top_putf(y, x, A_NORMAL, "  P%" G_GUINT64_FORMAT, pstate);
+        if (jc_sample_uintf(s, &power, "dgpu.%u.power", n)) {
+                x = jc_top_putf(y, x, A_NORMAL, "  %.0f W", (double) power / 1000);
+                if (jc_sample_uintf(s, &limit, "dgpu.%u.power_limit", n))
+                        jc_top_putf(y, x, A_NORMAL, " / %.0f W", (double) limit / 1000);
+        }
+        y++;
+        int half = MIN(COLS, 120) / 2;
+        if (has_mem) {
+                g_autofree char *u = jc_format_kib(used), *tt = jc_format_kib(total);
+                x = jc_top_putf(y, 2, A_NORMAL, "MEM %s / %s ", u, tt);
+                jc_top_bar(y, x, MAX(3, half - x), (double) used * 100.0 / (double) total);
+        }
+        if (has_load) {
+                x = jc_top_putf(y, half + 1, A_NORMAL, "UTIL %3.0f%% ", load);
+                jc_top_bar(y, x, MAX(3, 2 * half - x), load);
+        }
+        y++;
+        x = 2;
+        static const char *const clocks[][2] = { { "freq", "graphics" }, { "sm_freq", "SM" }, { "mem_freq", "memory" } };
+        for (size_t i = 0; i < G_N_ELEMENTS(clocks); i++)
+                if (jc_sample_uintf(s, &f, "dgpu.%u.%s", n, clocks[i][0])) {
+                        g_autofree char *c = jc_format_khz(f);
+                        x = jc_top_putf(y, x, A_NORMAL, "%s %s  ", clocks[i][1], c);
+                }
+        if (jc_sample_doublef(s, &load, "dgpu.%u.encoder_load", n))
+                x = jc_top_putf(y, x, A_NORMAL, "enc %.0f%%  ", load);
+        if (jc_sample_doublef(s, &load, "dgpu.%u.decoder_load", n))
+                x = jc_top_putf(y, x, A_NORMAL, "dec %.0f%%  ", load);
+        if (x > 2)
+                y++;
+        if (graph_h >= 2 && y + graph_h - 1 <= last) {
+                int w = COLS / 2;
+                g_autofree char *load_key = g_strdup_printf("dgpu.%u.load", n);
+                g_autofree char *mem_key = g_strdup_printf("dgpu.%u.mem_used", n);
+                jc_top_graph(t, y, 0, w - 1, graph_h, "load", load_key, 100, 60, 90, "%", 1);
+                if (has_mem)
+                        jc_top_graph(t, y, w, COLS - w, graph_h, "memory", mem_key, (double) total,
+                                     0.6 * (double) total, 0.9 * (double) total, " MiB", 1.0 / 1024);
+                y += graph_h;
+        }
+        return y;
+}
+
+void jc_top_draw_gpu_page(const jc_top *t, int y, int last)
+{
+        const jc_sample *s = &t->sample;
+        int gpus = 0;
+        double d;
+        uint64_t u;
+        bool igpu = jc_sample_uint(s, "gpu.freq", &u) || jc_sample_double(s, "gpu.load", &d);
+        gpus += igpu;
+        for (unsigned n = 0; n < 16; n++)
+                gpus += jc_sample_doublef(s, &d, "dgpu.%u.load", n) || jc_sample_uintf(s, &u, "dgpu.%u.mem_used", n);
+        if (gpus == 0) {
+                jc_top_put(y, 0, A_NORMAL, "No GPU in the samples.");
+                return;
+        }
+        /* Each GPU's text takes about 3 rows and a blank; its graphs share
+         * the rest. */
+        int graph_h = MIN(12, (last + 1 - y) / gpus - 4);
+        if (igpu)
+                y = draw_igpu(t, y, last, graph_h) + 1;
+        for (unsigned n = 0; n < 16 && y <= last; n++) {
+                int next = draw_dgpu(t, n, y, last, graph_h);
+                y = next > y ? next + 1 : y;
+        }
+}
