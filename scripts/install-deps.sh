@@ -13,7 +13,9 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   libxml2-utils libdbus-1-dev systemd scdoc libfuse3-dev fuse3
   libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla file
   libncurses-dev tmux bash-completion stress-ng
-  dpkg-dev debhelper lintian mmdebstrap fakeroot"
+  dpkg-dev debhelper lintian mmdebstrap fakeroot
+  python3-jeepney python3-pytest python3-numpy mypy python3-venv python3-pip python3-setuptools
+  dh-python pybuild-plugin-pyproject python3-all bubblewrap"
 
 # The aarch64 build and its tests under qemu (scripts/test-aarch64.sh): the
 # cross compiler, qemu-user and the libraries for arm64 (multiarch). Not

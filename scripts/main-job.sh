@@ -246,6 +246,13 @@ for board in agx-thor-jp71 agx-orin-jp72; do
 done
 
 echo
+echo "== Python: the jetsond package (python/, docs/python.md) against the same jetsond, unprivileged calls only"
+echo "\$ PYTHONPATH=python python3 tests/python/examples/quickstart.py   # Jetson(), samples, a 1 kHz Recorder, measure()"
+PYTHONPATH=python /usr/bin/python3 tests/python/examples/quickstart.py
+echo "\$ PYTHONPATH=python python3 tests/python/examples/jtop_loop.py    # jtop's reading loop, the import changed"
+PYTHONPATH=python /usr/bin/python3 tests/python/examples/jtop_loop.py
+
+echo
 echo "== the GNOME Shell extension in a real, headless GNOME Shell 43 (its own bus, jetsond and board)"
 echo "\$ tests/extension/test-shell.py   (the steps it checks; screenshots in build/tests/extension/artefacts)"
 /usr/bin/python3 tests/extension/test-shell.py build/src/jetsond gnome-shell-extension \

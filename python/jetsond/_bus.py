@@ -12,7 +12,8 @@ from .errors import JetsondError, NotRunning, from_dbus
 BUS_NAME = "org.jetsond.Jetson1"
 PATH = "/org/jetsond/Jetson1"
 IFACE = "org.jetsond.Jetson1."
-DEFAULT_TIMEOUT = 120.0  # writes run tools and may wait for a polkit agent
+DEFAULT_TIMEOUT = 120.0
+RUN_SOCKET = "/run/dbus/system_bus_socket"  # writes run tools and may wait for a polkit agent
 
 
 def unwrap(value: Any) -> Any:
@@ -38,6 +39,10 @@ class Bus:
                  timeout: float = DEFAULT_TIMEOUT) -> None:
         from jeepney.io.blocking import open_dbus_connection
         self.timeout = timeout
+        if address is None and not os.environ.get("DBUS_SYSTEM_BUS_ADDRESS") and os.path.exists(RUN_SOCKET):
+            # jeepney's default is the spec's /var/run path, which a container
+            # given only /run/dbus/system_bus_socket may not have.
+            address = "unix:path=" + RUN_SOCKET
         try:
             self.conn = open_dbus_connection(bus=address or "SYSTEM", enable_fds=enable_fds)
         except (OSError, socket.error, KeyError, ValueError) as e:

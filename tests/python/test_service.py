@@ -201,16 +201,15 @@ def test_recorder_1khz(simulated, tmp_path):
     t = data["time_ns"]
     span = (int(t[-1]) - int(t[0])) / 1e9
     n = len(t)
-    # Every 1 ms tick of the stream's own clock is a record, a record jetsond
-    # counted as dropped, or a tick the engine itself missed on a busy
-    # machine (a gap in time_ns): nothing is lost silently.
+    # Ticks the engine itself misses on a busy machine leave gaps in time_ns
+    # (printed); the Recorder must keep up: nothing dropped for it.
     gaps = [(int(b) - int(a)) / 1e6 for a, b in zip(t[:-1], t[1:])]
-    missed = sum(max(0, int(g + 0.05) - 1) for g in gaps)  # a late tick is not a missed one
+    missed = sum(max(0, int(g + 0.05) - 1) for g in gaps)
     ticks = int(round(span * 1000)) + 1
     print("figure: %d records over %.3f s of the stream's clock (%.1f per s), %d dropped, %d ticks missed by the"
           " engine" % (n, span, n / span, data["dropped_total"], missed))
     assert span >= 9.9, span
-    assert abs(n + data["dropped_total"] + missed - ticks) <= 0.01 * ticks, (n, missed, ticks)
+    assert data["dropped_total"] == 0
     assert n >= 0.5 * ticks, (n, ticks)  # a stalled engine fails, a busy one does not
     assert all(int(b) > int(a) for a, b in zip(t[:-1], t[1:]))
     assert int(data["dropped"].sum()) == data["dropped_total"] == r.dropped
@@ -221,23 +220,44 @@ def test_recorder_1khz(simulated, tmp_path):
     assert data["columns"] == ["cpu.load", "gpu.load", "power.total"]
 
 
-def test_read_trace_equals_jetsonctl_record(static, tmp_path):
-    """jetsonctl record and the Recorder over the same ticks (one engine):
-    the same columns and, on a still board, the same values."""
+def test_read_trace_equals_jetsonctl_record(simulated, tmp_path):
+    """jetsonctl record and the Recorder at 1 kHz over the same second of a
+    moving board: both read the one engine, so every CSV row is a record of
+    the trace (same tick, found by its time) with the same values."""
     if not JETSONCTL:
         pytest.skip("no jetsonctl")
-    path, csv_path = str(tmp_path / "run.trace"), str(tmp_path / "run.csv")
-    keys = "cpu.0.freq,power.*.power,temp.*"
-    with jetsond.Recorder(path, rate_hz=100, keys=keys.split(","), address=static.address):
-        subprocess.run([JETSONCTL, "record", "-i", "10", "-k", keys, "-o", csv_path, "-d", "1"], check=True,
-                       env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=static.address))
+    import bisect
     import csv
+    path, csv_path = str(tmp_path / "run.trace"), str(tmp_path / "run.csv")
+    keys = "cpu.0.freq,gpu.load,power.*.power,power.total,temp.*"
+    with jetsond.Recorder(path, rate_hz=1000, keys=keys.split(","), address=simulated.address):
+        subprocess.run([JETSONCTL, "record", "-i", "1", "-k", keys, "-o", csv_path, "-d", "1"], check=True,
+                       env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=simulated.address))
     rows = list(csv.DictReader(open(csv_path)))
     data = jetsond.read_trace(path)
-    assert rows and list(rows[0])[1:-1] == data["columns"], (list(rows[0]), data["columns"])
-    for k in data["columns"]:
-        assert {float(r[k]) for r in rows} == {float(v) for v in data[k]}, k
-    assert len(data["time"]) >= len(rows)
+    assert len(rows) >= 500 and list(rows[0])[1:-1] == data["columns"], (list(rows[0]), data["columns"])
+    t = [int(x) for x in data["time_ns"]]
+    csv_ns = [int(round(float(r["time_s"]) * 1e9)) for r in rows]
+
+    def matches(offset, n):
+        hits = 0
+        for c in csv_ns[:n]:
+            i = bisect.bisect_left(t, c + offset - 2000)
+            hits += i < len(t) and abs(t[i] - c - offset) <= 2000
+        return hits
+
+    # The CSV counts from its own start: find the trace record of its first row.
+    offset = max((t[k] - csv_ns[0] for k in range(len(t))), key=lambda o: matches(o, 30))
+    changed = 0
+    for row, c in zip(rows, csv_ns):
+        i = bisect.bisect_left(t, c + offset - 2000)
+        assert i < len(t) and abs(t[i] - c - offset) <= 2000, ("no trace record for", row)
+        for k in data["columns"]:
+            v = data[k][i]
+            assert (row[k] == "" and v != v) or float(row[k]) == v, (k, row[k], v)
+        changed += i > 0 and data["gpu.load"][i] != data["gpu.load"][i - 1]
+    print("figure: %d CSV rows, each a trace record with equal values (%d with a new gpu.load)" % (len(rows), changed))
+    assert changed >= 3  # the board moved: equal values are not all one constant
 
 
 def test_measure_static(static):
@@ -271,3 +291,33 @@ def test_measure_static(static):
     assert r.phases[1]["processes"]["peak_rss_bytes"] >= 64 << 20
     assert d["temp_max_celsius"]["cpu"] == dict(ORIN["thermal"])["cpu-thermal"] / 1000
     print("figure: measure %.3f s, %d records, %.3f J" % (r.duration_s, r.records, r.energy_j))
+
+
+def test_container_with_only_the_bus_socket(static):
+    """What `docker run -v /run/dbus/system_bus_socket:/run/dbus/system_bus_socket`
+    gives: the quickstart example (Jetson, samples, a Recorder whose
+    descriptor crosses the socket, measure) in a bubblewrap sandbox with
+    its own mount, PID, network and user namespaces, as uid 65534, with
+    /usr read-only, the package and nothing of the host but the bus socket."""
+    import shutil
+    if not shutil.which("bwrap") or not shutil.which("setpriv"):
+        pytest.skip("bubblewrap or setpriv is not installed")
+    drop = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+    base = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
+            "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+            # The image's own /etc would have these: numpy's BLAS is found through them.
+            "--ro-bind", "/etc/alternatives", "/etc/alternatives", "--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    probe = subprocess.run(drop + base + ["/usr/bin/true"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if probe.returncode != 0:
+        pytest.skip("unprivileged user namespaces are off: %s" % probe.stdout.decode(errors="replace"))
+    sock = static.address.split("path=", 1)[1].split(",")[0]
+    os.chmod(static.dir, 0o755)
+    cmd = drop + base + ["--ro-bind", os.path.join(HERE, "..", "..", "python"), "/opt/python",
+                  "--ro-bind", os.path.join(HERE, "examples"), "/opt/examples",
+                  "--bind", sock, "/run/dbus/system_bus_socket",
+                  "--setenv", "PYTHONPATH", "/opt/python", "--unsetenv", "DBUS_SYSTEM_BUS_ADDRESS",
+                  "/usr/bin/python3", "/opt/examples/quickstart.py"]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "JetPack " + ORIN["jetpack"] in r.stdout and "phase 1:" in r.stdout and "energy" in r.stdout, r.stdout
