@@ -51,14 +51,16 @@ int main(int argc, char **argv)
         printf("%u GPU%s through %s (driver %s), %d iterations\n", count, count == 1 ? "" : "s", argv[1],
                jd_nvml_driver_version(n), iterations);
 
-        jd_nvml_gpu *g = malloc(sizeof(*g));
+        jd_nvml_gpu *g = calloc(1, sizeof(*g));
         jd_values v;
         jd_values_init(&v);
         double gpus_us = 0;
         for (unsigned i = 0; g && i < count; i++) {
                 double start = cpu_us();
-                for (int k = 0; k < iterations; k++)
+                for (int k = 0; k < iterations; k++) {
+                        jd_nvml_gpu_clear(g); /* the last read's process list */
                         jd_nvml_read_gpu(n, i, g);
+                }
                 double read = (cpu_us() - start) / iterations;
                 start = cpu_us();
                 for (int k = 0; k < iterations; k++) {
@@ -92,6 +94,8 @@ int main(int argc, char **argv)
 
         file_set_free(&set);
         jd_values_clear(&v);
+        if (g)
+                jd_nvml_gpu_clear(g);
         free(g);
         jd_sampler_free(sampler);
         jd_sysroot_free(sr);

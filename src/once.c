@@ -258,6 +258,8 @@ int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json, const cha
                 print_text(&board, &values);
         }
         jd_values_clear(&values);
+        for (unsigned i = 0; i < nv.n; i++)
+                jd_nvml_gpu_clear(&nv.gpus[i]);
         free(nv.gpus);
         jd_sampler_free(sampler);
         return 0;

@@ -27,7 +27,10 @@ static bool refresh(dgpu_iface *self)
                         continue;
                 bool changed = g->power_limit_mw.present != self->known.power_limit_mw.present ||
                                g->power_limit_mw.value != self->known.power_limit_mw.value;
+                /* Values only: the processes go with the reading. */
                 self->known = *g;
+                self->known.processes = NULL;
+                self->known.n_processes = self->known.cap_processes = 0;
                 return changed;
         }
         return false;

@@ -165,29 +165,43 @@ static jd_nvml_process *process_slot(jd_nvml_gpu *g, unsigned pid)
         for (size_t i = 0; i < g->n_processes; i++)
                 if (g->processes[i].pid == pid)
                         return &g->processes[i];
-        if (g->n_processes == JD_NVML_MAX_PROCESSES)
-                return NULL;
+        jd_nvml_process *room = jd_grow(g->processes, &g->cap_processes, g->n_processes + 1, sizeof(*room));
+        if (!room)
+                return NULL; /* out of memory */
+        g->processes = room;
         jd_nvml_process *p = &g->processes[g->n_processes++];
         *p = (jd_nvml_process) { .pid = pid };
         return p;
 }
 
-/* One of NVML's process lists, with its count protocol: asked with the
- * room we have; processes come and go between calls, so a list that
- * outgrew it is read in part rather than asked again. */
+/* NVML's count protocol: asked with ROOM entries; INSUFFICIENT_SIZE says
+ * how many there are now, and the call is made again with that room (and
+ * some more, as processes come and go between calls), a few times. */
+#define LIST_TRIES 4
+#define LIST_SLACK 16
+
+/* One of NVML's process lists, all of it. */
 static void read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t dev, bool compute)
 {
-        nvmlProcessInfo_t infos[JD_NVML_MAX_PROCESSES];
-        unsigned count = JD_NVML_MAX_PROCESSES;
-        nvmlReturn_t r = CALL(fn, dev, &count, infos);
+        nvmlProcessInfo_t *infos = NULL;
+        unsigned count = 0, room = 64;
+        nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+        for (int tries = 0; r == NVML_ERROR_INSUFFICIENT_SIZE && tries < LIST_TRIES; tries++) {
+                nvmlProcessInfo_t *bigger = realloc(infos, room * sizeof(*infos));
+                if (!bigger)
+                        break;
+                infos = bigger;
+                count = room;
+                r = CALL(fn, dev, &count, infos);
+                if (r == NVML_ERROR_INSUFFICIENT_SIZE)
+                        room = count + LIST_SLACK;
+        }
         if (r == NVML_ERROR_GPU_IS_LOST)
                 g->lost = true;
-        if (r != NVML_SUCCESS)
-                return;
-        for (unsigned i = 0; i < count && i < JD_NVML_MAX_PROCESSES; i++) {
+        for (unsigned i = 0; r == NVML_SUCCESS && i < count && i < room; i++) {
                 jd_nvml_process *p = process_slot(g, infos[i].pid);
                 if (!p)
-                        return;
+                        break;
                 if (compute)
                         p->compute = true;
                 else
@@ -196,20 +210,33 @@ static void read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t d
                 if (infos[i].usedGpuMemory != NVML_VALUE_NOT_AVAILABLE && !p->mem_kib.present)
                         JD_SET(p->mem_kib, infos[i].usedGpuMemory / 1024);
         }
+        free(infos);
 }
 
 static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index)
 {
-        nvmlProcessUtilizationSample_t samples[JD_NVML_MAX_PROCESSES];
-        unsigned count = JD_NVML_MAX_PROCESSES;
+        nvmlProcessUtilizationSample_t *samples = NULL;
+        unsigned count = 0, room = (unsigned) g->n_processes + LIST_SLACK;
         unsigned long long since = index < MAX_GPUS ? n->last_seen_us[index] : 0;
-        nvmlReturn_t r = CALL(n->process_util, dev, samples, &count, since);
+        nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+        for (int tries = 0; r == NVML_ERROR_INSUFFICIENT_SIZE && tries < LIST_TRIES; tries++) {
+                nvmlProcessUtilizationSample_t *bigger = realloc(samples, room * sizeof(*samples));
+                if (!bigger)
+                        break;
+                samples = bigger;
+                count = room;
+                r = CALL(n->process_util, dev, samples, &count, since);
+                if (r == NVML_ERROR_INSUFFICIENT_SIZE)
+                        room = count + LIST_SLACK;
+        }
         if (r == NVML_ERROR_GPU_IS_LOST)
                 g->lost = true;
-        if (r != NVML_SUCCESS)
+        if (r != NVML_SUCCESS) {
+                free(samples);
                 return;
+        }
         unsigned long long newest = since;
-        for (unsigned i = 0; i < count && i < JD_NVML_MAX_PROCESSES; i++) {
+        for (unsigned i = 0; i < count && i < room; i++) {
                 /* Only processes NVML lists as running: a sample may
                  * outlive its process. */
                 for (size_t k = 0; k < g->n_processes; k++)
@@ -220,6 +247,7 @@ static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsign
         }
         if (index < MAX_GPUS)
                 n->last_seen_us[index] = newest;
+        free(samples);
 }
 
 /* Every value of G; stops at the first sign that the GPU is lost. */
@@ -311,6 +339,22 @@ static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned i
                 read_process_sm(n, g, dev, index);
 }
 
+void jd_nvml_gpu_clear(jd_nvml_gpu *g)
+{
+        free(g->processes);
+        g->processes = NULL;
+        g->n_processes = g->cap_processes = 0;
+}
+
+bool jd_nvml_gpu_copy(jd_nvml_gpu *dst, const jd_nvml_gpu *src)
+{
+        bool ok = true;
+        *dst = *src;
+        dst->processes = jd_memdup(src->processes, src->n_processes, sizeof(*dst->processes), &ok);
+        dst->n_processes = dst->cap_processes = ok ? src->n_processes : 0;
+        return ok;
+}
+
 bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *g)
 {
         nvmlDevice_t dev;
@@ -321,6 +365,7 @@ bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *g)
         read_values(n, g, dev, index);
         /* Lost: no value read before the loss stands either. */
         if (g->lost) {
+                jd_nvml_gpu_clear(g);
                 memset(g, 0, sizeof(*g));
                 g->index = index;
                 g->lost = true;

@@ -18,7 +18,6 @@
 #include "opt.h"
 #include "processes.h"
 
-#define JD_NVML_MAX_PROCESSES 64
 /* GPUs jetsond reads (NVML indexes 0 to 15). */
 #define JD_MAX_DGPUS 16
 
@@ -47,8 +46,8 @@ typedef struct {
         jd_opt_u64 pstate;            /* 0 (fastest) to 15 */
         jd_opt_u64 throttle;          /* clock event reasons, NVML's bitmask */
         jd_opt_u64 pcie_rx, pcie_tx;  /* bytes/s */
-        jd_nvml_process processes[JD_NVML_MAX_PROCESSES];
-        size_t n_processes;
+        jd_nvml_process *processes;   /* every one NVML lists (malloc'ed) */
+        size_t n_processes, cap_processes;
 } jd_nvml_gpu;
 
 typedef struct jd_nvml jd_nvml;
@@ -68,6 +67,12 @@ unsigned jd_nvml_count(jd_nvml *n);
  * call for different GPUs from different threads (NVML is thread-safe
  * after init); not for the same GPU from two threads. */
 bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *out);
+/* OUT's process list, which jd_nvml_read_gpu allocates, freed (OUT keeps
+ * its values, with no processes). Every read is followed by one. */
+void jd_nvml_gpu_clear(jd_nvml_gpu *out);
+/* DST as SRC, with a process list of its own; false (DST without
+ * processes) when out of memory. */
+bool jd_nvml_gpu_copy(jd_nvml_gpu *dst, const jd_nvml_gpu *src);
 /* The NVML device that is the SoC's own GPU, by name: Thor's "NVIDIA
  * Thor", JetPack 7.2's "... (nvgpu)". */
 bool jd_nvml_is_integrated(const char *name);

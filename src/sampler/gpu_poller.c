@@ -49,6 +49,7 @@ void jd_gpu_reading_unref(jd_gpu_reading *r)
 {
         if (r && atomic_fetch_sub(&r->refs, 1) == 1) {
                 jd_values_clear(&r->values);
+                jd_nvml_gpu_clear(&r->gpu);
                 free(r);
         }
 }
@@ -78,7 +79,7 @@ static void publish(gpu_thread *t, const jd_nvml_gpu *g)
         if (!r)
                 return;
         atomic_init(&r->refs, 1);
-        r->gpu = *g;
+        jd_nvml_gpu_copy(&r->gpu, g); /* out of memory: without processes */
         jd_values_begin(&t->builder);
         jd_values_add_nvml_gpu(&t->builder, g, atomic_load(&t->poller->sysfs_load));
         jd_values_end(&t->builder);
@@ -99,7 +100,7 @@ static void *run_gpu(void *data)
 {
         gpu_thread *t = data;
         jd_gpu_poller *p = t->poller;
-        jd_nvml_gpu *g = malloc(sizeof(*g));
+        jd_nvml_gpu *g = calloc(1, sizeof(*g));
         pthread_mutex_lock(&p->mu);
         while (g && !p->stop) {
                 uint64_t period = p->period;
@@ -114,6 +115,7 @@ static void *run_gpu(void *data)
                 }
                 if (there)
                         publish(t, g);
+                jd_nvml_gpu_clear(g);
                 pthread_mutex_lock(&p->mu);
                 wait_until(p, start + period);
         }

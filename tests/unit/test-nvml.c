@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -64,6 +65,13 @@ static const char TWO_GPUS[] =
         " \"utilization\": {\"gpu\": 5, \"memory\": 1}, \"temperature\": 40}"
         "]}";
 
+/* A read, the previous one's process list freed first (G starts zeroed). */
+static bool read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *g)
+{
+        jd_nvml_gpu_clear(g);
+        return jd_nvml_read_gpu(n, index, g);
+}
+
 static jd_nvml *open_fake(void)
 {
         char why[256] = "";
@@ -80,8 +88,8 @@ static void test_values(void **state)
         jd_nvml *n = open_fake();
         assert_string_equal(jd_nvml_driver_version(n), "595.78 (fake)");
         assert_int_equal(jd_nvml_count(n), 2);
-        jd_nvml_gpu g;
-        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        jd_nvml_gpu g = { 0 };
+        assert_true(read_gpu(n, 0, &g));
         assert_false(g.lost);
         assert_false(g.integrated);
         assert_string_equal(g.name, "NVIDIA GeForce RTX 4090");
@@ -125,7 +133,7 @@ static void test_values(void **state)
         }
 
         /* The second GPU answers few calls: the rest is absent, not 0. */
-        assert_true(jd_nvml_read_gpu(n, 1, &g));
+        assert_true(read_gpu(n, 1, &g));
         assert_string_equal(g.name, "Tesla T4");
         assert_int_equal(g.load.value, 5);
         assert_int_equal(g.temp_c.value, 40);
@@ -137,7 +145,8 @@ static void test_values(void **state)
         assert_false(g.pstate.present);
         assert_int_equal(g.n_processes, 0);
 
-        assert_false(jd_nvml_read_gpu(n, 2, &g));
+        assert_false(read_gpu(n, 2, &g));
+        jd_nvml_gpu_clear(&g);
         jd_nvml_close(n);
 }
 
@@ -146,18 +155,18 @@ static void test_lost_and_back(void **state)
         (void) state;
         write_config(TWO_GPUS);
         jd_nvml *n = open_fake();
-        jd_nvml_gpu g;
+        jd_nvml_gpu g = { 0 };
         g_autofree char *lost = g_strdup(TWO_GPUS);
         char *at = strstr(lost, "\"unknown_field\": 1");
         memcpy(at, "\"lost\":   true    ", strlen("\"unknown_field\": 1"));
         write_config(lost);
-        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        assert_true(read_gpu(n, 0, &g));
         assert_true(g.lost);
         assert_string_equal(g.name, "");          /* nothing of a lost GPU stands */
         assert_false(g.load.present);
         assert_int_equal(g.n_processes, 0);
         /* The other GPU is untouched. */
-        assert_true(jd_nvml_read_gpu(n, 1, &g));
+        assert_true(read_gpu(n, 1, &g));
         assert_false(g.lost);
         assert_int_equal(g.load.value, 5);
         /* The driver recovers it: values again, from the file as it is now. */
@@ -165,9 +174,10 @@ static void test_lost_and_back(void **state)
         at = strstr(back, "\"gpu\": 37");
         memcpy(at, "\"gpu\": 99", 9);
         write_config(back);
-        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        assert_true(read_gpu(n, 0, &g));
         assert_false(g.lost);
         assert_int_equal(g.load.value, 99);
+        jd_nvml_gpu_clear(&g);
         jd_nvml_close(n);
 }
 
@@ -177,11 +187,12 @@ static void test_delay(void **state)
         write_config("{\"devices\": [{\"name\": \"slow\", \"temperature\": 50, \"delay_ms\": 20}]}");
         jd_nvml *n = open_fake();
         uint64_t start = jd_monotonic_us();
-        jd_nvml_gpu g;
-        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        jd_nvml_gpu g = { 0 };
+        assert_true(read_gpu(n, 0, &g));
         /* Every call sleeps: well over one delay for the whole reading. */
         assert_true(jd_monotonic_us() - start >= 20000 * 2);
         assert_int_equal(g.temp_c.value, 50);
+        jd_nvml_gpu_clear(&g);
         jd_nvml_close(n);
 }
 
@@ -213,8 +224,8 @@ static void test_integrated_values(void **state)
         assert_true(g_file_get_contents(FIXTURES_DIR "/agx-thor-jp71.nvml.json", &thor, NULL, NULL));
         write_config(thor);
         jd_nvml *n = open_fake();
-        jd_nvml_gpu g;
-        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        jd_nvml_gpu g = { 0 };
+        assert_true(read_gpu(n, 0, &g));
         assert_true(g.integrated);
         assert_false(g.mem_total_kib.present);   /* unified memory: NOT_SUPPORTED */
         for (int sysfs_load = 0; sysfs_load < 2; sysfs_load++) {
@@ -236,6 +247,7 @@ static void test_integrated_values(void **state)
                         assert_null(strstr(v.items[i].key, "dgpu"));
                 jd_values_clear(&v);
         }
+        jd_nvml_gpu_clear(&g);
         jd_nvml_close(n);
 }
 
@@ -249,9 +261,44 @@ static void test_integrated_names(void **state)
         assert_false(jd_nvml_is_integrated(""));
 }
 
+/* 300 processes on one GPU (the old list held 64): NVML's count
+ * protocol asked again with room for all, each with its memory and SM
+ * load, and all 300 handed on as GPU users. */
+static void test_many_processes(void **state)
+{
+        (void) state;
+        GString *json = g_string_new("{\"devices\": [{\"name\": \"NVIDIA GeForce RTX 4090\", \"processes\": [");
+        for (int i = 0; i < 300; i++)
+                g_string_append_printf(json, "%s{\"pid\": %d, \"type\": \"%s\", \"used_memory\": %d, \"sm\": %d}",
+                                       i ? "," : "", 30000 + i, i % 2 ? "both" : "compute", (i + 1) * 1024, i % 100);
+        g_string_append(json, "]}]}");
+        write_config(json->str);
+        g_string_free(json, TRUE);
+        jd_nvml *n = open_fake();
+        jd_nvml_gpu g = { 0 };
+        assert_true(read_gpu(n, 0, &g));
+        printf("figure: NVML processes read %zu of 300\n", g.n_processes);
+        assert_int_equal(g.n_processes, 300);
+        for (size_t i = 0; i < g.n_processes; i++) {
+                const jd_nvml_process *p = &g.processes[i];
+                int k = (int) p->pid - 30000;
+                assert_true(k >= 0 && k < 300);
+                assert_int_equal(p->mem_kib.value, k + 1);
+                assert_int_equal(p->sm.value, k % 100);
+                assert_int_equal(p->graphics, k % 2 == 1);
+        }
+        jd_gpu_user *users = NULL;
+        size_t cap = 0;
+        assert_int_equal(jd_nvml_add_gpu_users(&users, &cap, 0, &g), 300);
+        free(users);
+        jd_nvml_gpu_clear(&g);
+        jd_nvml_close(n);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_many_processes, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_values, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_lost_and_back, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
