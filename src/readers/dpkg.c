@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "parse.h"
 #include "sysroot.h"
 
@@ -23,7 +24,8 @@ void jd_upstream_version(const char *v, char *out, size_t size)
 
 static void add_package(jd_dpkg *db, const char *name, const char *version)
 {
-        jd_package *grown = realloc(db->pkgs, (db->n + 1) * sizeof(*grown));
+        /* Doubling: a status file of thousands of packages in linear time. */
+        jd_package *grown = jd_grow(db->pkgs, &db->cap, db->n + 1, sizeof(*grown));
         if (!grown)
                 return;
         db->pkgs = grown;
@@ -37,7 +39,7 @@ static void add_package(jd_dpkg *db, const char *name, const char *version)
 void jd_dpkg_load(jd_dpkg *db, const jd_sysroot *sr)
 {
         db->pkgs = NULL;
-        db->n = 0;
+        db->n = db->cap = 0;
         char *text = jd_sysroot_read_whole(sr, "/var/lib/dpkg/status", DPKG_STATUS_MAX, NULL);
         if (!text)
                 return;
@@ -45,11 +47,26 @@ void jd_dpkg_load(jd_dpkg *db, const jd_sysroot *sr)
         free(text);
 }
 
-/* Stanzas are separated by blank lines; we need Package, Status, Version. */
+/* The value of a "Field:" line into OUT, blanks around it dropped; false
+ * (OUT empty) when it does not fit: a cut name would be another package. */
+static bool field_value(const char *l, size_t field_len, char *out, size_t size)
+{
+        const char *v = l + field_len + strspn(l + field_len, " \t");
+        size_t n = strlen(v);
+        while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r'))
+                n--;
+        out[0] = '\0';
+        if (n >= size)
+                return false;
+        memcpy(out, v, n);
+        out[n] = '\0';
+        return true;
+}
+
 void jd_dpkg_parse(jd_dpkg *db, char *text)
 {
         db->pkgs = NULL;
-        db->n = 0;
+        db->n = db->cap = 0;
 
         char name[256] = "", version[256] = "";
         bool installed = false;
@@ -64,15 +81,13 @@ void jd_dpkg_parse(jd_dpkg *db, char *text)
                 if (!l)
                         break;
                 if (next) {
-                        jd_strlcpy(name, l + 8 + strspn(l + 8, " "), sizeof(name));
-                        jd_rstrip(name);
+                        field_value(l, 8, name, sizeof(name));
                         version[0] = '\0';
                         installed = false;
                 } else if (strncmp(l, "Status:", 7) == 0) {
                         installed = strstr(l, "install ok installed") != NULL;
                 } else if (strncmp(l, "Version:", 8) == 0) {
-                        jd_strlcpy(version, l + 8 + strspn(l + 8, " "), sizeof(version));
-                        jd_rstrip(version);
+                        field_value(l, 8, version, sizeof(version));
                 }
         }
 }
@@ -85,7 +100,7 @@ void jd_dpkg_free(jd_dpkg *db)
         }
         free(db->pkgs);
         db->pkgs = NULL;
-        db->n = 0;
+        db->n = db->cap = 0;
 }
 
 const char *jd_dpkg_version(const jd_dpkg *db, const char *name)

@@ -14,12 +14,18 @@ typedef struct {
 
 typedef struct {
         jd_package *pkgs;
-        size_t n;
+        size_t n, cap;
 } jd_dpkg;
 
 /* Loads the "install ok installed" packages; an absent database gives n == 0. */
 void jd_dpkg_load(jd_dpkg *db, const jd_sysroot *sr);
-/* The installed packages of a status file's TEXT (changed in place). */
+/* The installed packages of a status file's TEXT (changed in place).
+ * Grammar: stanzas of "Field: value" lines (dpkg's status, deb822); a
+ * stanza starts at "Package:", and is kept when it has a Version and a
+ * Status holding "install ok installed". A name or version longer than
+ * 255 bytes leaves its package out, never cut into another name.
+ * Continuation lines (starting with a blank) and other fields are not
+ * ours. */
 void jd_dpkg_parse(jd_dpkg *db, char *text);
 void jd_dpkg_free(jd_dpkg *db);
 

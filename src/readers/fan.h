@@ -66,5 +66,8 @@ size_t jd_parse_nvfancontrol_profiles(const char *conf, jd_fan_profile **names, 
                                       size_t def_size);
 /* A copy of FAN's profiles in *COPY (NULL for none); false when out of memory. */
 bool jd_fan_profiles_dup(const jd_fan *fan, jd_fan_profile **copy);
-/* nvfancontrol status "FAN1:FAN_PROFILE:cool" lines for fan number FAN (1-based). */
+/* nvfancontrol status "FAN1:FAN_PROFILE:cool" lines for fan number FAN (1-based).
+ * Grammar: "FAN<n>:<KEY>:<value>" a line, the value to the line end (a CR
+ * dropped); the first matching line counts; an empty value, or one that
+ * does not fit SIZE, is none. */
 bool jd_parse_nvfancontrol_status(const char *status, unsigned fan, const char *key, char *out, size_t size);

@@ -47,5 +47,8 @@ void jd_process_reader_set_gpu_users(jd_process_reader *r, const jd_gpu_user *us
 size_t jd_parse_nvmap_clients(const char *text, jd_process **out, size_t *cap, jd_opt_u64 *total_kib);
 /* /proc/<pid>/stat: the comm is in parentheses and may hold spaces or ')'. */
 bool jd_parse_pid_stat(const char *text, char *state, uint64_t *ticks, int64_t *priority, uint64_t *starttime);
-/* Name for UID from a passwd file's text. */
+/* Name for UID from a passwd file's text. Grammar (passwd(5)): one entry
+ * a line, "name:password:uid:..." split at ':' within the line; the first
+ * line whose uid field is UID in decimal names it; a name that does not
+ * fit SIZE is no name (never cut). */
 bool jd_passwd_name(const char *passwd, uint32_t uid, char *out, size_t size);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dpkg.h"
 #include "engines.h"
 #include "fan.h"
 #include "fixture.h"
@@ -295,13 +296,36 @@ static void test_many_fan_profiles(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* dpkg's status: thousands of packages (the array doubles) and a name
+ * too long for its slot left out rather than cut into another name. */
+static void test_dpkg_names(void **state)
+{
+        (void) state;
+        GString *status = g_string_new("");
+        for (int i = 0; i < 5000; i++)
+                g_string_append_printf(status,
+                                       "Package: pkg%d\nStatus: install ok installed\nVersion: 1.%d-1\r\n\n", i, i);
+        g_string_append(status, "Package: libcudnn9-");
+        for (int i = 0; i < 300; i++)
+                g_string_append_c(status, 'x');
+        g_string_append(status, "\nStatus: install ok installed\nVersion: 9.1\n");
+        jd_dpkg db;
+        jd_dpkg_parse(&db, status->str);
+        printf("figure: dpkg packages %zu of 5000 (and one name too long)\n", db.n);
+        assert_int_equal(db.n, 5000);
+        assert_string_equal(jd_dpkg_version(&db, "pkg4999"), "1.4999");
+        assert_null(jd_dpkg_version_containing(&db, "cudnn"));
+        jd_dpkg_free(&db);
+        g_string_free(status, TRUE);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_many_zones),   cmocka_unit_test(test_many_rails),
                 cmocka_unit_test(test_many_modes),   cmocka_unit_test(test_many_swaps),
                 cmocka_unit_test(test_many_engines), cmocka_unit_test(test_many_processes),
-                cmocka_unit_test(test_many_fan_profiles),
+                cmocka_unit_test(test_many_fan_profiles), cmocka_unit_test(test_dpkg_names),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
