@@ -33,7 +33,9 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         t->have_sample = true;
         jc_top_energy_add(t->energy, &t->sample);
         jc_top_history_add(t->history, &t->sample);
-        if (t->mode == JC_TOP_SCREEN)
+        /* Not while a chooser is up: a write may have curses suspended
+         * for polkit's agent. */
+        if (t->mode != JC_TOP_CHOOSE_MODE && t->mode != JC_TOP_CHOOSE_FAN)
                 jc_top_draw(t);
         return 0;
 }
@@ -69,7 +71,7 @@ static int on_resize(sd_event_source *s, const struct signalfd_siginfo *si, void
 
 /* ---- changes from the screen ------------------------------------------- */
 
-static void set_message(jc_top *t, bool error, const char *text)
+void jc_top_message(jc_top *t, bool error, const char *text)
 {
         g_strlcpy(t->message, text, sizeof(t->message));
         t->message_is_error = error;
@@ -89,17 +91,17 @@ static void write_call(jc_top *t, const char *path, const char *iface, const cha
         va_end(ap);
         reset_prog_mode();
         if (reply) {
-                set_message(t, false, done);
+                jc_top_message(t, false, done);
                 g_variant_unref(reply);
         } else {
                 int code;
                 g_autofree char *text = jc_error_text(doing, &error, r, action, NULL, &code);
-                set_message(t, true, text);
+                jc_top_message(t, true, text);
         }
         sd_bus_error_free(&error);
 }
 
-static void open_mode_chooser(jc_top *t)
+void jc_top_open_mode_chooser(jc_top *t)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r = 0;
@@ -107,7 +109,7 @@ static void open_mode_chooser(jc_top *t)
         if (!props) {
                 int code;
                 g_autofree char *text = jc_error_text("power modes", &error, r, NULL, JC_NO_NVPMODEL, &code);
-                set_message(t, true, text);
+                jc_top_message(t, true, text);
                 sd_bus_error_free(&error);
                 return;
         }
@@ -125,7 +127,7 @@ static void open_mode_chooser(jc_top *t)
         t->mode = JC_TOP_CHOOSE_MODE;
 }
 
-static void open_fan_chooser(jc_top *t)
+void jc_top_open_fan_chooser(jc_top *t)
 {
         g_array_set_size(t->choices, 0);
         for (unsigned n = 0; n < 16 && t->choices->len < 9; n++) {
@@ -147,13 +149,13 @@ static void open_fan_chooser(jc_top *t)
                         }
         }
         if (t->choices->len == 0) {
-                set_message(t, true, JC_NO_FAN " with profiles");
+                jc_top_message(t, true, JC_NO_FAN " with profiles");
                 return;
         }
         t->mode = JC_TOP_CHOOSE_FAN;
 }
 
-static void choose(jc_top *t, guint i)
+void jc_top_choose(jc_top *t, guint i)
 {
         if (i >= t->choices->len)
                 return;
@@ -178,41 +180,11 @@ static int on_key(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         (void) fd, (void) revents;
         jc_top *t = userdata;
         int key;
-        while ((key = getch()) != ERR) {
-                if (t->mode != JC_TOP_SCREEN) {
-                        if (key >= '1' && key <= '9')
-                                choose(t, (guint) (key - '1'));
-                        else if (key == 27 || key == 'q')
-                                t->mode = JC_TOP_SCREEN;
-                        continue;
-                }
-                t->message[0] = '\0';
-                if (key == 'q' || key == 'Q') {
+        while ((key = getch()) != ERR)
+                if (!jc_top_key(t, key)) {
                         sd_event_exit(sd_event_source_get_event(s), JC_EXIT_OK);
                         return 0;
-                } else if (key == 's') {
-                        t->sort = (t->sort + 1) % JC_TOP_SORT_N;
-                } else if (key >= '1' && key < '1' + JC_PAGE_N) {
-                        t->page = (jc_top_page) (key - '1');
-                } else if (key == '\t' || key == KEY_RIGHT) {
-                        t->page = (t->page + 1) % JC_PAGE_N;
-                } else if (key == KEY_BTAB || key == KEY_LEFT) {
-                        t->page = (t->page + JC_PAGE_N - 1) % JC_PAGE_N;
-                } else if (key == 'w') {
-                        t->zoom = (t->zoom + 1) % JC_TOP_ZOOM_N;
-                } else if (key == 'W') {
-                        t->zoom = (t->zoom + JC_TOP_ZOOM_N - 1) % JC_TOP_ZOOM_N;
-                } else if (key == 'g') {
-                        /* Braille and blocks need UTF-8: an ASCII terminal
-                         * keeps ASCII. */
-                        if (t->graph_style != JC_GRAPH_ASCII)
-                                t->graph_style = t->graph_style == JC_GRAPH_BRAILLE ? JC_GRAPH_BLOCK : JC_GRAPH_BRAILLE;
-                } else if (key == 'm') {
-                        open_mode_chooser(t);
-                } else if (key == 'f') {
-                        open_fan_chooser(t);
                 }
-        }
         jc_top_draw(t);
         return 0;
 }
@@ -264,7 +236,8 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
                 fprintf(stderr, "jetsonctl: top needs a terminal (use watch or status in scripts)\n");
                 return JC_EXIT_USAGE;
         }
-        jc_top t = { .c = c, .energy = jc_top_energy_new(), .color = c->color, .interval_ms = jc_top_interval_ms,
+        jc_top_layout layout = { .proc_header_y = -1 };
+        jc_top t = { .c = c, .layout = &layout, .sort_col = JC_COL_GPU_MEM, .energy = jc_top_energy_new(), .color = c->color, .interval_ms = jc_top_interval_ms,
                      .history = jc_top_history_new(), .dgpu_names = g_ptr_array_new_with_free_func(g_free),
                      .choices = g_array_new(FALSE, FALSE, sizeof(jc_top_choice)) };
         sd_event *event = NULL;

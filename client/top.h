@@ -11,8 +11,20 @@
 #include "top_data.h"
 #include "top_graph.h"
 #include "top_history.h"
+#include "top_procs.h"
 
-typedef enum { JC_TOP_SCREEN, JC_TOP_CHOOSE_MODE, JC_TOP_CHOOSE_FAN } jc_top_mode;
+/* What the keys go to: the screen, a chooser, the help screen, the
+ * filter being typed, or a signal waiting for its confirmation. */
+typedef enum {
+        JC_TOP_SCREEN, JC_TOP_CHOOSE_MODE, JC_TOP_CHOOSE_FAN, JC_TOP_HELP, JC_TOP_FILTER, JC_TOP_CONFIRM
+} jc_top_mode;
+
+/* Where the last frame put things, for the mouse and the selection:
+ * written while drawing (hence a pointer in the otherwise const state). */
+typedef struct {
+        int proc_header_y;            /* the process list's title row, -1 if none */
+        int proc_rows;                /* process rows shown */
+} jc_top_layout;
 
 /* One choice of a chooser: a power mode, or a fan's profile. */
 typedef struct {
@@ -42,7 +54,14 @@ typedef struct {
         bool have_sample;
         char board[128];              /* "NVIDIA Jetson AGX Orin Developer Kit · JetPack 6.2" */
         jc_top_energy *energy;
-        jc_top_sort sort;
+        jc_top_col sort_col;
+        bool sort_reverse;
+        char filter[64];              /* the process list's filter, "" none */
+        char filter_edit[64];         /* the filter being typed */
+        uint32_t selected_pid;        /* the selected process (0 none) and its GPU row */
+        int selected_gpu;
+        int pending_signal;           /* the signal JC_TOP_CONFIRM asks about */
+        jc_top_layout *layout;
         jc_top_mode mode;
         GArray *choices;              /* jc_top_choice, for the chooser on screen */
         char message[256];            /* the status line: a write's outcome */
@@ -64,6 +83,30 @@ void jc_top_draw_cpu_page(const jc_top *t, int y, int last);
 void jc_top_draw_gpu_page(const jc_top *t, int y, int last);
 void jc_top_draw_memory_page(const jc_top *t, int y, int last);
 void jc_top_draw_power_page(const jc_top *t, int y, int last);
+/* Changes from the screen (cmd_top.c): the choosers, a choice, the
+ * footer's message. */
+void jc_top_open_mode_chooser(jc_top *t);
+void jc_top_open_fan_chooser(jc_top *t);
+void jc_top_choose(jc_top *t, guint i);
+void jc_top_message(jc_top *t, bool error, const char *text);
+/* One key (or KEY_MOUSE) for T (top_keys.c); false to quit. */
+bool jc_top_key(jc_top *t, int key);
+/* The process list's column at screen column X. */
+int jc_top_col_at(int x);
+/* The process list from row Y to LAST (top_proc_view.c), with the
+ * selection; returns the row after it. */
+int jc_top_draw_processes(const jc_top *t, GArray *procs, int y, int last);
+/* The process list's rows for T's sort and filter (jc_top_proc). */
+GArray *jc_top_procs(const jc_top *t);
+/* The help screen, and the filter and confirmation prompts (footer). */
+void jc_top_draw_help(const jc_top *t);
+bool jc_top_draw_prompt(const jc_top *t);
+/* Every key top binds with what it does, for the help screen (and the
+ * test that checks the help against the code). */
+typedef struct {
+        const char *keys, *what;
+} jc_top_key_help;
+extern const jc_top_key_help jc_top_keys[];
 /* The temperatures, wrapped at whole items over at most ROWS rows from
  * Y; returns the row after them. */
 int jc_top_draw_temperatures(const jc_top *t, int y, int rows);

@@ -28,6 +28,10 @@ void jc_top_view_start(jc_top *t)
         nodelay(stdscr, TRUE);
         keypad(stdscr, TRUE);
         curs_set(0);
+        /* Clicks on pages, column titles and rows; no drag, so the
+         * terminal's own selection still works with Shift. */
+        mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED, NULL);
+        mouseinterval(0);
         /* Braille and block graphs need a UTF-8 locale; ASCII otherwise. */
         if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
                 t->graph_style = JC_GRAPH_ASCII;
@@ -261,29 +265,6 @@ static int draw_engines(const jc_top *t, int y)
         return y + 1;
 }
 
-static int draw_processes(const jc_top *t, GArray *list, int y, int last)
-{
-        if (list->len == 0)
-                return y;
-        jc_top_putf(y, 0, A_REVERSE, "%-3s %7s %-9s %-14s %5s %4s %9s %9s%*s", "GPU", "PID", "USER", "NAME", "CPU%", "SM%",
-             "RSS", "GPU MEM", COLS > 67 ? COLS - 67 : 0, "");
-        /* The sorted column's title is underlined. */
-        static const int sort_col[JC_TOP_SORT_N] = { 58, 37, 48, 4 };
-        static const int sort_width[JC_TOP_SORT_N] = { 9, 5, 9, 7 };
-        mvchgat(y, sort_col[t->sort], sort_width[t->sort], A_REVERSE | A_UNDERLINE, 0, NULL);
-        for (guint i = 0; i < list->len && y + 1 + (int) i <= last; i++) {
-                const jc_gpu_process_row *p = &g_array_index(list, jc_gpu_process_row, i);
-                g_autofree char *gpu = p->gpu == JC_GPU_SOC ? g_strdup("SoC") : g_strdup_printf("%d", p->gpu);
-                g_autofree char *cpu = p->has_cpu ? g_strdup_printf("%.1f", p->cpu) : g_strdup("-");
-                g_autofree char *sm = p->has_sm ? g_strdup_printf("%.0f", p->sm) : g_strdup("-");
-                g_autofree char *rss = p->has_rss ? jc_format_kib(p->rss_kib) : g_strdup("-");
-                g_autofree char *mem = p->has_mem ? jc_format_kib(p->mem_kib) : g_strdup("-");
-                jc_top_putf(y + 1 + (int) i, 0, A_NORMAL, "%-3s %7u %-9.9s %-14.14s %5s %4s %9s %9s", gpu, p->pid, p->user,
-                     p->name, cpu, sm, rss, mem);
-        }
-        return y + 1 + (int) list->len;
-}
-
 static void draw_chooser(const jc_top *t)
 {
         int h = (int) t->choices->len + 3, w = 44, y0 = MAX(0, (LINES - h) / 2), x0 = MAX(0, (COLS - w) / 2);
@@ -319,7 +300,7 @@ static int draw_overview_graphs(const jc_top *t, int y, int h)
 
 static void draw_overview(const jc_top *t, int y, int last)
 {
-        g_autoptr(GArray) list = jc_gpu_process_rows(&t->sample, t->sort);
+        g_autoptr(GArray) list = jc_top_procs(t);
         y = draw_cpus(t, y, last);
         y = draw_unit(t, y, "GPU", "gpu");
         /* Discrete GPUs (NVML), by index: what the sample has. */
@@ -336,15 +317,17 @@ static void draw_overview(const jc_top *t, int y, int last)
         /* What the process list leaves, up to 16 rows: graphs from 3 rows
          * up, so 80x24 keeps its numbers and a tall terminal is not half
          * empty. */
-        int spare = last + 1 - y - (list->len ? (int) list->len + 1 : 0);
+        int spare = last + 1 - y - (list->len || t->filter[0] ? MAX((int) list->len, 1) + 1 : 0);
         if (spare >= 3)
                 y = draw_overview_graphs(t, y, MIN(spare, 16));
-        draw_processes(t, list, y, last);
+        jc_top_draw_processes(t, list, y, last);
 }
 
 static void draw_footer(const jc_top *t)
 {
         int y = LINES - 1;
+        if (jc_top_draw_prompt(t))
+                return;
         if (t->message[0]) {
                 jc_top_putf(y, 0, t->message_is_error ? jc_top_pair(JC_PAIR_HOT) | A_BOLD : A_BOLD, "%s", t->message);
                 return;
@@ -360,13 +343,15 @@ static void draw_footer(const jc_top *t)
                 x = jc_top_putf(y, x, A_REVERSE, "Tab/1-%d ", JC_PAGE_N);
                 x = jc_top_put(y, x, A_BOLD, jc_top_page_name(t->page));
         }
-        jc_top_putf(y, x, A_REVERSE, "  s sort (%s)  m mode  f fan  w zoom x%u", jc_top_sort_name(t->sort),
-                    jc_top_graph_zoom(t));
+        jc_top_putf(y, x, A_REVERSE, "  s sort (%s%s)  / filter  h help  w zoom x%u", jc_top_col_name(t->sort_col),
+                    t->sort_reverse ? ", reversed" : "", jc_top_graph_zoom(t));
 }
 
 void jc_top_draw(const jc_top *t)
 {
         erase();
+        t->layout->proc_header_y = -1;
+        t->layout->proc_rows = 0;
         int last = LINES - 2; /* the footer is the last line */
         if (!t->have_sample) {
                 jc_top_put(0, 0, A_NORMAL, "Waiting for jetsond's first sample...");
@@ -391,7 +376,9 @@ void jc_top_draw(const jc_top *t)
                 }
         }
         draw_footer(t);
-        if (t->mode != JC_TOP_SCREEN)
+        if (t->mode == JC_TOP_CHOOSE_MODE || t->mode == JC_TOP_CHOOSE_FAN)
                 draw_chooser(t);
+        else if (t->mode == JC_TOP_HELP)
+                jc_top_draw_help(t);
         refresh();
 }

@@ -33,7 +33,7 @@ class Top:
     """jetsonctl top in a detached tmux session of WIDTH x HEIGHT; its exit
     status lands in a file when it ends."""
 
-    def __init__(self, stack, width, height, args=(), env=None):
+    def __init__(self, stack, width, height, args=(), env=None, wrapper=""):
         # A server of its own: a new session on the socket of a server
         # still going away fails.
         global SOCKET, SESSIONS
@@ -42,7 +42,7 @@ class Top:
         self.status_file = os.path.join(stack.dir, "top.status")
         if os.path.exists(self.status_file):
             os.unlink(self.status_file)
-        command = " ".join([JETSONCTL, "top", *args])
+        command = " ".join([wrapper, JETSONCTL, "top", *args]).strip()
         prefix = " ".join(f"{k}={v}" for k, v in (env or {}).items())
         tmux("new-session", "-d", "-x", str(width), "-y", str(height),
              f"{prefix} {command}; echo $? > {self.status_file}; sleep 60")
@@ -60,6 +60,13 @@ class Top:
 
     def keys(self, *keys):
         tmux("send-keys", *keys)
+
+    def click(self, x, y):
+        """A left click at column X, row Y (0-based): press and release as
+        a terminal reports them in the mode ncurses asked tmux for (X10
+        encoding, 32 + button, 32 + 1-based column and row)."""
+        for button in (0, 3):
+            tmux("send-keys", "-l", "\x1b[M" + chr(32 + button) + chr(33 + x) + chr(33 + y))
 
     def exit_status(self):
         harness.wait_for(lambda: os.path.exists(self.status_file) and open(self.status_file).read().strip(), 10,
@@ -104,9 +111,10 @@ def test_layout_80x24(stack):
         assert "DLA1 1600" in screen and "VIC 115" in screen and "NVENC" not in screen  # engines that are on
         header = next(i for i, line in enumerate(lines) if "PID USER" in line)
         first = lines[header + 1].split()
-        # nvitop's columns: the GPU (the SoC's own here), PID, user, name, CPU%, SM%, RSS, GPU memory
-        assert first[:4] == ["SoC", "5120", "nvidia", "python3"] and first[-2:] == ["256", "MiB"], lines[header + 1]
-        assert len(lines) >= 24 and lines[23].startswith(" q quit  Tab/1-5 Overview  s sort (GPU MEM)  m mode  f fan"), \
+        # nvitop's columns: the GPU (the SoC's own here), PID, user, GPU memory, SM, CPU, share of RAM, command
+        assert lines[header].split() == ["GPU", "PID", "USER", "GPU-MEM", "%SM", "%CPU", "%MEM", "COMMAND"]
+        assert first == ["SoC", "5120", "nvidia", "256", "MiB", "-", "0.0", "1.6", "python3"], lines[header + 1]
+        assert len(lines) >= 24 and lines[23].startswith(" q quit  Tab/1-5 Overview  s sort (GPU-MEM)  / filter  h help"), \
             lines[23]
         assert all(len(line) <= 80 for line in lines)
     finally:
@@ -131,26 +139,198 @@ def test_layout_160x50_and_resize(stack):
         top.close()
 
 
+def process_rows(screen):
+    lines = screen.split("\n")
+    header = next(i for i, line in enumerate(lines) if "PID USER" in line)
+    rows = []
+    for line in lines[header + 1:]:
+        if not re.match(r"(SoC|\d+) +\d+ ", line):
+            break
+        rows.append(line.split())
+    return rows
+
+
 def test_sort_keys(stack):
+    """Every column both ways, by keys and by clicks on the titles."""
     top = Top(stack, 80, 30)
     try:
         top.wait_for(lambda s: "PID USER" in s, "the process list")
 
-        def first_row():
-            lines = top.lines()
-            return lines[next(i for i, line in enumerate(lines) if "PID USER" in line) + 1].split()
+        def pids(what, predicate=lambda s: True):
+            screen = top.wait_for(lambda s: what in s and predicate(s), what)
+            return [r[1] for r in process_rows(screen)]
 
+        assert pids("sort (GPU-MEM)") == ["5120", "5377", "4102", "1834", "2351"]
+        top.keys("r")
+        assert pids("sort (GPU-MEM, reversed)") == ["2351", "1834", "4102", "5377", "5120"]
+        top.keys("s")    # %SM: none has one, by PID
+        assert pids("sort (%SM)") == ["1834", "2351", "4102", "5120", "5377"]
         top.keys("s")
-        top.wait_for(lambda s: "s sort (CPU%)" in s, "sorted by CPU")
+        top.keys("s")    # %MEM: RSS of RAM
+        assert pids("sort (%MEM)") == ["5120", "2351", "4102", "1834", "5377"]
         top.keys("s")
-        top.wait_for(lambda s: "s sort (RSS)" in s, "sorted by RSS")
-        time.sleep(0.1)
-        assert first_row()[:4] == ["SoC", "5120", "nvidia", "python3"]   # 1.0G
-        top.keys("s")
-        top.wait_for(lambda s: "s sort (PID)" in s, "sorted by PID")
-        assert first_row()[:4] == ["SoC", "1834", "root", "Xorg"]
+        assert pids("sort (COMMAND)") == ["5377", "2351", "5120", "4102", "1834"]   # "(my) app" first, any case
+        top.keys("r")
+        assert pids("sort (COMMAND, reversed)") == ["1834", "4102", "5120", "2351", "5377"]
+        top.keys(">")    # round to the first column
+        assert pids("sort (GPU)") == ["1834", "2351", "4102", "5120", "5377"]
+        top.keys("<")
+        assert pids("sort (COMMAND)")[0] == "5377"
+        top.keys("<")
+        top.keys("<")
+        assert pids("sort (%CPU)")[0] == "1834"
+        # a click on a column title sorts by it, a second one turns it round
+        header = next(i for i, line in enumerate(top.lines()) if "PID USER" in line)
+        top.click(7, header)
+        assert pids("sort (PID)") == ["1834", "2351", "4102", "5120", "5377"]
+        top.click(7, header)
+        assert pids("sort (PID, reversed)") == ["5377", "5120", "4102", "2351", "1834"]
+        top.click(13, header)
+        assert pids("sort (USER)") == ["2351", "4102", "5120", "5377", "1834"]
     finally:
         top.close()
+
+
+def test_filter_and_selection(stack):
+    top = Top(stack, 80, 24)
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the process list")
+        top.keys("/", "root", "Enter")
+        screen = top.wait_for(lambda s: "filter: root" in s, "the filter")
+        assert [r[1] for r in process_rows(screen)] == ["1834"], screen
+        top.keys("/", "BSpace", "BSpace", "BSpace", "BSpace", "5120", "Enter")
+        screen = top.wait_for(lambda s: "filter: 5120" in s, "the PID filter")
+        assert [r[1] for r in process_rows(screen)] == ["5120"], screen
+        top.keys("/", "BSpace", "BSpace", "BSpace", "BSpace", "nothing-like-it", "Enter")
+        top.wait_for(lambda s: "no process matches the filter" in s, "an empty list")
+        top.keys("Escape")
+        screen = top.wait_for(lambda s: "filter:" not in s and len(process_rows(s)) == 5, "the filter cleared")
+        # the selection, shown in reverse video, moves with the keys and a click
+        top.keys("Down")
+        top.wait_for(lambda s: is_selected(top, "5120"), "5120 selected")
+        assert not is_selected(top, "5377")
+        top.keys("j")
+        top.wait_for(lambda s: is_selected(top, "5377") and not is_selected(top, "5120"), "5377 selected")
+        header = next(i for i, line in enumerate(top.lines()) if "PID USER" in line)
+        top.click(20, header + 4)
+        top.wait_for(lambda s: is_selected(top, "1834"), "1834 selected by a click")
+    finally:
+        top.close()
+
+
+def add_process(stack, pid, name):
+    """PID in the board's nvmap table and its /proc, as jetsond reads the
+    sysroot: the fixture's python3 with another pid and name."""
+    import shutil
+    src, dst = os.path.join(stack.root, "proc", "5120"), os.path.join(stack.root, "proc", str(pid))
+    shutil.copytree(src, dst)
+    with open(os.path.join(dst, "stat")) as f:
+        stat = f.read().replace("5120 (python3)", f"{pid} ({name})", 1)
+    with open(os.path.join(dst, "stat"), "w") as f:
+        f.write(stat)
+    with open(os.path.join(dst, "comm"), "w") as f:
+        f.write(name + "\n")
+    # jetsond reads iovmm/maps (clients where there is none): a client row
+    # and one handle, before the total line where the table ends
+    row = f"user {name:>28} {pid:>8} {4096:>10}K\n" \
+          f"{0:>45} {4096:>10}K      300      1 00000000a1b2c3d4 {4096:>34}K\n\n"
+    for table_name in ("maps", "clients"):
+        path = os.path.join(stack.root, "sys", "kernel", "debug", "nvmap", "iovmm", table_name)
+        with open(path) as f:
+            table = f.read()
+        table = table.replace("\ntotal", "\n" + row + "total", 1) if "\ntotal" in table else table + row
+        with open(path, "w") as f:
+            f.write(table)
+
+
+def test_signals(stack):
+    """A signal to a process the test started ends it after a 'y'; one to
+    a PID this machine runs under another command is refused; as another
+    user, other users' processes are dimmed and refused before anything."""
+    sleeper = subprocess.Popen(["sleep", "600"])
+    add_process(stack, sleeper.pid, "sleep")
+    top = Top(stack, 80, 24)
+    try:
+        top.wait_for(lambda s: "PID USER" in s and f" {sleeper.pid} " in s, "the test's process in the list")
+        top.keys("/", str(sleeper.pid), "Enter", "Down", "T")
+        top.wait_for(lambda s: f"Send SIGTERM to PID {sleeper.pid}? y/n" in s, "the confirmation")
+        top.keys("n")
+        top.wait_for(lambda s: "Not sent" in s, "no signal")
+        assert sleeper.poll() is None
+        top.keys("T")
+        top.wait_for(lambda s: "? y/n" in s, "the confirmation")
+        top.keys("y")
+        top.wait_for(lambda s: f"Sent SIGTERM to PID {sleeper.pid} (sleep)" in s, "the signal sent")
+        assert sleeper.wait(timeout=30) == -15
+        # the fixture's Xorg is not this machine's process 1834 (or there is none)
+        top.keys("/", *["BSpace"] * 8, "1834", "Enter", "Down", "K")
+        top.wait_for(lambda s: "Send SIGKILL to PID 1834? y/n" in s, "the confirmation")
+        top.keys("y")
+        top.wait_for(lambda s: re.search(r"Refused: PID 1834 (is not running on this machine|here is .*, not Xorg)", s),
+                     "the refusal")
+    finally:
+        top.close()
+        if sleeper.poll() is None:
+            sleeper.kill()
+            sleeper.wait()
+    # not root: nvidia's and root's processes are others'
+    top = Top(stack, 80, 24, env={"SETPRIV": ""}, wrapper="setpriv --reuid=nobody --regid=nogroup --clear-groups")
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the list as nobody")
+        line = selected_line(top, "5120")
+        assert re.search(r"\x1b\[([0-9;]*;)?2(;[0-9;]*)?m", line), f"another user's process not dimmed: {line!r}"
+        top.keys("Down", "I")
+        top.wait_for(lambda s: "Send SIGINT to PID 5120? y/n" in s, "the confirmation")
+        top.keys("y")
+        top.wait_for(lambda s: "Refused: PID 5120 is nvidia's; only root signals other users' processes" in s,
+                     "the refusal as nobody")
+    finally:
+        top.close()
+
+
+def test_help_lists_every_key(stack):
+    """Every key client/top_keys.c binds on the screen is on the help
+    screen."""
+    source = open(os.path.join(SOURCE_DIR, "client", "top_keys.c")).read()
+    body = source[source.index("bool jc_top_key("):]
+    body = body[body.index("t->message[0] = '\\0';"):]
+    names = {"KEY_DOWN": "Down", "KEY_UP": "Up", "KEY_HOME": "Home", "KEY_END": "End", "KEY_LEFT": "Left",
+             "KEY_RIGHT": "Right", "KEY_BTAB": "Shift-Tab", "KEY_MOUSE": "mouse", "27": "Esc", "'\\t'": "Tab"}
+    bound = set()
+    for m in re.finditer(r"key == ('\\t'|'.'|KEY_\w+|27)", body):
+        k = m.group(1)
+        bound.add(names.get(k, k.strip("'")))
+    if "key >= '1' && key < '1' + JC_PAGE_N" in body:
+        bound.add("1-5")
+    assert len(bound) > 25, bound
+    top = Top(stack, 120, 45)
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.keys("?")
+        screen = top.wait_for(lambda s: "jetsonctl top: keys" in s, "the help screen")
+        keys_text = set()
+        for line in screen.split("\n"):
+            for token in re.split(r"[ ,()]+", line):
+                keys_text.add(token)
+        missing = sorted(k for k in bound if k not in keys_text)
+        assert not missing, f"keys bound but not on the help screen: {missing}\n{screen}"
+        top.keys("x")
+        top.wait_for(lambda s: "jetsonctl top: keys" not in s, "the help to close")
+        top.keys("h")
+        top.wait_for(lambda s: "jetsonctl top: keys" in s, "the help by h")
+    finally:
+        top.close()
+
+
+def selected_line(top, pid):
+    """The screen's line (with its escapes) of the row of PID."""
+    return next((line for line in top.screen(escapes=True).split("\n") if re.search(rf" {pid} ", line)), "")
+
+
+def is_selected(top, pid):
+    """PID's row starts in bold or reverse video (tmux writes an attribute
+    where it changes: the selected row's start)."""
+    return re.match(r"(\x1b\[[0-9;]*m)*\x1b\[[0-9;]*[17]m", selected_line(top, pid)) is not None
 
 
 def test_power_mode_and_fan_keys(stack):
@@ -346,7 +526,8 @@ def main():
         stack.start_systemd_with_nvfancontrol()
         stack.start_daemon()
         tests = []
-        for f in (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys, test_power_mode_and_fan_keys,
+        for f in (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
+                  test_filter_and_selection, test_signals, test_help_lists_every_key, test_power_mode_and_fan_keys,
                   test_subscription_and_exit, test_colours, test_graphs_grow_and_keep_their_width,
                   test_pages_equal_the_snapshot, test_window_and_style_keys, test_needs_a_terminal):
             bound = (lambda f: lambda: f(stack))(f)

@@ -1,0 +1,32 @@
+/* jetsonctl top's process list as nvitop draws it: its columns, a sort
+ * by any of them either way, and a filter. Rows are gpu_procs.h's (one
+ * per process and GPU) with %MEM from the sample's ram.total. Pure:
+ * unit-tested in tests/client/test-top-procs.c. */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "gpu_procs.h"
+#include "sample.h"
+
+typedef enum {
+        JC_COL_GPU, JC_COL_PID, JC_COL_USER, JC_COL_GPU_MEM, JC_COL_SM, JC_COL_CPU, JC_COL_MEM, JC_COL_COMMAND,
+        JC_COL_N
+} jc_top_col;
+
+/* The column's title ("GPU-MEM", "%SM", ...). */
+const char *jc_top_col_name(jc_top_col col);
+
+typedef struct {
+        jc_gpu_process_row row;
+        bool has_mem_pct;
+        double mem_pct;               /* RSS of ram.total */
+} jc_top_proc;
+
+/* The rows of S (jc_top_proc) that FILTER keeps, sorted by COL: numbers
+ * largest first, text and PID A to Z (REVERSE turns either round); a row
+ * without the value last either way; ties by PID then GPU. FILTER: NULL
+ * or "" keeps all, digits keep that PID, anything else keeps rows whose
+ * user or command contains it (case-insensitive). */
+GArray *jc_top_proc_rows(const jc_sample *s, jc_top_col col, bool reverse, const char *filter);
