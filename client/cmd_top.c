@@ -191,11 +191,33 @@ static int on_key(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 
 /* ---- the command ------------------------------------------------------ */
 
+void jc_top_toggle(jc_top *t, int what)
+{
+        bool on;
+        const char *key = what == 'c' ? "jetson_clocks.active" : what == 'S' ? "gpu.3d_scaling" : "gpu.railgate";
+        const char *name = what == 'c' ? "jetson_clocks" : what == 'S' ? "GPU 3D scaling" : "GPU rail gating";
+        if (!jc_sample_bool(&t->sample, key, &on)) {
+                g_autofree char *text = g_strdup_printf("This board has no %s", name);
+                jc_top_message(t, true, text);
+                return;
+        }
+        g_autofree char *done = g_strdup_printf("%s %s", name, on ? "off" : "on");
+        g_autofree char *doing = g_strdup_printf("switching %s", name);
+        if (what == 'c')
+                write_call(t, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", doing, JD_ACTION_SET_JETSON_CLOCKS,
+                           done, "b", !on);
+        else
+                write_call(t, JD_OBJECT_PATH, JD_IFACE_GPU, what == 'S' ? "SetScaling3D" : "SetRailgate", doing,
+                           JD_ACTION_SET_GPU, done, "b", !on);
+}
+
 static void read_board(jc_top *t)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r = 0;
-        g_autoptr(GVariant) props = jc_get_all(t->c, JD_OBJECT_PATH, JD_IFACE_BOARD, &error, &r);
+        GVariant *props = jc_get_all(t->c, JD_OBJECT_PATH, JD_IFACE_BOARD, &error, &r);
+        /* Kept for the info page. */
+        t->board_props = props;
         sd_bus_error_free(&error);
         const char *model = "", *jetpack = "";
         if (props) {
@@ -315,6 +337,8 @@ out:
         jc_top_energy_free(t.energy);
         jc_top_history_free(t.history);
         g_ptr_array_unref(t.dgpu_names);
+        if (t.board_props)
+                g_variant_unref(t.board_props);
         g_array_unref(t.choices);
         sd_bus_slot_unref(sample_slot);
         sd_bus_slot_unref(owner_slot);

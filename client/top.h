@@ -36,7 +36,8 @@ typedef struct {
 
 /* The pages, by number key (1 to 8) and Tab, as jtop's. */
 typedef enum {
-        JC_PAGE_OVERVIEW, JC_PAGE_CPU, JC_PAGE_GPU, JC_PAGE_MEMORY, JC_PAGE_POWER, JC_PAGE_N
+        JC_PAGE_OVERVIEW, JC_PAGE_CPU, JC_PAGE_GPU, JC_PAGE_MEMORY, JC_PAGE_POWER, JC_PAGE_ENGINES, JC_PAGE_CONTROL,
+        JC_PAGE_INFO, JC_PAGE_N
 } jc_top_page;
 
 /* Graph windows: 1, 2, 4, 8 samples a column ('w'). */
@@ -62,6 +63,8 @@ typedef struct {
         int selected_gpu;
         int pending_signal;           /* the signal JC_TOP_CONFIRM asks about */
         jc_top_layout *layout;
+        bool process_screen;          /* the selected process's metrics instead of the page */
+        GVariant *board_props;        /* Board's properties (a{sv}) for the info page, or NULL */
         jc_top_mode mode;
         GArray *choices;              /* jc_top_choice, for the chooser on screen */
         char message[256];            /* the status line: a write's outcome */
@@ -83,6 +86,13 @@ void jc_top_draw_cpu_page(const jc_top *t, int y, int last);
 void jc_top_draw_gpu_page(const jc_top *t, int y, int last);
 void jc_top_draw_memory_page(const jc_top *t, int y, int last);
 void jc_top_draw_power_page(const jc_top *t, int y, int last);
+void jc_top_draw_engines_page(const jc_top *t, int y, int last);
+void jc_top_draw_control_page(const jc_top *t, int y, int last);
+void jc_top_draw_info_page(const jc_top *t, int y, int last);
+void jc_top_draw_process_screen(const jc_top *t, int y, int last);
+/* Switches jetson_clocks ('c'), the GPU's 3D scaling ('S') or rail
+ * gating ('G') over, through polkit (cmd_top.c). */
+void jc_top_toggle(jc_top *t, int what);
 /* Changes from the screen (cmd_top.c): the choosers, a choice, the
  * footer's message. */
 void jc_top_open_mode_chooser(jc_top *t);

@@ -65,7 +65,7 @@ static void mouse(jc_top *t)
                 int x = 9;
                 for (int p = 0; p < JC_PAGE_N; p++) {
                         int w = (int) strlen(jc_top_page_name(p)) + 3;
-                        if (COLS >= 120 && ev.x >= x && ev.x < x + w)
+                        if (COLS >= 140 && ev.x >= x && ev.x < x + w)
                                 t->page = (jc_top_page) p;
                         x += w;
                 }
@@ -159,8 +159,12 @@ bool jc_top_key(jc_top *t, int key)
         t->message[0] = '\0';
         if (key == 'q' || key == 'Q')
                 return false;
+        if (t->process_screen && (key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)) {
+                t->process_screen = false;
+                return true;
+        }
         if (key >= '1' && key < '1' + JC_PAGE_N)
-                t->page = (jc_top_page) (key - '1');
+                t->page = (jc_top_page) (key - '1'), t->process_screen = false;
         else if (key == '\t' || key == KEY_RIGHT)
                 t->page = (t->page + 1) % JC_PAGE_N;
         else if (key == KEY_BTAB || key == KEY_LEFT)
@@ -199,6 +203,16 @@ bool jc_top_key(jc_top *t, int key)
                 ask_signal(t, SIGTERM);
         else if (key == 'K')
                 ask_signal(t, SIGKILL);
+        else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+                jc_top_proc p;
+                if (selected(t, &p))
+                        t->process_screen = true;
+                else
+                        jc_top_message(t, true, "Select a process first (Up, Down or a click)");
+        } else if ((key == 'c' || key == 'S' || key == 'G') && t->page == JC_PAGE_CONTROL)
+                /* Only on the control page: a stray key elsewhere changes
+                 * nothing. */
+                jc_top_toggle(t, key);
         else if (key == 'h' || key == '?')
                 t->mode = JC_TOP_HELP;
         else if (key == 'm')

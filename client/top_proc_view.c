@@ -68,7 +68,7 @@ int jc_top_draw_processes(const jc_top *t, GArray *list, int y, int last)
 }
 
 const jc_top_key_help jc_top_keys[] = {
-        { "1-5, Tab, Shift-Tab, Left, Right", "pages: overview, CPU, GPU, memory, power" },
+        { "1-8, Tab, Shift-Tab, Left, Right", "pages: overview, CPU, GPU, memory, power, engines, control, info" },
         { "w, W", "widen, narrow the graphs' window (samples a column averages)" },
         { "g", "braille or block graphs" },
         { "Up, Down, j, k, Home, End", "select a process" },
@@ -76,6 +76,8 @@ const jc_top_key_help jc_top_keys[] = {
         { "r", "reverse the sort" },
         { "/", "filter the processes: a PID, or part of a user or command (Esc clears)" },
         { "I, T, K", "send SIGINT, SIGTERM, SIGKILL to the selected process (y confirms)" },
+        { "Enter", "the selected process's metrics (Esc or Enter: back)" },
+        { "c, S, G", "control page: jetson_clocks, GPU 3D scaling, GPU rail gating (polkit)" },
         { "m", "power mode (polkit)" },
         { "f", "fan profile (polkit)" },
         { "mouse", "click a page name, a column title (again: reverse) or a process" },

@@ -12,7 +12,8 @@
 #include "top.h"
 #include "top_draw.h"
 
-static const char *const page_names[JC_PAGE_N] = { "Overview", "CPU", "GPU", "Memory", "Power" };
+static const char *const page_names[JC_PAGE_N] = { "Overview", "CPU", "GPU", "Memory", "Power", "Engines",
+                                                       "Control", "Info" };
 
 const char *jc_top_page_name(jc_top_page page)
 {
@@ -334,7 +335,7 @@ static void draw_footer(const jc_top *t)
         }
         jc_top_putf(y, 0, A_REVERSE, "%*s", COLS, "");
         int x = jc_top_put(y, 0, A_REVERSE, " q quit  ");
-        if (COLS >= 120) {
+        if (COLS >= 140) {
                 /* Every page's name, the current one standing out. */
                 for (int p = 0; p < JC_PAGE_N; p++)
                         x = jc_top_putf(y, x, p == (int) t->page ? A_BOLD : A_REVERSE, "%d %s ", p + 1,
@@ -357,7 +358,19 @@ void jc_top_draw(const jc_top *t)
                 jc_top_put(0, 0, A_NORMAL, "Waiting for jetsond's first sample...");
         } else {
                 int y = draw_header(t, 0);
-                switch (t->page) {
+                switch (t->process_screen ? JC_PAGE_N : t->page) {
+                case JC_PAGE_N:
+                        jc_top_draw_process_screen(t, y, last);
+                        break;
+                case JC_PAGE_ENGINES:
+                        jc_top_draw_engines_page(t, y, last);
+                        break;
+                case JC_PAGE_CONTROL:
+                        jc_top_draw_control_page(t, y, last);
+                        break;
+                case JC_PAGE_INFO:
+                        jc_top_draw_info_page(t, y, last);
+                        break;
                 case JC_PAGE_CPU:
                         jc_top_draw_cpu_page(t, y, last);
                         break;

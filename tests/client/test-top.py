@@ -114,7 +114,7 @@ def test_layout_80x24(stack):
         # nvitop's columns: the GPU (the SoC's own here), PID, user, GPU memory, SM, CPU, share of RAM, command
         assert lines[header].split() == ["GPU", "PID", "USER", "GPU-MEM", "%SM", "%CPU", "%MEM", "COMMAND"]
         assert first == ["SoC", "5120", "nvidia", "256", "MiB", "-", "0.0", "1.6", "python3"], lines[header + 1]
-        assert len(lines) >= 24 and lines[23].startswith(" q quit  Tab/1-5 Overview  s sort (GPU-MEM)  / filter  h help"), \
+        assert len(lines) >= 24 and lines[23].startswith(" q quit  Tab/1-8 Overview  s sort (GPU-MEM)  / filter  h help"), \
             lines[23]
         assert all(len(line) <= 80 for line in lines)
     finally:
@@ -295,13 +295,14 @@ def test_help_lists_every_key(stack):
     body = source[source.index("bool jc_top_key("):]
     body = body[body.index("t->message[0] = '\\0';"):]
     names = {"KEY_DOWN": "Down", "KEY_UP": "Up", "KEY_HOME": "Home", "KEY_END": "End", "KEY_LEFT": "Left",
-             "KEY_RIGHT": "Right", "KEY_BTAB": "Shift-Tab", "KEY_MOUSE": "mouse", "27": "Esc", "'\\t'": "Tab"}
+             "KEY_RIGHT": "Right", "KEY_BTAB": "Shift-Tab", "KEY_MOUSE": "mouse", "27": "Esc", "'\\t'": "Tab",
+             "'\\n'": "Enter", "'\\r'": "Enter", "KEY_ENTER": "Enter"}
     bound = set()
-    for m in re.finditer(r"key == ('\\t'|'.'|KEY_\w+|27)", body):
+    for m in re.finditer(r"key == ('\\[tnr]'|'.'|KEY_\w+|27)", body):
         k = m.group(1)
         bound.add(names.get(k, k.strip("'")))
     if "key >= '1' && key < '1' + JC_PAGE_N" in body:
-        bound.add("1-5")
+        bound.add("1-8")
     assert len(bound) > 25, bound
     top = Top(stack, 120, 45)
     try:
@@ -451,7 +452,7 @@ def test_pages_equal_the_snapshot(stack):
         top.wait_for(lambda s: "PID USER" in s, "the screen")
         snap = snapshot()
         top.keys("2")
-        screen = top.wait_for(lambda s: "CPU total" in s and "2 CPU" in s, "the CPU page")
+        screen = top.wait_for(lambda s: "CPU total" in s and "Tab/1-8 CPU" in s, "the CPU page")
         for n in range(12):
             assert re.search(rf"CPU{n} +{snap[f'cpu.{n}.freq'] // 1000} MHz", screen), (n, screen)
         top.keys("Tab")
@@ -513,6 +514,50 @@ def test_window_and_style_keys(stack):
         top.close()
 
 
+def test_engines_control_info_and_process_screen(stack):
+    """Pages 6 to 8 with GetSnapshot's and Board's values, the control
+    page's writes denied then allowed through polkit, and the selected
+    process's own graphs."""
+    top = Top(stack, 120, 45, args=["--interval", "200"])
+    try:
+        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        snap = snapshot()
+        top.keys("6")
+        screen = top.wait_for(lambda s: re.search(r"^APE +on", s, re.M), "the engines page")
+        for name in ("APE", "DLA1", "NVDEC", "SE", "VIC"):
+            assert re.search(rf"(^|\s){name} +on +{snap[f'engine.{name}.freq'] // 1000} MHz", screen, re.M), name
+        for name in ("DLA0", "NVENC", "NVJPG"):
+            assert re.search(rf"(^|\s){name} +off", screen, re.M), name
+        top.keys("8")
+        screen = top.wait_for(lambda s: "KernelRelease" in s, "the info page")
+        assert re.search(r"^Model +NVIDIA Jetson AGX Orin Developer Kit", screen, re.M), screen
+        assert re.search(r"^L4T +36\.4\.3", screen, re.M) and re.search(r"^JetPack +6\.2", screen, re.M)
+        assert "cuda 12.6.68" in screen and "tensorrt 10.3.0.30" in screen, screen
+        top.keys("7")
+        screen = top.wait_for(lambda s: "GPU rail gating" in s, "the control page")
+        assert re.search(r"c +jetson_clocks +off", screen) and re.search(r"S +GPU 3D scaling +on", screen), screen
+        top.keys("S")
+        top.wait_for(lambda s: "switching GPU 3D scaling: not authorized (org.jetsond.Jetson1.set-gpu)" in s,
+                     "the denial")
+        stack.polkit_allow(["org.jetsond.Jetson1.set-gpu"])
+        top.keys("S")
+        top.wait_for(lambda s: "GPU 3D scaling off" in s, "the change")
+        top.wait_for(lambda s: re.search(r"S +GPU 3D scaling +off", s), "the new state from the samples")
+        assert snapshot()["gpu.3d_scaling"] is False
+        top.keys("S")
+        top.wait_for(lambda s: re.search(r"S +GPU 3D scaling +on", s), "3D scaling back on")
+        # the process screen: its graphs fill as samples come
+        top.keys("1", "Down", "Enter")
+        screen = top.wait_for(lambda s: "Process 5120  python3  (nvidia)" in s and "GPU memory 256 MiB" in s,
+                              "the process screen")
+        assert "RSS 1024 MiB" in screen and "CPU (of one core) 0%" in screen, screen
+        top.wait_for(lambda s: len(BRAILLE.findall(s)) > 20, "the process's graphs")
+        top.keys("Escape")
+        top.wait_for(lambda s: "PID USER" in s and "Process 5120" not in s, "back to the list")
+    finally:
+        top.close()
+
+
 def test_needs_a_terminal(stack):
     r = subprocess.run([JETSONCTL, "top"], stdin=subprocess.DEVNULL, capture_output=True, text=True)
     assert r.returncode == 2 and "top needs a terminal" in r.stderr, r
@@ -529,7 +574,8 @@ def main():
         for f in (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
                   test_filter_and_selection, test_signals, test_help_lists_every_key, test_power_mode_and_fan_keys,
                   test_subscription_and_exit, test_colours, test_graphs_grow_and_keep_their_width,
-                  test_pages_equal_the_snapshot, test_window_and_style_keys, test_needs_a_terminal):
+                  test_pages_equal_the_snapshot, test_window_and_style_keys,
+                  test_engines_control_info_and_process_screen, test_needs_a_terminal):
             bound = (lambda f: lambda: f(stack))(f)
             bound.__name__ = f.__name__
             tests.append(bound)
