@@ -44,8 +44,7 @@ static void close_all(jd_gpu_reader *r)
 static bool is_pci_address(const char *s)
 {
         unsigned dom, bus, dev, fn;
-        char end;
-        return sscanf(s, "%4x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &end) == 4 && strlen(s) == 12;
+        return jd_parse_pci_address(s, false, &dom, &bus, &dev, &fn);
 }
 
 bool jd_gpu_thor_pci_dir(const jd_sysroot *sr, char *out, size_t size)

@@ -175,3 +175,29 @@ bool jd_span_copy(jd_span s, char *dst, size_t size)
         dst[s.len] = '\0';
         return true;
 }
+
+/* N hex digits at *P (exactly N), into *OUT; *P moves past them. */
+static bool hex_digits(const char **p, size_t n, unsigned *out)
+{
+        unsigned v = 0;
+        for (size_t i = 0; i < n; i++) {
+                char c = (*p)[i];
+                int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+                if (d < 0)
+                        return false;
+                v = v * 16 + (unsigned) d;
+        }
+        *p += n;
+        *out = v;
+        return true;
+}
+
+bool jd_parse_pci_address(const char *s, bool long_domain, unsigned *domain, unsigned *bus, unsigned *dev,
+                          unsigned *fn)
+{
+        const char *p = s;
+        return hex_digits(&p, long_domain ? 8 : 4, domain) && *p++ == ':' && hex_digits(&p, 2, bus) &&
+               *p++ == ':' && hex_digits(&p, 2, dev) && *p++ == '.' && *p >= '0' && *p <= '7' &&
+               (*fn = (unsigned) (*p - '0'), p[1] == '\0');
+}

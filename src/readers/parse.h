@@ -49,3 +49,10 @@ bool jd_span_copy(jd_span s, char *dst, size_t size);
 /* Iterates L over the lines of TEXT (each up to its '\n' or the end). */
 #define JD_FOR_EACH_LINE(l, text) \
         for (const char *l = (text); l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+
+/* A PCI function's name: exactly "DDDD:BB:DD.F" (hex domain, bus and
+ * device, function 0-7), as sysfs names PCI devices; with NVML's 8-digit
+ * domain ("00000000:01:00.0") when LONG_DOMAIN. Nothing else: no blanks,
+ * signs or 0x that sscanf would take. */
+bool jd_parse_pci_address(const char *s, bool long_domain, unsigned *domain, unsigned *bus, unsigned *dev,
+                          unsigned *fn);

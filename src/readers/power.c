@@ -91,7 +91,7 @@ static void add_hwmon(jd_power_reader *r, const jd_sysroot *sr, const char *dev)
                         char label[32];
                         if (!jd_read_str(sr, label, sizeof(label), "%s/%s/in%d_label", hwdir, names[h], ch))
                                 continue;
-                        if (strcmp(label, "NC") == 0 || strncmp(label, "sum of shunt", 12) == 0)
+                        if (!jd_power_label_is_rail(label))
                                 continue;
                         rail_files *f;
                         jd_rail *rail = new_rail(r, label, &f);
@@ -143,8 +143,42 @@ static void add_iio(jd_power_reader *r, const jd_sysroot *sr, const char *dev)
         jd_names_free(names, n);
 }
 
+bool jd_power_label_is_rail(const char *label)
+{
+        return strcmp(label, "NC") != 0 && strncmp(label, "sum of shunt", 12) != 0;
+}
+
+/* Decimal digits at *P (at least one, no overflow past UINT_MAX). */
+static bool decimal(const char **p, unsigned *out)
+{
+        uint64_t v = 0;
+        const char *s = *p;
+        while (**p >= '0' && **p <= '9' && v <= UINT32_MAX)
+                v = v * 10 + (uint64_t) (*(*p)++ - '0');
+        if (*p == s || v > UINT32_MAX)
+                return false;
+        *out = (unsigned) v;
+        return true;
+}
+
+int jd_parse_rapl_zone(const char *name, unsigned *package, unsigned *sub)
+{
+        static const char prefix[] = "intel-rapl:";
+        const char *p = name;
+        if (strncmp(p, prefix, sizeof(prefix) - 1) != 0)
+                return 0;
+        p += sizeof(prefix) - 1;
+        if (!decimal(&p, package))
+                return 0;
+        if (*p == '\0')
+                return 1;
+        if (*p++ != ':' || !decimal(&p, sub) || *p != '\0')
+                return 0;
+        return 2;
+}
+
 /* "RAPL_" + NAME upper-cased, '-' and other non-alphanumerics as '_'. */
-static void rapl_name(char *out, size_t size, const char *parent, const char *name)
+void jd_rapl_rail_name(char *out, size_t size, const char *parent, const char *name)
 {
         size_t w = (size_t)snprintf(out, size, "%s_", parent ? parent : "RAPL");
         for (const char *p = name; *p && w + 1 < size; p++)
@@ -160,7 +194,7 @@ static void add_rapl_zone(jd_power_reader *r, const jd_sysroot *sr, const char *
         rail_out[0] = '\0';
         if (!jd_read_str(sr, name, sizeof(name), "/sys/class/powercap/%s/name", zone))
                 return;
-        rapl_name(rail_name, sizeof(rail_name), parent_rail, name);
+        jd_rapl_rail_name(rail_name, sizeof(rail_name), parent_rail, name);
         rail_files *f;
         if (!new_rail(r, rail_name, &f))
                 return;
@@ -179,17 +213,16 @@ static void add_rapl(jd_power_reader *r, const jd_sysroot *sr)
         char **names;
         size_t n = jd_sysroot_list(sr, "/sys/class/powercap", &names);
         for (size_t i = 0; i < n; i++) {
-                unsigned pkg;
-                char end;
-                if (sscanf(names[i], "intel-rapl:%u%c", &pkg, &end) != 1)
+                unsigned pkg, sub;
+                if (jd_parse_rapl_zone(names[i], &pkg, &sub) != 1)
                         continue;
                 char parent[32];
                 add_rapl_zone(r, sr, names[i], NULL, parent, sizeof(parent));
                 if (!parent[0])
                         continue;
                 for (size_t j = 0; j < n; j++) {
-                        unsigned p2, sub;
-                        if (sscanf(names[j], "intel-rapl:%u:%u%c", &p2, &sub, &end) == 2 && p2 == pkg) {
+                        unsigned p2;
+                        if (jd_parse_rapl_zone(names[j], &p2, &sub) == 2 && p2 == pkg) {
                                 char ignored[32];
                                 add_rapl_zone(r, sr, names[j], parent, ignored, sizeof(ignored));
                         }

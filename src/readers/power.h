@@ -32,3 +32,14 @@ jd_power_reader *jd_power_reader_new(const jd_sysroot *sr);
 void jd_power_reader_free(jd_power_reader *r);
 /* NOW_US: CLOCK_MONOTONIC time of the reading, for the energy integral. */
 const jd_power_sample *jd_power_reader_sample(jd_power_reader *r, uint64_t now_us);
+
+/* Text of the power discovery, exposed for tests and fuzzing. */
+/* A powercap directory name: 1 for a package "intel-rapl:N", 2 for a
+ * sub-zone "intel-rapl:N:M" (decimal, nothing after), else 0. */
+int jd_parse_rapl_zone(const char *name, unsigned *package, unsigned *sub);
+/* The rail name of a RAPL zone: PARENT (or "RAPL") "_" NAME upper-cased,
+ * other than letters and digits as '_', cut to SIZE. */
+void jd_rapl_rail_name(char *out, size_t size, const char *parent, const char *name);
+/* Whether an INA3221 channel label is a rail: not "NC" (not connected),
+ * not the "sum of shunt voltages" channel. */
+bool jd_power_label_is_rail(const char *label);

@@ -32,7 +32,7 @@ void jd_thermal_key(const char *type, char *out, size_t size)
         out[n] = '\0';
 }
 
-static void sanitize_key(const char *in, char *out, size_t size)
+void jd_thermal_sanitize_key(const char *in, char *out, size_t size)
 {
         size_t w = 0;
         for (size_t i = 0; in[i] && w + 1 < size; i++) {
@@ -124,7 +124,7 @@ static void add_hwmon_temps(jd_thermal_reader *r, const jd_sysroot *sr)
                         if (!jd_read_str(sr, label, sizeof(label), "%s/temp%d_label", dir, ch))
                                 snprintf(label, sizeof(label), "temp%d", ch);
                         snprintf(type, sizeof(type), "%.20s %.26s", hwname, label);
-                        sanitize_key(type, key, sizeof(key));
+                        jd_thermal_sanitize_key(type, key, sizeof(key));
                         jd_thermal_zone *z = add_zone(r, type, key);
                         if (!z) {
                                 jd_file_close(&f);

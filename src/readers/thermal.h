@@ -30,3 +30,6 @@ const jd_thermal_sample *jd_thermal_reader_sample(jd_thermal_reader *r);
 /* Short key of a zone type, lower case, the same on JP5 and JP6:
  * "CPU-therm" and "cpu-thermal" -> "cpu", "Tboard_tegra" -> "tboard". */
 void jd_thermal_key(const char *type, char *out, size_t size);
+/* A hwmon channel's key: its "<hwmon name> <label>", lower case, anything
+ * but letters and digits as '_', cut to SIZE. */
+void jd_thermal_sanitize_key(const char *in, char *out, size_t size);

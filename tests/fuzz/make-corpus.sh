@@ -22,6 +22,16 @@ put() {
     done
 }
 
+# list TARGET BOARD WHAT LINES...: one file of names (one a line), for
+# the targets that parse sysfs tables name by name.
+list() {
+    target=$1 board=$2 what=$3
+    shift 3
+    mkdir -p "$corpus/$target"
+    [ $# -gt 0 ] || return 0
+    printf '%s\n' "$@" > "$corpus/$target/${board}_$what"
+}
+
 for b in "$fixtures"/*/; do
     b=${b%/}
     [ -d "$b/proc" ] || continue
@@ -44,5 +54,14 @@ for b in "$fixtures"/*/; do
     put sysfs-value $(find "$b/sys" -type f \( -name load -o -name cur_freq -o -name max_freq -o -name name \
         -o -name 'in*_label' -o -name 'in*_input' -o -name 'curr*_input' -o -name 'rail_name_*' -o -name type \
         -o -name tpc_pg_mask -o -name clk_rate \) 2>/dev/null | sort | head -80)
+    board=$(basename "$b")
+    list power-names "$board" powercap $(ls "$b/sys/class/powercap" 2>/dev/null)
+    list power-names "$board" labels $(cat "$b"/sys/bus/i2c/devices/*/hwmon/hwmon*/in*_label \
+        "$b"/sys/bus/i2c/devices/*/iio:device*/rail_name_* 2>/dev/null | tr ' ' '_')
+    list engine-clocks "$board" clk $(ls "$b/sys/kernel/debug/clk" 2>/dev/null)
+    list thermal-types "$board" types $(cat "$b"/sys/devices/virtual/thermal/thermal_zone*/type \
+        "$b"/sys/class/hwmon/hwmon*/name 2>/dev/null | tr ' ' '_')
+    list pci-bus-id "$board" pci $(ls "$b/sys/bus/pci/devices" 2>/dev/null) \
+        $(sed -n 's/.*"pci_bus_id": *"\([^"]*\)".*/\1/p' "$fixtures/$board.nvml.json" 2>/dev/null)
 done
 put proc-stat "$fixtures"/proc-stat/*

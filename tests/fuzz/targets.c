@@ -1,6 +1,7 @@
 #include "targets.h"
 
 #include <glib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@
 #include "libraries.h"
 #include "memory.h"
 #include "nvpmodel.h"
+#include "parse.h"
+#include "power.h"
 #include "processes.h"
 #include "swap.h"
 #include "system.h"
@@ -175,6 +178,102 @@ static void sysfs_value(const char *text, size_t len)
                 CHECK(strlen(out) < sizeof(out));
 }
 
+/* Each line of TEXT, as a NUL-terminated name of at most 255 bytes (as
+ * sysfs names are), to FN. */
+static void each_name(const char *text, void (*fn)(const char *name))
+{
+        JD_FOR_EACH_LINE(l, text) {
+                char name[256];
+                size_t n = (size_t) (jd_line_end(l) - l);
+                if (n >= sizeof(name))
+                        continue;
+                memcpy(name, l, n);
+                name[n] = '\0';
+                fn(name);
+        }
+}
+
+static bool only(const char *s, const char *allowed)
+{
+        return strspn(s, allowed) == strlen(s);
+}
+
+#define KEY_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_"
+#define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+/* Power discovery: powercap directory names and INA3221 labels. */
+static void power_name(const char *name)
+{
+        unsigned pkg = 0, sub = 0;
+        int kind = jd_parse_rapl_zone(name, &pkg, &sub);
+        CHECK(kind >= 0 && kind <= 2);
+        /* Digits and colons only after the prefix: no sign, blank or 0x slipped in. */
+        if (kind)
+                CHECK(only(name + strlen("intel-rapl:"), "0123456789:"));
+        char rail[32];
+        jd_rapl_rail_name(rail, sizeof(rail), kind == 2 ? "RAPL_PACKAGE_0" : NULL, name);
+        CHECK(strlen(rail) < sizeof(rail) && only(rail, NAME_CHARS));
+        jd_power_label_is_rail(name);
+}
+
+static void power_names(const char *text, size_t len)
+{
+        (void) len;
+        each_name(text, power_name);
+}
+
+/* Engines scan: clock directory names into groups. */
+static void engine_clock(const char *name)
+{
+        char group[16];
+        if (jd_engine_group(name, group, sizeof(group))) {
+                CHECK(group[0] && strlen(group) < sizeof(group) && only(group, NAME_CHARS));
+                char again[16];
+                CHECK(jd_engine_group(name, again, sizeof(again)) && strcmp(group, again) == 0);
+        }
+}
+
+static void engine_clocks(const char *text, size_t len)
+{
+        (void) len;
+        each_name(text, engine_clock);
+}
+
+/* Thermal zones and hwmon channels: types into keys. */
+static void thermal_type(const char *name)
+{
+        char key[48];
+        jd_thermal_key(name, key, sizeof(key));
+        CHECK(strlen(key) < sizeof(key) && only(key, KEY_CHARS));
+        jd_thermal_sanitize_key(name, key, sizeof(key));
+        CHECK(strlen(key) < sizeof(key) && only(key, KEY_CHARS));
+}
+
+static void thermal_types(const char *text, size_t len)
+{
+        (void) len;
+        each_name(text, thermal_type);
+}
+
+/* PCI addresses: sysfs's and NVML's busId; a parsed one prints back the same. */
+static void pci_name(const char *name)
+{
+        unsigned dom, bus, dev, fn;
+        for (int longer = 0; longer < 2; longer++) {
+                if (!jd_parse_pci_address(name, longer, &dom, &bus, &dev, &fn))
+                        continue;
+                char again[32];
+                snprintf(again, sizeof(again), longer ? "%08x:%02x:%02x.%u" : "%04x:%02x:%02x.%u", dom, bus, dev, fn);
+                CHECK(g_ascii_strcasecmp(again, name) == 0);
+        }
+}
+
+static void pci_bus_ids(const char *text, size_t len)
+{
+        (void) len;
+        each_name(text, pci_name);
+}
+
 /* Where two texts differ: after their common prefix and before their
  * common suffix; both middles must be made of ALLOWED only. */
 static void check_only_token_changed(const char *before, const char *after, const char *allowed)
@@ -256,6 +355,8 @@ const fuzz_target fuzz_targets[] = {
         { "nvfancontrol", nvfancontrol },   { "net-and-disks", net_and_disks },
         { "edit-nvpmodel", edit_nvpmodel }, { "edit-nvfancontrol", edit_nvfancontrol },
         { "edit-fstab", edit_fstab },       { "sysfs-value", sysfs_value },
+        { "power-names", power_names },     { "engine-clocks", engine_clocks },
+        { "thermal-types", thermal_types }, { "pci-bus-id", pci_bus_ids },
 };
 const size_t n_fuzz_targets = sizeof(fuzz_targets) / sizeof(fuzz_targets[0]);
 

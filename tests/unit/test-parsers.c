@@ -12,6 +12,8 @@
 #include "fixture.h"
 #include "memory.h"
 #include "nvpmodel.h"
+#include "parse.h"
+#include "power.h"
 #include "processes.h"
 #include "swap.h"
 #include "system.h"
@@ -317,13 +319,46 @@ static void test_names(void **state)
         assert_string_equal(k, "acpitz");
 }
 
+/* Names of sysfs tables (issue 31): PCI addresses and powercap zones
+ * parsed by hand, exactly; what sscanf let through (0x, blanks, signs)
+ * is refused. */
+static void test_sysfs_names(void **state)
+{
+        (void) state;
+        unsigned d, b, v, f, pkg, sub;
+        assert_true(jd_parse_pci_address("0000:01:00.0", false, &d, &b, &v, &f));
+        assert_int_equal(b, 1);
+        assert_true(jd_parse_pci_address("000a:Bc:1f.7", false, &d, &b, &v, &f));
+        assert_true(d == 10 && b == 0xbc && v == 0x1f && f == 7);
+        assert_true(jd_parse_pci_address("00000000:02:00.0", true, &d, &b, &v, &f));
+        assert_int_equal(b, 2);
+        static const char *const bad[] = { "0x01:02:03.4", " 001:02:03.4", "0000:01:00.8", "0000:01:00.0 ",
+                                           "0000:1:00.0", "00000000:01:00.0", "" };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                assert_false(jd_parse_pci_address(bad[i], false, &d, &b, &v, &f));
+        assert_int_equal(jd_parse_rapl_zone("intel-rapl:0", &pkg, &sub), 1);
+        assert_int_equal(jd_parse_rapl_zone("intel-rapl:1:2", &pkg, &sub), 2);
+        assert_true(pkg == 1 && sub == 2);
+        static const char *const not_zones[] = { "intel-rapl:+1", "intel-rapl: 1", "intel-rapl:1:-0",
+                                                 "intel-rapl:99999999999", "intel-rapl-mmio:0", "intel-rapl:",
+                                                 "intel-rapl:1:2:3" };
+        for (size_t i = 0; i < sizeof(not_zones) / sizeof(not_zones[0]); i++)
+                assert_int_equal(jd_parse_rapl_zone(not_zones[i], &pkg, &sub), 0);
+        char rail[32];
+        jd_rapl_rail_name(rail, sizeof(rail), NULL, "package-0");
+        assert_string_equal(rail, "RAPL_PACKAGE_0");
+        assert_false(jd_power_label_is_rail("NC"));
+        assert_false(jd_power_label_is_rail("sum of shunt voltages"));
+        assert_true(jd_power_label_is_rail("VDD_IN"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_proc_stat_and_load),
                 cmocka_unit_test(test_meminfo),
                 cmocka_unit_test(test_buddyinfo_and_nvmap_total),
-                cmocka_unit_test(test_swaps_and_fstab),
+                cmocka_unit_test(test_swaps_and_fstab), cmocka_unit_test(test_sysfs_names),
                 cmocka_unit_test(test_nvpmodel),
                 cmocka_unit_test(test_nvfancontrol),
                 cmocka_unit_test(test_processes),
