@@ -8,7 +8,7 @@ check_only=0
 
 PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   libsystemd-dev libglib2.0-dev libjson-glib-dev libpolkit-gobject-1-dev libcmocka-dev
-  python3 valgrind dbus-daemon dbus-bin polkitd python3-dbusmock python3-jsonschema gjs libglib2.0-bin
+  python3 valgrind dbus-daemon dbus-bin polkitd python3-dbusmock python3-hypothesis python3-jsonschema gjs libglib2.0-bin
   gnome-shell gir1.2-gdkpixbuf-2.0 python3-gi
   libxml2-utils libdbus-1-dev systemd scdoc libfuse3-dev fuse3
   libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla file
