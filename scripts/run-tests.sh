@@ -28,6 +28,10 @@ elapsed() {
         echo "   (wall time so far: $(( $(date +%s) - started )) s)"
 }
 
+# meson's per-test timeouts are set for an idle machine; a busy one (or
+# valgrind) may need several times that, and only a stall needs more.
+MESON_TEST="meson test --timeout-multiplier 4"
+
 run_suite() {
         dir=$1; shift
         echo "== $dir: $*"
@@ -44,9 +48,9 @@ run_suite() {
         # or instrumentation (the install guide builds a tree of its own),
         # run with gcc only.
         if [ "$dir" = build ]; then
-                meson test -C "$dir" --print-errorlogs --num-processes 2
+                $MESON_TEST -C "$dir" --print-errorlogs --num-processes 2
         else
-                meson test -C "$dir" --print-errorlogs --num-processes 2 --no-suite once
+                $MESON_TEST -C "$dir" --print-errorlogs --num-processes 2 --no-suite once
         fi
 }
 
@@ -57,14 +61,14 @@ elapsed
 run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
 elapsed
 echo "== build: unit tests under valgrind"
-meson test -C build --suite unit --print-errorlogs --num-processes 2 \
+$MESON_TEST -C build --suite unit --print-errorlogs --num-processes 2 \
         --wrap='valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp'
 echo "== build: the daemon under valgrind in the service tests"
 JETSOND_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp" \
-        meson test -C build --suite service --print-errorlogs --num-processes 2
+        $MESON_TEST -C build --suite service --print-errorlogs --num-processes 2
 echo "== build: jetsond-exporter under valgrind in its service tests"
 EXPORTER_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp" \
-        meson test -C build exporter-service --print-errorlogs
+        $MESON_TEST -C build exporter-service --print-errorlogs
 echo "== build-aarch64: the unit and service suites again with aarch64 binaries under qemu"
 rc=0
 sh scripts/test-aarch64.sh || rc=$?
@@ -87,7 +91,7 @@ if [ "$under_load" = 1 ]; then
                 for dir in build build-asan; do
                         t0=$(date +%s)
                         echo "== under load, round $round: $dir, suites client, service, engine"
-                        meson test -C "$dir" --print-errorlogs --num-processes 2 --no-rebuild \
+                        $MESON_TEST -C "$dir" --print-errorlogs --num-processes 2 --no-rebuild \
                                 --suite client --suite service --suite engine --no-suite once
                         echo "   $dir round $round: $(( $(date +%s) - t0 )) s"
                 done

@@ -46,4 +46,4 @@ file "$dir/src/jetsond" | grep -q 'ARM aarch64' || { echo "aarch64: $dir/src/jet
 # g_spawn in a child closes descriptors one syscall at a time up to the
 # soft limit; under qemu that takes minutes at a limit of 20000.
 ulimit -n 1024
-meson test -C "$dir" --suite unit --suite service --print-errorlogs --num-processes 2 --timeout-multiplier 3
+meson test -C "$dir" --suite unit --suite service --print-errorlogs --num-processes 2 --timeout-multiplier 6
