@@ -62,6 +62,7 @@ typedef struct {
         uint32_t selected_pid;        /* the selected process (0 none) and its GPU row */
         int selected_gpu;
         int pending_signal;           /* the signal JC_TOP_CONFIRM asks about */
+        char pending_name[64];        /* and the command it goes to */
         jc_top_layout *layout;
         bool process_screen;          /* the selected process's metrics instead of the page */
         GVariant *board_props;        /* Board's properties (a{sv}) for the info page, or NULL */

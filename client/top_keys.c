@@ -94,6 +94,7 @@ static void ask_signal(jc_top *t, int sig)
                 return;
         }
         t->pending_signal = sig;
+        g_strlcpy(t->pending_name, p.row.name, sizeof(t->pending_name));
         t->mode = JC_TOP_CONFIRM;
 }
 

@@ -111,8 +111,8 @@ bool jc_top_draw_prompt(const jc_top *t)
                 return true;
         }
         if (t->mode == JC_TOP_CONFIRM) {
-                jc_top_putf(y, 0, jc_top_pair(JC_PAIR_WARM) | A_BOLD, "Send %s to PID %u? y/n",
-                            jc_top_signal_name(t->pending_signal), t->selected_pid);
+                jc_top_putf(y, 0, jc_top_pair(JC_PAIR_WARM) | A_BOLD, "Send %s to PID %u (%s)? y/n",
+                            jc_top_signal_name(t->pending_signal), t->selected_pid, t->pending_name);
                 return true;
         }
         return false;

@@ -18,6 +18,9 @@ sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402  (the bus, board and jetsond stack)
 
 JETSOND, JETSONCTL = (os.path.abspath(a) for a in sys.argv[1:3])
+# The fake NVML for the PC board's two GPUs (optional: without it those
+# tests are left out and say so).
+FAKE_NVML = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
 SOCKET = f"jetsonctl-top-test-{os.getpid()}"
 SESSIONS = 0
 
@@ -253,7 +256,7 @@ def test_signals(stack):
     try:
         top.wait_for(lambda s: "PID USER" in s and f" {sleeper.pid} " in s, "the test's process in the list")
         top.keys("/", str(sleeper.pid), "Enter", "Down", "T")
-        top.wait_for(lambda s: f"Send SIGTERM to PID {sleeper.pid}? y/n" in s, "the confirmation")
+        top.wait_for(lambda s: f"Send SIGTERM to PID {sleeper.pid} (sleep)? y/n" in s, "the confirmation")
         top.keys("n")
         top.wait_for(lambda s: "Not sent" in s, "no signal")
         assert sleeper.poll() is None
@@ -264,7 +267,7 @@ def test_signals(stack):
         assert sleeper.wait(timeout=30) == -15
         # the fixture's Xorg is not this machine's process 1834 (or there is none)
         top.keys("/", *["BSpace"] * 8, "1834", "Enter", "Down", "K")
-        top.wait_for(lambda s: "Send SIGKILL to PID 1834? y/n" in s, "the confirmation")
+        top.wait_for(lambda s: "Send SIGKILL to PID 1834 (Xorg)? y/n" in s, "the confirmation")
         top.keys("y")
         top.wait_for(lambda s: re.search(r"Refused: PID 1834 (is not running on this machine|here is .*, not Xorg)", s),
                      "the refusal")
@@ -280,7 +283,7 @@ def test_signals(stack):
         line = selected_line(top, "5120")
         assert re.search(r"\x1b\[([0-9;]*;)?2(;[0-9;]*)?m", line), f"another user's process not dimmed: {line!r}"
         top.keys("Down", "I")
-        top.wait_for(lambda s: "Send SIGINT to PID 5120? y/n" in s, "the confirmation")
+        top.wait_for(lambda s: "Send SIGINT to PID 5120 (python3)? y/n" in s, "the confirmation")
         top.keys("y")
         top.wait_for(lambda s: "Refused: PID 5120 is nvidia's; only root signals other users' processes" in s,
                      "the refusal as nobody")
@@ -565,21 +568,90 @@ def test_needs_a_terminal(stack):
     assert r.returncode == 2 and "--interval 0 is out of range" in r.stderr, r
 
 
+def test_pc_two_gpus(stack):
+    """The PC board with two NVML GPUs at 200x60 and 80x24: a device
+    panel per GPU with GetSnapshot's values and DiscreteGpu's names, the
+    process rows per GPU with their SM, every line within the width."""
+    snap = snapshot()
+    top = Top(stack, 200, 60)
+    try:
+        # NVML's processes may come a sample before their /proc names
+        screen = top.wait_for(lambda s: "PID USER" in s and "python3" in s and "firefox-esr" in s, "the PC's screen")
+        assert re.search(r"^GPU0 +\[\|+ +\] +37%", screen, re.M) and re.search(r"^GPU1 +\[", screen, re.M), screen
+        rows = process_rows(screen)
+        # %CPU needs two readings: "-" until then
+        assert ["0", "4242", "alice", "1024", "MiB", "35"] == rows[0][:6] and rows[0][6] in ("-", "0.0"), rows
+        assert ["6.5", "python3"] == rows[0][7:], rows
+        assert any(r[:2] == ["1", "4242"] for r in rows), rows
+        assert all(len(line) <= 200 for line in top.lines())
+        top.keys("3")
+        screen = top.wait_for(lambda s: "GPU1 Tesla T4" in s, "both device panels")
+        for n, name in ((0, "NVIDIA GeForce RTX 4090"), (1, "Tesla T4")):
+            head = next(line for line in screen.split("\n") if line.startswith(f"GPU{n} {name}"))
+            assert f"{snap[f'dgpu.{n}.temp']:.0f}°C" in head and f"P{snap[f'dgpu.{n}.pstate']}" in head, head
+            assert (f"{snap[f'dgpu.{n}.power'] / 1000:.0f} W / {snap[f'dgpu.{n}.power_limit'] / 1000:.0f} W"
+                    in head), head
+            used, total = snap[f"dgpu.{n}.mem_used"] // 1024, snap[f"dgpu.{n}.mem_total"] // 1024
+            assert f"MEM {used} MiB / {total} MiB" in screen and f"UTIL {snap[f'dgpu.{n}.load']:3.0f}%" in screen
+        assert "fan 40%" in screen and f"graphics {snap['dgpu.0.freq'] // 1000} MHz" in screen, screen
+        tmux("resize-window", "-x", "80", "-y", "24")
+        small = top.wait_for(lambda s: len(s.split("\n")) >= 24 and "GPU0 NVIDIA" in s and
+                             s.split("\n")[23].startswith(" q quit"), "the GPU page at 80x24")
+        assert all(len(line) <= 80 for line in small.split("\n"))
+    finally:
+        top.close()
+
+
+def test_nano_80x24(stack):
+    """The Jetson Nano (JetPack 4.6) at 80x24: the essentials and its GPU
+    page from GetSnapshot."""
+    snap = snapshot()
+    top = Top(stack, 80, 24)
+    try:
+        screen = top.wait_for(lambda s: "q quit" in s and "GPU" in s, "the Nano's screen")
+        assert "Jetson Nano" in screen.split("\n")[0] or "Nano" in screen.split("\n")[0], screen
+        assert re.search(r"(^| )CPU3 ", screen, re.M) and re.search(r"^GPU +\[", screen, re.M), screen
+        assert re.search(r"^RAM ", screen, re.M), screen
+        top.keys("3")
+        screen = top.wait_for(lambda s: "SoC GPU" in s, "the Nano's GPU page")
+        assert f"{snap['gpu.freq'] // 1000} MHz" in screen, screen
+        assert all(len(line) <= 80 for line in top.lines())
+    finally:
+        top.close()
+
+
+def run(stack, functions):
+    tests = []
+    for f in functions:
+        bound = (lambda f: lambda: f(stack))(f)
+        bound.__name__ = f.__name__
+        tests.append(bound)
+    return harness.run_tests(tests)
+
+
 def main():
     with harness.Stack(JETSOND, None) as stack:
         stack.start_mock("polkitd", "org.freedesktop.PolicyKit1")
         stack.start_systemd_with_nvfancontrol()
         stack.start_daemon()
-        tests = []
-        for f in (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
-                  test_filter_and_selection, test_signals, test_help_lists_every_key, test_power_mode_and_fan_keys,
-                  test_subscription_and_exit, test_colours, test_graphs_grow_and_keep_their_width,
-                  test_pages_equal_the_snapshot, test_window_and_style_keys,
-                  test_engines_control_info_and_process_screen, test_needs_a_terminal):
-            bound = (lambda f: lambda: f(stack))(f)
-            bound.__name__ = f.__name__
-            tests.append(bound)
-        status = harness.run_tests(tests)
+        status = run(stack, (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
+                             test_filter_and_selection, test_signals, test_help_lists_every_key,
+                             test_power_mode_and_fan_keys, test_subscription_and_exit, test_colours,
+                             test_graphs_grow_and_keep_their_width, test_pages_equal_the_snapshot,
+                             test_window_and_style_keys, test_engines_control_info_and_process_screen,
+                             test_needs_a_terminal))
+    with harness.Stack(JETSOND, None, board="nano-jp46") as stack:
+        stack.start_daemon()
+        status |= run(stack, (test_nano_80x24,))
+    if FAKE_NVML:
+        os.environ["FAKE_NVML_CONFIG"] = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json")
+        with harness.Stack(JETSOND, None, board="x86-pc") as stack:
+            stack.start_daemon(["--nvml-library", FAKE_NVML])
+            # the GPUs' objects come with their first readings
+            harness.wait_for(lambda: "dgpu.1.load" in snapshot(), 10, "the second GPU")
+            status |= run(stack, (test_pc_two_gpus,))
+    else:
+        print("skipped test_pc_two_gpus: no fake NVML given")
     sys.exit(status)
 
 
