@@ -7,7 +7,9 @@
 #include "opt.h"
 #include "sysfile.h"
 
-#define JD_CPU_MAX_IDLE 8
+/* A real bound, not a cap: the kernel's CPUIDLE_STATE_MAX, so no core can
+ * list more idle states (state0..state9). */
+#define JD_CPU_MAX_IDLE 10
 
 typedef struct {
         char name[16];         /* "WFI", "c7" */

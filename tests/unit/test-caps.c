@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "dpkg.h"
 #include "engines.h"
 #include "fan.h"
@@ -319,6 +320,31 @@ static void test_dpkg_names(void **state)
         g_string_free(status, TRUE);
 }
 
+/* Ten idle states on a core, as many as the kernel allows
+ * (CPUIDLE_STATE_MAX): all ten listed (the old array held eight). */
+static void test_cpu_idle_states(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy(BOARD, &dir);
+        for (int k = 0; k < 10; k++) {
+                char path[96], name[16];
+                snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu0/cpuidle/state%d/name", k);
+                snprintf(name, sizeof(name), "c%d\n", k);
+                put(dir, path, name);
+                snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu0/cpuidle/state%d/disable", k);
+                put(dir, path, "0\n");
+        }
+        jd_cpu_reader *r = jd_cpu_reader_new(sr);
+        const jd_cpu_sample *s = jd_cpu_reader_sample(r);
+        assert_true(s->n_cores > 0);
+        printf("figure: cpu0 idle states %zu of 10\n", s->cores[0].n_idle);
+        assert_int_equal(s->cores[0].n_idle, 10);
+        assert_string_equal(s->cores[0].idle[9].name, "c9");
+        jd_cpu_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -326,6 +352,7 @@ int main(void)
                 cmocka_unit_test(test_many_modes),   cmocka_unit_test(test_many_swaps),
                 cmocka_unit_test(test_many_engines), cmocka_unit_test(test_many_processes),
                 cmocka_unit_test(test_many_fan_profiles), cmocka_unit_test(test_dpkg_names),
+                cmocka_unit_test(test_cpu_idle_states),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
