@@ -31,8 +31,13 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
+import atexit
+import shutil
+import tempfile
+
 import dbus
 import dbus.bus
+import hypothesis.configuration
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,6 +45,10 @@ SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402
 
+# Hypothesis keeps its files in ./.hypothesis: never in the source tree.
+HYPOTHESIS_DIR = tempfile.mkdtemp(prefix="jetsond-hypothesis.")
+hypothesis.configuration.set_hypothesis_home_dir(HYPOTHESIS_DIR)
+atexit.register(shutil.rmtree, HYPOTHESIS_DIR, True)
 JETSOND = os.path.abspath(sys.argv[1])
 EXAMPLES = int(sys.argv[2]) if len(sys.argv) > 2 else 25
 NAME, ROOT_PATH = "org.jetsond.Jetson1", "/org/jetsond/Jetson1"
