@@ -39,12 +39,8 @@ class Bus:
                  timeout: float = DEFAULT_TIMEOUT) -> None:
         from jeepney.io.blocking import open_dbus_connection
         self.timeout = timeout
-        if address is None and not os.environ.get("DBUS_SYSTEM_BUS_ADDRESS") and os.path.exists(RUN_SOCKET):
-            # jeepney's default is the spec's /var/run path, which a container
-            # given only /run/dbus/system_bus_socket may not have.
-            address = "unix:path=" + RUN_SOCKET
         try:
-            self.conn = open_dbus_connection(bus=address or "SYSTEM", enable_fds=enable_fds)
+            self.conn = open_dbus_connection(bus=system_bus_address(address), enable_fds=enable_fds)
         except (OSError, socket.error, KeyError, ValueError) as e:
             raise NotRunning("cannot connect to the system bus (%s): %s"
                              % (address or os.environ.get("DBUS_SYSTEM_BUS_ADDRESS",
@@ -59,21 +55,12 @@ class Bus:
     def call(self, interface: str, method: str, signature: str = "", body: Tuple[Any, ...] = (),
              path: str = PATH, destination: str = BUS_NAME, interactive: bool = False,
              timeout: Optional[float] = None) -> Tuple[Any, ...]:
-        from jeepney import DBusAddress, MessageType, new_method_call
-        from jeepney.low_level import MessageFlag
-        msg = new_method_call(DBusAddress(path, destination, interface), method, signature or None, body)
-        if interactive:
-            msg.header.flags |= MessageFlag.allow_interactive_authorization
+        msg = method_call(interface, method, signature, body, path, destination, interactive)
         try:
             reply = self.conn.send_and_get_reply(msg, timeout=self.timeout if timeout is None else timeout)
-        except (OSError, EOFError) as e:  # the bus went away
+        except (OSError, EOFError) as e:  # the bus went away, or no reply in time
             raise NotRunning("lost the connection to the system bus: %s" % (e,))
-        if reply.header.message_type == MessageType.error:
-            from jeepney.low_level import HeaderFields
-            name = reply.header.fields.get(HeaderFields.error_name, "")
-            text = reply.body[0] if reply.body and isinstance(reply.body[0], str) else name
-            raise from_dbus(name, text)
-        return tuple(reply.body)
+        return reply_body(reply)
 
     def jcall(self, interface: str, method: str, signature: str = "", body: Tuple[Any, ...] = (),
               path: str = PATH, interactive: bool = False) -> Tuple[Any, ...]:
@@ -110,6 +97,39 @@ class Bus:
             return None
         except (OSError, EOFError) as e:
             raise NotRunning("lost the connection to the system bus: %s" % (e,))
+
+
+def system_bus_address(address: Optional[str]) -> str:
+    """ADDRESS, else the system bus: DBUS_SYSTEM_BUS_ADDRESS, else
+    /run/dbus/system_bus_socket where it exists (jeepney's default is the
+    spec's /var/run path, which a container given only the /run socket may
+    not have), else jeepney's default."""
+    if address:
+        return address
+    if not os.environ.get("DBUS_SYSTEM_BUS_ADDRESS") and os.path.exists(RUN_SOCKET):
+        return "unix:path=" + RUN_SOCKET
+    return "SYSTEM"
+
+
+def method_call(interface: str, method: str, signature: str = "", body: Tuple[Any, ...] = (),
+                path: str = PATH, destination: str = BUS_NAME, interactive: bool = False) -> Any:
+    from jeepney import DBusAddress, new_method_call
+    from jeepney.low_level import MessageFlag
+    msg = new_method_call(DBusAddress(path, destination, interface), method, signature or None, body)
+    if interactive:
+        msg.header.flags |= MessageFlag.allow_interactive_authorization
+    return msg
+
+
+def reply_body(reply: Any) -> Tuple[Any, ...]:
+    """The body of REPLY, or the exception of the error it is."""
+    from jeepney import MessageType
+    from jeepney.low_level import HeaderFields
+    if reply.header.message_type == MessageType.error:
+        name = reply.header.fields.get(HeaderFields.error_name, "")
+        text = reply.body[0] if reply.body and isinstance(reply.body[0], str) else name
+        raise from_dbus(name, text)
+    return tuple(reply.body)
 
 
 def snapshot_values(values: Dict[str, Any]) -> Dict[str, Any]:

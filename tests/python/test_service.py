@@ -321,3 +321,31 @@ def test_container_with_only_the_bus_socket(static):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "JetPack " + ORIN["jetpack"] in r.stdout and "phase 1:" in r.stdout and "energy" in r.stdout, r.stdout
+
+
+def test_asyncio(static):
+    """AsyncJetson: the same identity and snapshot keys as Jetson, samples
+    at the interval asked as an async iterator, a denied write raising
+    AccessDenied."""
+    import asyncio
+
+    async def main():
+        async with jetsond.AsyncJetson(static.address, interactive=False) as board:
+            ident = await board.identity()
+            snap = await board.snapshot()
+            stamps = []
+            async for s in board.samples(interval=0.05):
+                stamps.append(s.timestamp)
+                if len(stamps) == 6:
+                    break
+            static.polkit_allow([])
+            with pytest.raises(jetsond.AccessDenied):
+                await board.set_fan_speed(70)
+            return ident, snap, stamps
+
+    ident, snap, stamps = asyncio.run(main())
+    with jetsond.Jetson(static.address) as j:
+        assert ident == j.identity()
+        assert set(snap) == set(j.snapshot())
+    gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
+    assert 0.04 <= gaps[len(gaps) // 2] <= 0.06, gaps

@@ -1,0 +1,119 @@
+"""``jetsond.aio.AsyncJetson``: the asyncio form of ``Jetson`` (jeepney's
+asyncio router): identity, snapshot, views, writes and an async iterator of
+samples. Captures (Recorder, measure) are blocking: jeepney's asyncio
+connection does not pass file descriptors; run them in a thread."""
+
+import asyncio
+from typing import Any, AsyncIterator, Dict, List, Optional, Tuple
+
+from . import views
+from ._bus import BUS_NAME, IFACE, PATH, method_call, reply_body, system_bus_address, unwrap
+from .client import Sample, _snake
+from .errors import InvalidArgs, NotRunning
+
+
+class AsyncJetson:
+    """``async with AsyncJetson() as board: s = await board.snapshot()``."""
+
+    def __init__(self, address: Optional[str] = None, interactive: bool = True) -> None:
+        self.address = address
+        self.interactive = interactive
+        self._cm = None  # type: Any
+        self._router = None  # type: Any
+
+    async def __aenter__(self) -> "AsyncJetson":
+        from jeepney.io.asyncio import open_dbus_router
+        self._cm = open_dbus_router(bus=system_bus_address(self.address))
+        try:
+            self._router = await self._cm.__aenter__()
+        except (OSError, ValueError) as e:
+            raise NotRunning("cannot connect to the system bus: %s" % (e,))
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._cm.__aexit__(None, None, None)
+
+    async def _call(self, interface: str, method: str, signature: str = "", body: Tuple[Any, ...] = (),
+                    path: str = PATH, destination: str = BUS_NAME, write: bool = False) -> Tuple[Any, ...]:
+        msg = method_call(interface, method, signature, body, path, destination, write and self.interactive)
+        try:
+            reply = await self._router.send_and_get_reply(msg)
+        except (OSError, EOFError) as e:
+            raise NotRunning("lost the connection to the system bus: %s" % (e,))
+        return reply_body(reply)
+
+    async def _j(self, interface: str, method: str, signature: str = "", body: Tuple[Any, ...] = (),
+                 path: str = PATH, write: bool = False) -> Tuple[Any, ...]:
+        return await self._call(IFACE + interface, method, signature, body, path=path, write=write)
+
+    async def snapshot(self) -> Sample:
+        ts, values = await self._j("Metrics", "GetSnapshot")
+        return Sample(ts, {k: unwrap(v) for k, v in values.items()})
+
+    async def identity(self) -> Dict[str, Any]:
+        (props,) = await self._call("org.freedesktop.DBus.Properties", "GetAll", "s", (IFACE + "Board",))
+        return {_snake(k): unwrap(v) for k, v in props.items()}
+
+    async def cpu(self) -> Dict[str, Any]:
+        return views.cpu(await self.snapshot())
+
+    async def gpus(self) -> List[Dict[str, Any]]:
+        return views.gpus(await self.snapshot())
+
+    async def power(self) -> Dict[str, Any]:
+        return views.power(await self.snapshot())
+
+    async def temperatures(self) -> Dict[str, float]:
+        return views.temperatures(await self.snapshot())
+
+    # Writes, as Jetson's.
+    async def set_fan_speed(self, percent: float, fan: int = 0) -> None:
+        await self._j("Fan", "SetSpeed", "d", (float(percent),), path="%s/fan/%d" % (PATH, fan), write=True)
+
+    async def set_fan_profile(self, profile: str, fan: int = 0) -> None:
+        await self._j("Fan", "SetProfile", "s", (profile,), path="%s/fan/%d" % (PATH, fan), write=True)
+
+    async def set_nvpmodel(self, mode_id: int) -> None:
+        await self._j("NVPModel", "SetMode", "u", (int(mode_id),), write=True)
+
+    async def set_jetson_clocks(self, active: bool) -> None:
+        await self._j("JetsonClocks", "SetActive", "b", (bool(active),), write=True)
+
+    async def restore_defaults(self) -> List[str]:
+        return list((await self._j("Manager", "RestoreDefaults", write=True))[0])
+
+    async def samples(self, interval: Optional[float] = None) -> AsyncIterator[Sample]:
+        """Sample signals on this connection, at INTERVAL seconds (Subscribe)
+        while iterating; subscribes again when jetsond comes back."""
+        if interval is not None and not 0.01 <= interval <= 3600:
+            raise InvalidArgs("interval %r s is out of range (0.01 to 3600)" % (interval,))
+        from jeepney import MatchRule
+        from jeepney.low_level import HeaderFields
+        rule = MatchRule(type="signal", sender=BUS_NAME, path=PATH, interface=IFACE + "Metrics", member="Sample")
+        owner = MatchRule(type="signal", sender="org.freedesktop.DBus", interface="org.freedesktop.DBus",
+                          member="NameOwnerChanged")
+        owner.add_arg_condition(0, BUS_NAME)
+        # The bus matches the sender's well-known name; jeepney's own filters
+        # see only the unique name, so they match without a sender.
+        local = MatchRule(type="signal", path=PATH, interface=IFACE + "Metrics", member="Sample")
+        queue = asyncio.Queue()  # type: asyncio.Queue[Any]
+        with self._router.filter(local, queue=queue), self._router.filter(owner, queue=queue):
+            for r in (rule, owner):
+                await self._call("org.freedesktop.DBus", "AddMatch", "s", (r.serialise(),),
+                                 path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")
+            if interval is not None:
+                await self._j("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+            try:
+                while True:
+                    msg = await queue.get()
+                    if msg.header.fields.get(HeaderFields.member) == "Sample":
+                        ts, values = msg.body
+                        yield Sample(ts, {k: unwrap(v) for k, v in values.items()})
+                    elif msg.body[2] and interval is not None:
+                        await self._j("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+            finally:
+                if interval is not None:
+                    try:
+                        await self._j("Metrics", "Unsubscribe")
+                    except Exception:
+                        pass
