@@ -620,6 +620,35 @@ def test_nano_80x24(stack):
         top.close()
 
 
+def test_every_page_at_every_size(stack):
+    """Each page at 80x24, 120x45 and 200x60: every line within the
+    width, the footer on the last line naming the page, the header on the
+    first, and graphs on the pages that have them (no page left blank)."""
+    names = ["Overview", "CPU", "GPU", "Memory", "Power", "Engines", "Control", "Info"]
+    for width, height in ((80, 24), (120, 45), (200, 60)):
+        top = Top(stack, width, height)
+        try:
+            top.wait_for(lambda s: "q quit" in s and "Waiting" not in s, f"the screen at {width}x{height}")
+            for n, name in enumerate(names, 1):
+                top.keys(str(n))
+                footer = f"{n} {name}" if width >= 140 else f"Tab/1-8 {name}"
+
+                def drawn(s):
+                    lines = s.split("\n")
+                    return len(lines) >= height and lines[height - 1].startswith(" q quit") and \
+                        footer in lines[height - 1] and any(line.strip() for line in lines[2:height - 1])
+                screen = top.wait_for(drawn, f"page {n} at {width}x{height}")
+                lines = screen.split("\n")
+                assert all(len(line) <= width for line in lines), (n, width, screen)
+                assert lines[0].strip() and not lines[0].startswith(" "), screen
+                # RAM in use is on every board (the fixtures' CPU loads and
+                # a PC's RAPL rails stay at nothing)
+                if name == "Memory":
+                    top.wait_for(lambda s: BRAILLE.search(s), f"graphs on page {n} at {width}x{height}")
+        finally:
+            top.close()
+
+
 def run(stack, functions):
     tests = []
     for f in functions:
@@ -639,17 +668,17 @@ def main():
                              test_power_mode_and_fan_keys, test_subscription_and_exit, test_colours,
                              test_graphs_grow_and_keep_their_width, test_pages_equal_the_snapshot,
                              test_window_and_style_keys, test_engines_control_info_and_process_screen,
-                             test_needs_a_terminal))
+                             test_every_page_at_every_size, test_needs_a_terminal))
     with harness.Stack(JETSOND, None, board="nano-jp46") as stack:
         stack.start_daemon()
-        status |= run(stack, (test_nano_80x24,))
+        status |= run(stack, (test_nano_80x24, test_every_page_at_every_size))
     if FAKE_NVML:
         os.environ["FAKE_NVML_CONFIG"] = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json")
         with harness.Stack(JETSOND, None, board="x86-pc") as stack:
             stack.start_daemon(["--nvml-library", FAKE_NVML])
             # the GPUs' objects come with their first readings
             harness.wait_for(lambda: "dgpu.1.load" in snapshot(), 10, "the second GPU")
-            status |= run(stack, (test_pc_two_gpus,))
+            status |= run(stack, (test_pc_two_gpus, test_every_page_at_every_size))
     else:
         print("skipped test_pc_two_gpus: no fake NVML given")
     sys.exit(status)
