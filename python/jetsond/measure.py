@@ -351,8 +351,10 @@ class measure:
 
     def mark(self, label: str) -> None:
         """Ends the current phase and starts LABEL, now."""
-        t = monotonic_ns()
         with self._lock:
+            # Inside the lock: every record accounted so far is older than
+            # the mark, so no interval counts in two phases.
+            t = monotonic_ns()
             self._usage.sample({})
             self._phase_usage.sample({})
             ended = self._stats.phase(t, label)

@@ -349,3 +349,36 @@ def test_asyncio(static):
         assert set(snap) == set(j.snapshot())
     gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
     assert 0.04 <= gaps[len(gaps) // 2] <= 0.06, gaps
+
+
+def test_measure_matches_jetsonctl_measure(static, tmp_path):
+    """On a still board, jetsonctl measure --json around a Python child that
+    measures itself with jetsond.measure(): the same rails and zones, the
+    same mean and peak powers, temperatures and maxima, member for member."""
+    if not JETSONCTL:
+        pytest.skip("no jetsonctl")
+    import json
+    out = str(tmp_path / "py.json")
+    child = ("import json, sys, time, jetsond\n"
+             "with jetsond.measure() as m:\n"
+             "    time.sleep(0.5)\n"
+             "json.dump(m.result.to_dict(), open(sys.argv[1], 'w'))\n")
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=static.address,
+               PYTHONPATH=os.path.join(HERE, "..", "..", "python"))
+    r = subprocess.run([JETSONCTL, "measure", "--json", "--", "/usr/bin/python3", "-c", child, out], env=env,
+                       stdout=subprocess.PIPE, universal_newlines=True, timeout=120)
+    assert r.returncode == 0, r.stdout
+    ctl = json.loads(r.stdout)
+    py = json.load(open(out))
+    assert set(py["power"]) == set(ctl["power"]) and set(py["temp_max_celsius"]) == set(ctl["temp_max_celsius"])
+    for rail in ctl["power"]:
+        for k in ("mean_power_mw", "peak_power_mw"):
+            assert abs(py["power"][rail][k] - ctl["power"][rail][k]) <= 1e-6 * ctl["power"][rail][k], (rail, k)
+    assert py["temp_max_celsius"] == ctl["temp_max_celsius"]
+    for k in ("gpu_freq_max_khz", "emc_freq_max_khz"):
+        assert py[k] == ctl[k], (k, py[k], ctl[k])
+    for k in ("cpu_load_percent", "gpu_load_percent", "emc_load_percent"):  # jetsonctl rounds to 0.01 %
+        for stat in ("mean", "max"):
+            a, b = py[k][stat], ctl[k][stat]
+            assert (a is None and b is None) or abs(a - b) <= 0.005 + 1e-9, (k, stat, a, b)
+    assert set(py) <= set(ctl) | {"phases"} and set(py["processes"]) == set(ctl["processes"])
