@@ -549,6 +549,27 @@ def test_engines_control_info_and_process_screen(stack):
         assert snapshot()["gpu.3d_scaling"] is False
         top.keys("S")
         top.wait_for(lambda s: re.search(r"S +GPU 3D scaling +on", s), "3D scaling back on")
+        top.keys("G")
+        top.wait_for(lambda s: re.search(r"G +GPU rail gating +off", s) and "GPU rail gating off" in s, "gating off")
+        assert snapshot()["gpu.railgate"] is False
+        top.keys("G")
+        top.wait_for(lambda s: re.search(r"G +GPU rail gating +on", s), "rail gating back on")
+        top.keys("c")
+        top.wait_for(lambda s: "switching jetson_clocks: not authorized (org.jetsond.Jetson1.set-jetson-clocks)" in s,
+                     "jetson_clocks denied")
+        assert "jetson_clocks" not in calls(stack)
+        # c, S and G change nothing on any other page
+        top.keys("2")
+        top.wait_for(lambda s: "CPU total" in s and "not authorized" not in s, "the CPU page")
+        top.keys("c", "S", "G", "7")
+        screen = top.wait_for(lambda s: "GPU rail gating" in s, "the control page again")
+        assert "not authorized" not in screen and re.search(r"S +GPU 3D scaling +on", screen), screen
+        assert re.search(r"G +GPU rail gating +on", screen), screen
+        # the keys went in order, each write waited for: none was made
+        for prop in ("Scaling3D", "Railgate"):
+            out = subprocess.run(["busctl", "--system", "get-property", "org.jetsond.Jetson1", "/org/jetsond/Jetson1",
+                                  "org.jetsond.Jetson1.Gpu", prop], capture_output=True, text=True, check=True).stdout
+            assert out.strip() == "b true", (prop, out)
         # the process screen: its graphs fill as samples come
         top.keys("1", "Down", "Enter")
         screen = top.wait_for(lambda s: "Process 5120  python3  (nvidia)" in s and "GPU memory 256 MiB" in s,
