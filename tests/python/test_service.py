@@ -170,8 +170,17 @@ def test_jetsond_leaving_and_back(static):
     """NotRunning while it is away (one clear exception), and a sample
     iterator that carries on with the new jetsond."""
     got = []
+    done = threading.Event()
     it = jetsond.Jetson(static.address).samples(interval=0.05)
-    reader = threading.Thread(target=lambda: [got.append(s) for s in it], daemon=True)
+
+    def read():
+        for s in it:
+            got.append(s)
+            if done.is_set():
+                break
+        it.close()
+
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
     wait_for(lambda: len(got) >= 3, 5, "samples")
     static.stop_daemon()
@@ -185,6 +194,9 @@ def test_jetsond_leaving_and_back(static):
     wait_for(lambda: len(got) >= n + 5, 5, "samples from the new jetsond")
     with jetsond.Jetson(static.address) as j:
         assert j.interval() == 0.05  # the iterator subscribed again
+    done.set()
+    reader.join(30)
+    assert not reader.is_alive()
 
 
 def test_recorder_1khz(simulated, tmp_path):
@@ -198,7 +210,9 @@ def test_recorder_1khz(simulated, tmp_path):
         for _ in range(4):
             time.sleep(2.5)
             ids.append(r.sync("phase"))
-            rss.append(tracemalloc.get_traced_memory()[0])
+            # The package's own allocations (other tests' threads may run).
+            snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(True, "*/jetsond/*")])
+            rss.append(sum(st.size for st in snap.statistics("filename")))
         assert ids == [1, 2, 3, 4]
     tracemalloc.stop()
     # Records go to the file as they come: Python's memory does not grow with
