@@ -404,3 +404,37 @@ def test_measure_matches_jetsonctl_measure(static, tmp_path):
             a, b = py[k][stat], ctl[k][stat]
             assert (a is None and b is None) or abs(a - b) <= 0.005 + 1e-9, (k, stat, a, b)
     assert set(py) <= set(ctl) | {"phases"} and set(py["processes"]) == set(ctl["processes"])
+
+
+def test_discrete_gpus():
+    """The PC fake board with two NVIDIA GPUs from the fake NVML: gpus()
+    lists both with nvitop's Device readings in units and their
+    DiscreteGpu properties, and no integrated GPU."""
+    import json
+    lib = os.environ.get("FAKE_NVML")
+    if not lib:
+        pytest.skip("FAKE_NVML (the fake libnvidia-ml.so.1) not given")
+    fixture = json.load(open(os.path.join(HERE, "..", "fixtures", "x86-pc.nvml.json")))["devices"]
+    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
+    os.environ["FAKE_NVML_CONFIG"] = os.path.join(HERE, "..", "fixtures", "x86-pc.nvml.json")
+    try:
+        with Stack(JETSOND, None, board="x86-pc") as s:
+            s.start_daemon(["--nvml-library", lib])
+            with jetsond.Jetson(s.address) as j:
+                gpus = wait_for(lambda: [g for g in j.gpus() if "load_percent" in g], 10, "both GPUs' readings")
+                snap = j.snapshot()
+                assert [g["index"] for g in j.gpus()] == list(range(len(fixture)))
+                for g, f in zip(j.gpus(), fixture):
+                    n = g["index"]
+                    assert not g["integrated"] and g["name"] == f["name"] and g["uuid"] == f["uuid"]
+                    assert g["pci_bus_id"] == f["pci_bus_id"] and g["memory_total_bytes"] == f["memory"]["total"]
+                    if "load_percent" in g:
+                        assert g["load_percent"] == snap["dgpu.%d.load" % n] == f["utilization"]["gpu"]
+                        assert g["temp_celsius"] == f["temperature"] and g["power_mw"] == f["power_mw"]
+                        assert g["mem_used_kib"] == f["memory"]["used"] // 1024
+                        assert g["freq_khz"] == f["clocks_mhz"]["graphics"] * 1000
+                assert gpus
+    finally:
+        os.environ.pop("FAKE_NVML_CONFIG", None)
+        if old is not None:
+            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
