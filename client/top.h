@@ -57,6 +57,7 @@ typedef struct {
         jc_top_energy *energy;
         jc_top_col sort_col;
         bool sort_reverse;
+        bool tree;                    /* the process list as a tree ('t') */
         char filter[64];              /* the process list's filter, "" none */
         char filter_edit[64];         /* the filter being typed */
         uint32_t selected_pid;        /* the selected process (0 none) and its GPU row */

@@ -18,14 +18,24 @@ static void select_row(jc_top *t, int delta)
                 t->selected_pid = 0;
                 return;
         }
+        /* The rows that can be selected: not the tree's parents from
+         * outside jetsond's list. */
+        g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(guint));
         int at = -1;
         for (guint i = 0; i < list->len; i++) {
                 const jc_top_proc *p = &g_array_index(list, jc_top_proc, i);
+                if (p->ancestor)
+                        continue;
                 if (p->row.pid == t->selected_pid && p->row.gpu == t->selected_gpu)
-                        at = (int) i;
+                        at = (int) rows->len;
+                g_array_append_val(rows, i);
         }
-        at = at < 0 ? 0 : CLAMP(at + delta, 0, (int) list->len - 1);
-        const jc_top_proc *p = &g_array_index(list, jc_top_proc, (guint) at);
+        if (rows->len == 0) {
+                t->selected_pid = 0;
+                return;
+        }
+        at = at < 0 ? 0 : CLAMP(at + delta, 0, (int) rows->len - 1);
+        const jc_top_proc *p = &g_array_index(list, jc_top_proc, g_array_index(rows, guint, (guint) at));
         t->selected_pid = p->row.pid;
         t->selected_gpu = p->row.gpu;
 }
@@ -36,7 +46,7 @@ static bool selected(jc_top *t, jc_top_proc *out)
         g_autoptr(GArray) list = jc_top_procs(t);
         for (guint i = 0; i < list->len; i++) {
                 const jc_top_proc *p = &g_array_index(list, jc_top_proc, i);
-                if (p->row.pid == t->selected_pid && p->row.gpu == t->selected_gpu) {
+                if (!p->ancestor && p->row.pid == t->selected_pid && p->row.gpu == t->selected_gpu) {
                         *out = *p;
                         return true;
                 }
@@ -79,7 +89,7 @@ static void mouse(jc_top *t)
         } else if (ev.y > header && ev.y <= header + t->layout->proc_rows) {
                 g_autoptr(GArray) list = jc_top_procs(t);
                 guint i = (guint) (ev.y - header - 1);
-                if (i < list->len) {
+                if (i < list->len && !g_array_index(list, jc_top_proc, i).ancestor) {
                         t->selected_pid = g_array_index(list, jc_top_proc, i).row.pid;
                         t->selected_gpu = g_array_index(list, jc_top_proc, i).row.gpu;
                 }
@@ -185,6 +195,8 @@ bool jc_top_key(jc_top *t, int key)
                 t->sort_col = (t->sort_col + JC_COL_N - 1) % JC_COL_N, t->sort_reverse = false;
         else if (key == 'r')
                 t->sort_reverse = !t->sort_reverse;
+        else if (key == 't')
+                t->tree = !t->tree;
         else if (key == KEY_DOWN || key == 'j')
                 select_row(t, 1);
         else if (key == KEY_UP || key == 'k')

@@ -25,7 +25,12 @@ int jc_top_col_at(int x)
 
 GArray *jc_top_procs(const jc_top *t)
 {
-        return jc_top_proc_rows(&t->sample, t->sort_col, t->sort_reverse, t->filter);
+        GArray *rows = jc_top_proc_rows(&t->sample, t->sort_col, t->sort_reverse, t->filter);
+        if (!t->tree)
+                return rows;
+        GArray *tree = jc_top_proc_tree(rows, jc_top_host_parent, (void *) "/proc");
+        g_array_unref(rows);
+        return tree;
 }
 
 int jc_top_draw_processes(const jc_top *t, GArray *list, int y, int last)
@@ -38,8 +43,9 @@ int jc_top_draw_processes(const jc_top *t, GArray *list, int y, int last)
                 return y;
         jc_top_putf(y, 0, A_REVERSE, "%-3s %7s %-9s %9s %4s %5s %5s  %-*s", "GPU", "PID", "USER", "GPU-MEM", "%SM",
                     "%CPU", "%MEM", MAX(COLS - 50, 0), "COMMAND");
-        if (t->filter[0])
-                jc_top_putf(y, MAX(60, COLS - 30), A_REVERSE | A_BOLD, "filter: %.20s", t->filter);
+        if (t->filter[0] || t->tree)
+                jc_top_putf(y, MAX(60, COLS - 30), A_REVERSE | A_BOLD, "%s%s%.20s", t->tree ? "tree  " : "",
+                            t->filter[0] ? "filter: " : "", t->filter);
         /* The sorted column's title is underlined (bold without a way to
          * underline). */
         mvchgat(y, col_x[t->sort_col], col_w[t->sort_col], A_REVERSE | A_UNDERLINE | A_BOLD, 0, NULL);
@@ -53,13 +59,22 @@ int jc_top_draw_processes(const jc_top *t, GArray *list, int y, int last)
                 g_autofree char *sm = r->has_sm ? g_strdup_printf("%.0f", r->sm) : g_strdup("-");
                 g_autofree char *cpu = r->has_cpu ? g_strdup_printf("%.1f", r->cpu) : g_strdup("-");
                 g_autofree char *pct = p->has_mem_pct ? g_strdup_printf("%.1f", p->mem_pct) : g_strdup("-");
-                bool selected = r->pid == t->selected_pid && r->gpu == t->selected_gpu;
+                bool selected = !p->ancestor && r->pid == t->selected_pid && r->gpu == t->selected_gpu;
+                /* The tree's indent before the command; a parent outside
+                 * jetsond's list has nothing but its PID and command. */
+                g_autofree char *indent = g_strnfill((gsize) MIN(p->depth, 20) * 2, ' ');
+                g_autofree char *command = g_strdup_printf("%s%s%s", indent, p->depth ? "└ " : "", r->name);
+                if (p->ancestor) {
+                        jc_top_putf(y + 1 + (int) i, 0, A_DIM, "%-3s %7u %-9s %9s %4s %5s %5s  %-*s", "", r->pid, "",
+                                    "", "", "", "", MAX(COLS - 50, 0), command);
+                        continue;
+                }
                 /* Other users' processes dimmed unless root, as nvitop:
                  * they cannot be signalled from here. */
                 bool ours = geteuid() == 0 || g_strcmp0(r->user, g_get_user_name()) == 0;
                 attr_t attr = selected ? A_REVERSE | A_BOLD : ours ? A_NORMAL : A_DIM;
                 jc_top_putf(y + 1 + (int) i, 0, attr, "%-3s %7u %-9.9s %9s %4s %5s %5s  %-*s", gpu, r->pid, r->user,
-                            mem, sm, cpu, pct, MAX(COLS - 50, 0), r->name);
+                            mem, sm, cpu, pct, MAX(COLS - 50, 0), command);
         }
         t->layout->proc_rows = (int) i;
         if (list->len == 0)
@@ -74,6 +89,7 @@ const jc_top_key_help jc_top_keys[] = {
         { "Up, Down, j, k, Home, End", "select a process" },
         { "s, <, >", "sort the processes by the next, previous column" },
         { "r", "reverse the sort" },
+        { "t", "the processes as a tree, with their parents" },
         { "/", "filter the processes: a PID, or part of a user or command (Esc clears)" },
         { "I, T, K", "send SIGINT, SIGTERM, SIGKILL to the selected process (y confirms)" },
         { "Enter", "the selected process's metrics (Esc or Enter: back)" },

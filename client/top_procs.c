@@ -111,3 +111,103 @@ GArray *jc_top_proc_rows(const jc_sample *s, jc_top_col col, bool reverse, const
         g_array_sort_with_data(out, compare, &o);
         return out;
 }
+
+typedef struct {
+        uint32_t pid, ppid;
+        char name[64];
+        bool listed, climbed;
+        guint first;                  /* the first row that brought it in */
+        GArray *children;             /* guint indices into the nodes */
+} node;
+
+static guint node_for(GArray *nodes, GHashTable *index, uint32_t pid, guint first, bool *added)
+{
+        gpointer at;
+        *added = false;
+        if (g_hash_table_lookup_extended(index, GUINT_TO_POINTER(pid), NULL, &at))
+                return GPOINTER_TO_UINT(at);
+        node n = { .pid = pid, .first = first, .children = g_array_new(FALSE, FALSE, sizeof(guint)) };
+        g_array_append_val(nodes, n);
+        g_hash_table_insert(index, GUINT_TO_POINTER(pid), GUINT_TO_POINTER(nodes->len - 1));
+        *added = true;
+        return nodes->len - 1;
+}
+
+static gint by_first(gconstpointer a, gconstpointer b, gpointer data)
+{
+        const node *x = &g_array_index((GArray *) data, node, *(const guint *) a);
+        const node *y = &g_array_index((GArray *) data, node, *(const guint *) b);
+        return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static void emit(GArray *out, GArray *rows, GArray *nodes, guint i, int depth)
+{
+        node *n = &g_array_index(nodes, node, i);
+        if (n->listed) {
+                for (guint r = 0; r < rows->len; r++) {
+                        jc_top_proc p = g_array_index(rows, jc_top_proc, r);
+                        if (p.row.pid == n->pid) {
+                                p.depth = depth;
+                                g_array_append_val(out, p);
+                        }
+                }
+        } else {
+                jc_top_proc p = { .row = { .pid = n->pid, .gpu = JC_GPU_SOC }, .depth = depth, .ancestor = true };
+                g_strlcpy(p.row.name, n->name, sizeof(p.row.name));
+                g_array_append_val(out, p);
+        }
+        g_array_sort_with_data(n->children, by_first, nodes);
+        for (guint c = 0; c < n->children->len && depth < 64; c++)
+                emit(out, rows, nodes, g_array_index(n->children, guint, c), depth + 1);
+}
+
+GArray *jc_top_proc_tree(GArray *rows, jc_top_parent_fn parent, void *data)
+{
+        g_autoptr(GArray) nodes = g_array_new(FALSE, TRUE, sizeof(node));
+        g_autoptr(GHashTable) index = g_hash_table_new(g_direct_hash, g_direct_equal);
+        bool added;
+        for (guint r = 0; r < rows->len; r++) {
+                const jc_top_proc *p = &g_array_index(rows, jc_top_proc, r);
+                guint i = node_for(nodes, index, p->row.pid, r, &added);
+                node *n = &g_array_index(nodes, node, i);
+                n->listed = true;
+                g_strlcpy(n->name, p->row.name, sizeof(n->name));
+                /* Up the parents until one already climbed, PID 1 or one
+                 * this machine does not know. */
+                for (int hops = 0; hops < 64; hops++) {
+                        n = &g_array_index(nodes, node, i);
+                        if (n->climbed)
+                                break;
+                        n->climbed = true;
+                        uint32_t ppid;
+                        char comm[64];
+                        if (!parent(n->pid, n->listed ? n->name : NULL, &ppid, comm, sizeof(comm), data))
+                                break;
+                        /* A parent's command is what its own stat says. */
+                        if (!n->listed)
+                                g_strlcpy(n->name, comm, sizeof(n->name));
+                        if (ppid <= 1)
+                                break;
+                        n->ppid = ppid;
+                        i = node_for(nodes, index, ppid, r, &added);
+                }
+        }
+        /* Children under their parents; the rest are roots. */
+        GArray *roots = g_array_new(FALSE, FALSE, sizeof(guint));
+        for (guint i = 0; i < nodes->len; i++) {
+                node *n = &g_array_index(nodes, node, i);
+                gpointer at;
+                if (n->ppid && g_hash_table_lookup_extended(index, GUINT_TO_POINTER(n->ppid), NULL, &at))
+                        g_array_append_val(g_array_index(nodes, node, GPOINTER_TO_UINT(at)).children, i);
+                else
+                        g_array_append_val(roots, i);
+        }
+        g_array_sort_with_data(roots, by_first, nodes);
+        GArray *out = g_array_new(FALSE, TRUE, sizeof(jc_top_proc));
+        for (guint k = 0; k < roots->len; k++)
+                emit(out, rows, nodes, g_array_index(roots, guint, k), 0);
+        g_array_unref(roots);
+        for (guint i = 0; i < nodes->len; i++)
+                g_array_unref(g_array_index(nodes, node, i).children);
+        return out;
+}

@@ -22,6 +22,8 @@ typedef struct {
         jc_gpu_process_row row;
         bool has_mem_pct;
         double mem_pct;               /* RSS of ram.total */
+        int depth;                    /* in the tree view: ancestors above it */
+        bool ancestor;                /* a parent shown for the tree, not in jetsond's list */
 } jc_top_proc;
 
 /* The rows of S (jc_top_proc) that FILTER keeps, sorted by COL: numbers
@@ -30,3 +32,14 @@ typedef struct {
  * or "" keeps all, digits keep that PID, anything else keeps rows whose
  * user or command contains it (case-insensitive). */
 GArray *jc_top_proc_rows(const jc_sample *s, jc_top_col col, bool reverse, const char *filter);
+
+/* The parent of PID and its command: PPID and COMM (SIZE bytes). NAME,
+ * when not NULL, is what the list calls PID: false if PID is not that
+ * here, or is unknown. */
+typedef bool (*jc_top_parent_fn)(uint32_t pid, const char *name, uint32_t *ppid, char *comm, size_t size,
+                                 void *data);
+/* ROWS (jc_top_proc, as jc_top_proc_rows() sorted them) as a tree, as
+ * nvitop's tree view: each process under its parent, with the ancestors
+ * it has outside the list (up to, not including, PID 1) as rows of their
+ * own; siblings and roots keep ROWS' order. A new array. */
+GArray *jc_top_proc_tree(GArray *rows, jc_top_parent_fn parent, void *data);

@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <sys/wait.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "top_procs.h"
@@ -92,6 +93,50 @@ static void test_filter(void **state)
         assert_order(JC_COL_PID, false, "fox", "4000/1");             /* part of a command */
 }
 
+/* A machine where 300 and 4000 are children of 250 (bash), a child of
+ * 100 (sshd), a child of init; 20 runs as Xwayland, not the list's Xorg. */
+static bool fake_parent(uint32_t pid, const char *name, uint32_t *ppid, char *comm, size_t size, void *data)
+{
+        (void) data;
+        static const struct { uint32_t pid, ppid; const char *comm; } table[] = {
+                { 20, 1, "Xwayland" }, { 300, 250, "python3" }, { 4000, 250, "firefox" },
+                { 250, 100, "bash" }, { 100, 1, "sshd" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+                if (table[i].pid == pid) {
+                        if (name && strcmp(name, table[i].comm) != 0)
+                                return false;
+                        *ppid = table[i].ppid;
+                        g_strlcpy(comm, table[i].comm, size);
+                        return true;
+                }
+        return false;
+}
+
+static void test_tree(void **state)
+{
+        (void) state;
+        g_autoptr(GArray) rows = jc_top_proc_rows(&sample, JC_COL_PID, false, NULL);
+        g_autoptr(GArray) tree = jc_top_proc_tree(rows, fake_parent, NULL);
+        GString *s = g_string_new(NULL);
+        for (guint i = 0; i < tree->len; i++) {
+                const jc_top_proc *p = &g_array_index(tree, jc_top_proc, i);
+                g_string_append_printf(s, "%s%u:%d%s%s", i ? " " : "", p->row.pid, p->depth, p->ancestor ? "a" : "",
+                                       p->ancestor ? p->row.name : "");
+        }
+        /* 20 is not Xorg here: no parents. The others under bash and
+         * sshd (not init), each GPU row of 300 at its depth; siblings in
+         * the list's order. */
+        g_autofree char *got = g_string_free(s, FALSE);
+        assert_string_equal(got, "20:0 100:0asshd 250:1abash 300:2 300:2 4000:2");
+        /* Reversed, the roots and the siblings turn round too. */
+        g_autoptr(GArray) rev = jc_top_proc_rows(&sample, JC_COL_PID, true, NULL);
+        g_autoptr(GArray) tree2 = jc_top_proc_tree(rev, fake_parent, NULL);
+        assert_int_equal(g_array_index(tree2, jc_top_proc, 0).row.pid, 100);
+        assert_int_equal(g_array_index(tree2, jc_top_proc, 2).row.pid, 4000);
+        assert_int_equal(g_array_index(tree2, jc_top_proc, 5).row.pid, 20);
+}
+
 static void test_signal_refusals(void **state)
 {
         (void) state;
@@ -141,6 +186,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sort),
                 cmocka_unit_test(test_filter),
+                cmocka_unit_test(test_tree),
                 cmocka_unit_test(test_signal_refusals),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
