@@ -1,4 +1,5 @@
 #include "gpu_procs.h"
+#include "variant_number.h"
 
 #include <string.h>
 
@@ -40,19 +41,6 @@ static jc_gpu_process_row *dgpu_row(process *p, int gpu)
         return &g_array_index(p->dgpu, jc_gpu_process_row, p->dgpu->len - 1);
 }
 
-static bool number(GVariant *v, double *out)
-{
-        if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
-                *out = g_variant_get_double(v);
-        else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT64))
-                *out = (double) g_variant_get_uint64(v);
-        else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32))
-                *out = g_variant_get_uint32(v);
-        else
-                return false;
-        return true;
-}
-
 /* FIELD ("name", "gpu_mem", "dgpu.1.sm", ...) of process P is V. */
 static void set_field(process *p, const char *field, GVariant *v)
 {
@@ -61,7 +49,7 @@ static void set_field(process *p, const char *field, GVariant *v)
                 const char *dot = strchr(field + 5, '.');
                 uint64_t gpu;
                 g_autofree char *digits = dot ? g_strndup(field + 5, (gsize) (dot - field - 5)) : NULL;
-                if (!digits || !jc_parse_uint(digits, 1023, &gpu) || !number(v, &x))
+                if (!digits || !jc_parse_uint(digits, 1023, &gpu) || !jc_variant_number(v, &x))
                         return;
                 jc_gpu_process_row *r = dgpu_row(p, (int) gpu);
                 if (strcmp(dot + 1, "mem") == 0) {
@@ -75,13 +63,13 @@ static void set_field(process *p, const char *field, GVariant *v)
                 g_strlcpy(p->name, g_variant_get_string(v, NULL), sizeof(p->name));
         } else if (strcmp(field, "user") == 0 && g_variant_is_of_type(v, G_VARIANT_TYPE_STRING)) {
                 g_strlcpy(p->user, g_variant_get_string(v, NULL), sizeof(p->user));
-        } else if (strcmp(field, "cpu") == 0 && number(v, &x)) {
+        } else if (strcmp(field, "cpu") == 0 && jc_variant_number(v, &x)) {
                 p->has_cpu = true;
                 p->cpu = x;
-        } else if (strcmp(field, "gpu_mem") == 0 && number(v, &x)) {
+        } else if (strcmp(field, "gpu_mem") == 0 && jc_variant_number(v, &x)) {
                 p->has_gpu_mem = true;
                 p->gpu_mem_kib = (uint64_t) x;
-        } else if (strcmp(field, "rss") == 0 && number(v, &x)) {
+        } else if (strcmp(field, "rss") == 0 && jc_variant_number(v, &x)) {
                 p->has_rss = true;
                 p->rss_kib = (uint64_t) x;
         }

@@ -1,4 +1,5 @@
 #include "top_history.h"
+#include "variant_number.h"
 
 #include <math.h>
 #include <string.h>
@@ -35,19 +36,6 @@ void jc_top_history_free(jc_top_history *h)
         g_free(h);
 }
 
-static bool number(GVariant *v, double *out)
-{
-        if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
-                *out = g_variant_get_double(v);
-        else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT64))
-                *out = (double) g_variant_get_uint64(v);
-        else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32))
-                *out = g_variant_get_uint32(v);
-        else
-                return false;
-        return true;
-}
-
 static gboolean stale(gpointer key, gpointer value, gpointer data)
 {
         (void) key;
@@ -64,7 +52,7 @@ void jc_top_history_add(jc_top_history *h, const jc_sample *s)
         double x;
         g_variant_iter_init(&it, s->values);
         while (g_variant_iter_next(&it, "{&sv}", &key, &value)) {
-                if (number(value, &x)) {
+                if (jc_variant_number(value, &x)) {
                         series *ser = g_hash_table_lookup(h->series, key);
                         if (!ser) {
                                 ser = g_new0(series, 1);

@@ -1,4 +1,5 @@
 #include "watch_stats.h"
+#include "variant_number.h"
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -33,25 +34,10 @@ void jc_key_stats_free(jc_key_stats *s)
         g_free(s);
 }
 
-static bool as_number(GVariant *v, double *out)
-{
-        if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
-                *out = g_variant_get_double(v);
-        else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32))
-                *out = g_variant_get_uint32(v);
-        else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32))
-                *out = g_variant_get_int32(v);
-        else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT64))
-                *out = (double) g_variant_get_uint64(v);
-        else
-                return false;
-        return true;
-}
-
 void jc_key_stats_add(jc_key_stats *s, const char *key, GVariant *value)
 {
         double v;
-        if (!as_number(value, &v))
+        if (!jc_variant_number(value, &v))
                 return;
         key_stat *k = g_hash_table_lookup(s->by_key, key);
         if (!k) {
