@@ -261,14 +261,16 @@ void jd_engine_free(jd_sampling_engine *e)
 {
         if (!e)
                 return;
-        jd_gpu_poller_free(e->gpus, 300000);
-        /* Ask all to stop first, so their waits overlap. */
+        /* The tiers first: their hooks use the GPU poller (the fast tier
+         * tells it whether sysfs has the GPU's load), so it must outlive
+         * them. Ask all to stop first, so their waits overlap. */
         bool left_behind = false;
         for (int i = 0; i < JD_TIER_COUNT; i++)
                 if (!jd_tier_thread_stop(e->tiers[i], 300000))
                         left_behind = true;
         if (left_behind)
-                return; /* a stuck thread may still call our hooks: keep e */
+                return; /* a stuck thread may still call our hooks: keep e and the poller */
+        jd_gpu_poller_free(e->gpus, 300000);
         for (guint i = 0; i < e->captures->len; i++)
                 jd_capture_free(g_ptr_array_index(e->captures, i));
         g_ptr_array_unref(e->captures);
