@@ -664,7 +664,10 @@ def test_pc_two_gpus(stack):
         assert any(r[:2] == ["1", "4242"] for r in rows), rows
         assert all(len(line) <= 200 for line in top.lines())
         top.keys("3")
-        screen = top.wait_for(lambda s: "GPU1 Tesla T4" in s, "both device panels")
+        # Both panels whole: a busy machine may show one drawn half.
+        want = [f"MEM {snap[f'dgpu.{n}.mem_used'] // 1024} MiB / {snap[f'dgpu.{n}.mem_total'] // 1024} MiB"
+                for n in (0, 1)] + [f"UTIL {snap[f'dgpu.{n}.load']:3.0f}%" for n in (0, 1)] + ["GPU1 Tesla T4"]
+        screen = top.wait_for(lambda s: all(w in s for w in want), "both device panels")
         for n, name in ((0, "NVIDIA GeForce RTX 4090"), (1, "Tesla T4")):
             head = next(line for line in screen.split("\n") if line.startswith(f"GPU{n} {name}"))
             assert f"{snap[f'dgpu.{n}.temp']:.0f}°C" in head and f"P{snap[f'dgpu.{n}.pstate']}" in head, head
