@@ -44,7 +44,7 @@ build "$work/v1/jetsond-$version"
 changes=$(ls "$work"/v1/jetsond_"$version"_*.changes)
 debs=$(ls "$work"/v1/*.deb | grep -v -e '-dbgsym_')
 echo "$debs" | sed 's|.*/|   |'
-for p in jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond; do
+for p in jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond python3-jetsond; do
         ls "$work"/v1/"${p}_${version}"_*.deb >/dev/null 2>&1 || fail "no $p package"
 done
 
@@ -106,6 +106,14 @@ for p in /usr/libexec/jetsond /usr/bin/jetsonctl /usr/bin/jetsond-exporter; do
         [ "$out" = "$(basename "$p") $version" ] || fail "$p --version: \"$out\""
 done
 echo "   files in place, group jetson, --version $version"
+# The Python package by name: dpkg says it is installed (not merely
+# unpacked or left as config files), and Debian's python3 imports it.
+status=$(in_root dpkg-query -W -f='${Status}' python3-jetsond) || fail "python3-jetsond is not known to dpkg"
+[ "$status" = "install ok installed" ] || fail "python3-jetsond: Status \"$status\""
+out=$(in_root python3 -c 'import jetsond, jetsond.jtop, jetsond.measure; print(jetsond.__file__)') ||
+        fail "python3 cannot import jetsond in the root"
+case $out in /usr/lib/python3/dist-packages/jetsond/*) ;; *) fail "jetsond imported from $out" ;; esac
+echo "   python3-jetsond installed; python3 imports jetsond from $out"
 
 # The root's own system bus configuration, with the installed policy
 # among what it includes: dbus-daemon must start and say nothing of it.
@@ -148,7 +156,7 @@ cp "$work"/v2/*.deb "$root/tmp/v2/"
 rm -f "$root/var/log/fake-systemctl.log"
 in_root sh -c 'dpkg -i $(ls /tmp/v2/*.deb | grep -v -e -dbgsym_)' >"$work/upgrade.log" 2>&1 ||
         { cat "$work/upgrade.log"; fail "dpkg -i of $new"; }
-for p in jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond; do
+for p in jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond python3-jetsond; do
         [ "$(in_root dpkg-query -W -f='${Version}' "$p")" = "$new" ] || fail "$p is not at $new"
 done
 [ "$(in_root /usr/libexec/jetsond --version)" = "jetsond $new" ] ||
@@ -164,12 +172,12 @@ echo "   $new installed over $version; a running jetsond is restarted, nothing e
 step "purge"
 # The packages' files (not the directories they share, such as /lib, a
 # symlink to usr/lib in a merged-/usr root).
-files=$(in_root dpkg -L jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond | sort -u | while read -r f; do
+files=$(in_root dpkg -L jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond python3-jetsond | sort -u | while read -r f; do
         [ -d "$root$f" ] || echo "$f"
 done)
 [ "$(echo "$files" | wc -l)" -ge 20 ] || fail "dpkg -L lists only: $files"
 rm -f "$root/var/log/fake-systemctl.log"
-in_root apt-get purge -y -q gnome-shell-extension-jetsond jetsond-exporter jetsonctl jetsond >"$work/purge.log" 2>&1 ||
+in_root apt-get purge -y -q python3-jetsond gnome-shell-extension-jetsond jetsond-exporter jetsonctl jetsond >"$work/purge.log" 2>&1 ||
         { cat "$work/purge.log"; fail "apt-get purge"; }
 grep -q 'stop jetsond.service' "$root/var/log/fake-systemctl.log" 2>/dev/null ||
         { cat "$work/purge.log"; fail "removal did not stop jetsond"; }
