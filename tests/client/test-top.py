@@ -47,6 +47,7 @@ class Top:
             os.unlink(self.status_file)
         command = " ".join([wrapper, JETSONCTL, "top", *args]).strip()
         prefix = " ".join(f"{k}={v}" for k, v in (env or {}).items())
+        self.height = height
         tmux("new-session", "-d", "-x", str(width), "-y", str(height),
              f"{prefix} {command}; echo $? > {self.status_file}; sleep 60")
 
@@ -60,6 +61,23 @@ class Top:
         """The screen, once PREDICATE holds for it."""
         return harness.wait_for(lambda: (lambda s: s if predicate(s) else None)(self.screen()), timeout,
                                 f"{what}; the screen:\n{self.screen()}")
+
+    def wait_for_frame(self, predicate, what, timeout=10):
+        """The screen once PREDICATE holds for a whole frame: the footer
+        drawn on the last line and the same screen captured twice in a row.
+        curses writes a frame in pieces, top to bottom, and on a busy machine
+        a capture can fall between them; a test that asserts on what it did
+        not wait for must wait for this instead."""
+        previous = [None]
+
+        def whole():
+            s = self.screen()
+            lines = s.split("\n")
+            done = (s == previous[0] and len(lines) >= self.height and
+                    lines[self.height - 1].startswith(" q quit") and predicate(s))
+            previous[0] = s
+            return s if done else None
+        return harness.wait_for(whole, timeout, f"{what}, drawn whole; the screen:\n{self.screen()}")
 
     def keys(self, *keys):
         tmux("send-keys", *keys)
@@ -96,8 +114,8 @@ def calls(stack):
 def test_layout_80x24(stack):
     top = Top(stack, 80, 24)
     try:
-        screen = top.wait_for(lambda s: "PID USER" in s, "the process list")
-        lines = top.lines()
+        screen = top.wait_for_frame(lambda s: "PID USER" in s and process_rows(s), "the process list")
+        lines = screen.split("\n")
         assert lines[0].startswith("NVIDIA Jetson AGX Orin Developer Kit - JetPack 6.2  up 0d 03:25"), lines[0]
         assert lines[1].startswith("mode MAXN  jetson_clocks off  fan0 cool 40% 2100 rpm"), lines[1]
         # 12 cores in two columns of six; the fixture's frequencies (kHz) in
@@ -127,8 +145,7 @@ def test_layout_80x24(stack):
 def test_layout_160x50_and_resize(stack):
     top = Top(stack, 160, 50)
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the process list")
-        lines = top.lines()
+        lines = top.wait_for_frame(lambda s: "PID USER" in s and process_rows(s), "the process list").split("\n")
         # four columns of cores: CPU0, CPU3, CPU6, CPU9 on one row
         assert re.match(r"CPU0 .*CPU3 .*CPU6 .*CPU9 ", lines[2]), lines[2]
         rails = next(line for line in lines if "VDD_GPU_SOC" in line)
@@ -400,8 +417,8 @@ def test_power_mode_and_fan_keys(stack):
     try:
         top.wait_for(lambda s: "PID USER" in s, "the screen")
         top.keys("m")
-        screen = top.wait_for(lambda s: "Power mode" in s, "the power mode chooser")
-        assert "1  MAXN (0)  (current)" in screen and "4  MODE_50W (3)" in screen, screen
+        top.wait_for(lambda s: "Power mode" in s and "1  MAXN (0)  (current)" in s and "4  MODE_50W (3)" in s,
+                     "the power mode chooser with its modes")
         top.keys("4")
         top.wait_for(lambda s: "switching power mode: not authorized (org.jetsond.Jetson1.set-nvpmodel)" in s,
                      "the denial")
@@ -416,8 +433,8 @@ def test_power_mode_and_fan_keys(stack):
         top.wait_for(lambda s: "mode MODE_50W" in s, "the new mode in the header")
 
         top.keys("f")
-        screen = top.wait_for(lambda s: "Fan profile" in s, "the fan profile chooser")
-        assert "1  fan0 cool  (current)" in screen and "2  fan0 quiet" in screen, screen
+        top.wait_for(lambda s: "Fan profile" in s and "1  fan0 cool  (current)" in s and "2  fan0 quiet" in s,
+                     "the fan profile chooser with its profiles")
         top.keys("2")
         top.wait_for(lambda s: "Fan 0 profile quiet set" in s, "the fan change")
         top.wait_for(lambda s: "fan0 quiet" in s, "the new profile in the header")
@@ -513,11 +530,11 @@ def test_pages_equal_the_snapshot(stack):
         top.wait_for(lambda s: "PID USER" in s, "the screen")
         snap = snapshot()
         top.keys("2")
-        screen = top.wait_for(lambda s: "CPU total" in s and "Tab/1-8 CPU" in s, "the CPU page")
+        screen = top.wait_for_frame(lambda s: "CPU total" in s and "Tab/1-8 CPU" in s, "the CPU page")
         for n in range(12):
             assert re.search(rf"CPU{n} +{snap[f'cpu.{n}.freq'] // 1000} MHz", screen), (n, screen)
         top.keys("Tab")
-        screen = top.wait_for(lambda s: "SoC GPU" in s, "the GPU page by Tab")
+        screen = top.wait_for_frame(lambda s: "SoC GPU" in s and "rail gating" in s, "the GPU page by Tab")
         assert (f"load {snap['gpu.load']:.0f}%  {snap['gpu.freq'] // 1000} MHz "
                 f"({snap['gpu.min_freq'] // 1000}-{snap['gpu.max_freq'] // 1000} MHz)") in screen, screen
         assert f"governor {snap['gpu.governor']}" in screen
@@ -525,12 +542,12 @@ def test_pages_equal_the_snapshot(stack):
         assert f"rail gating {'on' if snap['gpu.railgate'] else 'off'}" in screen
         assert f"EMC {snap['emc.load']:.0f}% of {snap['emc.freq'] // 1000} MHz" in screen
         top.keys("Tab")
-        screen = top.wait_for(lambda s: "RAM used" in s, "the memory page")
+        screen = top.wait_for_frame(lambda s: "RAM used" in s and "largest free block" in s, "the memory page")
         assert f"RAM used {snap['ram.used'] // 1024} MiB" in screen, screen
         assert f"total {snap['ram.total'] // 1024} MiB" in screen and f"cached {snap['ram.cached'] // 1024} MiB" in screen
         assert f"largest free block {snap['ram.lfb']} x 4 MiB" in screen
         top.keys("5")
-        screen = top.wait_for(lambda s: "RAIL" in s and "AVERAGE" in s, "the power page")
+        screen = top.wait_for_frame(lambda s: "RAIL" in s and "AVERAGE" in s and "Board ~" in s, "the power page")
         for rail in ("VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0", "VDDQ_VDD2_1V8AO"):
             assert re.search(rf"{rail} +{snap[f'power.{rail}.power']} mW +(\d+ mW|measuring\.\.\.)", screen), rail
         assert re.search(rf"^Board ~ \(avg (\d+ mW|measuring\.\.\.)\) {snap['power.total']} mW", screen, re.M), screen
