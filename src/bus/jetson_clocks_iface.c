@@ -78,7 +78,7 @@ bool jd_jetson_clocks_switch(jd_service *svc, bool on, jd_result_fn done, void *
                 jd_result_set(already, JD_OK, "jetson_clocks is already %s", on ? "on" : "off");
                 return false;
         }
-        jd_fan_pwms pwms;
+        g_auto(jd_fan_pwms) pwms = { 0 };
         jd_service_fan_pwms(svc, &pwms);
         jd_jetson_clocks_set(svc->sr, &svc->config, on, &pwms, done, userdata);
         return true;
@@ -229,7 +229,7 @@ static gboolean on_boot_delay(gpointer data)
         /* A change a client started wins; OnBoot is not retried. */
         if (is_active(svc) || !self->on_boot || !jd_domains_lock(svc, CLOCKS_DOMAINS, "jetson_clocks change at boot"))
                 return G_SOURCE_REMOVE;
-        jd_fan_pwms pwms;
+        g_auto(jd_fan_pwms) pwms = { 0 };
         jd_service_fan_pwms(svc, &pwms);
         jd_jetson_clocks_set(svc->sr, &svc->config, true, &pwms, on_boot_applied, self);
         return G_SOURCE_REMOVE;

@@ -179,7 +179,7 @@ static bool step_nvpmodel(restore_op *op)
                 g_snprintf(op->done_line, sizeof(op->done_line), "nvpmodel: mode unknown -> %u (%s)", id, name);
         const jd_sample *s = svc->sample;
         bool clocks = s->jetson_clocks_active.present && s->jetson_clocks_active.value;
-        jd_fan_pwms pwms;
+        g_auto(jd_fan_pwms) pwms = { 0 };
         jd_service_fan_pwms(svc, &pwms);
         jd_nvpmodel_set_mode(svc->sr, &svc->config, id, name, clocks, &pwms, on_step_done, op);
         return true;

@@ -96,7 +96,7 @@ static void apply_set_mode(jd_write *w)
                 return;
         }
         bool clocks = s->jetson_clocks_active.present && s->jetson_clocks_active.value;
-        jd_fan_pwms pwms;
+        g_auto(jd_fan_pwms) pwms = { 0 };
         jd_service_fan_pwms(w->svc, &pwms);
         jd_nvpmodel_set_mode(w->svc->sr, &w->svc->config, (unsigned) w->u,
                              jd_nvpmodel_mode_name(s->nvpmodel, (unsigned) w->u), clocks, &pwms, on_mode_set, w);

@@ -200,7 +200,8 @@ jd_fan_switch jd_service_fan_switch(jd_service *svc)
 void jd_service_fan_pwms(const jd_service *svc, jd_fan_pwms *out)
 {
         out->n = 0;
-        for (size_t i = 0; svc->sample->fans && i < svc->sample->fans->n && out->n < JD_MAX_FAN_PWMS; i++) {
+        out->fan = svc->sample->fans && svc->sample->fans->n ? g_new0(jd_fan_pwm, svc->sample->fans->n) : NULL;
+        for (size_t i = 0; svc->sample->fans && i < svc->sample->fans->n; i++) {
                 const jd_fan *f = &svc->sample->fans->fans[i];
                 if (!f->pwm_path[0])
                         continue;

@@ -88,7 +88,8 @@ void jd_service_set_interval(jd_service *svc, uint64_t interval_us);
 void jd_service_resample(jd_service *svc, void (*done)(void *data), void *data);
 
 /* The fans' PWM files and their latest readings, which jetson_clocks
- * must put back (it drives the fans to their maximum). */
+ * must put back (it drives the fans to their maximum); OUT is the
+ * caller's to clear (jd_fan_pwms_clear, or g_auto). */
 void jd_service_fan_pwms(const jd_service *svc, jd_fan_pwms *out);
 
 /* Starts and stops nvfancontrol.service through systemd, for

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <glib.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sysfile.h"
@@ -14,15 +15,31 @@ typedef struct {
         unsigned timeout_ms;
         bool on;
         jd_fan_pwms pwms;
-        jd_attribute_write writes[JD_MAX_FAN_PWMS];
+        jd_attribute_write *writes;   /* one per PWM of pwms */
         jd_result result;
         jd_result_fn done;
         void *userdata;
 } clocks_op;
 
+void jd_fan_pwms_copy(jd_fan_pwms *to, const jd_fan_pwms *from)
+{
+        to->n = from ? from->n : 0;
+        to->fan = to->n ? g_new(jd_fan_pwm, to->n) : NULL;
+        if (to->n)
+                memcpy(to->fan, from->fan, to->n * sizeof(*to->fan));
+}
+
+void jd_fan_pwms_clear(jd_fan_pwms *pwms)
+{
+        g_clear_pointer(&pwms->fan, g_free);
+        pwms->n = 0;
+}
+
 static void report(clocks_op *op)
 {
         op->done(&op->result, op->userdata);
+        jd_fan_pwms_clear(&op->pwms);
+        g_free(op->writes);
         g_free(op);
 }
 
@@ -110,8 +127,8 @@ void jd_jetson_clocks_set(const jd_sysroot *sr, const jd_config *cfg, bool on, c
         op->on = on;
         op->done = done;
         op->userdata = userdata;
-        if (pwms)
-                op->pwms = *pwms;
+        jd_fan_pwms_copy(&op->pwms, pwms);
+        op->writes = g_new0(jd_attribute_write, op->pwms.n ? op->pwms.n : 1);
         if (on) {
                 const char *args[] = { "--store", JD_JETSON_CLOCKS_STORE, NULL };
                 jd_tool_run(sr, "jetson_clocks", args, op->timeout_ms, on_stored, op);

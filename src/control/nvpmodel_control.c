@@ -27,6 +27,7 @@ typedef struct {
 static void finish(set_mode *op)
 {
         op->done(&op->result, op->userdata);
+        jd_fan_pwms_clear(&op->fan_pwms);
         g_free(op);
 }
 
@@ -102,8 +103,7 @@ void jd_nvpmodel_set_mode(const jd_sysroot *sr, const jd_config *cfg, unsigned i
         set_mode *op = g_new0(set_mode, 1);
         op->sr = sr;
         op->cfg = cfg;
-        if (fan_pwms)
-                op->fan_pwms = *fan_pwms;
+        jd_fan_pwms_copy(&op->fan_pwms, fan_pwms);
         op->timeout_ms = cfg->tool_timeout_ms;
         op->id = id;
         g_strlcpy(op->mode_name, mode_name ? mode_name : "", sizeof(op->mode_name));

@@ -19,7 +19,8 @@ typedef struct {
 
 struct jd_fan_reader {
         const jd_sysroot *sr;
-        fan_files files[JD_MAX_FANS];
+        fan_files *files;             /* one per fan, as many as the sample's */
+        size_t cap_files;
         jd_cached_file conf, status;
         jd_fan_sample sample;
         bool nvfancontrol;
@@ -76,11 +77,19 @@ static void probe_part(const jd_sysroot *sr, const char *dir, part *p)
         }
 }
 
+/* NULL only when out of memory. */
 static jd_fan *add_fan(jd_fan_reader *r, const part *pwm, const part *tach)
 {
-        if (r->sample.n == JD_MAX_FANS)
+        size_t i = r->sample.n;
+        jd_fan *fans = jd_grow(r->sample.fans, &r->sample.cap, i + 1, sizeof(*fans));
+        if (!fans)
                 return NULL;
-        size_t i = r->sample.n++;
+        r->sample.fans = fans;
+        fan_files *files = jd_grow(r->files, &r->cap_files, i + 1, sizeof(*files));
+        if (!files)
+                return NULL;
+        r->files = files;
+        r->sample.n++;
         jd_fan *fan = &r->sample.fans[i];
         fan_files *f = &r->files[i];
         memset(fan, 0, sizeof(*fan));
@@ -211,6 +220,8 @@ void jd_fan_reader_free(jd_fan_reader *r)
                 jd_file_close(&r->files[i].temp_control);
                 free(r->sample.fans[i].profiles);
         }
+        free(r->files);
+        free(r->sample.fans);
         jd_cached_file_clear(&r->conf);
         jd_cached_file_clear(&r->status);
         free(r);

@@ -13,8 +13,6 @@
 #define JD_NVFANCONTROL_CONF "/etc/nvfancontrol.conf"
 #define JD_NVFANCONTROL_STATUS "/var/lib/nvfancontrol/status"
 
-#define JD_MAX_FANS 4
-
 typedef enum {
         JD_FAN_CONTROL_NONE,          /* PWM only: whatever is written stays */
         JD_FAN_CONTROL_NVFANCONTROL,  /* JP5+: the nvfancontrol service */
@@ -39,9 +37,10 @@ typedef struct {
         char control[32];
 } jd_fan;
 
+/* Every fan hwmon shows, however many (issue 31: no silent caps). */
 typedef struct {
-        size_t n;
-        jd_fan fans[JD_MAX_FANS];
+        size_t n, cap;
+        jd_fan *fans;
 } jd_fan_sample;
 
 typedef struct jd_fan_reader jd_fan_reader;

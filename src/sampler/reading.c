@@ -79,6 +79,8 @@ jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_valu
         COPY_PART(thermal);
         COPY_ARRAY(thermal, zones, n);
         COPY_PART(fans);
+        COPY_ARRAY(fans, fans, n);
+        r->fans.cap = r->fans.n;
         for (size_t i = 0; r->part.fans && i < r->fans.n; i++) {
                 if (!jd_fan_profiles_dup(&sample->fans->fans[i], &r->fans.fans[i].profiles))
                         ok = false;
@@ -124,6 +126,8 @@ void jd_reading_unref(jd_reading *r)
                 free(r->processes.procs);
         for (size_t i = 0; r->part.fans && i < r->fans.n; i++)
                 free(r->fans.fans[i].profiles);
+        if (r->part.fans)
+                free(r->fans.fans);
         if (r->part.thermal)
                 free(r->thermal.zones);
         free(r->values.items);

@@ -2,9 +2,12 @@
  * Nano grown to 40 power modes, 100 thermal zones and 40 swap areas,
  * NVPModel.Modes lists all 40, SetMode of the 40th (past the old cap of
  * 32) runs nvpmodel and Mode follows, a mode that does not exist is still
- * InvalidArgs, and GetSnapshot has every zone's key and Memory.Swaps every
- * swap area. */
+ * InvalidArgs, GetSnapshot has every zone's key and Memory.Swaps every
+ * swap area, and with 20 more PWM fans (the old caps were 4 fans and 4
+ * PWMs) each has its Fan object and jetson_clocks puts each one's PWM
+ * back. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fixture.h"
@@ -150,11 +153,65 @@ static void test_zones_and_swaps(void **state)
         testbus_stop_cleanly(tb);
 }
 
+/* 20 more fans named pwmfan (the fake jetson_clocks drives every pwmfan
+ * to 255, as the real one drives the board's): each has its Fan object,
+ * and after SetActive each PWM is back at its own value. */
+static void test_many_fan_pwms(void **state)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, BOARD);
+        for (int i = 0; i < 20; i++) {
+                char rel[96], text[32];
+                snprintf(rel, sizeof(rel), "sys/class/hwmon/hwmon%d/name", 40 + i);
+                put(tb, rel, "pwmfan\n");
+                snprintf(rel, sizeof(rel), "sys/class/hwmon/hwmon%d/pwm1", 40 + i);
+                snprintf(text, sizeof(text), "%d\n", 10 + i);
+                put(tb, rel, text);
+        }
+        testbus_start_daemon(tb, NULL);
+        const char *allowed[] = { JD_ACTION_SET_JETSON_CLOCKS, NULL };
+        testbus_start_polkit(tb, allowed);
+
+        sd_bus *bus = testbus_connect();
+        size_t objects = 0;
+        for (int i = 0; i < 64; i++) {
+                char path[64];
+                snprintf(path, sizeof(path), JD_FAN_PATH_PREFIX "%d", i);
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                char *name = NULL;
+                if (sd_bus_get_property_string(bus, JD_BUS_NAME, path, JD_IFACE_FAN, "Name", &error, &name) < 0) {
+                        sd_bus_error_free(&error);
+                        break;
+                }
+                objects++;
+                free(name);
+        }
+        printf("figure: Fan objects %zu (the board's and 20 added)\n", objects);
+        assert_true(objects >= 21);
+
+        g_autofree char *err = testbus_call(NULL, JD_OBJECT_PATH, JD_IFACE_JETSON_CLOCKS, "SetActive", "b", 1);
+        assert_string_equal(err, "");
+        size_t restored = 0;
+        for (int i = 0; i < 20; i++) {
+                char rel[96], text[32];
+                snprintf(rel, sizeof(rel), "sys/class/hwmon/hwmon%d/pwm1", 40 + i);
+                snprintf(text, sizeof(text), "%d\n", 10 + i);
+                g_autofree char *pwm = testbus_root_file(tb, rel);
+                restored += strcmp(pwm, text) == 0;
+        }
+        printf("figure: PWMs put back after jetson_clocks %zu of 20\n", restored);
+        assert_int_equal(restored, 20);
+        sd_bus_flush_close_unref(bus);
+        testbus_stop_cleanly(tb);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_fortieth_mode, testbus_teardown),
                 cmocka_unit_test_teardown(test_zones_and_swaps, testbus_teardown),
+                cmocka_unit_test_teardown(test_many_fan_pwms, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* No silent caps (issue 31): on a copy of a fake board grown past every
  * fixed limit the readers once had (48 zones, 16 rails, 32 modes, 32
- * swaps, 24 engines of 4 clocks), every item is shown and a lookup of the
+ * swaps, 24 engines of 4 clocks, 4 fans), every item is shown and a lookup of the
  * last one answers right. Each case would fail with the old caps: the
  * counts asserted are above them. */
 #include <glib.h>
@@ -297,6 +297,51 @@ static void test_many_fan_profiles(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* 20 hwmon fans besides the board's own, each a PWM and a tachometer
+ * (the old array held 4 fans): every one listed with its own readings
+ * and PWM file. */
+static void test_many_fans(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy(BOARD, &dir);
+        for (int i = 0; i < 20; i++) {
+                char path[96], text[32];
+                snprintf(path, sizeof(path), "sys/class/hwmon/hwmon%d/name", 40 + i);
+                snprintf(text, sizeof(text), "extrafan%d\n", i);
+                put(dir, path, text);
+                snprintf(path, sizeof(path), "sys/class/hwmon/hwmon%d/pwm1", 40 + i);
+                snprintf(text, sizeof(text), "%d\n", 10 * i);
+                put(dir, path, text);
+                snprintf(path, sizeof(path), "sys/class/hwmon/hwmon%d/fan1_input", 40 + i);
+                snprintf(text, sizeof(text), "%d\n", 1000 + i);
+                put(dir, path, text);
+        }
+        jd_fan_reader *r = jd_fan_reader_new(sr);
+        const jd_fan_sample *s = jd_fan_reader_sample(r);
+        bool seen[20] = { false };
+        size_t extra = 0;
+        for (size_t i = 0; i < s->n; i++) {
+                int k;
+                if (sscanf(s->fans[i].name, "extrafan%d", &k) != 1)
+                        continue;
+                assert_true(k >= 0 && k < 20 && !seen[k]);
+                seen[k] = true;
+                extra++;
+                assert_true(s->fans[i].pwm.present);
+                assert_int_equal(s->fans[i].pwm.value, 10 * k);
+                assert_true(s->fans[i].rpm.present);
+                assert_int_equal(s->fans[i].rpm.value, 1000 + k);
+                char pwm_path[64];
+                snprintf(pwm_path, sizeof(pwm_path), "/sys/class/hwmon/hwmon%d/pwm1", 40 + k);
+                assert_string_equal(s->fans[i].pwm_path, pwm_path);
+        }
+        printf("figure: fans shown %zu (20 added, %zu in all)\n", extra, s->n);
+        assert_int_equal(extra, 20);
+        jd_fan_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 /* dpkg's status: thousands of packages (the array doubles) and a name
  * too long for its slot left out rather than cut into another name. */
 static void test_dpkg_names(void **state)
@@ -352,7 +397,7 @@ int main(void)
                 cmocka_unit_test(test_many_modes),   cmocka_unit_test(test_many_swaps),
                 cmocka_unit_test(test_many_engines), cmocka_unit_test(test_many_processes),
                 cmocka_unit_test(test_many_fan_profiles), cmocka_unit_test(test_dpkg_names),
-                cmocka_unit_test(test_cpu_idle_states),
+                cmocka_unit_test(test_cpu_idle_states), cmocka_unit_test(test_many_fans),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
