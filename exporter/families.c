@@ -179,7 +179,13 @@ const fam_family fam_table[] = {
           PROC_LABELS, "GPU memory a process uses on one discrete GPU (NVML)", "gpu" },
         { "process.*.dgpu.*.sm", "jetson_process_dgpu_sm_ratio", FAM_GAUGE, "ratio", "pid", SCALE_PERCENT, NULL,
           PROC_LABELS, "Streaming-multiprocessor use of a process on one discrete GPU (NVML), 0 to 1", "gpu" },
+        { "process.*.start_time", "jetson_process_start_time_seconds", FAM_GAUGE, "seconds", "pid", SCALE_NONE, NULL,
+          PROC_LABELS, "When a process holding GPU memory started, seconds since the Unix epoch" },
+        { "process.*.dgpu.*.type", "jetson_process_dgpu_type", FAM_INFO, NULL, "pid", SCALE_NONE, "type",
+          PROC_LABELS, "A process's contexts on one discrete GPU: compute, graphics or compute+graphics", "gpu" },
         { "process.*.name", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },
+        /* A PID is no quantity: the parent is for views that draw trees. */
+        { "process.*.ppid", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },
         { "process.*.user", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },
         /* System */
         { "uptime", "jetson_uptime_seconds", FAM_GAUGE, "seconds", NULL, SCALE_NONE, NULL, { 0 }, { 0 },

@@ -30,6 +30,13 @@ typedef struct {
 struct jd_process_reader {
         const jd_sysroot *sr;
         jd_file maps;
+        /* /proc/stat for the boot time, read again each sample with
+         * processes: the clock may be set after boot (a Jetson without
+         * a battery-backed clock boots in the past until NTP steps it),
+         * and the kernel's btime moves with it. */
+        jd_file proc_stat;
+        char *stat_buf;
+        size_t stat_buf_size;
         jd_cached_file passwd;
         char *buf;
         size_t buf_size;
@@ -119,6 +126,7 @@ jd_process_reader *jd_process_reader_new(const jd_sysroot *sr)
         r->sr = sr;
         if (!jd_file_open(&r->maps, sr, "/sys/kernel/debug/nvmap/iovmm/maps"))
                 jd_file_open(&r->maps, sr, "/sys/kernel/debug/nvmap/iovmm/clients");
+        jd_file_open(&r->proc_stat, sr, "/proc/stat");
         jd_cached_file_init(&r->passwd, sr, "/etc/passwd", 1 << 20);
         r->clk_tck = sysconf(_SC_CLK_TCK);
         r->page_size = sysconf(_SC_PAGESIZE);
@@ -130,6 +138,8 @@ void jd_process_reader_free(jd_process_reader *r)
         if (!r)
                 return;
         jd_file_close(&r->maps);
+        jd_file_close(&r->proc_stat);
+        free(r->stat_buf);
         jd_cached_file_clear(&r->passwd);
         for (size_t i = 0; i < r->n_procs; i++)
                 untrack(&r->procs[i]);
@@ -218,20 +228,34 @@ size_t jd_parse_nvmap_clients(const char *text, jd_process **outp, size_t *cap, 
         return n;
 }
 
-bool jd_parse_pid_stat(const char *text, char *state, uint64_t *ticks, int64_t *priority, uint64_t *starttime)
+bool jd_parse_pid_stat(const char *text, char *state, uint32_t *ppid, uint64_t *ticks, int64_t *priority,
+                       uint64_t *starttime)
 {
         /* The comm may hold spaces and parentheses: fields start after the
-         * last ")". State is field 3, i.e. [0] after it; utime 14, stime
-         * 15, priority 18, starttime 22. */
+         * last ")". State is field 3, i.e. [0] after it; ppid 4, utime 14,
+         * stime 15, priority 18, starttime 22. */
         const char *p = strrchr(text, ')');
         jd_span f[20];
-        uint64_t utime, stime;
-        if (!p || jd_line_fields(p + 1, f, 20) < 20 || f[0].len != 1 || !jd_span_u64(f[11], &utime) ||
-            !jd_span_u64(f[12], &stime) || !jd_span_i64(f[15], priority) || !jd_span_u64(f[19], starttime))
+        uint64_t utime, stime, parent;
+        if (!p || jd_line_fields(p + 1, f, 20) < 20 || f[0].len != 1 || !jd_span_u64(f[1], &parent) ||
+            parent > UINT32_MAX || !jd_span_u64(f[11], &utime) || !jd_span_u64(f[12], &stime) ||
+            !jd_span_i64(f[15], priority) || !jd_span_u64(f[19], starttime))
                 return false;
         *state = f[0].p[0];
+        *ppid = (uint32_t) parent;
         *ticks = utime + stime;
         return true;
+}
+
+bool jd_parse_btime(const char *text, uint64_t *btime)
+{
+        /* One "name values..." line each (proc(5)); btime's one value. */
+        JD_FOR_EACH_LINE(l, text) {
+                jd_span f[3];
+                if (jd_line_fields(l, f, 3) == 2 && jd_span_eq(f[0], "btime"))
+                        return jd_span_u64(f[1], btime);
+        }
+        return false;
 }
 
 bool jd_passwd_name(const char *passwd, uint32_t uid, char *out, size_t size)
@@ -301,14 +325,18 @@ static tracked *track(jd_process_reader *r, tracked *old, size_t n_old, uint32_t
         return t;
 }
 
-static bool read_proc(jd_process_reader *r, tracked *t, jd_process *p, uint64_t now_us)
+/* BTIME: /proc/stat's, when it was read (else no start times). */
+static bool read_proc(jd_process_reader *r, tracked *t, jd_process *p, uint64_t now_us, const jd_opt_u64 *btime)
 {
         char text[1024];
         uint64_t ticks, start;
         int64_t prio;
         if (jd_file_read(&t->stat, text, sizeof(text)) <= 0 ||
-            !jd_parse_pid_stat(text, &p->state, &ticks, &prio, &start))
+            !jd_parse_pid_stat(text, &p->state, &p->ppid, &ticks, &prio, &start))
                 return false;
+        p->start_time.present = false;
+        if (btime->present && r->clk_tck > 0)
+                JD_SET(p->start_time, (double) btime->value + (double) start / (double) r->clk_tck);
         if (t->have_ticks && t->starttime != start) {
                 /* Same pid, another process: start over. */
                 t->have_ticks = false;
@@ -373,11 +401,15 @@ const jd_process_sample *jd_process_reader_sample(jd_process_reader *r, uint64_t
                 n = 0; /* out of memory: none this time */
 
         const char *passwd = n ? jd_cached_file_get(&r->passwd, NULL) : NULL;
+        jd_opt_u64 btime = { 0 };
+        if (n && jd_file_read_grow(&r->proc_stat, &r->stat_buf, &r->stat_buf_size, 1u << 20) > 0 &&
+            jd_parse_btime(r->stat_buf, &btime.value))
+                btime.present = true;
         for (size_t i = 0; i < n; i++) {
                 tracked *t = track(r, r->old, n_old, r->all[i].pid, passwd);
                 if (!t)
                         continue;
-                if (!read_proc(r, t, &r->all[i], now_us)) {
+                if (!read_proc(r, t, &r->all[i], now_us, &btime)) {
                         untrack(t);
                         r->n_procs--;
                         continue;

@@ -1,6 +1,7 @@
 /* Processes using the GPU: the nvmap client table (debugfs, root) and the
  * processes NVML lists on NVIDIA GPUs (jd_process_reader_set_gpu_users),
- * joined with /proc/<pid> for user, CPU % over the last interval and RSS. */
+ * joined with /proc/<pid> for user, parent, start time, CPU % over the
+ * last interval and RSS. */
 #pragma once
 
 #include "opt.h"
@@ -16,6 +17,9 @@ typedef struct {
         jd_opt_i64 priority;
         jd_opt_dbl cpu;           /* %, over the last interval */
         jd_opt_u64 rss_bytes;     /* resident pages x the real page size */
+        uint32_t ppid;            /* parent, from stat (0: the kernel's or unknown) */
+        jd_opt_dbl start_time;    /* seconds since the Unix epoch: /proc/stat's
+                                   * btime plus stat's starttime in clock ticks */
 } jd_process;
 
 typedef struct {
@@ -46,7 +50,11 @@ void jd_process_reader_set_gpu_users(jd_process_reader *r, const jd_gpu_user *us
  * start NULL and 0), each pid once with its sizes summed; the count. */
 size_t jd_parse_nvmap_clients(const char *text, jd_process **out, size_t *cap, jd_opt_u64 *total_kib);
 /* /proc/<pid>/stat: the comm is in parentheses and may hold spaces or ')'. */
-bool jd_parse_pid_stat(const char *text, char *state, uint64_t *ticks, int64_t *priority, uint64_t *starttime);
+bool jd_parse_pid_stat(const char *text, char *state, uint32_t *ppid, uint64_t *ticks, int64_t *priority,
+                       uint64_t *starttime);
+/* The boot time ("btime N", seconds since the Unix epoch) of /proc/stat's
+ * text. */
+bool jd_parse_btime(const char *text, uint64_t *btime);
 /* Name for UID from a passwd file's text. Grammar (passwd(5)): one entry
  * a line, "name:password:uid:..." split at ':' within the line; the first
  * line whose uid field is UID in decimal names it; a name that does not

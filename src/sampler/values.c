@@ -246,6 +246,9 @@ static void add_processes(jd_values *v, const jd_process_sample *p)
                 ADD(v, JD_VALUE_U64, t, x->gpu_kib, "process.%u.gpu_mem", x->pid);
                 ADD_OPT_DBL(v, x->cpu, "process.%u.cpu", x->pid);
                 ADD_OPT_U64(v, x->rss_bytes, 1024, "process.%u.rss", x->pid);
+                if (x->ppid)
+                        ADD(v, JD_VALUE_U32, u, x->ppid, "process.%u.ppid", x->pid);
+                ADD_OPT_DBL(v, x->start_time, "process.%u.start_time", x->pid);
         }
 }
 
@@ -372,6 +375,9 @@ void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
                 ADD_OPT_U64(v, p->mem_kib, 1, "process.%s.mem", inst);
                 if (p->sm.present)
                         ADD(v, JD_VALUE_DOUBLE, d, (double) p->sm.value, "process.%s.sm", inst);
+                /* Which of NVML's lists it is in, as nvitop's C, G, C+G. */
+                add_str(v, p->compute && p->graphics ? "compute+graphics" : p->compute ? "compute" : "graphics",
+                        "process.%s.type", inst);
         }
 }
 

@@ -45,6 +45,9 @@ static exp_sample *orin_sample(void)
         exp_sample_add_uint(s, "process.99.gpu_mem", 8);
         exp_sample_add_uint(s, "process.1234.dgpu.1.mem", 2048);
         exp_sample_add_double(s, "process.1234.dgpu.1.sm", 35);
+        exp_sample_add_string(s, "process.1234.dgpu.1.type", "compute+graphics");
+        exp_sample_add_double(s, "process.1234.start_time", 1764000000.25);
+        exp_sample_add_uint(s, "process.1234.ppid", 1200);
         exp_sample_add_double(s, "dgpu.1.load", 37);
         exp_sample_add_uint(s, "dgpu.1.energy", 123456789);
         exp_sample_add_uint(s, "dgpu.1.power", 231000);
@@ -138,6 +141,13 @@ static void test_prometheus_lines(void **state)
         assert_line(out, "jetson_process_dgpu_memory_bytes{pid=\"1234\",gpu=\"1\",name=\"python3\",user=\"ai\\\"x\\\\y\"} "
                          "2097152");
         assert_line(out, "jetson_process_dgpu_sm_ratio{pid=\"1234\",gpu=\"1\",name=\"python3\",user=\"ai\\\"x\\\\y\"} 0.35");
+        /* The start as a time; the contexts as an info family; the
+         * parent is no metric. */
+        assert_line(out, "jetson_process_start_time_seconds{pid=\"1234\",name=\"python3\",user=\"ai\\\"x\\\\y\"} "
+                         "1764000000.25");
+        assert_line(out, "jetson_process_dgpu_type_info{pid=\"1234\",gpu=\"1\",name=\"python3\",user=\"ai\\\"x\\\\y\","
+                         "type=\"compute+graphics\"} 1");
+        assert_null(strstr(out->str, "1200"));
         assert_line(out, "jetson_uptime_seconds 3600");
         assert_line(out, "jetson_network_receive_bytes_total 123456789012");
         assert_line(out, "jetson_sample_timestamp_seconds 1764000000.123456");

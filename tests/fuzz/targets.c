@@ -61,9 +61,11 @@ static void pid_stat(const char *text, size_t len)
 {
         (void) len;
         char state;
-        uint64_t ticks, start;
+        uint32_t ppid;
+        uint64_t ticks, start, btime;
         int64_t prio;
-        jd_parse_pid_stat(text, &state, &ticks, &prio, &start);
+        jd_parse_pid_stat(text, &state, &ppid, &ticks, &prio, &start);
+        jd_parse_btime(text, &btime);
         jd_process *procs = NULL;
         size_t cap = 0;
         jd_opt_u64 total;

@@ -127,6 +127,21 @@ def check_processes(v, source):
                        ("process.4242.gpu_mem", 1048576 + 102400), ("process.4242.rss", 1048576),
                        ("process.2345.name", "firefox-esr"), ("process.2345.gpu_mem", 262144)):
         assert v.get(key) == value, f"{source}: {key} = {v.get(key)!r}, expected {value!r}"
+    # The parent and the start from the board's /proc: stat's ppid, and
+    # /proc/stat's btime plus stat's starttime (clock ticks, 100 a second).
+    proc = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc", "proc")
+    btime = int(next(line.split()[1] for line in open(os.path.join(proc, "stat")) if line.startswith("btime ")))
+    for pid in (4242, 2345):
+        fields = open(os.path.join(proc, str(pid), "stat")).read().rsplit(")", 1)[1].split()
+        assert v.get(f"process.{pid}.ppid") == int(fields[1]), f"{source}: {pid}'s ppid {v.get(f'process.{pid}.ppid')}"
+        start = btime + int(fields[19]) / 100
+        assert abs(v.get(f"process.{pid}.start_time", 0) - start) < 1e-6, \
+            f"{source}: {pid} started {v.get(f'process.{pid}.start_time')!r}, expected {start}"
+    assert v["process.4242.start_time"] < time.time()
+    # nvitop's C and G: which of NVML's lists each is in, per GPU
+    for key, value in (("process.4242.dgpu.0.type", "compute"), ("process.4242.dgpu.1.type", "compute"),
+                       ("process.2345.dgpu.0.type", "graphics")):
+        assert v.get(key) == value, f"{source}: {key} = {v.get(key)!r}, expected {value!r}"
 
 
 def test_values():
@@ -134,6 +149,12 @@ def test_values():
         v = s.wait_snapshot(lambda v: "dgpu.1.load" in v and "process.4242.name" in v, "the GPUs in the sample")
         check_fixture_values(dict(v), "GetSnapshot")
         check_processes(dict(v), "GetSnapshot")
+        # In both of NVML's lists: C+G
+        d = devices()
+        d[0]["processes"][1]["type"] = "both"
+        s.set_devices(d)
+        s.wait_snapshot(lambda v: v.get("process.2345.dgpu.0.type") == "compute+graphics", "2345 as compute+graphics")
+        s.set_devices(devices())
         harness.wait_for(lambda: "NVML: driver 595.78 (fake), 2 GPUs" in s.log(), 5, "NVML in the log")
         # One object per GPU, listed by the ObjectManager like the fans.
         gpus = harness.wait_for(lambda: (lambda g: g if len(g) == 2 else None)(gpu_objects(s)), 10, "two GPU objects")

@@ -204,16 +204,26 @@ static void test_processes(void **state)
         free(p);
 
         char st;
-        uint64_t ticks, start;
+        uint32_t ppid;
+        uint64_t ticks, start, btime;
         int64_t prio;
-        const char *stat = "4711 ((my) app) S 1 4711 4711 0 -1 4194560 500 0 0 0 150 50 0 0 20 0 3 0 12345 1000 200";
-        assert_true(jd_parse_pid_stat(stat, &st, &ticks, &prio, &start));
+        const char *stat = "4711 ((my) app) S 17 4711 4711 0 -1 4194560 500 0 0 0 150 50 0 0 20 0 3 0 12345 1000 200";
+        assert_true(jd_parse_pid_stat(stat, &st, &ppid, &ticks, &prio, &start));
         assert_int_equal(st, 'S');
+        assert_int_equal(ppid, 17);
         assert_int_equal(ticks, 200);
         assert_int_equal(prio, 20);
         assert_int_equal(start, 12345);
-        assert_false(jd_parse_pid_stat("4711 (x) S 1 2", &st, &ticks, &prio, &start));
-        assert_false(jd_parse_pid_stat("no parens", &st, &ticks, &prio, &start));
+        assert_false(jd_parse_pid_stat("4711 (x) S 1 2", &st, &ppid, &ticks, &prio, &start));
+        assert_false(jd_parse_pid_stat("no parens", &st, &ppid, &ticks, &prio, &start));
+        /* a parent beyond 32 bits is no PID */
+        assert_false(jd_parse_pid_stat("4711 (x) S 4294967296 4711 4711 0 -1 4194560 500 0 0 0 150 50 0 0 20 0 3 0 "
+                                       "12345 1000 200", &st, &ppid, &ticks, &prio, &start));
+        /* btime: its own line, not a word inside another; none: false */
+        assert_true(jd_parse_btime("cpu  1 2 3\nintr 5 btime 7\nbtime 1732087654\nprocesses 9\n", &btime));
+        assert_int_equal(btime, 1732087654);
+        assert_false(jd_parse_btime("cpu 1 2\nbtimes 5\nbtime\n", &btime));
+        assert_false(jd_parse_btime("btime 17x\n", &btime));
 
         char user[32];
         assert_true(jd_passwd_name("root:x:0:0:root:/root:/bin/bash\nnvidia:x:1000:1000::/home/nvidia:/bin/bash\n",

@@ -29,6 +29,17 @@ static uint64_t statm_rss(const char *board, uint32_t pid)
         return res * (uint64_t) sysconf(_SC_PAGESIZE);
 }
 
+/* PID's parent and start (clock ticks since boot) from the fixture's stat. */
+static void stat_fields(const char *board, uint32_t pid, uint32_t *ppid, uint64_t *starttime)
+{
+        char path[128];
+        snprintf(path, sizeof(path), "%s/proc/%u/stat", board, pid);
+        g_autofree char *text = fixture_read_aux(path);
+        g_auto(GStrv) f = g_strsplit(strrchr(text, ')') + 2, " ", -1);
+        *ppid = (uint32_t) g_ascii_strtoull(f[1], NULL, 10);
+        *starttime = g_ascii_strtoull(f[19], NULL, 10);
+}
+
 static void test_agx_orin(void **state)
 {
         (void) state;
@@ -55,6 +66,18 @@ static void test_agx_orin(void **state)
         const jd_process *app = find(s, 5377);
         assert_string_equal(app->name, "(my) app");
         assert_string_equal(app->user, "nvidia"); /* loginuid unset: Uid line */
+        /* The parent and the start from stat, the start on the board's
+         * own clock: /proc/stat's btime plus starttime in clock ticks. */
+        uint32_t ppid;
+        uint64_t btime, starttime;
+        stat_fields("agx-orin-jp62", 5120, &ppid, &starttime);
+        assert_int_equal(py->ppid, ppid);
+        assert_int_equal(py->ppid, 5109);
+        g_autofree char *proc_stat = fixture_read_aux("agx-orin-jp62/proc/stat");
+        assert_true(jd_parse_btime(proc_stat, &btime));
+        assert_true(py->start_time.present);
+        assert_dbl_equal(py->start_time.value, (double) btime + (double) starttime / (double) sysconf(_SC_CLK_TCK));
+        assert_true(find(s, 1834)->start_time.value < py->start_time.value); /* Xorg started first */
 
         /* 50 ticks of CPU in 1 s = 50 %. */
         g_autofree char *stat = fixture_read_aux("agx-orin-jp62/proc/5120/stat");
@@ -72,6 +95,23 @@ static void test_agx_orin(void **state)
         py = find(s, 5120);
         assert_true(py->cpu.present);
         assert_dbl_equal(py->cpu.value, 50.0);
+
+        /* The clock stepped (NTP after a boot in the past): btime moves
+         * by the step and so do the start times; without a btime there
+         * are none. */
+        g_autoptr(GString) stepped = g_string_new(proc_stat);
+        g_autofree char *old_line = g_strdup_printf("btime %llu\n", (unsigned long long) btime);
+        g_autofree char *new_line = g_strdup_printf("btime %llu\n", (unsigned long long) btime + 3600);
+        assert_int_equal(test_string_replace(stepped, old_line, new_line, 1), 1);
+        fixture_write_str(dir, "proc/stat", stepped->str);
+        s = jd_process_reader_sample(r, 3000000);
+        assert_dbl_equal(find(s, 5120)->start_time.value,
+                         (double) btime + 3600 + (double) starttime / (double) sysconf(_SC_CLK_TCK));
+        test_string_replace(stepped, new_line, "", 1);
+        fixture_write_str(dir, "proc/stat", stepped->str);
+        s = jd_process_reader_sample(r, 4000000);
+        assert_false(find(s, 5120)->start_time.present);
+        assert_int_equal(find(s, 5120)->ppid, 5109);
         jd_process_reader_free(r);
         fixture_remove_copy(sr, dir);
 }
