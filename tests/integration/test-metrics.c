@@ -10,6 +10,7 @@
 
 #include "fixture.h"
 #include "jetsond-dbus.h"
+#include "snapshot.h"
 #include "testbus.h"
 #include "spacing.h"
 
@@ -86,82 +87,6 @@ static char documented_type(GArray *docs, const char *key)
         return 0;
 }
 
-/* ---- snapshots -------------------------------------------------------- */
-
-typedef struct {
-        uint64_t timestamp;
-        GHashTable *types;            /* key -> signature char */
-        GHashTable *strings;          /* key -> string value, for s */
-        GHashTable *numbers;          /* key -> double holding any numeric value */
-} snapshot;
-
-static void snapshot_free(snapshot *s)
-{
-        g_hash_table_unref(s->types);
-        g_hash_table_unref(s->strings);
-        g_hash_table_unref(s->numbers);
-        g_free(s);
-}
-
-static snapshot *read_snapshot(sd_bus_message *m)
-{
-        snapshot *s = g_new0(snapshot, 1);
-        s->types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        s->strings = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        s->numbers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        assert_true(sd_bus_message_read(m, "t", &s->timestamp) > 0);
-        assert_true(sd_bus_message_enter_container(m, 'a', "{sv}") > 0);
-        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
-                const char *key, *contents;
-                char type;
-                assert_true(sd_bus_message_read(m, "s", &key) > 0);
-                assert_true(sd_bus_message_peek_type(m, &type, &contents) > 0);
-                assert_int_equal(type, 'v');
-                assert_int_equal(strlen(contents), 1);
-                assert_false(g_hash_table_contains(s->types, key)); /* no duplicate keys */
-                g_hash_table_insert(s->types, g_strdup(key), GINT_TO_POINTER((int) contents[0]));
-                assert_true(sd_bus_message_enter_container(m, 'v', contents) > 0);
-                double *num = g_new(double, 1);
-                union { int b; uint32_t u; int32_t i; uint64_t t; double d; const char *s; } v;
-                assert_true(sd_bus_message_read_basic(m, contents[0], &v) > 0);
-                switch (contents[0]) {
-                case 'b': *num = v.b; break;
-                case 'u': *num = v.u; break;
-                case 'i': *num = v.i; break;
-                case 't': *num = (double) v.t; break;
-                case 'd': *num = v.d; break;
-                case 's': g_hash_table_insert(s->strings, g_strdup(key), g_strdup(v.s)); *num = 0; break;
-                default: fail_msg("key %s has unexpected type %s", key, contents);
-                }
-                g_hash_table_insert(s->numbers, g_strdup(key), num);
-                assert_true(sd_bus_message_exit_container(m) > 0);
-                assert_true(sd_bus_message_exit_container(m) > 0);
-        }
-        assert_true(sd_bus_message_exit_container(m) > 0);
-        return s;
-}
-
-static snapshot *get_snapshot(sd_bus *bus)
-{
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
-        int r = sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "GetSnapshot", &e, &reply,
-                                   NULL);
-        if (r < 0)
-                fail_msg("GetSnapshot: %s", e.message);
-        snapshot *s = read_snapshot(reply);
-        sd_bus_message_unref(reply);
-        return s;
-}
-
-static double number(const snapshot *s, const char *key)
-{
-        const double *v = g_hash_table_lookup(s->numbers, key);
-        if (!v)
-                fail_msg("key %s is missing", key);
-        return *v;
-}
-
 static const char *const required_keys[] = {
         "cpu.load", "cpu.0.load", "cpu.0.freq", "cpu.0.online", "gpu.load", "gpu.freq", "emc.load",
         "emc.freq", "engine.NVENC.online", "ram.total", "ram.used", "ram.free", "ram.buffers", "ram.cached",
@@ -180,14 +105,14 @@ static void test_snapshot_keys(void **state)
          * second readings (the rate keys appear then; a few hundred ms on
          * an idle machine, more on a busy one, never 30 s). */
         testbus_start_simulator(tb);
-        snapshot *s = get_snapshot(bus);
+        testbus_snapshot *s = testbus_get_snapshot(bus);
         for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC;
              !(g_hash_table_contains(s->numbers, "cpu.load") && g_hash_table_contains(s->numbers, "emc.load") &&
                g_hash_table_contains(s->numbers, "energy.VDD_GPU_SOC")) &&
              testbus_now_us() < end;) {
-                snapshot_free(s);
+                testbus_snapshot_free(s);
                 g_usleep(50000);
-                s = get_snapshot(bus);
+                s = testbus_get_snapshot(bus);
         }
         GArray *docs = documented_keys();
 
@@ -210,19 +135,19 @@ static void test_snapshot_keys(void **state)
         assert_true(s->timestamp <= now && now - s->timestamp < 30 * G_USEC_PER_SEC);
         /* Values from the fixture (agx-orin-jp62.expected.md) that the
          * simulator leaves alone (it moves the rpm with the PWM's noise). */
-        assert_true(number(s, "ram.total") == 64302080.0);
-        assert_true(number(s, "fan.0.pwm") == 102.0);
-        assert_true(number(s, "nvpmodel.mode") == 0.0);
+        assert_true(testbus_number(s, "ram.total") == 64302080.0);
+        assert_true(testbus_number(s, "fan.0.pwm") == 102.0);
+        assert_true(testbus_number(s, "nvpmodel.mode") == 0.0);
         assert_string_equal(g_hash_table_lookup(s->strings, "nvpmodel.name"), "MAXN");
-        assert_true(number(s, "cpu.load") >= 0.0 && number(s, "cpu.load") <= 100.0);
+        assert_true(testbus_number(s, "cpu.load") >= 0.0 && testbus_number(s, "cpu.load") <= 100.0);
         /* AGX Orin has no input rail: the total is the sum of the rails. */
-        assert_true(number(s, "power.total_is_sum") == 1.0);
-        double sum = number(s, "power.VDD_GPU_SOC.power") + number(s, "power.VDD_CPU_CV.power") +
-                     number(s, "power.VIN_SYS_5V0.power") + number(s, "power.VDDQ_VDD2_1V8AO.power");
-        assert_true(number(s, "power.total") == sum);
+        assert_true(testbus_number(s, "power.total_is_sum") == 1.0);
+        double sum = testbus_number(s, "power.VDD_GPU_SOC.power") + testbus_number(s, "power.VDD_CPU_CV.power") +
+                     testbus_number(s, "power.VIN_SYS_5V0.power") + testbus_number(s, "power.VDDQ_VDD2_1V8AO.power");
+        assert_true(testbus_number(s, "power.total") == sum);
 
         free_docs(docs);
-        snapshot_free(s);
+        testbus_snapshot_free(s);
         sd_bus_flush_close_unref(bus);
         testbus_stop_cleanly(tb);
 }
@@ -232,7 +157,7 @@ static void test_snapshot_pc(void **state)
 {
         testbus *tb = testbus_start(state, "x86-pc", NULL);
         sd_bus *bus = testbus_connect();
-        snapshot *s = get_snapshot(bus);
+        testbus_snapshot *s = testbus_get_snapshot(bus);
         GArray *docs = documented_keys();
         GHashTableIter it;
         gpointer key;
@@ -249,7 +174,7 @@ static void test_snapshot_pc(void **state)
         assert_true(g_hash_table_contains(s->types, "cpu.0.freq"));
         assert_true(g_hash_table_contains(s->types, "uptime"));
         free_docs(docs);
-        snapshot_free(s);
+        testbus_snapshot_free(s);
         sd_bus_flush_close_unref(bus);
         testbus_stop_cleanly(tb);
 }
@@ -389,9 +314,9 @@ static void test_nvpmodel_changed_outside(void **state)
         assert_int_equal(c.mode, 1);
         assert_string_equal(c.mode_name, "MODE_15W");
         assert_int_equal(testbus_get_u32(bus, JD_OBJECT_PATH, JD_IFACE_NVPMODEL, "Mode"), 1);
-        snapshot *s = get_snapshot(bus);
+        testbus_snapshot *s = testbus_get_snapshot(bus);
         assert_string_equal(g_hash_table_lookup(s->strings, "nvpmodel.name"), "MODE_15W");
-        snapshot_free(s);
+        testbus_snapshot_free(s);
 
         sd_bus_slot_unref(slot);
         sd_bus_flush_close_unref(bus);
