@@ -18,8 +18,12 @@
 #include "opt.h"
 #include "processes.h"
 
-/* GPUs jetsond reads (NVML indexes 0 to 15). */
-#define JD_MAX_DGPUS 16
+/* GPUs jetsond reads: NVML indexes 0 to 31, every GPU the NVIDIA driver
+ * can have (its NV_MAX_DEVICES, "the maximum number of GPUs supported in
+ * a single system", is 32), so this is the driver's limit, not ours. Were
+ * NVML ever to list more, the GPU poller says so once in the log
+ * (issue 31: no silent caps). */
+#define JD_MAX_DGPUS 32
 
 typedef struct {
         unsigned pid;

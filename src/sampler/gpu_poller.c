@@ -148,7 +148,7 @@ static void start_gpu(jd_gpu_poller *p, unsigned index)
 static void *run_probe(void *data)
 {
         jd_gpu_poller *p = data;
-        bool told = false;
+        bool told = false, told_too_many = false;
         for (;;) {
                 if (!p->nvml) {
                         char why[256];
@@ -170,6 +170,12 @@ static void *run_probe(void *data)
                 unsigned count = p->nvml ? jd_nvml_count(p->nvml) : 0;
                 for (unsigned i = p->n_gpus; i < count && i < JD_MAX_DGPUS; i++)
                         start_gpu(p, i);
+                if (count > JD_MAX_DGPUS && !told_too_many) {
+                        message(p, g_strdup_printf("NVML: too many GPUs: it lists %u, more than the NVIDIA driver "
+                                                   "supports (%u); only GPUs 0 to %u are read",
+                                                   count, JD_MAX_DGPUS, JD_MAX_DGPUS - 1));
+                        told_too_many = true;
+                }
                 pthread_mutex_lock(&p->mu);
                 wait_until(p, jd_monotonic_us() + JD_NVML_REPROBE_US);
                 bool stop = p->stop;

@@ -5,7 +5,9 @@
  * InvalidArgs, GetSnapshot has every zone's key and Memory.Swaps every
  * swap area, and with 20 more PWM fans (the old caps were 4 fans and 4
  * PWMs) each has its Fan object and jetson_clocks puts each one's PWM
- * back. */
+ * back; 20 NVIDIA GPUs (the old cap was 16) are all on the bus, and past
+ * the driver's 32 the log says "too many". */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,12 +208,150 @@ static void test_many_fan_pwms(void **state)
         testbus_stop_cleanly(tb);
 }
 
+/* A fake NVML file of N GPUs in the test's directory (each a Tesla T4
+ * with its own UUID, bus id and temperature); its path. */
+static char *many_gpus_file(testbus *tb, unsigned n)
+{
+        GString *json = g_string_new("{\"devices\": [\n");
+        for (unsigned i = 0; i < n; i++)
+                g_string_append_printf(json,
+                                       "%s{\"name\": \"Tesla T4\", \"uuid\": \"GPU-00000000-0000-0000-0000-%012u\", "
+                                       "\"pci_bus_id\": \"00000000:%02X:00.0\", \"temperature\": %u, "
+                                       "\"utilization\": {\"gpu\": 5, \"memory\": 1}, \"power_mw\": 27000}\n",
+                                       i ? "," : "", i, i + 1, 30 + i);
+        g_string_append(json, "]}\n");
+        char *path = g_build_filename(tb->dir, "many-gpus.nvml.json", NULL);
+        assert_true(g_file_set_contents(path, json->str, -1, NULL));
+        g_string_free(json, TRUE);
+        return path;
+}
+
+/* The distinct N of GetSnapshot's dgpu.N.temp keys, and whether each
+ * equals its GPU's 30 + N. */
+static size_t snapshot_gpus(sd_bus *bus)
+{
+        sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        assert_true(sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "GetSnapshot", &error,
+                                       &reply, "") >= 0);
+        uint64_t timestamp;
+        assert_true(sd_bus_message_read(reply, "t", &timestamp) >= 0);
+        assert_true(sd_bus_message_enter_container(reply, 'a', "{sv}") > 0);
+        size_t n = 0;
+        while (sd_bus_message_enter_container(reply, 'e', "sv") > 0) {
+                const char *key;
+                assert_true(sd_bus_message_read(reply, "s", &key) >= 0);
+                unsigned k;
+                int end = 0;
+                if (sscanf(key, "dgpu.%u.temp%n", &k, &end) == 1 && key[end] == '\0') {
+                        double temp = NAN;
+                        const char *contents;
+                        assert_true(sd_bus_message_peek_type(reply, NULL, &contents) >= 0);
+                        assert_true(sd_bus_message_enter_container(reply, 'v', contents) > 0);
+                        if (strcmp(contents, "d") == 0)
+                                assert_true(sd_bus_message_read(reply, "d", &temp) >= 0);
+                        else
+                                assert_true(sd_bus_message_skip(reply, contents) >= 0);
+                        assert_true(sd_bus_message_exit_container(reply) >= 0);
+                        assert_true(temp == 30.0 + k);
+                        n++;
+                } else {
+                        assert_true(sd_bus_message_skip(reply, "v") >= 0);
+                }
+                assert_true(sd_bus_message_exit_container(reply) >= 0);
+        }
+        sd_bus_message_unref(reply);
+        return n;
+}
+
+/* N fake GPUs: the GPUs GetSnapshot shows once every one NVML can give
+ * was read (deadline 30 s, which only a stall misses), and the
+ * DiscreteGpu objects, each with its own bus id. */
+static void run_many_gpus(testbus *tb, unsigned n, size_t *in_snapshot, size_t *objects)
+{
+        testbus_make_root(tb, "x86-pc");
+        g_autofree char *nvml = many_gpus_file(tb, n);
+        g_setenv("FAKE_NVML_CONFIG", nvml, TRUE);
+        testbus_start_daemon(tb, (const char *[]) { "--nvml-library", FAKE_NVML_PATH, NULL });
+        sd_bus *bus = testbus_connect();
+        size_t expect = n < 32 ? n : 32;
+        uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC;
+        while ((*in_snapshot = snapshot_gpus(bus)) < expect && testbus_now_us() < end)
+                g_usleep(100000);
+        *objects = 0;
+        for (unsigned i = 0; i < n + 1; i++) {
+                char path[64];
+                snprintf(path, sizeof(path), JD_DGPU_PATH_PREFIX "%u", i);
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                char *bus_id = NULL;
+                if (sd_bus_get_property_string(bus, JD_BUS_NAME, path, JD_IFACE_DISCRETE_GPU, "PciBusId", &error,
+                                               &bus_id) < 0) {
+                        sd_bus_error_free(&error);
+                        continue;
+                }
+                char want[32];
+                snprintf(want, sizeof(want), "00000000:%02X:00.0", i + 1);
+                if (g_ascii_strcasecmp(bus_id, want) != 0)
+                        fail_msg("%s: PciBusId %s, not %s", path, bus_id, want);
+                (*objects)++;
+                free(bus_id);
+        }
+        sd_bus_flush_close_unref(bus);
+        g_unsetenv("FAKE_NVML_CONFIG");
+}
+
+/* 20 GPUs, past the old cap of 16: every one in GetSnapshot and on the bus. */
+static void test_twenty_gpus(void **state)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        size_t in_snapshot, objects;
+        run_many_gpus(tb, 20, &in_snapshot, &objects);
+        printf("figure: 20 GPUs: %zu in GetSnapshot, %zu DiscreteGpu objects\n", in_snapshot, objects);
+        assert_int_equal(in_snapshot, 20);
+        assert_int_equal(objects, 20);
+        testbus_stop_cleanly(tb);
+}
+
+/* 40 GPUs, more than the NVIDIA driver can have (NV_MAX_DEVICES, 32): the
+ * first 32 read and the log says so, once. */
+static void test_too_many_gpus(void **state)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        size_t in_snapshot, objects;
+        run_many_gpus(tb, 40, &in_snapshot, &objects);
+        printf("figure: 40 GPUs: %zu in GetSnapshot, %zu DiscreteGpu objects\n", in_snapshot, objects);
+        assert_int_equal(in_snapshot, 32);
+        assert_int_equal(objects, 32);
+        /* The main loop logs the poller's lines at its next wake-up. */
+        g_autofree char *log = NULL;
+        const char *line = NULL;
+        for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC; !line && testbus_now_us() < end;) {
+                g_free(log);
+                log = NULL;
+                assert_true(g_file_get_contents(tb->daemon_log, &log, NULL, NULL));
+                line = strstr(log, "NVML: too many GPUs: it lists 40");
+                if (!line)
+                        g_usleep(100000);
+        }
+        if (!line)
+                fail_msg("no \"too many GPUs\" line in jetsond's log after 30 s:\n%s", log);
+        testbus_stop_cleanly(tb);
+        g_autofree char *all = NULL;
+        assert_true(g_file_get_contents(tb->daemon_log, &all, NULL, NULL));
+        const char *first = strstr(all, "too many GPUs");
+        assert_null(strstr(first + 1, "too many GPUs"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_fortieth_mode, testbus_teardown),
                 cmocka_unit_test_teardown(test_zones_and_swaps, testbus_teardown),
                 cmocka_unit_test_teardown(test_many_fan_pwms, testbus_teardown),
+                cmocka_unit_test_teardown(test_twenty_gpus, testbus_teardown),
+                cmocka_unit_test_teardown(test_too_many_gpus, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
