@@ -6,7 +6,7 @@ from typing import Any, Callable, Dict, Generator, List, Optional, Tuple
 
 from . import views
 from ._bus import BUS_NAME, PATH, Bus, unwrap
-from .errors import InvalidArgs, NotRunning
+from .errors import InvalidArgs, NotRunning, NotSupported
 
 _PROPS_CHANGED = "org.freedesktop.DBus.Properties"
 
@@ -151,15 +151,28 @@ class Jetson:
     def processes(self) -> List[Dict[str, Any]]:
         return views.processes(self.snapshot())
 
-    def nvpmodel(self) -> Dict[str, Any]:
-        """{"id", "name", "default_id", "modes": {id: name}} (NotSupported
-        where the board has no nvpmodel)."""
-        p = self._props("NVPModel")
+    def _optional_props(self, interface: str) -> Optional[Dict[str, Any]]:
+        """The properties of INTERFACE, or None where jetsond does not
+        export it on this board (a PC has no nvpmodel or jetson_clocks)."""
+        try:
+            return self._props(interface)
+        except NotSupported:
+            return None
+
+    def nvpmodel(self) -> Optional[Dict[str, Any]]:
+        """{"id", "name", "default_id", "modes": {id: name}}, or None where
+        the board has no nvpmodel."""
+        p = self._optional_props("NVPModel")
+        if p is None:
+            return None
         return {"id": p["Mode"], "name": p["ModeName"], "default_id": p["DefaultMode"],
                 "modes": {i: n for i, n in p["Modes"]}}
 
-    def jetson_clocks(self) -> Dict[str, bool]:
-        p = self._props("JetsonClocks")
+    def jetson_clocks(self) -> Optional[Dict[str, bool]]:
+        """{"active", "on_boot"}, or None where the board has no jetson_clocks."""
+        p = self._optional_props("JetsonClocks")
+        if p is None:
+            return None
         return {"active": p["Active"], "on_boot": p["OnBoot"]}
 
     def swaps(self) -> List[Dict[str, Any]]:

@@ -596,16 +596,20 @@ class jtop:
     @property
     def nvpmodel(self) -> Any:  # NVPModel or None; Any because the setter takes int or str too
         try:
-            return NVPModel(self._jetson.nvpmodel())
+            p = self._jetson.nvpmodel()
         except JetsondError:
             return None
+        return None if p is None else NVPModel(p)
 
     @nvpmodel.setter
     def nvpmodel(self, value: Union[int, str, NVPModel]) -> None:
         if isinstance(value, NVPModel):
             value = value.id
         if isinstance(value, str):
-            modes = {n: i for i, n in self._jetson.nvpmodel()["modes"].items()}
+            p = self._jetson.nvpmodel()
+            if p is None:
+                raise JtopException("this board has no nvpmodel")
+            modes = {n: i for i, n in p["modes"].items()}
             if value not in modes:
                 raise JtopException("NV Power Mode %r does not exist (%s)" % (value, ", ".join(modes)))
             value = modes[value]
@@ -614,9 +618,10 @@ class jtop:
     @property
     def jetson_clocks(self) -> Any:  # JetsonClocks or None; the setter takes a bool
         try:
-            return JetsonClocks(self, self._jetson.jetson_clocks())
+            p = self._jetson.jetson_clocks()
         except JetsondError:
             return None
+        return None if p is None else JetsonClocks(self, p)
 
     @jetson_clocks.setter
     def jetson_clocks(self, value: Any) -> None:

@@ -61,8 +61,9 @@ def gpus(s: Snapshot) -> List[Dict[str, Any]]:
     readings with units in the names."""
     out = []  # type: List[Dict[str, Any]]
     gpu = _fields(s, "gpu.")
-    if gpu:
-        gpu["gpc_freq_khz"] = [s["gpu.%s.freq" % g] for g in _indices(s, r"gpu\.(gpc\d+)\.freq$")]
+    gpc = [s["gpu.gpc%s.freq" % g] for g in _indices(s, r"gpu\.gpc(\d+)\.freq$")]
+    if gpu or gpc:  # a GPC's clock alone (the rest absent for a tick) is still the GPU
+        gpu["gpc_freq_khz"] = gpc
         out.append(dict(index="gpu", integrated=True, **gpu))
     for n in _indices(s, r"dgpu\.(\d+)\."):
         out.append(dict(index=int(n), integrated=False, **_fields(s, "dgpu.%s." % n)))

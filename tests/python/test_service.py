@@ -300,7 +300,8 @@ def test_measure_static(static):
     del block
     r = m.result
     d = r.to_dict()
-    assert 1.0 <= r.duration_s <= 2.0
+    # The block slept 1.1 s; how much longer it took depends on the machine's load.
+    assert r.duration_s >= 1.0
     assert abs(r.energy_j - s["power.total"] / 1000 * r.duration_s) <= 0.02 * r.energy_j, (r.energy_j, d)
     for rail, v in d["power"].items():
         mw = s["power.total"] if rail == "total" else s["power.%s.power" % rail]
