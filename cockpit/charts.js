@@ -90,16 +90,15 @@ class Chart {
             height: HEIGHT,
             scales: {x: {time: true}, y: def.range ? {range: def.range} : {}},
             series: [
-                {value: (u, v) => v === null ? "" : new Date(v * 1000).toLocaleTimeString()},
+                {},
                 ...this.keys.map((key, i) => ({
                     label: def.label(key),
                     stroke: PALETTE[i % PALETTE.length],
                     width: key === "cpu.load" || key === "power.total" ? 2.5 : 1.5,
-                    value: (u, v) => v === null || v === undefined ? "–" : def.text(v),
                 })),
             ],
             axes: [axisStyle, {...axisStyle, size: 56, values: (u, splits) => splits.map(v => decimal(v, 2))}],
-            legend: {live: true},
+            legend: {live: false},
             cursor: {drag: {x: false, y: false}},
         }, [[], ...this.keys.map(() => [])], this.body);
     }

@@ -51,6 +51,25 @@ function setOptions(selectEl, options, selected) {
     selectEl.value = String(selected);
 }
 
+// Swap files one by one (the one CreateSwap() makes among them), zram
+// devices and partitions counted: a board can have a dozen zram devices.
+function describeSwaps(swaps) {
+    if (swaps.length === 0)
+        return "No swap.";
+    const parts = [];
+    for (const [path, type, size, used] of swaps.filter(s => s[1] === "file"))
+        parts.push(`${path}: ${format.bytes(size)}, ${format.bytes(used)} used`);
+    for (const type of ["zram", "partition"]) {
+        const areas = swaps.filter(s => s[1] === type);
+        if (areas.length === 0)
+            continue;
+        const size = areas.reduce((sum, s) => sum + s[2], 0), used = areas.reduce((sum, s) => sum + s[3], 0);
+        const what = type === "zram" ? "zram device" : "partition";
+        parts.push(`${areas.length} ${what}${areas.length > 1 ? "s" : ""}: ${format.bytes(size)}, ${format.bytes(used)} used`);
+    }
+    return parts.join("; ");
+}
+
 export class Controls {
     constructor(container) {
         this.container = container;
@@ -223,9 +242,7 @@ export class Controls {
         const memory = s.get("memory");
         $("group-memory").hidden = !memory;
         if (memory && !this.busy.has("memory")) {
-            const files = memory.Swaps || [];
-            $("swap-state").textContent = files.length === 0 ? "No swap." :
-                files.map(([path, type, size, used]) => `${path} (${type}): ${format.bytes(size)}, ${format.bytes(used)} used`).join("; ");
+            $("swap-state").textContent = describeSwaps(memory.Swaps || []);
         }
         $("group-restore").hidden = !s.get("manager");
         const fans = s.fans();

@@ -21,6 +21,8 @@ import {showIdentity, showNow, ProcessTable, showEngines} from "./overview.js";
 
 const body = document.body;
 const charts = new Charts($("charts"), windowButtons());
+// For tests and the browser console: the charts and their history.
+window.jetsondCharts = charts;
 const controls = new Controls($("controls"));
 const processes = new ProcessTable();
 let session = null;

@@ -105,9 +105,10 @@ export class ProcessTable {
                             dataset: {field: column.field}},
                      h("button", {type: "button", class: "pf-v6-c-table__button",
                                   onclick: () => this.sortBy(column.field)},
-                       h("span", {class: "pf-v6-c-table__text"}, column.label),
-                       h("span", {class: "pf-v6-c-table__sort-indicator", "aria-hidden": "true"},
-                         sorted ? (this.sort.descending ? "▼" : "▲") : "⇅")));
+                       h("div", {class: "pf-v6-c-table__button-content"},
+                         h("span", {class: "pf-v6-c-table__text"}, column.label),
+                         h("span", {class: "pf-v6-c-table__sort-indicator", "aria-hidden": "true"},
+                           sorted ? (this.sort.descending ? "▼" : "▲") : "⇅"))));
         }));
     }
 

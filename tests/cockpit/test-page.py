@@ -1,0 +1,431 @@
+#!/usr/bin/python3
+"""jetsond's Cockpit page (cockpit/) in a real Cockpit and a real browser.
+
+A private system bus with the project's policy, python-dbusmock's polkitd
+(and systemd where a fan write needs nvfancontrol), jetsond on a copy of a
+fake board, cockpit-ws and cockpit-bridge from Debian on that bus, and a
+headless Chromium driven through WebDriver (tests/cockpit/cockpit_session.py).
+What the page shows is compared with what the bus says (GetSnapshot, the
+properties) and with the fake board's files; every wait polls the page
+with a deadline only a stall misses.
+
+    test-page.py JETSOND ARTIFACT_DIR [--update-docs]
+
+Screenshots (1280x800, 390x844 and dark) are written to ARTIFACT_DIR;
+--update-docs also copies the 1280x800 one to docs/cockpit.png.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, HERE)
+from harness import SOURCE_DIR, Stack, run_tests  # noqa: E402
+from cockpit_session import CockpitSession, poll  # noqa: E402
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
+
+JETSOND = os.path.abspath(sys.argv[1])
+ARTIFACTS = os.path.abspath(sys.argv[2])
+UPDATE_DOCS = "--update-docs" in sys.argv[3:]
+
+PATH = "/org/jetsond/Jetson1"
+IFACE = "org.jetsond.Jetson1."
+# Orin Nano (orin-nano-jp62): modes 0 15W, 1 25W (current and default),
+# 2 MAXN_SUPER, 3 7W (needs a reboot: 4 cores online instead of 6).
+NANO = "orin-nano-jp62"
+NVPMODEL_STATUS = "var/lib/nvpmodel/status"
+NANO_NVPMODEL_CONF = "etc/nvpmodel/nvpmodel_p3767_0005_super.conf"
+NANO_FAN_PWM = "sys/devices/platform/pwm-fan/hwmon/hwmon0/pwm1"
+CPU0_MIN = "sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq"
+CPU0_MAX = "sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq"
+ALL_ACTIONS = ["org.jetsond.Jetson1.set-fan", "org.jetsond.Jetson1.set-nvpmodel",
+               "org.jetsond.Jetson1.set-jetson-clocks"]
+
+
+def step(text):
+    print(f"-- {text}", flush=True)
+
+
+# ---- the bus, as the test reads it (busctl, not the page's way) -------------
+def busctl_json(*args):
+    out = subprocess.run(["busctl", "--system", "--json=short", *args], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def snapshot():
+    """GetSnapshot as (timestamp_usec, {key: value})."""
+    reply = busctl_json("call", "org.jetsond.Jetson1", PATH, IFACE + "Metrics", "GetSnapshot")
+    timestamp, values = reply["data"]
+    return timestamp, {key: entry["data"] for key, entry in values.items()}
+
+
+def prop(iface, name, path=PATH):
+    return busctl_json("get-property", "org.jetsond.Jetson1", path, IFACE + iface, name)["data"]
+
+
+class Page:
+    """The stack, Cockpit and one browser on the page."""
+
+    def __init__(self, board, simulate=False, polkit=True, systemd=False, daemon_args=(), width=1280, height=800):
+        self.stack = Stack(JETSOND, None, board=board, simulate=simulate)
+        self.cockpit = None
+        try:
+            if polkit:
+                self.stack.start_mock("polkitd", "org.freedesktop.PolicyKit1")
+            if systemd:
+                self.stack.start_systemd_with_nvfancontrol()
+            self.stack.start_daemon(extra=daemon_args)
+            self.cockpit = CockpitSession(self.stack.address).start()
+            self.d = self.cockpit.browser(width, height)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self, failed=False):
+        if self.cockpit:
+            if failed:
+                sys.stderr.write("---- cockpit-ws.log\n" + self.cockpit.log())
+                for driver in self.cockpit.drivers:
+                    for entry in driver.get_log("browser"):
+                        sys.stderr.write(f"console: {entry}\n")
+            self.cockpit.close()
+        if failed:
+            log = os.path.join(self.stack.dir, "jetsond.log")
+            if os.path.exists(log):
+                sys.stderr.write("---- jetsond.log\n" + open(log, errors="replace").read())
+        self.stack.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            self.assert_clean_console()
+        self.close(failed=exc[0] is not None)
+
+    # ---- the page ------------------------------------------------------------
+    def js(self, script, *args):
+        return self.d.execute_script(script, *args)
+
+    def by_id(self, element_id):
+        return self.d.find_element(By.ID, element_id)
+
+    def ready(self, samples=1):
+        self.cockpit.wait_ready(self.d, samples)
+
+    def wait(self, script, what, *args):
+        """Polls SCRIPT (JavaScript returning a value) until it is truthy."""
+        return poll(lambda: self.js(script, *args), what)
+
+    def samples(self):
+        return int(self.js("return Number(document.body.dataset.samples || 0)"))
+
+    def text(self, element_id):
+        return self.js("const e = document.getElementById(arguments[0]); return e ? e.textContent : null",
+                       element_id)
+
+    def data(self, element_id, name):
+        return self.js("const e = document.getElementById(arguments[0]); return e ? e.dataset[arguments[1]] : null",
+                       element_id, name)
+
+    def visible(self, element_id):
+        """Shown: in the document and not inside anything hidden."""
+        return self.js("const e = document.getElementById(arguments[0]);"
+                       "return e !== null && e.offsetParent !== null", element_id)
+
+    def root_file(self, rel):
+        with open(os.path.join(self.stack.root, rel)) as f:
+            return f.read()
+
+    def assert_clean_console(self):
+        """No error in the browser's console (CSP, JavaScript, failed loads)."""
+        severe = [e for e in self.d.get_log("browser") if e["level"] == "SEVERE"]
+        assert not severe, f"errors in the browser console: {severe}"
+
+    def shoot(self, name):
+        path = os.path.join(ARTIFACTS, name)
+        CockpitSession.screenshot(self.d, path)
+        step(f"screenshot {path}")
+        return path
+
+
+# ---- the tests -----------------------------------------------------------
+def test_identity_and_values():
+    """Identity equals the Board properties; each current value shown (raw
+    in data-value, and its text) equals GetSnapshot's. No simulator: the
+    fake board's values hold still, so page and snapshot see the same."""
+    with Page("agx-orin-jp62") as p:
+        p.ready()
+        for name in ("Model", "Module", "SoC", "JetPack", "L4T", "Distribution", "KernelRelease"):
+            want = prop("Board", name)
+            assert want, name
+            assert p.text(f"board-{name}") == want, (name, p.text(f"board-{name}"), want)
+        libraries = prop("Board", "Libraries")
+        assert json.loads(p.data("board-Libraries", "value")) == libraries
+        for name, version in libraries.items():
+            assert f"{name} {version}" in p.text("board-Libraries"), (name, version)
+
+        _, values = snapshot()
+        tiles = p.js("return [...document.querySelectorAll('#now dd')].map(e => [e.id, e.dataset.key, e.dataset.value, e.textContent])")
+        shown = {key: (tile_id, json.loads(raw), text) for tile_id, key, raw, text in tiles}
+        for key in ("power.total", "ram.used", "gpu.freq", "fan.0.speed", "nvpmodel.name", "jetson_clocks.active"):
+            assert key in values, key
+            assert key in shown, (key, sorted(shown))
+            assert shown[key][1] == values[key], (key, shown[key], values[key])
+        # Texts in their units, from the same values.
+        assert shown["power.total"][2].startswith(f"{values['power.total'] / 1000:.2f}".rstrip("0").rstrip(".") + " W")
+        assert shown["gpu.freq"][2] == f"{round(values['gpu.freq'] / 1000)} MHz", shown["gpu.freq"]
+        assert shown["nvpmodel.name"][2] == values["nvpmodel.name"]
+        assert shown["jetson_clocks.active"][2] == ("on" if values["jetson_clocks.active"] else "off")
+        hottest = max((k for k in values if k.startswith("temp.")), key=lambda k: values[k])
+        assert shown[hottest][0] == "now-temp" and shown[hottest][1] == values[hottest], (hottest, shown.get(hottest))
+        # The GPU process table: the processes of the snapshot, by PID.
+        pids = sorted({int(k.split(".")[1]) for k in values if k.startswith("process.") and k.endswith(".name")})
+        assert pids, "the fixture has GPU processes"
+        rows = p.js("return [...document.querySelectorAll('#processes-body tr')].map(r => [Number(r.dataset.pid),"
+                    " r.querySelector('[data-field=name]').textContent])")
+        assert sorted(pid for pid, _ in rows) == pids, (rows, pids)
+        for pid, name in rows:
+            assert name == values[f"process.{pid}.name"], (pid, name)
+        # Engines: one label per engine of the snapshot, on or off as it says.
+        engines = {k.split(".")[1]: v for k, v in values.items() if k.startswith("engine.") and k.endswith(".online")}
+        assert engines, "the fixture has engines"
+        for name, online in engines.items():
+            assert p.data(f"engine-{name}", "online") == ("true" if online else "false"), name
+
+
+def test_process_table_sorts():
+    """Sorting by a column's header (by keyboard: Enter on its button)."""
+    with Page("agx-orin-jp62") as p:
+        p.ready()
+        order = lambda: p.js("return [...document.querySelectorAll('#processes-body tr')].map(r => Number(r.dataset.pid))")
+        p.d.find_element(By.CSS_SELECTOR, "th[data-field=pid] button").send_keys(Keys.ENTER)
+        p.wait("return document.querySelector('th[data-field=pid]').getAttribute('aria-sort') === 'descending'",
+               "PID sorted descending")
+        assert order() == sorted(order(), reverse=True), order()
+        p.d.find_element(By.CSS_SELECTOR, "th[data-field=pid] button").send_keys(Keys.ENTER)
+        p.wait("return document.querySelector('th[data-field=pid]').getAttribute('aria-sort') === 'ascending'",
+               "PID sorted ascending")
+        assert order() == sorted(order()), order()
+        p.d.find_element(By.CSS_SELECTOR, "th[data-field=name] button").send_keys(Keys.ENTER)
+        names = p.js("return [...document.querySelectorAll('#processes-body [data-field=name]')].map(e => e.textContent)")
+        assert names == sorted(names, key=str.lower) or names == sorted(names), names
+
+
+def test_chart_grows_while_visible():
+    """The charts grow with every Sample, and the page holds a Subscribe()
+    request only while it is visible: with jetsond's default period at
+    2 s, Interval is the page's 1 s while it shows and 2 s again when it
+    is hidden (another tab in front)."""
+    with Page("agx-orin-jp62", simulate=True, daemon_args=("--interval", "2000")) as p:
+        p.ready()
+        poll(lambda: prop("Metrics", "Interval") == 1000000, "Interval at the page's 1 s")
+        first = int(p.data("chart-cpu", "points"))
+        assert first >= 1
+        p.wait("return Number(document.getElementById('chart-cpu').dataset.points) >= arguments[0] + 3",
+               "3 more points in the CPU chart", first)
+        series = p.data("chart-cpu", "series").split()
+        assert "cpu.load" in series and "cpu.0.load" in series, series
+        # The x values are jetsond's timestamps (seconds), one per sample, increasing.
+        xs = p.js("return window.jetsondCharts.times.slice()")
+        assert xs == sorted(xs) and len(set(xs)) == len(xs), xs
+        now_s = snapshot()[0] / 1e6
+        assert abs(xs[-1] - now_s) < 30, (xs[-1], now_s)
+        step("hidden: another tab in front")
+        page_tab = p.d.current_window_handle
+        p.d.switch_to.new_window("tab")
+        p.d.get("about:blank")
+        poll(lambda: prop("Metrics", "Interval") == 2000000, "Interval back at jetsond's default once hidden")
+        p.d.switch_to.window(page_tab)
+        p.wait("return document.visibilityState === 'visible'", "the page visible again")
+        poll(lambda: prop("Metrics", "Interval") == 1000000, "Interval at the page's 1 s again")
+        p.wait("return document.body.dataset.subscribed === 'true'", "subscribed again")
+
+
+def test_denied_write():
+    """polkit denies: the page shows jetsond's (polkit's) message beside the
+    control, the control goes back to the true value, the board's files are
+    unchanged."""
+    with Page(NANO) as p:
+        p.ready()
+        status = p.root_file(NVPMODEL_STATUS)
+        pwm = p.root_file(NANO_FAN_PWM)
+        assert p.js("return document.getElementById('mode').value") == "1"
+        Select(p.by_id("mode")).select_by_value("2")
+        p.wait("return document.getElementById('mode-message').dataset.error === 'org.freedesktop.DBus.Error.AccessDenied'",
+               "the power mode's denial")
+        message = p.text("mode-message")
+        assert "Not authorized" in message and "set-nvpmodel" in message, message
+        p.wait("return document.getElementById('mode').value === '1'", "the mode select back at 25W")
+        assert p.root_file(NVPMODEL_STATUS) == status
+        assert prop("NVPModel", "Mode") == 1
+
+        speed = p.by_id("fan-0-speed")
+        speed.clear()
+        speed.send_keys("90", Keys.ENTER)
+        p.wait("return document.getElementById('fan-0-message').dataset.error === 'org.freedesktop.DBus.Error.AccessDenied'",
+               "the fan's denial")
+        assert "set-fan" in p.text("fan-0-message")
+        assert p.root_file(NANO_FAN_PWM) == pwm
+        p.wait("return document.getElementById('fan-0-speed').value === arguments[0]", "the speed back",
+               str(round(prop("Fan", "Speed", PATH + "/fan/0"))))
+
+
+def test_allowed_writes():
+    """polkit allows: power mode, fan speed and profile, jetson_clocks change
+    the fake board's files and the page follows; a mode that needs a reboot
+    offers to become the boot default, which rewrites nvpmodel.conf."""
+    with Page(NANO, systemd=True) as p:
+        p.stack.polkit_allow(ALL_ACTIONS)
+        p.ready()
+        step("power mode 25W -> 15W")
+        Select(p.by_id("mode")).select_by_value("0")
+        poll(lambda: "pmode:0000" in p.root_file(NVPMODEL_STATUS), "nvpmodel's status at mode 0")
+        p.wait("return document.getElementById('mode').value === '0' && !document.getElementById('mode').disabled",
+               "the select at mode 0")
+        assert prop("NVPModel", "Mode") == 0
+        assert p.text("mode-message") == ""
+
+        step("power mode 7W needs a reboot: offered as the boot default")
+        conf = p.root_file(NANO_NVPMODEL_CONF)
+        Select(p.by_id("mode")).select_by_value("3")
+        p.wait("return document.getElementById('mode-message').dataset.error === 'org.jetsond.Jetson1.Error.RebootRequired'",
+               "RebootRequired")
+        assert "reboot" in p.text("mode-message").lower()
+        p.wait("return document.getElementById('mode').value === '0'", "the select back at mode 0")
+        assert p.visible("mode-reboot-button")
+        assert "7W" in p.text("mode-reboot-button"), p.text("mode-reboot-button")
+        assert p.root_file(NANO_NVPMODEL_CONF) == conf
+        p.by_id("mode-reboot-button").send_keys(Keys.ENTER)
+        poll(lambda: prop("NVPModel", "DefaultMode") == 3, "DefaultMode 3")
+        assert "PM_CONFIG DEFAULT=3" in p.root_file(NANO_NVPMODEL_CONF)
+        p.wait("return document.getElementById('mode-default').value === '3'", "the boot default select at 3")
+        assert "next boot" in p.text("mode-message")
+
+        step("fan speed 70 %")
+        speed = p.by_id("fan-0-speed")
+        speed.clear()
+        speed.send_keys("70", Keys.ENTER)
+        poll(lambda: p.root_file(NANO_FAN_PWM).strip() == str(70 * 255 // 100), "pwm1 at 70 %")
+        p.wait("return Math.round(Number(document.getElementById('fan-0-state').dataset.speed)) === 70",
+               "the page's fan at 70 %")
+        p.wait("return document.getElementById('fan-0-profile').value === 'manual'", "profile manual")
+
+        step("fan profile back to quiet")
+        profiles = prop("Fan", "Profiles", PATH + "/fan/0")
+        target = "quiet" if "quiet" in profiles else [x for x in profiles if x != "manual"][0]
+        Select(p.by_id("fan-0-profile")).select_by_value(target)
+        poll(lambda: prop("Fan", "Profile", PATH + "/fan/0") == target, f"profile {target}")
+        p.wait("return document.getElementById('fan-0-profile').value === arguments[0]", "the page's profile",
+               target)
+
+        step("jetson_clocks on, by keyboard")
+        assert p.root_file(CPU0_MIN) != p.root_file(CPU0_MAX)
+        p.by_id("clocks-active").send_keys(Keys.SPACE)
+        poll(lambda: p.root_file(CPU0_MIN) == p.root_file(CPU0_MAX), "CPU0 min = max")
+        poll(lambda: prop("JetsonClocks", "Active") is True, "Active")
+        p.wait("return document.getElementById('clocks-active').checked && !document.getElementById('clocks-active').disabled",
+               "the switch on")
+        p.wait("return document.getElementById('now-clocks') && document.getElementById('now-clocks').textContent === 'on'",
+               "jetson_clocks on in the current values")
+
+
+def test_board_without_fan():
+    """A PC (x86-pc: no fan, no nvpmodel, no jetson_clocks): those controls
+    and the fan chart are not shown; the Jetson's are (the same page on the
+    Orin Nano, as the counterpart)."""
+    with Page("x86-pc") as p:
+        p.ready(2)
+        assert p.js("return document.getElementById('fans').children.length") == 0
+        assert not p.visible("group-mode") and not p.visible("group-clocks")
+        assert p.js("return document.getElementById('chart-card-fan').hidden") is True
+        assert p.data("chart-fan", "series") == ""
+        assert p.js("return document.getElementById('now-fan')") is None
+    with Page(NANO) as p:
+        p.ready(2)
+        assert p.visible("group-fan-0") and p.visible("group-mode") and p.visible("group-clocks")
+        assert p.js("return document.getElementById('chart-card-fan').hidden") is False
+
+
+def test_jetsond_restarts():
+    """jetsond stops: one empty state; it starts again: the page shows the
+    board again by itself, with new samples."""
+    with Page("agx-orin-jp62", simulate=True) as p:
+        p.ready(2)
+        p.stack.stop_daemon()
+        p.wait("return document.body.dataset.state === 'absent'", "the empty state")
+        assert p.visible("empty") and not p.visible("main")
+        assert "not running" in p.text("empty-title")
+        before = p.samples()
+        p.stack.start_daemon()
+        p.wait("return document.body.dataset.state === 'ready'", "the page back")
+        p.wait("return Number(document.body.dataset.samples) >= arguments[0] + 2", "new samples", before)
+        assert p.text("board-Model") == prop("Board", "Model")
+        assert not p.visible("empty")
+
+
+def test_labels_and_keyboard():
+    """Every control has a label (its accessible name) and is reachable by
+    Tab."""
+    with Page(NANO) as p:
+        p.ready()
+        unlabelled = p.js("""
+            return [...document.querySelectorAll('#main input, #main select, #main button')]
+                .filter(e => e.offsetParent !== null)
+                .filter(e => !(e.labels && e.labels.length > 0 && e.labels[0].textContent.trim())
+                             && !(e.getAttribute('aria-label'))
+                             && !(e.tagName === 'BUTTON' && e.textContent.trim()))
+                .map(e => e.id || e.outerHTML.slice(0, 80))""")
+        assert not unlabelled, unlabelled
+        controls = set(p.js("return [...document.querySelectorAll('#main input, #main select, #main button')]"
+                            ".filter(e => e.offsetParent !== null && !e.disabled).map(e => e.id || e.textContent)"))
+        reached = set()
+        body = p.d.find_element(By.TAG_NAME, "body")
+        body.click()
+        for _ in range(len(controls) + 10):
+            p.d.switch_to.active_element.send_keys(Keys.TAB)
+            reached.add(p.js("const e = document.activeElement; return e.id || e.textContent"))
+        missing = controls - reached
+        assert not missing, missing
+
+
+def test_screenshots_and_phone_width():
+    """Screenshots at 1280x800 and 390x844 (a phone): at 390 px nothing is
+    wider than the screen. And the dark theme, as prefers-color-scheme asks."""
+    with Page("agx-orin-jp62", simulate=True) as p:
+        p.ready(8)
+        wide = p.shoot("cockpit-1280x800.png")
+        CockpitSession.set_size(p.d, 390, 844)
+        p.wait("return window.innerWidth === 390", "the phone's width")
+        p.wait("return document.documentElement.scrollWidth <= 390", "no horizontal scrolling at 390 px")
+        assert p.js("return document.getElementById('chart-cpu').getBoundingClientRect().right") <= 390
+        p.shoot("cockpit-390x844.png")
+        step("dark")
+        CockpitSession.set_size(p.d, 1280, 800)
+        p.d.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                            {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        p.wait("return document.documentElement.classList.contains('pf-v6-theme-dark')", "the dark theme")
+        rgb = p.js("return getComputedStyle(document.body).backgroundColor")
+        channels = [int(x) for x in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3]]
+        assert sum(channels) / 3 < 80, rgb
+        p.shoot("cockpit-dark-1280x800.png")
+        if UPDATE_DOCS:
+            shutil.copy(wide, os.path.join(SOURCE_DIR, "docs", "cockpit.png"))
+            step("copied to docs/cockpit.png")
+
+
+if __name__ == "__main__":
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    tests = [test_identity_and_values, test_process_table_sorts, test_chart_grows_while_visible,
+             test_denied_write, test_allowed_writes, test_board_without_fan, test_jetsond_restarts,
+             test_labels_and_keyboard, test_screenshots_and_phone_width]
+    only = [a for a in sys.argv[3:] if a.startswith("test_")]
+    sys.exit(run_tests([t for t in tests if not only or t.__name__ in only]))
