@@ -22,6 +22,29 @@ static bool is_blank(char c)
         return c == ' ' || c == '\t';
 }
 
+/* The next blank-separated token of [*P, END) into T (false: none left). */
+static bool next_token(const char **p, const char *end, jd_span *t)
+{
+        while (*p < end && is_blank(**p))
+                (*p)++;
+        const char *start = *p;
+        while (*p < end && !is_blank(**p))
+                (*p)++;
+        *t = (jd_span) { start, (size_t) (*p - start) };
+        return t->len > 0;
+}
+
+/* FIELD ("KEY=VALUE", KEY not empty) split at its first '='. */
+static bool split_field(jd_span field, jd_span *key, jd_span *value)
+{
+        const char *eq = memchr(field.p, '=', field.len);
+        if (!eq || eq == field.p)
+                return false;
+        *key = (jd_span) { field.p, (size_t) (eq - field.p) };
+        *value = (jd_span) { eq + 1, field.len - key->len - 1 };
+        return true;
+}
+
 bool jd_nvpmodel_parse_header(const char *line, jd_nvpmodel_header *h)
 {
         const char *p = line, *end = jd_line_end(line);
@@ -34,35 +57,26 @@ bool jd_nvpmodel_parse_header(const char *line, jd_nvpmodel_header *h)
         p++;
         end--;
         h->n = 0;
-        h->kind.len = 0;
-        while (p < end) {
-                while (p < end && is_blank(*p))
-                        p++;
-                const char *t = p;
-                while (p < end && !is_blank(*p))
-                        p++;
-                if (p == t)
-                        break;
-                if (!h->kind.len) {
-                        h->kind = (jd_span) { t, (size_t) (p - t) };
-                        continue;
-                }
-                const char *eq = memchr(t, '=', (size_t) (p - t));
-                if (!eq || eq == t || h->n == JD_NVPMODEL_HEADER_FIELDS)
-                        return false; /* not KEY=VALUE, or more fields than any header has */
-                h->key[h->n] = (jd_span) { t, (size_t) (eq - t) };
-                h->value[h->n] = (jd_span) { eq + 1, (size_t) (p - eq - 1) };
+        if (!next_token(&p, end, &h->kind))
+                return false;
+        h->fields = (jd_span) { p, (size_t) (end - p) };
+        jd_span t, key, value;
+        while (next_token(&p, end, &t)) {
+                if (!split_field(t, &key, &value))
+                        return false; /* not KEY=VALUE */
                 h->n++;
         }
-        return h->kind.len > 0;
+        return true;
 }
 
 bool jd_nvpmodel_header_value(const jd_nvpmodel_header *h, const char *key, jd_span *value)
 {
         size_t found = 0;
-        for (size_t i = 0; i < h->n; i++)
-                if (jd_span_eq(h->key[i], key)) {
-                        *value = h->value[i];
+        const char *p = h->fields.p, *end = h->fields.p + h->fields.len;
+        jd_span t, k, v;
+        while (next_token(&p, end, &t))
+                if (split_field(t, &k, &v) && jd_span_eq(k, key)) {
+                        *value = v;
                         found++;
                 }
         return found == 1 && value->len > 0;

@@ -43,12 +43,14 @@ const jd_nvpmodel_sample *jd_nvpmodel_reader_sample(jd_nvpmodel_reader *r);
  * of their own, separated by blanks (spaces or tabs; blanks and a CR
  * around the line are allowed; "<KIND" and "VALUE>" may touch the
  * brackets). Anything else (a comment, a header cut short, a "<" inside a
- * longer line) is no header. */
-#define JD_NVPMODEL_HEADER_FIELDS 8
+ * longer line) is no header. A header has any number of fields (issue
+ * 31: a JetPack conf may list more per-mode columns than older ones):
+ * they stay in the line and are walked when asked for, so none is cut
+ * and nothing is allocated. */
 typedef struct {
-        jd_span kind;                                 /* "POWER_MODEL", "PM_CONFIG", "PARAM" */
-        jd_span key[JD_NVPMODEL_HEADER_FIELDS], value[JD_NVPMODEL_HEADER_FIELDS];
-        size_t n;
+        jd_span kind;                 /* "POWER_MODEL", "PM_CONFIG", "PARAM" */
+        jd_span fields;               /* the KEY=VALUE fields, blanks between */
+        size_t n;                     /* how many */
 } jd_nvpmodel_header;
 
 bool jd_nvpmodel_parse_header(const char *line, jd_nvpmodel_header *h);

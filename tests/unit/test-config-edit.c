@@ -100,6 +100,11 @@ static void test_nvpmodel_headers(void **state)
         assert_edit(jd_edit_nvpmodel_default("< POWER_MODEL ID=0 NAME=DEFAULT=5 >\n< PM_CONFIG DEFAULT=2 >\n", 1,
                                              &error),
                     &error, "< POWER_MODEL ID=0 NAME=DEFAULT=5 >\n< PM_CONFIG DEFAULT=1 >\n");
+        /* A header of any width (issue 31: once refused past 8 fields). */
+        assert_edit(jd_edit_nvpmodel_default("< PM_CONFIG K0=1 K1=1 K2=1 K3=1 K4=1 K5=1 K6=1 K7=1 K8=1 K9=1 "
+                                             "DEFAULT=2 K10=1 >\n",
+                                             5, &error),
+                    &error, "< PM_CONFIG K0=1 K1=1 K2=1 K3=1 K4=1 K5=1 K6=1 K7=1 K8=1 K9=1 DEFAULT=5 K10=1 >\n");
         /* No final newline, and CRLF line ends. */
         assert_edit(jd_edit_nvpmodel_default("a\n< PM_CONFIG DEFAULT=2 >", 3, &error), &error,
                     "a\n< PM_CONFIG DEFAULT=3 >");

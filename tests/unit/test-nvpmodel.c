@@ -2,6 +2,7 @@
  * and changes picked up on the next read (including conf rewrites). */
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -122,12 +123,50 @@ static void test_running_note(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* Headers wider than the 8 fields the parser once held (issue 31): a
+ * POWER_MODEL whose ID and NAME come after a dozen per-mode columns, as a
+ * newer JetPack's conf may list, and a PM_CONFIG whose DEFAULT is its
+ * 12th field, are read whole; a non-field among many still makes the
+ * line no header, and a key given twice is still no answer. */
+static void test_wide_headers(void **state)
+{
+        (void) state;
+        GString *conf = g_string_new("");
+        GString *cols = g_string_new("");
+        for (int i = 0; i < 11; i++)
+                g_string_append_printf(cols, " COL%d=%d", i, i * 100);
+        g_string_append_printf(conf, "< PM_CONFIG%s DEFAULT=5 >\n", cols->str);
+        g_string_append_printf(conf, "<POWER_MODEL%s ID=5 NAME=WIDE_FIVE CPU_A78_0=1 GPU_TPC=8 EMC=3199>\n",
+                               cols->str);
+        g_string_append_printf(conf, "< POWER_MODEL%s ID=6 NAME=NOT_A_HEADER stray >\n", cols->str);
+        g_string_append_printf(conf, "< POWER_MODEL%s ID=7 NAME=TWICE NAME=AGAIN >\n", cols->str);
+        jd_nvpmodel_header h;
+        assert_true(jd_nvpmodel_parse_header(strstr(conf->str, "<POWER_MODEL"), &h));
+        printf("figure: widest header has %zu fields\n", h.n);
+        assert_int_equal(h.n, 16);
+        jd_span emc;
+        assert_true(jd_nvpmodel_header_value(&h, "EMC", &emc));
+        assert_true(jd_span_eq(emc, "3199"));
+
+        jd_nvpmodel_sample s = { 0 };
+        assert_true(jd_parse_nvpmodel_conf(conf->str, &s));
+        assert_int_equal(s.n_modes, 1);
+        assert_int_equal(s.modes[0].id, 5);
+        assert_string_equal(s.modes[0].name, "WIDE_FIVE");
+        assert_true(s.default_id.present);
+        assert_int_equal(s.default_id.value, 5);
+        jd_nvpmodel_sample_clear(&s);
+        g_string_free(cols, TRUE);
+        g_string_free(conf, TRUE);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_boards),
                 cmocka_unit_test(test_changes),
                 cmocka_unit_test(test_running_note),
+                cmocka_unit_test(test_wide_headers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
