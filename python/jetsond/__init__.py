@@ -1,7 +1,7 @@
 """jetsond: NVIDIA Jetson boards from Python, through the jetsond D-Bus
 service. See docs/python.md."""
 
-from .capture import Recorder, load_trace, read_trace
+from .capture import AsyncRecorder, Recorder, load_trace, read_trace
 from .aio import AsyncJetson
 from .client import Jetson, Sample, Subscription
 from .errors import (AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgs, JetsondError,
@@ -10,6 +10,6 @@ from .measure import Measurement, measure
 
 __version__ = "0.1.0"
 
-__all__ = ["Jetson", "AsyncJetson", "Sample", "Subscription", "Recorder", "read_trace", "load_trace", "measure", "Measurement",
+__all__ = ["Jetson", "AsyncJetson", "Sample", "Subscription", "Recorder", "AsyncRecorder", "read_trace", "load_trace", "measure", "Measurement",
            "JetsondError", "NotRunning", "AccessDenied", "InteractiveAuthorizationRequired", "NotSupported",
            "Busy", "Failed", "Timeout", "RebootRequired", "InvalidArgs", "NotFound"]

@@ -1,13 +1,14 @@
 """``jetsond.aio.AsyncJetson``: the asyncio form of ``Jetson`` (jeepney's
 asyncio router): identity, snapshot, views, writes and an async iterator of
-samples. Captures (Recorder, measure) are blocking: jeepney's asyncio
-connection does not pass file descriptors; run them in a thread."""
+samples; ``recorder()`` gives an AsyncRecorder (jetsond.capture) on the same
+bus. measure() is blocking: run it in a thread."""
 
 import asyncio
-from typing import Any, AsyncIterator, Dict, List, Optional, Tuple
+from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 
 from . import views
 from ._bus import BUS_NAME, IFACE, PATH, method_call, reply_body, system_bus_address, unwrap
+from .capture import AsyncRecorder
 from .client import Sample, _snake
 from .errors import InvalidArgs, NotRunning
 
@@ -81,6 +82,11 @@ class AsyncJetson:
 
     async def restore_defaults(self) -> List[str]:
         return list((await self._j("Manager", "RestoreDefaults", write=True))[0])
+
+    def recorder(self, path: str, rate_hz: float = 1000, keys: Sequence[str] = (), warmup: int = 10) -> AsyncRecorder:
+        """``async with board.recorder("run.trace") as r:``: an AsyncRecorder
+        on this board's bus."""
+        return AsyncRecorder(path, rate_hz, keys, self.address, warmup)
 
     async def samples(self, interval: Optional[float] = None) -> AsyncIterator[Sample]:
         """Sample signals on this connection, at INTERVAL seconds (Subscribe)

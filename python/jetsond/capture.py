@@ -197,7 +197,92 @@ class Capture:
         self._bus.close()
 
 
-class Recorder:
+class _TraceWriter:
+    """What the blocking and the asyncio recorders share: the trace file,
+    the records' accounting (counted and dropped from the records' own
+    fields), the sync points and the trailer."""
+
+    def __init__(self, path: str, rate_hz: float, keys: Sequence[str], address: Optional[str],
+                 warmup: int) -> None:
+        self.path, self.rate_hz, self.keys, self.address, self.warmup = path, rate_hz, list(keys), address, warmup
+        self.sample_count = 0
+        self.dropped = 0
+        self.columns = []  # type: List[str]
+        self._syncs = []  # type: List[Tuple[int, int, Optional[str]]]
+        self._last_ns = 0
+        self._start_ns = 0
+        self._stop_at = None  # type: Optional[int]
+        self._error = None  # type: Optional[BaseException]
+        self._cond = threading.Condition()
+        self._capture = None  # type: Optional[Capture]
+        self._file = None  # type: Any
+
+    def _check_rate(self) -> float:
+        if not 0 < self.rate_hz <= 1000:
+            raise InvalidArgs("rate_hz %r is out of range (up to 1000)" % (self.rate_hz,))
+        return 1.0 / self.rate_hz
+
+    def _opened(self, capture: Capture) -> None:
+        self._capture = capture
+        self.columns = capture.columns
+        self._file = open(self.path, "wb")
+        self._file.write(capture.header_bytes)
+
+    def _take(self, data: bytes) -> None:
+        """Whole records DATA: to the file, and counted."""
+        if not data:
+            return
+        assert self._capture is not None
+        size = self._capture.header.record_size
+        self._file.write(data)
+        dropped = sum(_TIME_DROPPED.unpack_from(data, o)[1] for o in range(0, len(data), size))
+        last = _TIME_DROPPED.unpack_from(data, len(data) - size)[0]
+        with self._cond:
+            self.sample_count += len(data) // size
+            self.dropped += dropped
+            self._last_ns = last
+            self._cond.notify_all()
+
+    def _caught_up(self) -> bool:
+        """Stopping, and the records up to the stop are in (or 2 s passed)."""
+        with self._cond:
+            return self._stop_at is not None and (self._last_ns >= self._stop_at or
+                                                  monotonic_ns() > self._stop_at + 2 * 10**9)
+
+    def _failed(self, e: BaseException) -> None:
+        with self._cond:
+            self._error = e
+            self._cond.notify_all()
+
+    def sync(self, label: Optional[str] = None) -> int:
+        """Marks this moment (CLOCK_MONOTONIC, the stream's clock); returns
+        its id: 1, 2, 3, ... Records from it on carry this id in
+        read_trace()'s sync_id."""
+        t = monotonic_ns()
+        with self._cond:
+            sid = len(self._syncs) + 1
+            self._syncs.append((sid, t, label))
+        return sid
+
+    def _finish(self) -> None:
+        """Closes the capture, writes the trailer and closes the file."""
+        assert self._capture is not None
+        self._capture.close()
+        labels = json.dumps([s[2] for s in self._syncs]).encode("utf-8")
+        for sid, t, _ in self._syncs:
+            self._file.write(_SYNC.pack(sid, t))
+        self._file.write(labels)
+        self._file.write(_FOOTER.pack(len(self._syncs), len(labels), self._start_ns, self._stop_at or 0,
+                                      self.dropped, TRAILER_MAGIC))
+        self._file.close()
+        if self._error is not None and not isinstance(self._error, NotRunning):
+            raise self._error
+
+
+_TIME_DROPPED = struct.Struct("=QQ")
+
+
+class Recorder(_TraceWriter):
     """fastnvmetrics' recorder over jetsond: ``with Recorder("run.trace") as
     r:`` opens a capture of KEYS (glob patterns; default: every numeric
     key) at RATE_HZ (up to 1000), waits for its first WARMUP records and
@@ -208,26 +293,13 @@ class Recorder:
 
     def __init__(self, path: str, rate_hz: float = 1000, keys: Sequence[str] = (),
                  address: Optional[str] = None, warmup: int = 10) -> None:
-        self.path, self.rate_hz, self.keys, self.address, self.warmup = path, rate_hz, list(keys), address, warmup
-        self.sample_count = 0
-        self.dropped = 0
-        self.columns = []  # type: List[str]
-        self._syncs = []  # type: List[Tuple[int, int, Optional[str]]]
-        self._last_ns = 0
-        self._stop_at = None  # type: Optional[int]
-        self._error = None  # type: Optional[BaseException]
-        self._cond = threading.Condition()
+        _TraceWriter.__init__(self, path, rate_hz, keys, address, warmup)
         self._thread = None  # type: Optional[threading.Thread]
-        self._capture = None  # type: Optional[Capture]
 
     def start(self) -> "Recorder":
-        if not 0 < self.rate_hz <= 1000:
-            raise InvalidArgs("rate_hz %r is out of range (up to 1000)" % (self.rate_hz,))
+        interval = self._check_rate()
         self._start_ns = monotonic_ns()
-        self._capture = Capture(1.0 / self.rate_hz, self.keys, self.address)
-        self.columns = self._capture.columns
-        self._file = open(self.path, "wb")
-        self._file.write(self._capture.header_bytes)
+        self._opened(Capture(interval, self.keys, self.address))
         self._thread = threading.Thread(target=self._run, name="jetsond-recorder", daemon=True)
         self._thread.start()
         self.wait_for_warmup()
@@ -245,43 +317,14 @@ class Recorder:
     def _run(self) -> None:
         cap = self._capture
         assert cap is not None
-        n = len(cap.columns)
-        rec = struct.Struct("=QQ")
-        size = cap.header.record_size
         try:
-            while True:
+            while not self._caught_up():
                 data = cap.read(0.05)
                 if data is None:
                     raise NotRunning("jetsond closed the capture stream")
-                if data:
-                    self._file.write(data)
-                    dropped = sum(rec.unpack_from(data, o)[1] for o in range(0, len(data), size))
-                    last = rec.unpack_from(data, len(data) - size)[0]
-                    with self._cond:
-                        self.sample_count += len(data) // size
-                        self.dropped += dropped
-                        self._last_ns = last
-                        self._cond.notify_all()
-                with self._cond:
-                    if self._stop_at is not None and (self._last_ns >= self._stop_at or
-                                                      monotonic_ns() > self._stop_at + 2 * 10**9):
-                        return
+                self._take(data)
         except BaseException as e:
-            with self._cond:
-                self._error = e
-                self._cond.notify_all()
-        finally:
-            del n
-
-    def sync(self, label: Optional[str] = None) -> int:
-        """Marks this moment (CLOCK_MONOTONIC, the stream's clock); returns
-        its id: 1, 2, 3, ... Records from it on carry this id in
-        read_trace()'s sync_id."""
-        t = monotonic_ns()
-        with self._cond:
-            sid = len(self._syncs) + 1
-            self._syncs.append((sid, t, label))
-        return sid
+            self._failed(e)
 
     def stop(self) -> None:
         """Takes the records up to now, then closes the capture and writes
@@ -292,17 +335,7 @@ class Recorder:
             self._stop_at = monotonic_ns()
         self._thread.join()
         self._thread = None
-        assert self._capture is not None
-        self._capture.close()
-        labels = json.dumps([s[2] for s in self._syncs]).encode("utf-8")
-        for sid, t, _ in self._syncs:
-            self._file.write(_SYNC.pack(sid, t))
-        self._file.write(labels)
-        self._file.write(_FOOTER.pack(len(self._syncs), len(labels), self._start_ns, self._stop_at or 0,
-                                      self.dropped, TRAILER_MAGIC))
-        self._file.close()
-        if self._error is not None and not isinstance(self._error, NotRunning):
-            raise self._error
+        self._finish()
 
     def __enter__(self) -> "Recorder":
         return self.start()
@@ -311,5 +344,82 @@ class Recorder:
         self.stop()
 
 
-__all__ = ["Recorder", "Capture", "read_trace", "load_trace", "parse_header", "parse_records", "monotonic_ns",
+class AsyncRecorder(_TraceWriter):
+    """The Recorder for asyncio programs: ``async with AsyncRecorder(path)
+    as r:``, the same file, ``sync()``, ``sample_count`` and ``dropped``.
+    OpenCapture runs once in the loop's executor (jeepney's asyncio
+    connection cannot receive the stream's descriptor); the stream itself is
+    read by the event loop (``add_reader``), no thread."""
+
+    def __init__(self, path: str, rate_hz: float = 1000, keys: Sequence[str] = (),
+                 address: Optional[str] = None, warmup: int = 10) -> None:
+        _TraceWriter.__init__(self, path, rate_hz, keys, address, warmup)
+        self._loop = None  # type: Any
+        self._changed = None  # type: Any
+
+    async def start(self) -> "AsyncRecorder":
+        import asyncio
+        interval = self._check_rate()
+        self._loop = asyncio.get_event_loop()
+        self._changed = asyncio.Event()
+        self._start_ns = monotonic_ns()
+        self._opened(await self._loop.run_in_executor(None, Capture, interval, self.keys, self.address))
+        assert self._capture is not None
+        self._loop.add_reader(self._capture.fd, self._readable)
+        try:
+            await self._until(lambda: self.sample_count >= self.warmup, 30.0)
+        except BaseException:
+            await self.stop()
+            raise
+        if self.sample_count < self.warmup:
+            await self.stop()
+            raise NotRunning("no capture records from jetsond within 30 s")
+        return self
+
+    def _readable(self) -> None:
+        assert self._capture is not None
+        try:
+            data = self._capture.read(0)
+            if data is None:
+                raise NotRunning("jetsond closed the capture stream")
+            self._take(data)
+        except BaseException as e:
+            self._loop.remove_reader(self._capture.fd)
+            self._failed(e)
+        self._changed.set()
+
+    async def _until(self, done: Any, timeout: float) -> None:
+        """Waits until DONE() or an error, at most TIMEOUT seconds."""
+        import asyncio
+        deadline = self._loop.time() + timeout
+        while not done() and self._error is None and self._loop.time() < deadline:
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), max(0.0, min(0.1, deadline - self._loop.time())))
+            except asyncio.TimeoutError:
+                pass
+        if self._error is not None and not isinstance(self._error, NotRunning):
+            raise self._error
+
+    async def stop(self) -> None:
+        """Takes the records up to now, then closes the capture and writes
+        the trailer."""
+        if self._capture is None or self._capture.fd < 0:
+            return
+        with self._cond:
+            self._stop_at = monotonic_ns()
+        try:
+            await self._until(self._caught_up, 3.0)
+        finally:
+            self._loop.remove_reader(self._capture.fd)
+            self._finish()
+
+    async def __aenter__(self) -> "AsyncRecorder":
+        return await self.start()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.stop()
+
+
+__all__ = ["Recorder", "AsyncRecorder", "Capture", "read_trace", "load_trace", "parse_header", "parse_records", "monotonic_ns",
            "JetsondError", "math"]
