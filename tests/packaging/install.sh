@@ -78,7 +78,8 @@ if [ "$(grep -c '^ExecStart=' "$unit" 2>/dev/null)" != 1 ] || ! grep -q -x -F "E
 fi
 while IFS= read -r f; do
     case "$f" in "$libexecdir/jetsond"|"$bindir/jetsonctl"|"$bindir/jetsond-exporter") continue ;; esac
-    if grep -n -H '@[A-Za-z_][A-Za-z0-9_]*@' "$dest$f" >"$tmp/at"; then
+    # -I: binary files (the page's fonts) are not templates.
+    if grep -I -n -H '@[A-Za-z_][A-Za-z0-9_]*@' "$dest$f" >"$tmp/at"; then
         sed "s|^$(sed_esc "$dest")|    |" "$tmp/at"
         fail "unsubstituted @...@ in $f"
     fi
