@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "deadline_task.h"
 #include "gpu.h"
 #include "parse.h"
 #include "sysfile.h"
@@ -390,14 +391,12 @@ typedef struct {
         bool on;
         jd_gpu_change change;
         unsigned timeout_ms;
-        guint timer;
-        bool answered;                /* DONE has run, or a timeout stood in for it */
         GCancellable *cancellable;
         jd_gpu_change_done change_done;
         void *userdata;
 } gpu_op;
 
-static void op_free(gpointer p)
+static void op_free(void *p)
 {
         gpu_op *op = p;
         g_free(op->state_file);
@@ -405,43 +404,25 @@ static void op_free(gpointer p)
         g_free(op);
 }
 
-static bool gone(const gpu_op *op)
+static void set_in_thread(void *data)
 {
-        return op->cancellable && g_cancellable_is_cancelled(op->cancellable);
-}
-
-static void set_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-        (void) source, (void) cancellable;
         gpu_op *op = data;
         jd_gpu_set(op->sr, &op->controls, &op->memory, op->state_file, op->setting, op->on, &op->change);
-        g_task_return_boolean(task, TRUE);
 }
 
-static void on_set(GObject *source, GAsyncResult *res, gpointer data)
-{
-        (void) source, (void) data;
-        gpu_op *op = g_task_get_task_data(G_TASK(res));
-        if (op->answered)
-                return;
-        op->answered = true;
-        g_source_remove(op->timer);
-        if (!gone(op))
-                op->change_done(&op->change, op->userdata);
-}
-
-static gboolean on_set_timeout(gpointer data)
+static void on_set(bool timed_out, void *data)
 {
         gpu_op *op = data;
-        op->timer = 0;
-        op->answered = true;
-        if (gone(op))
-                return G_SOURCE_REMOVE;
+        if (op->cancellable && g_cancellable_is_cancelled(op->cancellable))
+                return;
+        if (!timed_out) {
+                op->change_done(&op->change, op->userdata);
+                return;
+        }
         jd_gpu_change late = { .memory = op->memory };
         jd_result_set(&late.result, JD_TIMEOUT, "Switching GPU %s %s did not finish within %u ms",
                       setting_name(op->setting), op->on ? "on" : "off", op->timeout_ms);
         op->change_done(&late, op->userdata);
-        return G_SOURCE_REMOVE;
 }
 
 void jd_gpu_set_async(const jd_sysroot *sr, const jd_gpu_controls *c, const jd_gpu_memory *m,
@@ -459,11 +440,7 @@ void jd_gpu_set_async(const jd_sysroot *sr, const jd_gpu_controls *c, const jd_g
         op->on = on;
         op->timeout_ms = timeout_ms;
         op->change_done = done;
-        g_autoptr(GTask) task = g_task_new(NULL, NULL, on_set, NULL);
-        g_task_set_task_data(task, op, op_free);
-        /* The op (the task's data) outlives the timer: on_set removes it. */
-        op->timer = g_timeout_add(timeout_ms, on_set_timeout, op);
-        g_task_run_in_thread(task, set_in_thread);
+        jd_run_with_deadline(set_in_thread, on_set, op, op_free, timeout_ms);
 }
 
 /* ---- probing in a thread of its own -------------------------------------- */

@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gio/gio.h>
+#include <glib.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "deadline_task.h"
 
 int jd_write_attribute(const jd_sysroot *sr, const char *path, const char *value)
 {
@@ -21,30 +23,27 @@ int jd_write_attribute(const jd_sysroot *sr, const char *path, const char *value
         return r;
 }
 
-/* Shared by the worker thread and the loop: freed with the task, which
- * outlives a timeout (the thread still holds it). */
+/* Shared by the worker thread and the loop until both are done with it
+ * (deadline_task.h). */
 typedef struct {
         const jd_sysroot *sr;
         jd_attribute_write *writes;
         size_t n;
         _Atomic size_t at;       /* the write in progress */
         int r;
-        guint timer;
-        bool answered;           /* DONE has run (result or timeout) */
         jd_attributes_done done;
         void *data;
 } attribute_op;
 
-static void op_free(gpointer p)
+static void op_free(void *p)
 {
         attribute_op *op = p;
         g_free(op->writes);
         g_free(op);
 }
 
-static void write_all(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+static void write_all(void *data)
 {
-        (void) source, (void) cancellable;
         attribute_op *op = data;
         for (size_t i = 0; i < op->n; i++) {
                 atomic_store(&op->at, i);
@@ -52,27 +51,12 @@ static void write_all(GTask *task, gpointer source, gpointer data, GCancellable 
                 if (op->r < 0)
                         break;
         }
-        g_task_return_boolean(task, TRUE);
 }
 
-static void on_written(GObject *source, GAsyncResult *res, gpointer data)
-{
-        (void) source, (void) data;
-        attribute_op *op = g_task_get_task_data(G_TASK(res));
-        if (op->answered)
-                return;
-        op->answered = true;
-        g_source_remove(op->timer);
-        op->done(op->r, atomic_load(&op->at), op->data);
-}
-
-static gboolean on_timeout(gpointer data)
+static void on_written(bool timed_out, void *data)
 {
         attribute_op *op = data;
-        op->timer = 0;
-        op->answered = true;
-        op->done(-ETIMEDOUT, atomic_load(&op->at), op->data);
-        return G_SOURCE_REMOVE;
+        op->done(timed_out ? -ETIMEDOUT : op->r, atomic_load(&op->at), op->data);
 }
 
 void jd_write_attributes_async(const jd_sysroot *sr, const jd_attribute_write *writes, size_t n,
@@ -86,10 +70,5 @@ void jd_write_attributes_async(const jd_sysroot *sr, const jd_attribute_write *w
         atomic_init(&op->at, 0);
         op->done = done;
         op->data = data;
-        g_autoptr(GTask) task = g_task_new(NULL, NULL, on_written, NULL);
-        g_task_set_task_data(task, op, op_free);
-        /* The timer cannot outlive the op: the task (and so the op) is
-         * freed only after on_written, which removes it. */
-        op->timer = g_timeout_add(timeout_ms, on_timeout, op);
-        g_task_run_in_thread(task, write_all);
+        jd_run_with_deadline(write_all, on_written, op, op_free, timeout_ms);
 }
