@@ -26,7 +26,8 @@ static const struct {
         { "fan.*.profile", 's' }, { "fan.*.pwm", 'u' }, { "fan.*.rpm", 'u' }, { "nvpmodel.mode", 'u' },
         { "nvpmodel.name", 's' }, { "jetson_clocks.active", 'b' }, { "process.*.name", 's' },
         { "process.*.user", 's' }, { "process.*.cpu", 'd' }, { "process.*.gpu_mem", 't' },
-        { "process.*.rss", 't' }, { "uptime", 't' }, { "disk.*", 't' }, { "net.*", 't' },
+        { "process.*.rss", 't' }, { "process.*.ppid", 'u' }, { "process.*.start_time", 'd' },
+        { "uptime", 't' }, { "disk.*", 't' }, { "net.*", 't' },
 };
 
 static void test_key_types(void **state)
