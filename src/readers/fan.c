@@ -46,39 +46,73 @@ double jd_fan_percent_from_pwm(uint64_t pwm)
         return (double) pwm * 100.0 / 255.0;
 }
 
-/* A hwmon device or the legacy sysfs dir seen as a fan part. */
-typedef struct {
-        char dir[PATH_MAX];     /* canonical in-root path */
-        char name[32];
-        char pwm_file[16];      /* "pwm1", "target_pwm"; "" = no PWM */
-        char rpm_file[16];      /* "rpm", "rpm_measured", "fan1_input"; "" = no tach */
-        bool used;
-} part;
-
-static void probe_part(const jd_sysroot *sr, const char *dir, part *p)
+void jd_fan_part_choose(jd_fan_part *p, bool (*has)(const char *file, void *data), void *data)
 {
         static const char *const pwm_files[] = { "pwm1", "target_pwm" };
         static const char *const rpm_files[] = { "rpm", "rpm_measured", "fan1_input" };
+        p->pwm_file[0] = p->rpm_file[0] = '\0';
+        for (size_t i = 0; i < sizeof(pwm_files) / sizeof(pwm_files[0]) && !p->pwm_file[0]; i++)
+                if (has(pwm_files[i], data))
+                        jd_strlcpy(p->pwm_file, pwm_files[i], sizeof(p->pwm_file));
+        for (size_t i = 0; i < sizeof(rpm_files) / sizeof(rpm_files[0]) && !p->rpm_file[0]; i++)
+                if (has(rpm_files[i], data))
+                        jd_strlcpy(p->rpm_file, rpm_files[i], sizeof(p->rpm_file));
+}
+
+size_t jd_fan_pair_parts(const jd_fan_part *parts, size_t n, jd_fan_pair *pairs)
+{
+        size_t n_pwm = 0, n_tach_only = 0;
+        long only_tach = -1;
+        for (size_t i = 0; i < n; i++) {
+                if (parts[i].pwm_file[0]) {
+                        n_pwm++;
+                } else if (parts[i].rpm_file[0]) {
+                        n_tach_only++;
+                        only_tach = (long) i;
+                }
+        }
+        bool join = n_pwm == 1 && n_tach_only == 1;
+        long claimed = -1;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (!parts[i].pwm_file[0])
+                        continue;
+                long tach = parts[i].rpm_file[0] ? (long) i : join ? only_tach : -1;
+                if (tach != (long) i)
+                        claimed = tach;
+                pairs[k++] = (jd_fan_pair) { (long) i, tach };
+        }
+        for (size_t i = 0; i < n; i++)
+                if (!parts[i].pwm_file[0] && parts[i].rpm_file[0] && (long) i != claimed)
+                        pairs[k++] = (jd_fan_pair) { -1, (long) i };
+        return k;
+}
+
+typedef struct {
+        const jd_sysroot *sr;
+        const char *dir;
+} part_dir;
+
+static bool dir_has(const char *file, void *data)
+{
+        const part_dir *d = data;
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof(path), "%s/%s", d->dir, file);
+        return jd_sysroot_exists(d->sr, path);
+}
+
+static void probe_part(const jd_sysroot *sr, const char *dir, jd_fan_part *p)
+{
         memset(p, 0, sizeof(*p));
         if (jd_sysroot_resolve(sr, dir, p->dir, sizeof(p->dir)) < 0)
                 return;
         if (!jd_read_str(sr, p->name, sizeof(p->name), "%s/name", p->dir))
                 jd_strlcpy(p->name, "pwm-fan", sizeof(p->name));
-        char path[PATH_MAX + 32];
-        for (size_t i = 0; i < sizeof(pwm_files) / sizeof(pwm_files[0]) && !p->pwm_file[0]; i++) {
-                snprintf(path, sizeof(path), "%s/%s", p->dir, pwm_files[i]);
-                if (jd_sysroot_exists(sr, path))
-                        jd_strlcpy(p->pwm_file, pwm_files[i], sizeof(p->pwm_file));
-        }
-        for (size_t i = 0; i < sizeof(rpm_files) / sizeof(rpm_files[0]) && !p->rpm_file[0]; i++) {
-                snprintf(path, sizeof(path), "%s/%s", p->dir, rpm_files[i]);
-                if (jd_sysroot_exists(sr, path))
-                        jd_strlcpy(p->rpm_file, rpm_files[i], sizeof(p->rpm_file));
-        }
+        jd_fan_part_choose(p, dir_has, &(part_dir) { sr, p->dir });
 }
 
 /* NULL only when out of memory. */
-static jd_fan *add_fan(jd_fan_reader *r, const part *pwm, const part *tach)
+static jd_fan *add_fan(jd_fan_reader *r, const jd_fan_part *pwm, const jd_fan_part *tach)
 {
         size_t i = r->sample.n;
         jd_fan *fans = jd_grow(r->sample.fans, &r->sample.cap, i + 1, sizeof(*fans));
@@ -139,44 +173,32 @@ jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr)
 
         char **names;
         size_t n = jd_sysroot_list(sr, "/sys/class/hwmon", &names);
-        part *parts = calloc(n + 1, sizeof(part));
-        size_t np = 0;
-        for (size_t i = 0; parts && i < n; i++) {
+        jd_fan_part *parts = calloc(n + 1, sizeof(*parts));
+        jd_fan_pair *pairs = calloc(n + 1, sizeof(*pairs));
+        size_t np = 0, n_pwm = 0;
+        for (size_t i = 0; parts && pairs && i < n; i++) {
                 char dir[64];
                 snprintf(dir, sizeof(dir), "/sys/class/hwmon/%.40s", names[i]);
                 probe_part(sr, dir, &parts[np]);
+                n_pwm += parts[np].pwm_file[0] != 0;
                 if (parts[np].pwm_file[0] || parts[np].rpm_file[0])
                         np++;
         }
         jd_names_free(names, n);
-        size_t n_pwm = 0, n_tach_only = 0;
-        for (size_t i = 0; i < np; i++) {
-                n_pwm += parts[i].pwm_file[0] != 0;
-                n_tach_only += !parts[i].pwm_file[0];
-        }
-        if (parts && n_pwm == 0) {
+        if (parts && pairs && n_pwm == 0) {
                 /* JP4 before 32.5: no hwmon view, only the platform device. */
-                part legacy;
-                probe_part(sr, LEGACY_DIR, &legacy);
-                if (legacy.pwm_file[0])
-                        parts[np++] = legacy;
+                probe_part(sr, LEGACY_DIR, &parts[np]);
+                if (parts[np].pwm_file[0])
+                        np++;
         }
-        for (size_t i = 0; parts && i < np; i++) {
-                part *p = &parts[i];
-                if (!p->pwm_file[0])
-                        continue;
-                part *tach = p->rpm_file[0] ? p : NULL;
-                /* JP5/JP6: PWM and tachometer are separate devices; with one
-                 * of each they belong together. */
-                if (!tach && n_pwm == 1 && n_tach_only == 1)
-                        for (size_t k = 0; k < np; k++)
-                                if (!parts[k].pwm_file[0])
-                                        tach = &parts[k];
-                if (tach && tach != p)
-                        tach->used = true;
-                jd_fan *fan = add_fan(r, p, tach);
+        size_t n_fans = parts && pairs ? jd_fan_pair_parts(parts, np, pairs) : 0;
+        for (size_t i = 0; i < n_fans; i++) {
+                const jd_fan_part *p = pairs[i].pwm >= 0 ? &parts[pairs[i].pwm] : NULL;
+                jd_fan *fan = add_fan(r, p, pairs[i].tach >= 0 ? &parts[pairs[i].tach] : NULL);
                 if (!fan)
                         break;
+                if (!p)
+                        continue; /* a tachometer alone: nothing to control */
                 char tc[PATH_MAX + 16];
                 snprintf(tc, sizeof(tc), "%s/temp_control", p->dir);
                 if (jd_file_open(&r->files[r->sample.n - 1].temp_control, sr, "%s", tc)) {
@@ -192,10 +214,7 @@ jd_fan_reader *jd_fan_reader_new(const jd_sysroot *sr)
                         jd_strlcpy(fan->default_profile, "temp_control", sizeof(fan->default_profile));
                 }
         }
-        /* A tachometer nobody claimed is still a fan, just not one we drive. */
-        for (size_t i = 0; parts && i < np; i++)
-                if (!parts[i].pwm_file[0] && !parts[i].used)
-                        add_fan(r, NULL, &parts[i]);
+        free(pairs);
         free(parts);
 
         r->nvfancontrol = jd_sysroot_exists(sr, NVFANCONTROL_UNIT);

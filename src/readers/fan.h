@@ -4,6 +4,8 @@
  * nvfancontrol (conf + status file) on JP5+, temp_control on JP4. */
 #pragma once
 
+#include <limits.h>
+
 #include "opt.h"
 #include "sysfile.h"
 
@@ -70,3 +72,32 @@ bool jd_fan_profiles_dup(const jd_fan *fan, jd_fan_profile **copy);
  * dropped); the first matching line counts; an empty value, or one that
  * does not fit SIZE, is none. */
 bool jd_parse_nvfancontrol_status(const char *status, unsigned fan, const char *key, char *out, size_t size);
+
+/* hwmon pairing, apart from the files so that it can be fuzzed
+ * (tests/fuzz, target hwmon-pairing). A hwmon device, or the legacy
+ * pwm-fan directory, seen as a fan part: */
+typedef struct {
+        char dir[PATH_MAX];     /* canonical in-root path */
+        char name[32];
+        char pwm_file[16];      /* "pwm1", "target_pwm"; "" = no PWM */
+        char rpm_file[16];      /* "rpm", "rpm_measured", "fan1_input"; "" = no tach */
+} jd_fan_part;
+
+/* P's pwm_file and rpm_file from what its directory holds (HAS(FILE,
+ * DATA): whether it has FILE): the first of "pwm1", "target_pwm", and
+ * the first of "rpm", "rpm_measured", "fan1_input"; "" for none. */
+void jd_fan_part_choose(jd_fan_part *p, bool (*has)(const char *file, void *data), void *data);
+
+/* One fan: the indexes of its PWM part and tachometer part, -1 for none
+ * (never both). */
+typedef struct {
+        long pwm, tach;
+} jd_fan_pair;
+
+/* The fans N PARTS make, into PAIRS (room for N); returns how many. A
+ * part with a PWM is a fan, with its own tachometer, or (JP5/JP6's
+ * pwmfan and pwm_tach are separate devices) with the one tachometer-only
+ * part when the parts are exactly one of each; a tachometer nobody
+ * claimed is a fan of its own, one jetsond does not drive. Parts with
+ * neither are no fan. PWM fans come first, each kind in part order. */
+size_t jd_fan_pair_parts(const jd_fan_part *parts, size_t n, jd_fan_pair *pairs);

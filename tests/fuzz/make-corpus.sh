@@ -63,5 +63,13 @@ for b in "$fixtures"/*/; do
         "$b"/sys/class/hwmon/hwmon*/name 2>/dev/null | tr ' ' '_')
     list pci-bus-id "$board" pci $(ls "$b/sys/bus/pci/devices" 2>/dev/null) \
         $(sed -n 's/.*"pci_bus_id": *"\([^"]*\)".*/\1/p' "$fixtures/$board.nvml.json" 2>/dev/null)
+    # hwmon-pairing: a line per hwmon device, its name ("-" if none) and files.
+    mkdir -p "$corpus/hwmon-pairing"
+    for h in "$b"/sys/class/hwmon/hwmon*; do
+        [ -d "$h" ] || continue
+        name=$(cat "$h/name" 2>/dev/null || echo -)
+        echo "$name" $(ls "$h/")
+    done > "$corpus/hwmon-pairing/${board}_hwmon"
+    [ -s "$corpus/hwmon-pairing/${board}_hwmon" ] || rm "$corpus/hwmon-pairing/${board}_hwmon"
 done
 put proc-stat "$fixtures"/proc-stat/*

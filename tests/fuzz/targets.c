@@ -276,6 +276,84 @@ static void pci_bus_ids(const char *text, size_t len)
         each_name(text, pci_name);
 }
 
+/* hwmon pairing: one device a line, "NAME FILE..." (the files of its
+ * directory). Each PWM part is exactly one fan's PWM; each part with a
+ * tachometer is at most one fan's, its own when it has a PWM too; a
+ * tachometer-only part is a fan's exactly once, joined or alone; a part
+ * with neither is no fan's; the files chosen are the line's, in order of
+ * preference. */
+typedef struct {
+        jd_span files[64];
+        size_t n;
+} part_files;
+
+static bool part_has(const char *file, void *data)
+{
+        const part_files *f = data;
+        for (size_t i = 0; i < f->n; i++)
+                if (jd_span_eq(f->files[i], file))
+                        return true;
+        return false;
+}
+
+static void hwmon_pairing(const char *text, size_t len)
+{
+        (void) len;
+        enum { MAX_PARTS = 64 };
+        static jd_fan_part parts[MAX_PARTS];
+        size_t n = 0;
+        JD_FOR_EACH_LINE(l, text) {
+                if (n == MAX_PARTS)
+                        break;
+                jd_span f[65];
+                size_t nf = jd_line_fields(l, f, 65);
+                if (nf == 0)
+                        continue;
+                jd_fan_part *p = &parts[n++];
+                snprintf(p->dir, sizeof(p->dir), "/sys/class/hwmon/hwmon%zu", n - 1);
+                if (!jd_span_copy(f[0], p->name, sizeof(p->name)))
+                        p->name[0] = '\0';
+                part_files files = { .n = nf - 1 };
+                memcpy(files.files, f + 1, (nf - 1) * sizeof(jd_span));
+                jd_fan_part_choose(p, part_has, &files);
+                CHECK(!p->pwm_file[0] || part_has(p->pwm_file, &files));
+                CHECK(!p->rpm_file[0] || part_has(p->rpm_file, &files));
+                CHECK(!part_has("pwm1", &files) || strcmp(p->pwm_file, "pwm1") == 0);
+                CHECK(!part_has("rpm", &files) || strcmp(p->rpm_file, "rpm") == 0);
+        }
+        jd_fan_pair pairs[MAX_PARTS], again[MAX_PARTS];
+        size_t k = jd_fan_pair_parts(parts, n, pairs);
+        CHECK(k <= n && jd_fan_pair_parts(parts, n, again) == k && memcmp(pairs, again, k * sizeof(*pairs)) == 0);
+        unsigned as_pwm[MAX_PARTS] = { 0 }, as_tach[MAX_PARTS] = { 0 };
+        bool pwm_fans_done = false;
+        for (size_t i = 0; i < k; i++) {
+                long pwm = pairs[i].pwm, tach = pairs[i].tach;
+                CHECK(pwm >= -1 && pwm < (long) n && tach >= -1 && tach < (long) n && (pwm >= 0 || tach >= 0));
+                CHECK(!(pwm >= 0 && pwm_fans_done)); /* PWM fans first */
+                pwm_fans_done |= pwm < 0;
+                if (pwm >= 0) {
+                        CHECK(parts[pwm].pwm_file[0]);
+                        as_pwm[pwm]++;
+                        CHECK(!parts[pwm].rpm_file[0] || tach == pwm);
+                } else {
+                        CHECK(!parts[tach].pwm_file[0]);
+                }
+                if (tach >= 0) {
+                        CHECK(parts[tach].rpm_file[0]);
+                        as_tach[tach]++;
+                }
+        }
+        for (size_t i = 0; i < n; i++) {
+                const jd_fan_part *p = &parts[i];
+                CHECK(as_pwm[i] == (p->pwm_file[0] ? 1u : 0u));
+                CHECK(as_tach[i] <= 1);
+                if (p->rpm_file[0] && !p->pwm_file[0])
+                        CHECK(as_tach[i] == 1);
+                if (!p->rpm_file[0])
+                        CHECK(as_tach[i] == 0);
+        }
+}
+
 /* Where two texts differ: after their common prefix and before their
  * common suffix; both middles must be made of ALLOWED only. */
 static void check_only_token_changed(const char *before, const char *after, const char *allowed)
@@ -359,6 +437,7 @@ const fuzz_target fuzz_targets[] = {
         { "edit-fstab", edit_fstab },       { "sysfs-value", sysfs_value },
         { "power-names", power_names },     { "engine-clocks", engine_clocks },
         { "thermal-types", thermal_types }, { "pci-bus-id", pci_bus_ids },
+        { "hwmon-pairing", hwmon_pairing },
 };
 const size_t n_fuzz_targets = sizeof(fuzz_targets) / sizeof(fuzz_targets[0]);
 

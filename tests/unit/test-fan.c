@@ -1,5 +1,6 @@
 /* Fans: JP6/JP5 hwmon PWM paired with a separate tachometer, nvfancontrol
- * profiles; JP4 tegra_pwmfan with temp_control; no fan on the PC. */
+ * profiles; JP4 tegra_pwmfan with temp_control; no fan on the PC; the
+ * pairing rule by itself. */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -165,12 +166,68 @@ static void test_pc_has_no_fan(void **state)
         jd_sysroot_free(sr);
 }
 
+/* hwmon pairing by itself: PART_SPEC is one part per character, 'p' a
+ * PWM, 't' a tachometer, 'b' both, '-' neither; the fans as "pwm:tach"
+ * part indexes ('-' for none), space-separated. */
+static char *pairing(const char *part_spec)
+{
+        jd_fan_part parts[8];
+        jd_fan_pair pairs[8];
+        size_t n = strlen(part_spec);
+        assert_true(n <= 8);
+        for (size_t i = 0; i < n; i++) {
+                memset(&parts[i], 0, sizeof(parts[i]));
+                if (part_spec[i] == 'p' || part_spec[i] == 'b')
+                        strcpy(parts[i].pwm_file, "pwm1");
+                if (part_spec[i] == 't' || part_spec[i] == 'b')
+                        strcpy(parts[i].rpm_file, "rpm");
+        }
+        size_t k = jd_fan_pair_parts(parts, n, pairs);
+        GString *out = g_string_new("");
+        for (size_t i = 0; i < k; i++) {
+                if (i)
+                        g_string_append_c(out, ' ');
+                if (pairs[i].pwm >= 0)
+                        g_string_append_printf(out, "%ld:", pairs[i].pwm);
+                else
+                        g_string_append(out, "-:");
+                if (pairs[i].tach >= 0)
+                        g_string_append_printf(out, "%ld", pairs[i].tach);
+                else
+                        g_string_append_c(out, '-');
+        }
+        return g_string_free(out, FALSE);
+}
+
+static void test_pairing(void **state)
+{
+        (void) state;
+        static const struct {
+                const char *parts, *fans;
+        } cases[] = {
+                { "tp", "1:0" },             /* JP5/JP6: pwm_tach and pwmfan, one of each */
+                { "pt-", "0:1" },            /* a part with neither is no fan */
+                { "ppt", "0:- 1:- -:2" },    /* two PWMs: the tachometer is nobody's */
+                { "ptt", "0:- -:1 -:2" },    /* two tachometers: neither is the PWM's */
+                { "bt", "0:0 -:1" },         /* a PWM with its own tachometer keeps it */
+                { "b", "0:0" },              /* JP4's tegra_pwmfan */
+                { "tt", "-:0 -:1" },
+                { "", "" },
+                { "--", "" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *fans = pairing(cases[i].parts);
+                if (strcmp(fans, cases[i].fans) != 0)
+                        fail_msg("parts \"%s\": fans \"%s\", not \"%s\"", cases[i].parts, fans, cases[i].fans);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_jp6), cmocka_unit_test(test_jp5), cmocka_unit_test(test_thor),
                 cmocka_unit_test(test_jp4_temp_control), cmocka_unit_test(test_nvfancontrol_service_state),
-                cmocka_unit_test(test_pc_has_no_fan),
+                cmocka_unit_test(test_pc_has_no_fan), cmocka_unit_test(test_pairing),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
