@@ -42,6 +42,12 @@ const CHARTS = [
      label: indexed(/^fan\.(\d+)\.speed$/, m => `Fan ${m[1]}`)},
 ];
 
+// Ticks on whole seconds and minutes, labelled with the time of day.
+const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900];
+function clockTime(seconds) {
+    return new Date(seconds * 1000).toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false});
+}
+
 function themeColor(name, fallback) {
     const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
     return value || fallback;
@@ -95,9 +101,11 @@ class Chart {
                     label: def.label(key),
                     stroke: PALETTE[i % PALETTE.length],
                     width: key === "cpu.load" || key === "power.total" ? 2.5 : 1.5,
+                    points: {show: false},
                 })),
             ],
-            axes: [axisStyle, {...axisStyle, size: 56, values: (u, splits) => splits.map(v => decimal(v, 2))}],
+            axes: [{...axisStyle, space: 80, incrs: TIME_STEPS, values: (u, splits) => splits.map(clockTime)},
+                   {...axisStyle, size: 56, values: (u, splits) => splits.map(v => decimal(v, 2))}],
             legend: {live: false},
             cursor: {drag: {x: false, y: false}},
         }, [[], ...this.keys.map(() => [])], this.body);

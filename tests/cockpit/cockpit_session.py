@@ -13,10 +13,12 @@ the bridge, ssh-agent and session dbus-daemon that each page load starts
 As a program, against a bus and jetsond already running (the main job):
 
     DBUS_SYSTEM_BUS_ADDRESS=unix:path=... \\
-        /usr/bin/python3 tests/cockpit/cockpit_session.py --screenshot OUT.png [--width 1280 --height 800]
+        /usr/bin/python3 tests/cockpit/cockpit_session.py --screenshot OUT.png \
+            [--width 1280 --height 800] [--shell | --full-page]
 
 waits until the page shows the board with some samples in its charts, and
-saves a screenshot.
+saves a screenshot: of the page alone, or (--shell) inside Cockpit's shell
+with its menu, as a user sees it.
 """
 
 import argparse
@@ -115,16 +117,24 @@ class CockpitSession:
 
     @property
     def url(self):
+        """The page alone (what the shell puts in its frame)."""
         return f"http://127.0.0.1:{self.port}/cockpit/@localhost/jetsond/index.html"
+
+    @property
+    def shell_url(self):
+        """The page in Cockpit's shell: menu on the left, the page in a frame."""
+        return f"http://127.0.0.1:{self.port}/jetsond"
 
     def log(self):
         path = os.path.join(self.dir, "cockpit-ws.log")
         return open(path, errors="replace").read() if os.path.exists(path) else ""
 
     # ---- Chromium ------------------------------------------------------------
-    def browser(self, width=1280, height=800):
+    def browser(self, width=1280, height=800, shell=False):
         """A headless Chromium (selenium WebDriver) with the page open, its
-        console log kept; closed by close()."""
+        console log kept; closed by close(). With SHELL, the page is opened
+        in Cockpit's shell and the driver is switched into the page's frame
+        (driver.switch_to.default_content() goes back to the shell)."""
         from selenium import webdriver
         from selenium.webdriver.chrome.options import Options
         from selenium.webdriver.chrome.service import Service
@@ -140,8 +150,22 @@ class CockpitSession:
         driver = webdriver.Chrome(service=service, options=options)
         self.drivers.append(driver)
         self.set_size(driver, width, height)
-        driver.get(self.url)
+        if not shell:
+            driver.get(self.url)
+            return driver
+        driver.get(self.shell_url)
+        poll(lambda: self.enter_page_frame(driver), "the page's frame in the shell")
         return driver
+
+    @staticmethod
+    def enter_page_frame(driver):
+        """Switches DRIVER into the shell's frame of the page, if there is one."""
+        driver.switch_to.default_content()
+        frames = driver.find_elements("css selector", "iframe[name='cockpit1:localhost/jetsond']")
+        if not frames:
+            return False
+        driver.switch_to.frame(frames[0])
+        return True
 
     @staticmethod
     def set_size(driver, width, height):
@@ -162,13 +186,18 @@ class CockpitSession:
             samples), f"the page ready with {samples} samples")
 
     @staticmethod
-    def screenshot(driver, path):
-        """The whole page (not only the viewport) as a PNG at PATH."""
-        height = driver.execute_script("return document.documentElement.scrollHeight")
-        width = driver.execute_script("return window.innerWidth")
-        CockpitSession.set_size(driver, width, max(height, 1))
+    def screenshot(driver, path, full_page=False):
+        """The viewport (with FULL_PAGE, the whole page's height) as a PNG
+        at PATH; the viewport's size is kept."""
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        if not full_page:
+            driver.save_screenshot(path)
+            return path
+        width, height = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+        full = driver.execute_script("return document.documentElement.scrollHeight")
+        CockpitSession.set_size(driver, width, max(full, 1))
         driver.save_screenshot(path)
+        CockpitSession.set_size(driver, width, height)
         return path
 
     # ---- the end -------------------------------------------------------------
@@ -241,13 +270,16 @@ def main():
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
     parser.add_argument("--samples", type=int, default=5, help="samples to wait for before the shot (default 5)")
+    parser.add_argument("--full-page", action="store_true", help="the whole page, not only the first screen")
+    parser.add_argument("--shell", action="store_true",
+                        help="the page inside Cockpit's shell (menu and frame), as a user sees it")
     args = parser.parse_args()
     if "DBUS_SYSTEM_BUS_ADDRESS" not in os.environ:
         parser.error("DBUS_SYSTEM_BUS_ADDRESS must name the bus jetsond is on")
     with CockpitSession() as session:
-        driver = session.browser(args.width, args.height)
+        driver = session.browser(args.width, args.height, shell=args.shell)
         session.wait_ready(driver, args.samples)
-        session.screenshot(driver, args.screenshot)
+        session.screenshot(driver, args.screenshot, full_page=args.full_page and not args.shell)
     print(f"cockpit_session: page screenshot in {args.screenshot}")
 
 

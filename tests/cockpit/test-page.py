@@ -11,12 +11,14 @@ with a deadline only a stall misses.
 
     test-page.py JETSOND ARTIFACT_DIR [--update-docs]
 
-Screenshots (1280x800, 390x844 and dark) are written to ARTIFACT_DIR;
---update-docs also copies the 1280x800 one to docs/cockpit.png.
+Screenshots (the page at 1280x800 and 390x844, light and dark, each also
+as a whole page; and in Cockpit's shell at 1280x800) are written to
+ARTIFACT_DIR; --update-docs also copies the shell's to docs/cockpit.png.
 """
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,10 +73,20 @@ def prop(iface, name, path=PATH):
     return busctl_json("get-property", "org.jetsond.Jetson1", path, IFACE + iface, name)["data"]
 
 
+def polkit_checks():
+    """(action, flags) of every CheckAuthorization dbusmock's polkitd got."""
+    out = subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.PolicyKit1", "--object-path",
+                          "/org/freedesktop/PolicyKit1/Authority", "--method", "org.freedesktop.DBus.Mock.GetCalls"],
+                         check=True, capture_output=True, text=True).stdout
+    return [(m.group(1), int(m.group(2))) for m in
+            re.finditer(r"'CheckAuthorization', \[.*?<'([^']+)'>, <@a\{ss\} [^>]*>, <uint32 (\d+)>", out)]
+
+
 class Page:
     """The stack, Cockpit and one browser on the page."""
 
-    def __init__(self, board, simulate=False, polkit=True, systemd=False, daemon_args=(), width=1280, height=800):
+    def __init__(self, board, simulate=False, polkit=True, systemd=False, daemon_args=(), width=1280, height=800,
+                 shell=False):
         self.stack = Stack(JETSOND, None, board=board, simulate=simulate)
         self.cockpit = None
         try:
@@ -84,7 +96,7 @@ class Page:
                 self.stack.start_systemd_with_nvfancontrol()
             self.stack.start_daemon(extra=daemon_args)
             self.cockpit = CockpitSession(self.stack.address).start()
-            self.d = self.cockpit.browser(width, height)
+            self.d = self.cockpit.browser(width, height, shell=shell)
         except BaseException:
             self.close()
             raise
@@ -150,9 +162,9 @@ class Page:
         severe = [e for e in self.d.get_log("browser") if e["level"] == "SEVERE"]
         assert not severe, f"errors in the browser console: {severe}"
 
-    def shoot(self, name):
+    def shoot(self, name, full_page=False):
         path = os.path.join(ARTIFACTS, name)
-        CockpitSession.screenshot(self.d, path)
+        CockpitSession.screenshot(self.d, path, full_page)
         step(f"screenshot {path}")
         return path
 
@@ -267,6 +279,11 @@ def test_denied_write():
         p.wait("return document.getElementById('mode').value === '1'", "the mode select back at 25W")
         assert p.root_file(NVPMODEL_STATUS) == status
         assert prop("NVPModel", "Mode") == 1
+        # The call allowed interactive authorization: jetsond asked polkit
+        # with AllowUserInteraction (flags 1), so a real polkit would have
+        # asked for a password (Cockpit's agent) instead of refusing.
+        checks = polkit_checks()
+        assert ("org.jetsond.Jetson1.set-nvpmodel", 1) in checks, checks
 
         speed = p.by_id("fan-0-speed")
         speed.clear()
@@ -402,13 +419,25 @@ def test_screenshots_and_phone_width():
     wider than the screen. And the dark theme, as prefers-color-scheme asks."""
     with Page("agx-orin-jp62", simulate=True) as p:
         p.ready(8)
-        wide = p.shoot("cockpit-1280x800.png")
+        p.shoot("cockpit-1280x800.png")
+        p.shoot("cockpit-1280-full.png", full_page=True)
         CockpitSession.set_size(p.d, 390, 844)
         p.wait("return window.innerWidth === 390", "the phone's width")
         p.wait("return document.documentElement.scrollWidth <= 390", "no horizontal scrolling at 390 px")
         assert p.js("return document.getElementById('chart-cpu').getBoundingClientRect().right") <= 390
         p.shoot("cockpit-390x844.png")
-        step("dark")
+        p.shoot("cockpit-390-full.png", full_page=True)
+        step("dark, as the shell's style setting says")
+        assert not p.js("return document.documentElement.classList.contains('pf-v6-theme-dark')")
+        p.js("window.localStorage.setItem('shell:style', 'dark')")
+        p.d.refresh()
+        p.ready()
+        assert p.js("return document.documentElement.classList.contains('pf-v6-theme-dark')")
+        p.js("window.localStorage.setItem('shell:style', 'auto')")
+        p.d.refresh()
+        p.ready()
+        assert not p.js("return document.documentElement.classList.contains('pf-v6-theme-dark')")
+        step("dark, as the browser prefers")
         CockpitSession.set_size(p.d, 1280, 800)
         p.d.execute_cdp_cmd("Emulation.setEmulatedMedia",
                             {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
@@ -417,15 +446,43 @@ def test_screenshots_and_phone_width():
         channels = [int(x) for x in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3]]
         assert sum(channels) / 3 < 80, rgb
         p.shoot("cockpit-dark-1280x800.png")
+
+
+def test_in_cockpit_shell():
+    """As a user sees it: Cockpit's shell lists "Jetson" in its menu and
+    shows the page in its frame. Going to another page of the menu hides
+    the frame: the page releases its Subscribe() request (Interval back at
+    jetsond's 2 s) and takes it again on return."""
+    with Page(NANO, simulate=True, daemon_args=("--interval", "2000"), shell=True) as p:
+        p.ready(3)
+        poll(lambda: prop("Metrics", "Interval") == 1000000, "Interval at the page's 1 s")
         if UPDATE_DOCS:
-            shutil.copy(wide, os.path.join(SOURCE_DIR, "docs", "cockpit.png"))
+            p.ready(30)  # half a minute of history in the charts
+        # The current values and the first charts in view.
+        p.js("document.getElementById('main').children[1].scrollIntoView()")
+        p.d.switch_to.default_content()
+        links = {a.text.strip(): a for a in p.d.find_elements(By.CSS_SELECTOR, "nav a, #host-apps a")}
+        assert "Jetson" in links, sorted(links)
+        shot = p.shoot("cockpit-shell-1280x800.png")
+        if UPDATE_DOCS:
+            shutil.copy(shot, os.path.join(SOURCE_DIR, "docs", "cockpit.png"))
             step("copied to docs/cockpit.png")
+        others = [name for name in links if name and name != "Jetson"]
+        assert others, sorted(links)
+        links[others[0]].click()
+        step(f"to {others[0]}: the page's frame hidden")
+        poll(lambda: prop("Metrics", "Interval") == 2000000, "Interval back at jetsond's default")
+        p.d.switch_to.default_content()
+        {a.text.strip(): a for a in p.d.find_elements(By.CSS_SELECTOR, "nav a, #host-apps a")}["Jetson"].click()
+        poll(lambda: prop("Metrics", "Interval") == 1000000, "Interval at the page's 1 s again")
+        poll(lambda: CockpitSession.enter_page_frame(p.d), "the page's frame")
+        p.wait("return document.body.dataset.subscribed === 'true'", "subscribed again")
 
 
 if __name__ == "__main__":
     os.makedirs(ARTIFACTS, exist_ok=True)
     tests = [test_identity_and_values, test_process_table_sorts, test_chart_grows_while_visible,
              test_denied_write, test_allowed_writes, test_board_without_fan, test_jetsond_restarts,
-             test_labels_and_keyboard, test_screenshots_and_phone_width]
+             test_labels_and_keyboard, test_screenshots_and_phone_width, test_in_cockpit_shell]
     only = [a for a in sys.argv[3:] if a.startswith("test_")]
     sys.exit(run_tests([t for t in tests if not only or t.__name__ in only]))
