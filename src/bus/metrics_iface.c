@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "documented_keys.h"
 #include "jetsond-dbus.h"
 #include "log.h"
 #include "service.h"
@@ -212,9 +213,19 @@ static GPtrArray *resolve_columns(const jd_service *svc, char **patterns, sd_bus
                                 if (g_hash_table_add(taken, (gpointer) v->key))
                                         g_ptr_array_add(columns, (gpointer) v->key);
                         }
+                /* A documented key the board lacks for the moment (the
+                 * GPU gated, a rail not read yet) is a column all the
+                 * same: NaN until it is there. A pattern cannot be: which
+                 * keys it would stand for is not known. */
+                if (!matched && !strpbrk(pats[p], "*?") && jd_documented_numeric_key(pats[p])) {
+                        matched = true;
+                        if (g_hash_table_add(taken, pats[p]))
+                                g_ptr_array_add(columns, pats[p]);
+                }
                 if (!matched) {
                         sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                          "No numeric sample key matches \"%s\" (GetSnapshot lists the keys)",
+                                          "No numeric sample key matches \"%s\", and it is not a numeric key that "
+                                          "Metrics.xml documents (GetSnapshot lists the keys)",
                                           pats[p]);
                         g_ptr_array_unref(columns);
                         return NULL;

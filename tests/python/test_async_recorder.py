@@ -124,3 +124,20 @@ def test_async_recorder_bad_rate(tmp_path):
             loop.run_until_complete(jetsond.AsyncRecorder(str(tmp_path / "x.trace"), rate_hz=2000).start())
     finally:
         loop.close()
+
+
+def test_recorder_takes_a_documented_key_the_board_lacks(simulated, tmp_path):
+    """dgpu.0.load (an AGX Orin has no NVIDIA GPU on PCIe) and a rail the
+    board does not have are documented keys: columns, NaN in every record.
+    A key Metrics.xml does not document is refused."""
+    path = str(tmp_path / "absent.trace")
+    keys = ["power.total", "dgpu.0.load", "power.VDD_NOPE.power"]
+    with jetsond.Recorder(path, rate_hz=100, keys=keys, address=simulated.address) as r:
+        assert r.columns == keys
+    data = jetsond.read_trace(path)
+    assert len(data["time_ns"]) >= 10
+    assert all(math.isnan(v) for v in data["dgpu.0.load"]) and all(math.isnan(v) for v in data["power.VDD_NOPE.power"])
+    assert not any(math.isnan(v) for v in data["power.total"])
+    with pytest.raises(jetsond.InvalidArgs) as e:
+        jetsond.Recorder(str(tmp_path / "x.trace"), keys=["dgpu.0.nope"], address=simulated.address).start()
+    assert "not a numeric key that Metrics.xml documents" in str(e.value)
