@@ -184,7 +184,7 @@ export class Controls {
             }));
         $("restore").addEventListener("click", () =>
             this.run("restore", () => s.write("manager", "RestoreDefaults", []), ([steps], message) => {
-                message.textContent = steps.join("; ");
+                message.textContent = steps.join("\n");
             }));
     }
 

@@ -45,6 +45,7 @@ NANO = "orin-nano-jp62"
 NVPMODEL_STATUS = "var/lib/nvpmodel/status"
 NANO_NVPMODEL_CONF = "etc/nvpmodel/nvpmodel_p3767_0005_super.conf"
 NANO_FAN_PWM = "sys/devices/platform/pwm-fan/hwmon/hwmon0/pwm1"
+ORIN_RAILGATE = "sys/devices/platform/bus@0/17000000.gpu/railgate_enable"
 CPU0_MIN = "sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq"
 CPU0_MAX = "sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq"
 ALL_ACTIONS = ["org.jetsond.Jetson1.set-fan", "org.jetsond.Jetson1.set-nvpmodel",
@@ -244,6 +245,10 @@ def test_chart_grows_while_visible():
         assert first >= 1
         p.wait("return Number(document.getElementById('chart-cpu').dataset.points) >= arguments[0] + 3",
                "3 more points in the CPU chart", first)
+        p.by_id("chart-window").find_element(By.CSS_SELECTOR, "[data-minutes='15']").send_keys(Keys.ENTER)
+        assert p.js("return [...document.querySelectorAll('#chart-window button')].map(b => b.getAttribute('aria-pressed'))") \
+            == ["false", "false", "true"]
+        assert p.js("return window.jetsondCharts.windowSeconds") == 900
         series = p.data("chart-cpu", "series").split()
         assert "cpu.load" in series and "cpu.0.load" in series, series
         # The x values are jetsond's timestamps (seconds), one per sample, increasing.
@@ -355,6 +360,48 @@ def test_allowed_writes():
                "jetson_clocks on in the current values")
 
 
+def test_gpu_caches_and_restore():
+    """The GPU's rail gating switch writes railgate_enable; a failing call
+    (drop caches where /proc/sys/vm/drop_caches is a directory) shows
+    jetsond's own message, word for word as a direct call gets it; restore
+    defaults lists its steps and puts rail gating back."""
+    with Page("agx-orin-jp62", systemd=True) as p:
+        p.stack.polkit_allow(ALL_ACTIONS + ["org.jetsond.Jetson1.set-gpu", "org.jetsond.Jetson1.drop-caches"])
+        p.ready()
+        assert p.root_file(ORIN_RAILGATE).strip() == "1"
+        assert p.js("return document.getElementById('gpu-railgate').checked") is True
+        p.by_id("gpu-railgate").send_keys(Keys.SPACE)
+        poll(lambda: p.root_file(ORIN_RAILGATE).strip() == "0", "railgate_enable 0")
+        p.wait("return !document.getElementById('gpu-railgate').checked && !document.getElementById('gpu-railgate').disabled",
+               "the switch off")
+
+        step("drop caches fails (its file is a directory): jetsond's message")
+        drop = os.path.join(p.stack.root, "proc/sys/vm/drop_caches")
+        if os.path.isfile(drop):
+            os.unlink(drop)
+        os.makedirs(drop, exist_ok=True)
+        direct = subprocess.run(["gdbus", "call", "--system", "--dest", "org.jetsond.Jetson1", "--object-path", PATH,
+                                 "--method", IFACE + "Memory.DropCaches"], capture_output=True, text=True)
+        p.by_id("drop-caches").send_keys(Keys.ENTER)
+        p.wait("return document.getElementById('memory-message').textContent !== '' && "
+               "!document.getElementById('drop-caches').disabled", "drop caches' answer")
+        step(f"drop caches: {p.text('memory-message')!r}")
+        assert direct.returncode != 0, direct.stdout
+        name, message = direct.stderr.split("GDBus.Error:", 1)[1].strip().split(": ", 1)
+        assert name == "org.jetsond.Jetson1.Error.Failed", direct.stderr
+        assert p.data("memory-message", "error") == name, (p.data("memory-message", "error"), name)
+        assert p.text("memory-message") == message, (p.text("memory-message"), message)
+
+        step("restore defaults")
+        p.by_id("restore").send_keys(Keys.ENTER)
+        poll(lambda: p.root_file(ORIN_RAILGATE).strip() == "1", "railgate_enable back at 1")
+        p.wait("return document.getElementById('gpu-railgate').checked", "the switch on again")
+        p.wait("return document.getElementById('restore-message').textContent.includes('rail gating')",
+               "the steps of restore defaults")
+        assert not p.data("restore-message", "error")
+        assert "jetson_clocks" in p.text("restore-message")
+
+
 def test_board_without_fan():
     """A PC (x86-pc: no fan, no nvpmodel, no jetson_clocks): those controls
     and the fan chart are not shown; the Jetson's are (the same page on the
@@ -387,6 +434,12 @@ def test_jetsond_restarts():
         p.wait("return Number(document.body.dataset.samples) >= arguments[0] + 2", "new samples", before)
         assert p.text("board-Model") == prop("Board", "Model")
         assert not p.visible("empty")
+        step("a page opened while jetsond is away")
+        p.stack.stop_daemon()
+        p.d.refresh()
+        p.wait("return document.body.dataset.state === 'absent'", "the empty state at once")
+        p.stack.start_daemon()
+        p.ready(2)
 
 
 def test_labels_and_keyboard():
@@ -482,7 +535,7 @@ def test_in_cockpit_shell():
 if __name__ == "__main__":
     os.makedirs(ARTIFACTS, exist_ok=True)
     tests = [test_identity_and_values, test_process_table_sorts, test_chart_grows_while_visible,
-             test_denied_write, test_allowed_writes, test_board_without_fan, test_jetsond_restarts,
+             test_denied_write, test_allowed_writes, test_gpu_caches_and_restore, test_board_without_fan, test_jetsond_restarts,
              test_labels_and_keyboard, test_screenshots_and_phone_width, test_in_cockpit_shell]
     only = [a for a in sys.argv[3:] if a.startswith("test_")]
     sys.exit(run_tests([t for t in tests if not only or t.__name__ in only]))
