@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
@@ -254,6 +255,9 @@ def test_chart_grows_while_visible():
         # The x values are jetsond's timestamps (seconds), one per sample, increasing.
         xs = p.js("return window.jetsondCharts.times.slice()")
         assert xs == sorted(xs) and len(set(xs)) == len(xs), xs
+        steps = sorted(b - a for a, b in zip(xs, xs[1:]))
+        print(f"figure: {len(xs)} chart points, median spacing {steps[len(steps) // 2]:.3f} s "
+              "(jetsond's timestamps, page subscribed at 1 s)", flush=True)
         now_s = snapshot()[0] / 1e6
         assert abs(xs[-1] - now_s) < 30, (xs[-1], now_s)
         step("hidden: another tab in front")
@@ -430,7 +434,9 @@ def test_jetsond_restarts():
         assert "not running" in p.text("empty-title")
         before = p.samples()
         p.stack.start_daemon()
+        owned = time.monotonic()
         p.wait("return document.body.dataset.state === 'ready'", "the page back")
+        print(f"figure: page ready again {time.monotonic() - owned:.2f} s after jetsond took its name", flush=True)
         p.wait("return Number(document.body.dataset.samples) >= arguments[0] + 2", "new samples", before)
         assert p.text("board-Model") == prop("Board", "Model")
         assert not p.visible("empty")
