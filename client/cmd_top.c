@@ -19,6 +19,7 @@
 #include "top.h"
 
 int jc_top_interval_ms = 1000;
+gboolean jc_top_types[4];
 
 static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
@@ -254,12 +255,20 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
             (uint64_t) jc_top_interval_ms > JD_INTERVAL_MAX_USEC / 1000)
                 return jc_usage_error("top", "--interval %d is out of range (%llu to %llu ms)", jc_top_interval_ms,
                                       JD_INTERVAL_MIN_USEC / 1000, JD_INTERVAL_MAX_USEC / 1000);
+        jc_top_type_filter types = JC_TYPE_ANY;
+        for (int i = 0; i < 4; i++) {
+                if (jc_top_types[i] && types != JC_TYPE_ANY)
+                        return jc_usage_error("top", "--compute, --only-compute, --graphics and --only-graphics "
+                                                     "exclude each other");
+                if (jc_top_types[i])
+                        types = (jc_top_type_filter) (JC_TYPE_COMPUTE + i);
+        }
         if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
                 fprintf(stderr, "jetsonctl: top needs a terminal (use watch or status in scripts)\n");
                 return JC_EXIT_USAGE;
         }
         jc_top_layout layout = { .proc_header_y = -1 };
-        jc_top t = { .c = c, .layout = &layout, .sort_col = JC_COL_GPU_MEM, .energy = jc_top_energy_new(), .color = c->color, .interval_ms = jc_top_interval_ms,
+        jc_top t = { .c = c, .layout = &layout, .sort_col = JC_COL_GPU_MEM, .type_filter = types, .energy = jc_top_energy_new(), .color = c->color, .interval_ms = jc_top_interval_ms,
                      .history = jc_top_history_new(), .dgpu_names = g_ptr_array_new_with_free_func(g_free),
                      .choices = g_array_new(FALSE, FALSE, sizeof(jc_top_choice)) };
         sd_event *event = NULL;

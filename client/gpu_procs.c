@@ -9,8 +9,9 @@
 typedef struct {
         uint32_t pid;
         char name[64], user[32];
-        bool has_cpu, has_gpu_mem, has_rss;
-        double cpu;
+        bool has_cpu, has_gpu_mem, has_rss, has_start;
+        double cpu, start_time;
+        uint32_t ppid;
         uint64_t gpu_mem_kib, rss_kib;
         GArray *dgpu;                 /* jc_gpu_process_row, one per discrete GPU */
 } process;
@@ -49,7 +50,15 @@ static void set_field(process *p, const char *field, GVariant *v)
                 const char *dot = strchr(field + 5, '.');
                 uint64_t gpu;
                 g_autofree char *digits = dot ? g_strndup(field + 5, (gsize) (dot - field - 5)) : NULL;
-                if (!digits || !jc_parse_uint(digits, 1023, &gpu) || !jc_variant_number(v, &x))
+                if (!digits || !jc_parse_uint(digits, 1023, &gpu))
+                        return;
+                if (strcmp(dot + 1, "type") == 0 && g_variant_is_of_type(v, G_VARIANT_TYPE_STRING)) {
+                        const char *type = g_variant_get_string(v, NULL);
+                        dgpu_row(p, (int) gpu)->type = (strstr(type, "compute") ? JC_GPU_COMPUTE : 0) |
+                                                       (strstr(type, "graphics") ? JC_GPU_GRAPHICS : 0);
+                        return;
+                }
+                if (!jc_variant_number(v, &x))
                         return;
                 jc_gpu_process_row *r = dgpu_row(p, (int) gpu);
                 if (strcmp(dot + 1, "mem") == 0) {
@@ -72,6 +81,11 @@ static void set_field(process *p, const char *field, GVariant *v)
         } else if (strcmp(field, "rss") == 0 && jc_variant_number(v, &x)) {
                 p->has_rss = true;
                 p->rss_kib = (uint64_t) x;
+        } else if (strcmp(field, "ppid") == 0 && jc_variant_number(v, &x) && x >= 0 && x <= UINT32_MAX) {
+                p->ppid = (uint32_t) x;
+        } else if (strcmp(field, "start_time") == 0 && jc_variant_number(v, &x)) {
+                p->has_start = true;
+                p->start_time = x;
         }
 }
 
@@ -111,6 +125,9 @@ static void add_row(GArray *rows, const process *p, jc_gpu_process_row r)
         r.cpu = p->cpu;
         r.has_rss = p->has_rss;
         r.rss_kib = p->rss_kib;
+        r.ppid = p->ppid;
+        r.has_start = p->has_start;
+        r.start_time = p->start_time;
         g_array_append_val(rows, r);
 }
 

@@ -1,7 +1,7 @@
 /* The GPU processes of a sample as nvitop lists them (jetsonctl status
  * and top): one row per process and GPU, from the process.PID.* keys
- * (name, user, cpu, rss, gpu_mem) and the process.PID.dgpu.N.* keys (mem,
- * sm) of discrete GPUs. Memory that process.PID.gpu_mem counts beyond its
+ * (name, user, cpu, rss, gpu_mem, ppid, start_time) and the
+ * process.PID.dgpu.N.* keys (mem, sm, type) of discrete GPUs. Memory that process.PID.gpu_mem counts beyond its
  * discrete GPUs' is the SoC's own GPU (nvmap on a Jetson). Pure:
  * unit-tested without a bus (tests/client/test-gpu-procs.c). */
 #pragma once
@@ -14,6 +14,10 @@
 
 #define JC_GPU_SOC (-1)
 
+/* The contexts a process has on a GPU (process.PID.dgpu.N.type), as
+ * nvitop's C, G and C+G; 0 unknown (the SoC's GPU says nothing). */
+enum { JC_GPU_COMPUTE = 1, JC_GPU_GRAPHICS = 2 };
+
 typedef struct {
         uint32_t pid;
         int gpu;                      /* NVML index of a discrete GPU, or JC_GPU_SOC */
@@ -21,6 +25,10 @@ typedef struct {
         bool has_mem, has_sm, has_cpu, has_rss;
         uint64_t mem_kib, rss_kib;    /* GPU memory on this GPU; the process's RSS */
         double sm, cpu;               /* %; cpu of one CPU */
+        unsigned type;                /* JC_GPU_COMPUTE | JC_GPU_GRAPHICS, 0 unknown */
+        uint32_t ppid;                /* 0 unknown */
+        bool has_start;
+        double start_time;            /* seconds since the Unix epoch */
 } jc_gpu_process_row;
 
 typedef enum { JC_TOP_SORT_GPU_MEM, JC_TOP_SORT_CPU, JC_TOP_SORT_RSS, JC_TOP_SORT_PID, JC_TOP_SORT_N } jc_top_sort;

@@ -63,6 +63,8 @@ extern char *jc_record_keys, *jc_record_format_name, *jc_record_output;
 extern double jc_record_duration_s;
 extern int jc_measure_interval_ms;
 extern int jc_top_interval_ms;
+/* top's --compute, --only-compute, --graphics, --only-graphics. */
+extern gboolean jc_top_types[4];
 extern gboolean jc_get_value_only;
 
 /* "a,b,,c" as a NULL-terminated list without the empty items. */

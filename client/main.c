@@ -81,6 +81,15 @@ static const GOptionEntry get_entries[] = {
 static const GOptionEntry top_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_top_interval_ms,
           "Refresh every MS milliseconds (10 to 3600000, default 1000)", "MS" },
+        /* nvitop's options and letters. */
+        { "compute", 'c', 0, G_OPTION_ARG_NONE, &jc_top_types[0],
+          "Only GPU processes with a compute context (C or C+G)", NULL },
+        { "only-compute", 'C', 0, G_OPTION_ARG_NONE, &jc_top_types[1],
+          "Only GPU processes with a compute context alone (C)", NULL },
+        { "graphics", 'g', 0, G_OPTION_ARG_NONE, &jc_top_types[2],
+          "Only GPU processes with a graphics context (G or C+G)", NULL },
+        { "only-graphics", 'G', 0, G_OPTION_ARG_NONE, &jc_top_types[3],
+          "Only GPU processes with a graphics context alone (G)", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -119,12 +128,14 @@ static const command commands[] = {
           "open, which busctl's calls do not: see the README for gjs):\n"
           "  " BUSCTL " monitor --match \"type='signal',interface='org.jetsond.Jetson1.Metrics',member='Sample'\"",
           watch_entries, jc_cmd_watch },
-        { "top", "[--interval MS]", "Live full-screen view of the board, like jtop",
+        { "top", "[--interval MS] [--compute|--only-compute|--graphics|--only-graphics]",
+          "Live full-screen view of the board, like jtop",
           "Header (board, JetPack, uptime, power mode, jetson_clocks, fans), CPU cores, GPU, EMC, memory,\n"
           "each power rail now and on average since top started (from the energy counters), temperatures,\n"
-          "the engines that are on and the GPU processes. Keys: q quit, s sort the processes (GPU memory,\n"
-          "CPU, RSS, PID), m choose the power mode, f choose a fan profile (polkit asks as for the\n"
-          "commands). Asks jetsond for samples every --interval while it runs.\n\n"
+          "the engines that are on and the GPU processes as nvitop lists them. Keys: h the help screen,\n"
+          "q quit, s sort the processes, x their GPU contexts (as --compute ...), m choose the power mode,\n"
+          "f choose a fan profile (polkit asks as for the commands). Asks jetsond for samples every\n"
+          "--interval while it runs.\n\n"
           "busctl equivalent (a Subscribe lasts as long as the connection that made it, so busctl alone\n"
           "cannot keep one: see the README for gdbus and gjs):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot",

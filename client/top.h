@@ -59,6 +59,7 @@ typedef struct {
         bool sort_reverse;
         bool tree;                    /* the process list as a tree ('t') */
         char filter[64];              /* the process list's filter, "" none */
+        jc_top_type_filter type_filter; /* compute/graphics ('x', --compute ...) */
         char filter_edit[64];         /* the filter being typed */
         uint32_t selected_pid;        /* the selected process (0 none) and its GPU row */
         int selected_gpu;

@@ -110,6 +110,8 @@ int jc_top_graph(const jc_top *t, int y, int x, int w, int h, const char *title,
         guint per_cell = jc_graph_per_cell(t->graph_style), z = zoom_for(t, w);
         guint n = (guint) w * per_cell * z;
         g_autofree double *raw = g_new(double, n);
+        /* A process's short ring grows to what this graph shows. */
+        jc_top_history_reserve(t->history, key, n);
         /* A key not seen yet is an empty graph with "-", so the page's
          * layout does not jump when it comes. */
         if (!jc_top_history_get(t->history, key, n, raw))

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "top.h"
+#include "top_mouse.h"
 #include "top_signal.h"
 
 /* Moves the selection by DELTA rows of the process list as T sorts and
@@ -63,12 +64,10 @@ static void sort_by(jc_top *t, jc_top_col col)
                 t->sort_col = col, t->sort_reverse = false;
 }
 
-static void mouse(jc_top *t)
+static void mouse(jc_top *t, int key)
 {
-        MEVENT ev;
-        if (getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED)))
-                return;
-        if (ev.bstate & BUTTON1_RELEASED && !(ev.bstate & BUTTON1_CLICKED))
+        jc_top_click ev;
+        if (!jc_top_mouse_read(key, &ev))
                 return;
         if (ev.y == LINES - 1) {
                 /* The footer's page names, where it lists them. */
@@ -142,6 +141,13 @@ static void filter_key(jc_top *t, int key)
 
 bool jc_top_key(jc_top *t, int key)
 {
+        if (key == JC_KEY_SGR_MOUSE && t->mode != JC_TOP_SCREEN) {
+                /* The report's rest is read, never taken as keys (its
+                 * digits would choose a mode). */
+                jc_top_click ignored;
+                jc_top_mouse_read(key, &ignored);
+                return true;
+        }
         switch (t->mode) {
         case JC_TOP_CHOOSE_MODE:
         case JC_TOP_CHOOSE_FAN:
@@ -208,8 +214,13 @@ bool jc_top_key(jc_top *t, int key)
         else if (key == '/') {
                 g_strlcpy(t->filter_edit, t->filter, sizeof(t->filter_edit));
                 t->mode = JC_TOP_FILTER;
-        } else if (key == 27)
+        } else if (key == 27) {
                 t->filter[0] = '\0';
+                t->type_filter = JC_TYPE_ANY;
+        } else if (key == 'x') {
+                t->type_filter = (t->type_filter + 1) % JC_TYPE_N;
+                t->selected_pid = 0;
+        }
         else if (key == 'I')
                 ask_signal(t, SIGINT);
         else if (key == 'T')
@@ -232,7 +243,7 @@ bool jc_top_key(jc_top *t, int key)
                 jc_top_open_mode_chooser(t);
         else if (key == 'f')
                 jc_top_open_fan_chooser(t);
-        else if (key == KEY_MOUSE)
-                mouse(t);
+        else if (key == KEY_MOUSE || key == JC_KEY_SGR_MOUSE)
+                mouse(t, key);
         return true;
 }

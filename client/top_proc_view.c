@@ -1,7 +1,7 @@
-/* jetsonctl top's process list as nvitop draws it (GPU, PID, USER,
- * GPU-MEM, %SM, %CPU, %MEM, COMMAND), with the selection, the sorted
- * column underlined and the filter in its title; the help screen; the
- * filter and signal prompts in the footer. */
+/* jetsonctl top's process list as nvitop draws it (GPU, PID and its
+ * contexts C/G/C+G, USER, GPU-MEM, %SM, %CPU, %MEM, TIME, COMMAND), with
+ * the selection, the sorted column underlined and the filters in its
+ * title; the help screen; the filter and signal prompts in the footer. */
 #include <string.h>
 #include <unistd.h>
 
@@ -12,8 +12,11 @@
 
 /* Where each column's title starts and how wide it is, as the format
  * below lays them out (the mouse sorts by the column clicked). */
-static const int col_x[JC_COL_N] = { 0, 4, 12, 22, 32, 37, 43, 50 };
-static const int col_w[JC_COL_N] = { 3, 7, 9, 9, 4, 5, 5, 7 };
+static const int col_x[JC_COL_N] = { 0, 4, 16, 26, 36, 41, 47, 53, 65 };
+static const int col_w[JC_COL_N] = { 3, 7, 9, 9, 4, 5, 5, 10, 7 };
+/* The columns before COMMAND: the format's widths and spaces. */
+#define ROW_FORMAT "%-3s %7s %-3s %-9.9s %9s %4s %5s %5s %10s  "
+#define COMMAND_X 65
 
 int jc_top_col_at(int x)
 {
@@ -25,10 +28,10 @@ int jc_top_col_at(int x)
 
 GArray *jc_top_procs(const jc_top *t)
 {
-        GArray *rows = jc_top_proc_rows(&t->sample, t->sort_col, t->sort_reverse, t->filter);
+        GArray *rows = jc_top_proc_rows(&t->sample, t->sort_col, t->sort_reverse, t->filter, t->type_filter);
         if (!t->tree)
                 return rows;
-        GArray *tree = jc_top_proc_tree(rows, jc_top_host_parent, (void *) "/proc");
+        GArray *tree = jc_top_proc_tree(rows, jc_top_sample_parent, (void *) &t->sample);
         g_array_unref(rows);
         return tree;
 }
@@ -37,44 +40,59 @@ int jc_top_draw_processes(const jc_top *t, GArray *list, int y, int last)
 {
         t->layout->proc_header_y = -1;
         t->layout->proc_rows = 0;
-        if (list->len == 0 && !t->filter[0])
+        bool filtered = t->filter[0] || t->type_filter != JC_TYPE_ANY;
+        if (list->len == 0 && !filtered)
                 return y;
         if (y > last)
                 return y;
-        jc_top_putf(y, 0, A_REVERSE, "%-3s %7s %-9s %9s %4s %5s %5s  %-*s", "GPU", "PID", "USER", "GPU-MEM", "%SM",
-                    "%CPU", "%MEM", MAX(COLS - 50, 0), "COMMAND");
-        if (t->filter[0] || t->tree)
-                jc_top_putf(y, MAX(60, COLS - 30), A_REVERSE | A_BOLD, "%s%s%.20s", t->tree ? "tree  " : "",
-                            t->filter[0] ? "filter: " : "", t->filter);
+        int command_w = MAX(COLS - COMMAND_X, 0);
+        jc_top_putf(y, 0, A_REVERSE, ROW_FORMAT "%-*s", "GPU", "PID", "", "USER", "GPU-MEM", "%SM", "%CPU", "%MEM",
+                    "TIME", command_w, "COMMAND");
+        if (filtered || t->tree) {
+                /* At the right end, over TIME's and COMMAND's titles
+                 * when the terminal is narrow. */
+                g_autofree char *title = g_strdup_printf(" %s%s%s%s%.16s", t->tree ? "tree  " : "",
+                                                         jc_top_type_filter_name(t->type_filter),
+                                                         t->type_filter != JC_TYPE_ANY ? "  " : "",
+                                                         t->filter[0] ? "filter: " : "", t->filter);
+                jc_top_put(y, MAX(COLS - (int) strlen(title) - 1, col_x[JC_COL_TIME]), A_REVERSE | A_BOLD, title);
+        }
         /* The sorted column's title is underlined (bold without a way to
          * underline). */
         mvchgat(y, col_x[t->sort_col], col_w[t->sort_col], A_REVERSE | A_UNDERLINE | A_BOLD, 0, NULL);
         t->layout->proc_header_y = y;
+        /* Running times from jetsond's clock: the sample's time. */
+        double now = (double) t->sample.timestamp_usec / 1e6;
         guint i;
         for (i = 0; i < list->len && y + 1 + (int) i <= last; i++) {
                 const jc_top_proc *p = &g_array_index(list, jc_top_proc, i);
                 const jc_gpu_process_row *r = &p->row;
+                g_autofree char *pid = g_strdup_printf("%u", r->pid);
+                /* The tree's indent before the command; a parent outside
+                 * jetsond's list has nothing but its PID (and a command
+                 * when jetsond names it). */
+                /* A child's "└" under its parent's command. */
+                g_autofree char *indent = g_strnfill((gsize) CLAMP(p->depth - 1, 0, 20) * 2, ' ');
+                g_autofree char *command = g_strdup_printf("%s%s%s", indent, p->depth ? "└ " : "", r->name);
+                if (p->ancestor) {
+                        jc_top_putf(y + 1 + (int) i, 0, A_DIM, ROW_FORMAT "%-*s", "", pid, "", "", "", "", "", "", "",
+                                    command_w, command);
+                        continue;
+                }
                 g_autofree char *gpu = r->gpu == JC_GPU_SOC ? g_strdup("SoC") : g_strdup_printf("%d", r->gpu);
                 g_autofree char *mem = r->has_mem ? jc_format_kib(r->mem_kib) : g_strdup("-");
                 g_autofree char *sm = r->has_sm ? g_strdup_printf("%.0f", r->sm) : g_strdup("-");
                 g_autofree char *cpu = r->has_cpu ? g_strdup_printf("%.1f", r->cpu) : g_strdup("-");
                 g_autofree char *pct = p->has_mem_pct ? g_strdup_printf("%.1f", p->mem_pct) : g_strdup("-");
-                bool selected = !p->ancestor && r->pid == t->selected_pid && r->gpu == t->selected_gpu;
-                /* The tree's indent before the command; a parent outside
-                 * jetsond's list has nothing but its PID and command. */
-                g_autofree char *indent = g_strnfill((gsize) MIN(p->depth, 20) * 2, ' ');
-                g_autofree char *command = g_strdup_printf("%s%s%s", indent, p->depth ? "└ " : "", r->name);
-                if (p->ancestor) {
-                        jc_top_putf(y + 1 + (int) i, 0, A_DIM, "%-3s %7u %-9s %9s %4s %5s %5s  %-*s", "", r->pid, "",
-                                    "", "", "", "", MAX(COLS - 50, 0), command);
-                        continue;
-                }
+                g_autofree char *time = r->has_start && now > 0 ? jc_top_format_elapsed(now - r->start_time)
+                                                                : g_strdup("-");
+                bool selected = r->pid == t->selected_pid && r->gpu == t->selected_gpu;
                 /* Other users' processes dimmed unless root, as nvitop:
                  * they cannot be signalled from here. */
                 bool ours = geteuid() == 0 || g_strcmp0(r->user, g_get_user_name()) == 0;
                 attr_t attr = selected ? A_REVERSE | A_BOLD : ours ? A_NORMAL : A_DIM;
-                jc_top_putf(y + 1 + (int) i, 0, attr, "%-3s %7u %-9.9s %9s %4s %5s %5s  %-*s", gpu, r->pid, r->user,
-                            mem, sm, cpu, pct, MAX(COLS - 50, 0), command);
+                jc_top_putf(y + 1 + (int) i, 0, attr, ROW_FORMAT "%-*s", gpu, pid, jc_top_type_name(r->type), r->user,
+                            mem, sm, cpu, pct, time, command_w, command);
         }
         t->layout->proc_rows = (int) i;
         if (list->len == 0)
@@ -91,6 +109,7 @@ const jc_top_key_help jc_top_keys[] = {
         { "r", "reverse the sort" },
         { "t", "the processes as a tree, with their parents" },
         { "/", "filter the processes: a PID, or part of a user or command (Esc clears)" },
+        { "x", "GPU contexts shown: all, compute (C, C+G), only C, graphics (G, C+G), only G" },
         { "I, T, K", "send SIGINT, SIGTERM, SIGKILL to the selected process (y confirms)" },
         { "Enter", "the selected process's metrics (Esc or Enter: back)" },
         { "c, S, G", "control page: jetson_clocks, GPU 3D scaling, GPU rail gating (polkit)" },

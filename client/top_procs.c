@@ -7,8 +7,47 @@
 const char *jc_top_col_name(jc_top_col col)
 {
         static const char *const names[JC_COL_N] = { "GPU", "PID", "USER", "GPU-MEM", "%SM", "%CPU", "%MEM",
-                                                     "COMMAND" };
+                                                     "TIME", "COMMAND" };
         return col < JC_COL_N ? names[col] : "";
+}
+
+const char *jc_top_type_filter_name(jc_top_type_filter f)
+{
+        static const char *const names[JC_TYPE_N] = { "", "compute", "only compute", "graphics", "only graphics" };
+        return f < JC_TYPE_N ? names[f] : "";
+}
+
+const char *jc_top_type_name(unsigned type)
+{
+        static const char *const names[4] = { "", "C", "G", "C+G" };
+        return names[type & 3];
+}
+
+static bool type_keeps(jc_top_type_filter f, unsigned type)
+{
+        switch (f) {
+        case JC_TYPE_COMPUTE:
+                return type & JC_GPU_COMPUTE;
+        case JC_TYPE_ONLY_COMPUTE:
+                return type == JC_GPU_COMPUTE;
+        case JC_TYPE_GRAPHICS:
+                return type & JC_GPU_GRAPHICS;
+        case JC_TYPE_ONLY_GRAPHICS:
+                return type == JC_GPU_GRAPHICS;
+        default:
+                return true;
+        }
+}
+
+char *jc_top_format_elapsed(double seconds)
+{
+        uint64_t s = seconds > 0 ? (uint64_t) seconds : 0;
+        if (s >= 4 * 86400)
+                return g_strdup_printf("%.1f days", (double) s / 86400.0);
+        if (s >= 3600)
+                return g_strdup_printf("%" G_GUINT64_FORMAT ":%02u:%02u", s / 3600, (unsigned) (s % 3600 / 60),
+                                       (unsigned) (s % 60));
+        return g_strdup_printf("%u:%02u", (unsigned) (s / 60), (unsigned) (s % 60));
 }
 
 typedef struct {
@@ -44,6 +83,10 @@ static int by_column(const jc_top_proc *a, const jc_top_proc *b, jc_top_col col,
                 break;
         case JC_COL_MEM:
                 *has_a = a->has_mem_pct, *has_b = b->has_mem_pct, vx = a->mem_pct, vy = b->mem_pct;
+                break;
+        case JC_COL_TIME:
+                /* Longest running first: the earliest start. */
+                *has_a = x->has_start, *has_b = y->has_start, vx = -x->start_time, vy = -y->start_time;
                 break;
         default:
                 break;
@@ -83,7 +126,8 @@ static bool keep(const jc_gpu_process_row *r, const char *filter)
         return contains(r->user, filter) || contains(r->name, filter);
 }
 
-GArray *jc_top_proc_rows(const jc_sample *s, jc_top_col col, bool reverse, const char *filter)
+GArray *jc_top_proc_rows(const jc_sample *s, jc_top_col col, bool reverse, const char *filter,
+                         jc_top_type_filter type)
 {
         g_autoptr(GArray) rows = jc_gpu_process_rows(s, JC_TOP_SORT_PID);
         GArray *out = g_array_new(FALSE, TRUE, sizeof(jc_top_proc));
@@ -98,7 +142,7 @@ GArray *jc_top_proc_rows(const jc_sample *s, jc_top_col col, bool reverse, const
         bool has_total = total > 0;
         for (guint i = 0; i < rows->len; i++) {
                 const jc_gpu_process_row *r = &g_array_index(rows, jc_gpu_process_row, i);
-                if (!keep(r, filter))
+                if (!keep(r, filter) || !type_keeps(type, r->type))
                         continue;
                 jc_top_proc p = { .row = *r };
                 if (has_total && r->has_rss) {
@@ -143,6 +187,12 @@ static gint by_first(gconstpointer a, gconstpointer b, gpointer data)
 static void emit(GArray *out, GArray *rows, GArray *nodes, guint i, int depth)
 {
         node *n = &g_array_index(nodes, node, i);
+        /* A parent known by its PID alone tells something only when it
+         * groups processes: over one child it is left out. */
+        if (!n->listed && !n->name[0] && n->children->len == 1) {
+                emit(out, rows, nodes, g_array_index(n->children, guint, 0), depth);
+                return;
+        }
         if (n->listed) {
                 for (guint r = 0; r < rows->len; r++) {
                         jc_top_proc p = g_array_index(rows, jc_top_proc, r);
@@ -210,4 +260,20 @@ GArray *jc_top_proc_tree(GArray *rows, jc_top_parent_fn parent, void *data)
         for (guint i = 0; i < nodes->len; i++)
                 g_array_unref(g_array_index(nodes, node, i).children);
         return out;
+}
+
+bool jc_top_sample_parent(uint32_t pid, const char *name, uint32_t *ppid, char *comm, size_t size, void *data)
+{
+        (void) name;
+        const jc_sample *s = data;
+        g_autofree char *ppid_key = g_strdup_printf("process.%u.ppid", pid);
+        g_autofree char *name_key = g_strdup_printf("process.%u.name", pid);
+        g_autoptr(GVariant) parent = g_variant_lookup_value(s->values, ppid_key, G_VARIANT_TYPE_UINT32);
+        g_autoptr(GVariant) own = g_variant_lookup_value(s->values, name_key, G_VARIANT_TYPE_STRING);
+        if (!parent && !own)
+                return false;
+        /* A parent jetsond does not know is 0: the tree's top. */
+        *ppid = parent ? g_variant_get_uint32(parent) : 0;
+        g_strlcpy(comm, own ? g_variant_get_string(own, NULL) : "", size);
+        return true;
 }

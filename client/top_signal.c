@@ -47,21 +47,3 @@ bool jc_top_send_signal(const char *proc, uint32_t pid, const char *command, con
         snprintf(text, size, "Sent %s to PID %u (%s)", signame, pid, command);
         return true;
 }
-
-bool jc_top_host_parent(uint32_t pid, const char *name, uint32_t *ppid, char *comm, size_t size, void *data)
-{
-        g_autofree char *path = g_strdup_printf("%s/%u/stat", (const char *) data, pid), *stat = NULL;
-        if (!g_file_get_contents(path, &stat, NULL, NULL))
-                return false;
-        /* "PID (COMM) STATE PPID ...": COMM may hold spaces and ')'. */
-        const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
-        unsigned long long pp;
-        if (!open || !close || close < open || sscanf(close + 1, " %*c %llu", &pp) != 1)
-                return false;
-        g_autofree char *c = g_strndup(open + 1, (gsize) (close - open - 1));
-        if (name && strncmp(c, name, 15) != 0)
-                return false;
-        g_strlcpy(comm, c, size);
-        *ppid = (uint32_t) pp;
-        return true;
-}

@@ -16,7 +16,3 @@ bool jc_top_send_signal(const char *proc, uint32_t pid, const char *command, con
                         size_t size);
 /* "SIGTERM" */
 const char *jc_top_signal_name(int sig);
-/* jc_top_parent_fn over this machine's /proc (DATA: its path, as
- * "/proc"): the parent and command of PID from its stat, when PID is
- * NAME here (the same check as a signal's). */
-bool jc_top_host_parent(uint32_t pid, const char *name, uint32_t *ppid, char *comm, size_t size, void *data);

@@ -11,6 +11,7 @@
 #include "output.h"
 #include "top.h"
 #include "top_draw.h"
+#include "top_mouse.h"
 
 static const char *const page_names[JC_PAGE_N] = { "Overview", "CPU", "GPU", "Memory", "Power", "Engines",
                                                        "Control", "Info" };
@@ -33,6 +34,7 @@ void jc_top_view_start(jc_top *t)
          * terminal's own selection still works with Shift. */
         mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED, NULL);
         mouseinterval(0);
+        jc_top_mouse_start();
         /* Braille and block graphs need a UTF-8 locale; ASCII otherwise. */
         if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
                 t->graph_style = JC_GRAPH_ASCII;
@@ -50,6 +52,7 @@ void jc_top_view_start(jc_top *t)
 
 void jc_top_view_end(void)
 {
+        jc_top_mouse_end();
         endwin();
 }
 

@@ -1,6 +1,7 @@
 /* jetsonctl top's history and graph characters (client/top_history.c,
  * client/top_graph.c), without a bus or a terminal. */
 #include <math.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -65,6 +66,66 @@ static void test_history(void **state)
         jc_top_history_free(h);
 }
 
+/* A sample of N GPU processes, each with every process key jetsond sends
+ * on a PC (cpu, rss, gpu_mem, ppid, start_time, a GPU's mem and sm), and
+ * a few board keys. */
+static void feed_processes(jc_top_history *h, unsigned n, unsigned i)
+{
+        GString *text = g_string_new("{'cpu.load': <1.0>, 'ram.used': <uint64 5>");
+        for (unsigned p = 0; p < n; p++)
+                g_string_append_printf(text, ", 'process.%u.cpu': <%u.0>, 'process.%u.rss': <uint64 10>,"
+                                       " 'process.%u.gpu_mem': <uint64 20>, 'process.%u.ppid': <uint32 1>,"
+                                       " 'process.%u.start_time': <1.5e9>, 'process.%u.dgpu.0.mem': <uint64 20>,"
+                                       " 'process.%u.dgpu.0.sm': <3.0>, 'process.%u.name': <'x'>",
+                                       1000 + p, i, 1000 + p, 1000 + p, 1000 + p, 1000 + p, 1000 + p, 1000 + p, 1000 + p);
+        g_string_append(text, "}");
+        feed(h, text->str);
+        g_string_free(text, TRUE);
+}
+
+static void test_process_rings(void **state)
+{
+        (void) state;
+        jc_top_history *h = jc_top_history_new();
+        for (unsigned i = 0; i < 200; i++)
+                feed_processes(h, 300, i);
+        /* Only what the process screen graphs is kept, in short rings. */
+        double v[300];
+        assert_true(jc_top_history_get(h, "process.1000.cpu", 1, v));
+        assert_true(jc_top_history_get(h, "process.1000.dgpu.0.sm", 1, v));
+        assert_false(jc_top_history_get(h, "process.1000.ppid", 1, v));
+        assert_false(jc_top_history_get(h, "process.1000.start_time", 1, v));
+        assert_false(jc_top_history_get(h, "process.1000.dgpu.0.mem", 1, v));
+        size_t full, bytes = jc_top_history_bytes(h, &full);
+        /* 300 x 4 rings of 128 floats, and the board's two full ones */
+        assert_int_equal(bytes, (300 * 4 * JC_TOP_PROCESS_HISTORY_LEN + 2 * JC_TOP_HISTORY_LEN) * sizeof(float));
+        assert_int_equal(full, (300 * 7 + 2) * JC_TOP_HISTORY_LEN * sizeof(float));
+        printf("figure: top's history for 300 GPU processes: %zu KiB, was %zu KiB with a full ring per numeric key\n",
+               bytes / 1024, full / 1024);
+        /* The short ring holds the last 128 samples: older ones NAN. */
+        assert_true(jc_top_history_get(h, "process.1000.cpu", 200, v));
+        assert_true(isnan(v[200 - 129]));
+        assert_float_equal(v[200 - 128], 72.0, 1e-6);
+        assert_float_equal(v[199], 199.0, 1e-6);
+        /* A graph asks for 300: the ring grows, keeping what it had, and
+         * fills as samples come. */
+        jc_top_history_reserve(h, "process.1000.cpu", 300);
+        assert_true(jc_top_history_get(h, "process.1000.cpu", 200, v));
+        assert_true(isnan(v[200 - 129]));
+        assert_float_equal(v[200 - 128], 72.0, 1e-6);
+        assert_float_equal(v[199], 199.0, 1e-6);
+        for (unsigned i = 200; i < 500; i++)
+                feed_processes(h, 1, i);
+        assert_true(jc_top_history_get(h, "process.1000.cpu", 300, v));
+        assert_float_equal(v[0], 200.0, 1e-6);
+        assert_float_equal(v[299], 499.0, 1e-6);
+        /* The processes that ended are dropped after their short ring. */
+        assert_false(jc_top_history_get(h, "process.1001.cpu", 1, v));
+        assert_int_equal(jc_top_history_bytes(h, NULL), (300 + 3 * JC_TOP_PROCESS_HISTORY_LEN + 2 * JC_TOP_HISTORY_LEN)
+                                                                * sizeof(float));
+        jc_top_history_free(h);
+}
+
 static void test_squash(void **state)
 {
         (void) state;
@@ -108,6 +169,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_history),
+                cmocka_unit_test(test_process_rings),
                 cmocka_unit_test(test_squash),
                 cmocka_unit_test(test_cells),
         };

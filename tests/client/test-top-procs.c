@@ -1,6 +1,8 @@
 /* jetsonctl top's process list (client/top_procs.c: nvitop's columns,
- * sort both ways, filter) and its signals (client/top_signal.c: refusals
- * and a signal to a child of this test), without a bus or a terminal. */
+ * sort both ways, filters, TIME, the tree from jetsond's ppid), its SGR
+ * mouse reports (client/top_sgr.c) and its signals (client/top_signal.c:
+ * refusals and a signal to a child of this test), without a bus or a
+ * terminal. */
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "top_mouse.h"
 #include "top_procs.h"
 #include "top_signal.h"
 
@@ -42,7 +45,7 @@ static int teardown(void **state)
 /* "PID/GPU" of each row, in order. */
 static char *order(jc_top_col col, bool reverse, const char *filter)
 {
-        g_autoptr(GArray) rows = jc_top_proc_rows(&sample, col, reverse, filter);
+        g_autoptr(GArray) rows = jc_top_proc_rows(&sample, col, reverse, filter, JC_TYPE_ANY);
         GString *s = g_string_new(NULL);
         for (guint i = 0; i < rows->len; i++) {
                 const jc_top_proc *p = &g_array_index(rows, jc_top_proc, i);
@@ -74,7 +77,7 @@ static void test_sort(void **state)
         assert_order(JC_COL_CPU, true, NULL, "20/-1 300/-1 300/0 4000/1");
         assert_order(JC_COL_SM, false, NULL, "300/0 20/-1 300/-1 4000/1");
         /* %MEM is RSS of ram.total: 10 % and 5 %. */
-        g_autoptr(GArray) rows = jc_top_proc_rows(&sample, JC_COL_MEM, false, NULL);
+        g_autoptr(GArray) rows = jc_top_proc_rows(&sample, JC_COL_MEM, false, NULL, JC_TYPE_ANY);
         const jc_top_proc *first = &g_array_index(rows, jc_top_proc, 0);
         assert_int_equal(first->row.pid, 300);
         assert_true(first->has_mem_pct);
@@ -116,7 +119,7 @@ static bool fake_parent(uint32_t pid, const char *name, uint32_t *ppid, char *co
 static void test_tree(void **state)
 {
         (void) state;
-        g_autoptr(GArray) rows = jc_top_proc_rows(&sample, JC_COL_PID, false, NULL);
+        g_autoptr(GArray) rows = jc_top_proc_rows(&sample, JC_COL_PID, false, NULL, JC_TYPE_ANY);
         g_autoptr(GArray) tree = jc_top_proc_tree(rows, fake_parent, NULL);
         GString *s = g_string_new(NULL);
         for (guint i = 0; i < tree->len; i++) {
@@ -130,11 +133,135 @@ static void test_tree(void **state)
         g_autofree char *got = g_string_free(s, FALSE);
         assert_string_equal(got, "20:0 100:0asshd 250:1abash 300:2 300:2 4000:2");
         /* Reversed, the roots and the siblings turn round too. */
-        g_autoptr(GArray) rev = jc_top_proc_rows(&sample, JC_COL_PID, true, NULL);
+        g_autoptr(GArray) rev = jc_top_proc_rows(&sample, JC_COL_PID, true, NULL, JC_TYPE_ANY);
         g_autoptr(GArray) tree2 = jc_top_proc_tree(rev, fake_parent, NULL);
         assert_int_equal(g_array_index(tree2, jc_top_proc, 0).row.pid, 100);
         assert_int_equal(g_array_index(tree2, jc_top_proc, 2).row.pid, 4000);
         assert_int_equal(g_array_index(tree2, jc_top_proc, 5).row.pid, 20);
+}
+
+/* Processes with their contexts, parents and starts, as jetsond's keys
+ * say: 10 (C on GPU0, started first), 11 (G on GPU0, a child of 10), 12
+ * (C+G on GPU1, a child of 11), 13 and 15 (on the SoC's GPU: no type,
+ * children of 99 which jetsond does not list), 14 (no start, no parent),
+ * 16 (the only child of 98, not listed either). */
+static jc_sample typed(void)
+{
+        jc_sample s = { .timestamp_usec = 1000000000000000ull };
+        s.values = g_variant_parse(G_VARIANT_TYPE("a{sv}"),
+                "{'process.10.name': <'trainer'>, 'process.10.dgpu.0.mem': <uint64 10>,"
+                " 'process.10.dgpu.0.type': <'compute'>, 'process.10.start_time': <1000.5>,"
+                " 'process.11.name': <'viewer'>, 'process.11.dgpu.0.mem': <uint64 10>,"
+                " 'process.11.dgpu.0.type': <'graphics'>, 'process.11.start_time': <2000.0>,"
+                " 'process.11.ppid': <uint32 10>,"
+                " 'process.12.name': <'blender'>, 'process.12.dgpu.1.mem': <uint64 10>,"
+                " 'process.12.dgpu.1.type': <'compute+graphics'>, 'process.12.start_time': <1500.0>,"
+                " 'process.12.ppid': <uint32 11>,"
+                " 'process.13.name': <'gst'>, 'process.13.gpu_mem': <uint64 10>, 'process.13.ppid': <uint32 99>,"
+                " 'process.13.start_time': <3000.0>,"
+                " 'process.14.name': <'odd'>, 'process.14.gpu_mem': <uint64 10>,"
+                " 'process.15.name': <'gst'>, 'process.15.gpu_mem': <uint64 10>, 'process.15.ppid': <uint32 99>,"
+                " 'process.16.name': <'lone'>, 'process.16.gpu_mem': <uint64 10>, 'process.16.ppid': <uint32 98>}",
+                NULL, NULL, NULL);
+        assert_non_null(s.values);
+        return s;
+}
+
+static char *pids(GArray *rows)
+{
+        GString *out = g_string_new(NULL);
+        for (guint i = 0; i < rows->len; i++) {
+                const jc_top_proc *p = &g_array_index(rows, jc_top_proc, i);
+                g_string_append_printf(out, "%s%u%s", i ? " " : "", p->row.pid,
+                                       p->ancestor ? "a" : p->row.type ? jc_top_type_name(p->row.type) : "");
+        }
+        return g_string_free(out, FALSE);
+}
+
+#define assert_rows(rows_expr, expected) \
+        do { \
+                g_autoptr(GArray) rows_ = (rows_expr); \
+                g_autofree char *got_ = pids(rows_); \
+                assert_string_equal(got_, expected); \
+        } while (0)
+
+static void test_types_and_time(void **state)
+{
+        (void) state;
+        jc_sample s = typed();
+        /* nvitop's -c, -C, -g, -G; the SoC's rows have no type. */
+        assert_rows(jc_top_proc_rows(&s, JC_COL_PID, false, NULL, JC_TYPE_ANY), "10C 11G 12C+G 13 14 15 16");
+        assert_rows(jc_top_proc_rows(&s, JC_COL_PID, false, NULL, JC_TYPE_COMPUTE), "10C 12C+G");
+        assert_rows(jc_top_proc_rows(&s, JC_COL_PID, false, NULL, JC_TYPE_ONLY_COMPUTE), "10C");
+        assert_rows(jc_top_proc_rows(&s, JC_COL_PID, false, NULL, JC_TYPE_GRAPHICS), "11G 12C+G");
+        assert_rows(jc_top_proc_rows(&s, JC_COL_PID, false, NULL, JC_TYPE_ONLY_GRAPHICS), "11G");
+        assert_rows(jc_top_proc_rows(&s, JC_COL_PID, false, "blend", JC_TYPE_GRAPHICS), "12C+G");
+        /* TIME: longest running first, no start last either way */
+        assert_rows(jc_top_proc_rows(&s, JC_COL_TIME, false, NULL, JC_TYPE_ANY), "10C 12C+G 11G 13 14 15 16");
+        assert_rows(jc_top_proc_rows(&s, JC_COL_TIME, true, NULL, JC_TYPE_ANY), "13 11G 12C+G 10C 14 15 16");
+        assert_string_equal(jc_top_col_name(JC_COL_TIME), "TIME");
+        assert_string_equal(jc_top_type_filter_name(JC_TYPE_ONLY_GRAPHICS), "only graphics");
+        g_variant_unref(s.values);
+}
+
+static void test_tree_from_ppid(void **state)
+{
+        (void) state;
+        jc_sample s = typed();
+        /* 12 under 11 under 10 (jetsond's ppid, whatever this machine
+         * runs); 13 and 15 under 99, which jetsond does not list: a row
+         * of its own with its PID alone; 98 over 16 alone is left out. */
+        g_autoptr(GArray) rows = jc_top_proc_rows(&s, JC_COL_PID, false, NULL, JC_TYPE_ANY);
+        g_autoptr(GArray) tree = jc_top_proc_tree(rows, jc_top_sample_parent, &s);
+        GString *out = g_string_new(NULL);
+        for (guint i = 0; i < tree->len; i++) {
+                const jc_top_proc *p = &g_array_index(tree, jc_top_proc, i);
+                g_string_append_printf(out, "%s%u:%d%s%s", i ? " " : "", p->row.pid, p->depth, p->ancestor ? "a" : "",
+                                       p->row.name);
+        }
+        g_autofree char *got = g_string_free(out, FALSE);
+        assert_string_equal(got, "10:0trainer 11:1viewer 12:2blender 99:0a 13:1gst 15:1gst 14:0odd 16:0lone");
+        /* Filtered to graphics, 10 stays as the parent it is, named. */
+        g_autoptr(GArray) g = jc_top_proc_rows(&s, JC_COL_PID, false, NULL, JC_TYPE_ONLY_GRAPHICS);
+        g_autoptr(GArray) gtree = jc_top_proc_tree(g, jc_top_sample_parent, &s);
+        assert_int_equal(gtree->len, 2);
+        assert_true(g_array_index(gtree, jc_top_proc, 0).ancestor);
+        assert_string_equal(g_array_index(gtree, jc_top_proc, 0).row.name, "trainer");
+        g_variant_unref(s.values);
+}
+
+static void test_elapsed(void **state)
+{
+        (void) state;
+        /* nvitop's running time: M:SS, H:MM:SS under four days, then days. */
+        const struct { double s; const char *text; } cases[] = {
+                { -5, "0:00" }, { 0, "0:00" }, { 59.9, "0:59" }, { 61, "1:01" }, { 3599, "59:59" },
+                { 3600, "1:00:00" }, { 3725, "1:02:05" }, { 166413.47, "46:13:33" }, { 4 * 86400 - 1, "95:59:59" },
+                { 4 * 86400, "4.0 days" }, { 63685000, "737.1 days" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *got = jc_top_format_elapsed(cases[i].s);
+                assert_string_equal(got, cases[i].text);
+        }
+}
+
+static void test_sgr_mouse(void **state)
+{
+        (void) state;
+        int b, x, y;
+        bool press;
+        assert_true(jc_top_parse_sgr_mouse("0;230;41M", &b, &x, &y, &press));
+        assert_int_equal(b, 0);
+        assert_int_equal(x, 230); /* beyond X10's 223 */
+        assert_int_equal(y, 41);
+        assert_true(press);
+        assert_true(jc_top_parse_sgr_mouse("64;1;1m", &b, &x, &y, &press));
+        assert_int_equal(b, 64);
+        assert_false(press);
+        const char *bad[] = { "", "0;1M", "0;1;1", "0;1;1Mx", "0;0;1M", "a;1;1M", "0;1;;1M", "0;1234567;1M",
+                              "-1;1;1M" };
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+                assert_false(jc_top_parse_sgr_mouse(bad[i], &b, &x, &y, &press));
 }
 
 static void test_signal_refusals(void **state)
@@ -187,6 +314,10 @@ int main(void)
                 cmocka_unit_test(test_sort),
                 cmocka_unit_test(test_filter),
                 cmocka_unit_test(test_tree),
+                cmocka_unit_test(test_types_and_time),
+                cmocka_unit_test(test_tree_from_ppid),
+                cmocka_unit_test(test_elapsed),
+                cmocka_unit_test(test_sgr_mouse),
                 cmocka_unit_test(test_signal_refusals),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -7,8 +7,10 @@ system bus with python-dbusmock's polkitd and systemd:
 The AGX Orin fake board is static here, so the screen's values are the
 fixture's (tests/fixtures/agx-orin-jp62.expected.md)."""
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -22,6 +24,9 @@ JETSOND, JETSONCTL = (os.path.abspath(a) for a in sys.argv[1:3])
 # tests are left out and say so).
 FAKE_NVML = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
 SOCKET = f"jetsonctl-top-test-{os.getpid()}"
+# The process list's title row: nvitop's columns, the GPU contexts (C, G,
+# C+G) untitled between PID and USER.
+LIST_HEADER = re.compile(r"PID +USER")
 SESSIONS = 0
 
 
@@ -82,6 +87,12 @@ class Top:
     def keys(self, *keys):
         tmux("send-keys", *keys)
 
+    def sgr_click(self, x, y):
+        """A left click at column X, row Y (0-based) as an SGR report
+        (mode 1006: 1-based, any size): press, then release."""
+        for end in ("M", "m"):
+            tmux("send-keys", "-l", f"\x1b[<0;{x + 1};{y + 1}{end}")
+
     def click(self, x, y):
         """A left click at column X, row Y (0-based): press and release as
         a terminal reports them in the mode ncurses asked tmux for (X10
@@ -114,7 +125,7 @@ def calls(stack):
 def test_layout_80x24(stack):
     top = Top(stack, 80, 24)
     try:
-        screen = top.wait_for_frame(lambda s: "PID USER" in s and process_rows(s), "the process list")
+        screen = top.wait_for_frame(lambda s: LIST_HEADER.search(s) and process_rows(s), "the process list")
         lines = screen.split("\n")
         assert lines[0].startswith("NVIDIA Jetson AGX Orin Developer Kit - JetPack 6.2  up 0d 03:25"), lines[0]
         assert lines[1].startswith("mode MAXN  jetson_clocks off  fan0 cool 40% 2100 rpm"), lines[1]
@@ -130,11 +141,14 @@ def test_layout_80x24(stack):
         assert "VDD_GPU_SOC          2392 mW" in screen and "VIN_SYS_5V0          4020 mW" in screen
         assert "tj 46.5°C" in screen and "cpu 46.5°C" in screen
         assert "DLA1 1600" in screen and "VIC 115" in screen and "NVENC" not in screen  # engines that are on
-        header = next(i for i, line in enumerate(lines) if "PID USER" in line)
+        header = next(i for i, line in enumerate(lines) if LIST_HEADER.search(line))
         first = lines[header + 1].split()
-        # nvitop's columns: the GPU (the SoC's own here), PID, user, GPU memory, SM, CPU, share of RAM, command
-        assert lines[header].split() == ["GPU", "PID", "USER", "GPU-MEM", "%SM", "%CPU", "%MEM", "COMMAND"]
-        assert first == ["SoC", "5120", "nvidia", "256", "MiB", "-", "0.0", "1.6", "python3"], lines[header + 1]
+        # nvitop's columns: the GPU (the SoC's own here), PID (and its contexts, none known on the SoC's GPU),
+        # user, GPU memory, SM, CPU, share of RAM, running time (the fixture's start: years ago), command
+        assert lines[header].split() == ["GPU", "PID", "USER", "GPU-MEM", "%SM", "%CPU", "%MEM", "TIME", "COMMAND"]
+        assert first[:8] == ["SoC", "5120", "nvidia", "256", "MiB", "-", "0.0", "1.6"], lines[header + 1]
+        assert first[9:] == ["days", "python3"], lines[header + 1]
+        assert abs(float(first[8]) - (time.time() - fixture_start(stack, 5120)) / 86400) < 0.2, lines[header + 1]
         assert len(lines) >= 24 and lines[23].startswith(" q quit  Tab/1-8 Overview  s sort (GPU-MEM)  / filter  h help"), \
             lines[23]
         assert all(len(line) <= 80 for line in lines)
@@ -145,12 +159,12 @@ def test_layout_80x24(stack):
 def test_layout_160x50_and_resize(stack):
     top = Top(stack, 160, 50)
     try:
-        lines = top.wait_for_frame(lambda s: "PID USER" in s and process_rows(s), "the process list").split("\n")
+        lines = top.wait_for_frame(lambda s: LIST_HEADER.search(s) and process_rows(s), "the process list").split("\n")
         # four columns of cores: CPU0, CPU3, CPU6, CPU9 on one row
         assert re.match(r"CPU0 .*CPU3 .*CPU6 .*CPU9 ", lines[2]), lines[2]
         rails = next(line for line in lines if "VDD_GPU_SOC" in line)
         assert "VDD_CPU_CV" in rails and "VIN_SYS_5V0" in rails and "VDDQ_VDD2_1V8AO" in rails, rails
-        assert sum(1 for line in lines if re.match(r"SoC +\d+ (root|nvidia) ", line)) == 5
+        assert sum(1 for line in lines if re.match(r"SoC +\d+ +(root|nvidia) ", line)) == 5
         assert lines[49].startswith(" q quit")
         tmux("resize-window", "-x", "100", "-y", "30")
         top.wait_for(lambda s: re.match(r"CPU0 .*CPU6 ", s.split("\n")[2]) and len(s.split("\n")) >= 30 and
@@ -161,7 +175,7 @@ def test_layout_160x50_and_resize(stack):
 
 def process_rows(screen):
     lines = screen.split("\n")
-    header = next(i for i, line in enumerate(lines) if "PID USER" in line)
+    header = next(i for i, line in enumerate(lines) if LIST_HEADER.search(line))
     rows = []
     for line in lines[header + 1:]:
         if not re.match(r"(SoC|\d+) +\d+ ", line):
@@ -174,7 +188,7 @@ def test_sort_keys(stack):
     """Every column both ways, by keys and by clicks on the titles."""
     top = Top(stack, 80, 30)
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the process list")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the process list")
 
         def pids(what, predicate=lambda s: True):
             screen = top.wait_for(lambda s: what in s and predicate(s), what)
@@ -188,6 +202,10 @@ def test_sort_keys(stack):
         top.keys("s")
         top.keys("s")    # %MEM: RSS of RAM
         assert pids("sort (%MEM)") == ["5120", "2351", "4102", "1834", "5377"]
+        top.keys("s")    # TIME: the longest running first
+        assert pids("sort (TIME)") == ["1834", "2351", "4102", "5120", "5377"]
+        top.keys("r")
+        assert pids("sort (TIME, reversed)") == ["5377", "5120", "4102", "2351", "1834"]
         top.keys("s")
         assert pids("sort (COMMAND)") == ["5377", "2351", "5120", "4102", "1834"]   # "(my) app" first, any case
         top.keys("r")
@@ -197,15 +215,17 @@ def test_sort_keys(stack):
         top.keys("<")
         assert pids("sort (COMMAND)")[0] == "5377"
         top.keys("<")
+        assert pids("sort (TIME)")[0] == "1834"
+        top.keys("<")
         top.keys("<")
         assert pids("sort (%CPU)")[0] == "1834"
         # a click on a column title sorts by it, a second one turns it round
-        header = next(i for i, line in enumerate(top.lines()) if "PID USER" in line)
+        header = next(i for i, line in enumerate(top.lines()) if LIST_HEADER.search(line))
         top.click(7, header)
         assert pids("sort (PID)") == ["1834", "2351", "4102", "5120", "5377"]
         top.click(7, header)
         assert pids("sort (PID, reversed)") == ["5377", "5120", "4102", "2351", "1834"]
-        top.click(13, header)
+        top.click(17, header)
         assert pids("sort (USER)") == ["2351", "4102", "5120", "5377", "1834"]
     finally:
         top.close()
@@ -214,7 +234,7 @@ def test_sort_keys(stack):
 def test_filter_and_selection(stack):
     top = Top(stack, 80, 24)
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the process list")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the process list")
         top.keys("/", "root", "Enter")
         screen = top.wait_for(lambda s: "filter: root" in s, "the filter")
         assert [r[1] for r in process_rows(screen)] == ["1834"], screen
@@ -231,23 +251,40 @@ def test_filter_and_selection(stack):
         assert not is_selected(top, "5377")
         top.keys("j")
         top.wait_for(lambda s: is_selected(top, "5377") and not is_selected(top, "5120"), "5377 selected")
-        header = next(i for i, line in enumerate(top.lines()) if "PID USER" in line)
+        header = next(i for i, line in enumerate(top.lines()) if LIST_HEADER.search(line))
         top.click(20, header + 4)
         top.wait_for(lambda s: is_selected(top, "1834"), "1834 selected by a click")
     finally:
         top.close()
 
 
-def add_process(stack, pid, name):
+def fixture_start(stack, pid):
+    """When the board's PID started, seconds since the Unix epoch, as its
+    /proc says: /proc/stat's btime plus stat's starttime (100 ticks a
+    second)."""
+    btime = next(int(line.split()[1]) for line in open(os.path.join(stack.root, "proc", "stat"))
+                 if line.startswith("btime "))
+    stat = open(os.path.join(stack.root, "proc", str(pid), "stat")).read()
+    return btime + int(stat.rsplit(")", 1)[1].split()[19]) / 100
+
+
+def add_process(stack, pid, name, ppid=None, start=None):
     """PID in the board's nvmap table and its /proc, as jetsond reads the
-    sysroot: the fixture's python3 with another pid and name."""
+    sysroot: the fixture's python3 with another pid and name, and PPID and
+    START (seconds since the Unix epoch) when given."""
     import shutil
     src, dst = os.path.join(stack.root, "proc", "5120"), os.path.join(stack.root, "proc", str(pid))
     shutil.copytree(src, dst)
     with open(os.path.join(dst, "stat")) as f:
-        stat = f.read().replace("5120 (python3)", f"{pid} ({name})", 1)
+        head, fields = f.read().replace("5120 (python3)", f"{pid} ({name})", 1).rsplit(")", 1)
+    fields = fields.split()
+    if ppid is not None:
+        fields[1] = str(ppid)
+    if start is not None:
+        btime = fixture_start(stack, 5120) - int(fields[19]) / 100
+        fields[19] = str(round((start - btime) * 100))
     with open(os.path.join(dst, "stat"), "w") as f:
-        f.write(stat)
+        f.write(head + ") " + " ".join(fields) + "\n")
     with open(os.path.join(dst, "comm"), "w") as f:
         f.write(name + "\n")
     # jetsond reads iovmm/maps (clients where there is none): a client row
@@ -287,7 +324,7 @@ def test_signals(stack):
     add_process(stack, sleeper.pid, "sleep")
     top = Top(stack, 80, 24)
     try:
-        top.wait_for(lambda s: "PID USER" in s and f" {sleeper.pid} " in s, "the test's process in the list")
+        top.wait_for(lambda s: LIST_HEADER.search(s) and f" {sleeper.pid} " in s, "the test's process in the list")
         top.keys("/", str(sleeper.pid), "Enter", "Down", "T")
         top.wait_for(lambda s: f"Send SIGTERM to PID {sleeper.pid} (sleep)? y/n" in s, "the confirmation")
         top.keys("n")
@@ -313,7 +350,7 @@ def test_signals(stack):
     # not root: nvidia's and root's processes are others'
     top = Top(stack, 80, 24, env={"SETPRIV": ""}, wrapper="setpriv --reuid=nobody --regid=nogroup --clear-groups")
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the list as nobody")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the list as nobody")
         line = selected_line(top, "5120")
         assert re.search(r"\x1b\[([0-9;]*;)?2(;[0-9;]*)?m", line), f"another user's process not dimmed: {line!r}"
         top.keys("Down", "I")
@@ -326,38 +363,143 @@ def test_signals(stack):
 
 
 def test_tree(stack):
-    """'t' shows the list as a tree: a process the test started under this
-    test's own python3 (a parent outside jetsond's list, dimmed, never
-    selected); the fixture's PIDs, which this machine does not run under
-    their names, stay roots."""
-    sleeper = subprocess.Popen(["sleep", "600"])
-    add_process(stack, sleeper.pid, "sleep")
-    top = Top(stack, 120, 45)
+    """'t' shows the list as a tree from jetsond's process.PID.ppid (never
+    this machine's /proc): a process the board runs under the fixture's
+    python3 5120 is its child; the fixture's others, whose parents jetsond
+    does not list, stay roots (a parent known by its PID alone is shown
+    only over two or more)."""
+    add_process(stack, 7001, "worker", ppid=5120)
+    for width, height in ((80, 24), (120, 45)):
+        top = Top(stack, width, height)
+        try:
+            top.wait_for(lambda s: " 7001 " in s, "the child in the list")
+            top.keys("t")
+            rows = 6 if height > 24 else 2
+            screen = top.wait_for_frame(lambda s: "└ worker" in s and "tree" in s and len(process_rows(s)) >= rows,
+                                        f"the tree at {width}x{height}")
+            lines = screen.split("\n")
+            child = next(i for i, line in enumerate(lines) if "└ worker" in line)
+            parent = lines[child - 1]
+            assert re.match(r"SoC +5120 .* python3$", parent.rstrip()), parent
+            assert parent.index("python3") + 2 == lines[child].index("worker"), (parent, lines[child])
+            assert re.match(r"SoC +7001 ", lines[child]), lines[child]
+            # no row for a parent outside jetsond's list: each row a process of the board
+            pids = [r[1] for r in process_rows(screen)]
+            assert set(pids) <= {"1834", "2351", "4102", "5120", "5377", "7001"} and len(set(pids)) == len(pids), pids
+            assert "└" not in screen.replace("└ worker", ""), screen
+            top.keys("t")
+            top.wait_for(lambda s: "└" not in s and "tree" not in s, "the flat list again")
+        finally:
+            top.close()
+    remove_process(stack, 7001, "worker")
+
+
+def test_time_column(stack):
+    """TIME is the running time from jetsond's process.PID.start_time and
+    the sample's time, as nvitop writes it: H:MM:SS for a process the
+    board started an hour ago (bounded by the clock around the capture,
+    never by how fast this machine is), days for the fixture's; sorting by
+    TIME puts the longest running first."""
+    started = time.time() - 3725
+    add_process(stack, 7002, "fresh", start=started)
     try:
-        top.wait_for(lambda s: f" {sleeper.pid} " in s, "the test's process in the list")
-        top.keys("t")
-        screen = top.wait_for(lambda s: "└ sleep" in s and "tree" in s, "the tree")
-        lines = screen.split("\n")
-        child = next(i for i, line in enumerate(lines) if "└ sleep" in line)
-        parent = lines[child - 1]
-        # the test's python3, itself under whatever ran it
-        assert re.match(rf" +{os.getpid()} +(└ )?python3$", parent.rstrip()), parent
-        assert parent.index("python3") + 2 == lines[child].index("sleep"), (parent, lines[child])
-        assert re.search(rf"\b{sleeper.pid} .*  └ sleep", lines[child]), lines[child]
-        assert re.search(r"(^|\x1b\[[0-9;]*2[;m])", selected_line(top, str(os.getpid())))
-        assert re.search(r"\b5120 .*  python3$", screen, re.M), screen   # a root
-        # the selection skips the parents: Home then End land on rows of the list
-        top.keys("Home")
-        top.wait_for(lambda s: any(is_selected(top, pid) for pid in ("5120", "5377", "4102", "1834", "2351",
-                                                                       str(sleeper.pid))), "a selected row")
-        assert not is_selected(top, str(os.getpid()))
-        top.keys("t")
-        top.wait_for(lambda s: "└" not in s and "tree" not in s, "the flat list again")
+        for width, height in ((80, 24), (200, 60)):
+            before = time.time()
+            top = Top(stack, width, height)
+            try:
+                screen = top.wait_for_frame(lambda s: re.search(r" 7002 .* \d+:\d\d:\d\d +fresh", s),
+                                            f"the new process's TIME at {width}x{height}")
+                after = time.time()
+                line = next(line for line in screen.split("\n") if " 7002 " in line)
+                h, m, sec = map(int, re.search(r" (\d+):(\d\d):(\d\d) +fresh", line).groups())
+                shown = h * 3600 + m * 60 + sec
+                # the sample's time is at most a few samples before the capture
+                assert before - started - 10 <= shown <= after - started + 1, (shown, before - started, line)
+                print(f"figure: TIME {h}:{m:02d}:{sec:02d} shown {after - started - shown:.1f} s behind the clock")
+                old = next(line for line in screen.split("\n") if re.match(r"SoC +1834 ", line))
+                days = float(re.search(r"([0-9.]+) days +Xorg", old).group(1))
+                assert abs(days - (after - fixture_start(stack, 1834)) / 86400) < 0.2, old
+                # s to TIME (GPU-MEM, %SM, %CPU, %MEM, TIME): the newest last
+                top.keys("s", "s", "s", "s")
+                screen = top.wait_for_frame(lambda s: "sort (TIME)" in s and len(process_rows(s)) >= 6,
+                                            "sorted by TIME") if height > 24 else None
+                if screen:
+                    pids = [r[1] for r in process_rows(screen)]
+                    assert pids[0] == "1834" and pids[-1] == "7002", pids
+            finally:
+                top.close()
+    finally:
+        remove_process(stack, 7002, "fresh")
+
+
+def test_sgr_mouse(stack):
+    """jetsonctl top asks for SGR mouse reports (mode 1006) even where the
+    terminfo entry is X10's (tmux's own): tmux says the pane asked for it,
+    and an SGR click selects a row, at 80x24 and beyond X10's 223 columns.
+    (The other tests click in X10, what a terminal without 1006 sends.)"""
+    for width, height, x in ((80, 24, 20), (240, 50, 230)):
+        top = Top(stack, width, height)
+        try:
+            screen = top.wait_for_frame(lambda s: LIST_HEADER.search(s) and len(process_rows(s)) == 5,
+                                        f"the list at {width}x{height}")
+            flags = tmux("display-message", "-p", "#{mouse_sgr_flag} #{mouse_standard_flag}").split()
+            assert flags == ["1", "1"], flags
+            header = next(i for i, line in enumerate(screen.split("\n")) if LIST_HEADER.search(line))
+            third = process_rows(screen)[2][1]
+            top.sgr_click(x, header + 3)
+            top.wait_for(lambda s: is_selected(top, third), f"{third} selected by an SGR click at column {x}")
+            # a click on a column title sorts by it: %CPU at column 43
+            top.sgr_click(43, header)
+            top.wait_for(lambda s: "sort (%CPU)" in s, "the sort by an SGR click")
+        finally:
+            top.close()
+
+
+def test_type_filter(stack):
+    """nvitop's compute/graphics filter on the PC's two GPUs: 'x' steps
+    through compute (C, C+G), only compute, graphics (G, C+G), only
+    graphics and back to all; --graphics starts with one; a process in
+    both of NVML's lists is C+G. Each row's contexts in the TYPE place."""
+    def rows_of(screen):
+        return sorted((r[0], r[1], r[2]) for r in process_rows(screen))
+    nvml = os.environ["FAKE_NVML_CONFIG"]
+    top = Top(stack, 80, 24)
+    try:
+        every = [("0", "2345", "G"), ("0", "4242", "C"), ("1", "4242", "C")]
+        top.wait_for_frame(lambda s: rows_of(s) == every, "the three rows with their contexts")
+        for title, want in (("compute", [("0", "4242", "C"), ("1", "4242", "C")]),
+                            ("only compute", [("0", "4242", "C"), ("1", "4242", "C")]),
+                            ("graphics", [("0", "2345", "G")]),
+                            ("only graphics", [("0", "2345", "G")])):
+            top.keys("x")
+            top.wait_for_frame(lambda s: re.search(rf"(^| ){title}( |$)", s, re.M) and rows_of(s) == want,
+                               f"the {title} filter")
+        top.keys("x")
+        top.wait_for_frame(lambda s: rows_of(s) == every and "compute" not in s and "graphics" not in s, "all again")
+        # 2345 in both lists: C+G, kept by compute but not by only compute
+        devices = json.load(open(nvml))
+        devices["devices"][0]["processes"][1]["type"] = "both"
+        with open(nvml + ".new", "w") as f:
+            json.dump(devices, f)
+        os.rename(nvml + ".new", nvml)
+        top.wait_for_frame(lambda s: ("0", "2345", "C+G") in rows_of(s), "2345 as C+G")
+        top.keys("x")
+        top.wait_for_frame(lambda s: "compute" in s and ("0", "2345", "C+G") in rows_of(s) and len(rows_of(s)) == 3,
+                           "C+G kept by compute")
+        top.keys("x")
+        top.wait_for_frame(lambda s: "only compute" in s and len(rows_of(s)) == 2, "C+G left out by only compute")
+        top.keys("Escape")
+        top.wait_for_frame(lambda s: len(rows_of(s)) == 3 and "compute" not in s, "Esc clears it")
     finally:
         top.close()
-        sleeper.kill()
-        sleeper.wait()
-        remove_process(stack, sleeper.pid, "sleep")
+        shutil.copy(os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json"), nvml)
+    top = Top(stack, 200, 60, args=["--graphics"])
+    try:
+        top.wait_for_frame(lambda s: "graphics" in s and rows_of(s) == [("0", "2345", "G")], "--graphics at 200x60")
+    finally:
+        top.close()
+    r = subprocess.run([JETSONCTL, "top", "--compute", "--graphics"], capture_output=True, text=True)
+    assert r.returncode == 2 and "exclude each other" in r.stderr, r
 
 
 def test_help_lists_every_key(stack):
@@ -378,7 +520,7 @@ def test_help_lists_every_key(stack):
     assert len(bound) > 25, bound
     top = Top(stack, 120, 45)
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the screen")
         top.keys("?")
 
         def missing(screen):
@@ -415,7 +557,7 @@ def is_selected(top, pid):
 def test_power_mode_and_fan_keys(stack):
     top = Top(stack, 80, 24)
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the screen")
         top.keys("m")
         top.wait_for(lambda s: "Power mode" in s and "1  MAXN (0)  (current)" in s and "4  MODE_50W (3)" in s,
                      "the power mode chooser with its modes")
@@ -450,7 +592,7 @@ def test_power_mode_and_fan_keys(stack):
 def test_subscription_and_exit(stack):
     top = Top(stack, 80, 24, args=["--interval", "200"])
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the screen")
         assert interval(stack) == 200000
         top.keys("q")
         assert top.exit_status() == 0
@@ -462,14 +604,14 @@ def test_subscription_and_exit(stack):
 def test_colours(stack):
     top = Top(stack, 80, 24)
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the screen")
         assert re.search(r"\x1b\[3[1-3]m", top.screen(escapes=True)), "no colour with colours on"
     finally:
         top.close()
     for env in ({"NO_COLOR": "1"}, {"TERM": "vt100"}):
         top = Top(stack, 80, 24, env=env)
         try:
-            top.wait_for(lambda s: "PID USER" in s, f"the screen with {env}")
+            top.wait_for(lambda s: LIST_HEADER.search(s), f"the screen with {env}")
             assert not re.search(r"\x1b\[3[1-3]m", top.screen(escapes=True)), f"colours with {env}"
         finally:
             top.close()
@@ -497,7 +639,7 @@ def test_graphs_grow_and_keep_their_width(stack):
     is drawn again within the new width."""
     top = Top(stack, 120, 45, args=["--interval", "200"])
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the screen")
         top.keys("3")
         screen = top.wait_for(lambda s: re.search(r"^load 35%", s, re.M), "the GPU page")
         lines = screen.split("\n")
@@ -527,7 +669,7 @@ def test_pages_equal_the_snapshot(stack):
     """Each page by its number and by Tab, with the values of GetSnapshot."""
     top = Top(stack, 120, 45)
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the screen")
         snap = snapshot()
         top.keys("2")
         screen = top.wait_for_frame(lambda s: "CPU total" in s and "Tab/1-8 CPU" in s, "the CPU page")
@@ -558,7 +700,7 @@ def test_pages_equal_the_snapshot(stack):
         top.keys("BTab")
         top.wait_for(lambda s: "RAM used" in s, "back to the memory page by Shift-Tab")
         top.keys("1")
-        top.wait_for(lambda s: "PID USER" in s and "CPU total" not in s, "the overview")
+        top.wait_for(lambda s: LIST_HEADER.search(s) and "CPU total" not in s, "the overview")
     finally:
         top.close()
 
@@ -568,7 +710,7 @@ def test_window_and_style_keys(stack):
     braille and blocks; a terminal without UTF-8 gets ASCII graphs."""
     top = Top(stack, 120, 45)
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the screen")
         top.keys("3")
         # 59 cells of 2 samples each at 1 s: 1m58s
         screen = top.wait_for(lambda s: re.search(r"^load 35% +1m58s", s, re.M), "the GPU page")
@@ -584,7 +726,7 @@ def test_window_and_style_keys(stack):
         top.close()
     top = Top(stack, 80, 24, env={"LC_ALL": "C", "LANG": "C"})
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the screen in the C locale")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the screen in the C locale")
         top.keys("3")
         screen = top.wait_for(lambda s: "SoC GPU" in s and re.search(r"\|{10}", s), "ASCII graphs")
         assert not BRAILLE.search(screen)
@@ -598,7 +740,7 @@ def test_engines_control_info_and_process_screen(stack):
     process's own graphs."""
     top = Top(stack, 120, 45, args=["--interval", "200"])
     try:
-        top.wait_for(lambda s: "PID USER" in s, "the screen")
+        top.wait_for(lambda s: LIST_HEADER.search(s), "the screen")
         snap = snapshot()
         top.keys("6")
         screen = top.wait_for(lambda s: re.search(r"^APE +on", s, re.M), "the engines page")
@@ -652,7 +794,7 @@ def test_engines_control_info_and_process_screen(stack):
         assert "RSS 1024 MiB" in screen and "CPU (of one core) 0%" in screen, screen
         top.wait_for(lambda s: len(BRAILLE.findall(s)) > 20, "the process's graphs")
         top.keys("Escape")
-        top.wait_for(lambda s: "PID USER" in s and "Process 5120" not in s, "back to the list")
+        top.wait_for(lambda s: LIST_HEADER.search(s) and "Process 5120" not in s, "back to the list")
     finally:
         top.close()
 
@@ -672,13 +814,15 @@ def test_pc_two_gpus(stack):
     top = Top(stack, 200, 60)
     try:
         # NVML's processes may come a sample before their /proc names
-        screen = top.wait_for(lambda s: "PID USER" in s and "python3" in s and "firefox-esr" in s, "the PC's screen")
+        screen = top.wait_for(lambda s: LIST_HEADER.search(s) and "python3" in s and "firefox-esr" in s, "the PC's screen")
         assert re.search(r"^GPU0 +\[\|+ +\] +37%", screen, re.M) and re.search(r"^GPU1 +\[", screen, re.M), screen
         rows = process_rows(screen)
         # %CPU needs two readings: "-" until then
-        assert ["0", "4242", "alice", "1024", "MiB", "35"] == rows[0][:6] and rows[0][6] in ("-", "0.0"), rows
-        assert ["6.5", "python3"] == rows[0][7:], rows
-        assert any(r[:2] == ["1", "4242"] for r in rows), rows
+        # GPU, PID and its contexts (compute), user, GPU-MEM, %SM, %CPU, %MEM, TIME, command
+        assert ["0", "4242", "C", "alice", "1024", "MiB", "35"] == rows[0][:7] and rows[0][7] in ("-", "0.0"), rows
+        assert ["6.5", "days", "python3"] == [rows[0][8]] + rows[0][10:], rows
+        assert abs(float(rows[0][9]) - (time.time() - fixture_start(stack, 4242)) / 86400) < 0.2, rows
+        assert any(r[:3] == ["1", "4242", "C"] for r in rows) and any(r[:3] == ["0", "2345", "G"] for r in rows), rows
         assert all(len(line) <= 200 for line in top.lines())
         top.keys("3")
         # Both panels whole: a busy machine may show one drawn half.
@@ -763,7 +907,8 @@ def main():
         stack.start_systemd_with_nvfancontrol()
         stack.start_daemon()
         status = run(stack, (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
-                             test_filter_and_selection, test_signals, test_tree, test_help_lists_every_key,
+                             test_filter_and_selection, test_signals, test_tree, test_time_column, test_sgr_mouse,
+                             test_help_lists_every_key,
                              test_power_mode_and_fan_keys, test_subscription_and_exit, test_colours,
                              test_graphs_grow_and_keep_their_width, test_pages_equal_the_snapshot,
                              test_window_and_style_keys, test_engines_control_info_and_process_screen,
@@ -772,12 +917,14 @@ def main():
         stack.start_daemon()
         status |= run(stack, (test_nano_80x24, test_every_page_at_every_size))
     if FAKE_NVML:
-        os.environ["FAKE_NVML_CONFIG"] = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json")
         with harness.Stack(JETSOND, None, board="x86-pc") as stack:
+            # a copy the type filter's test changes (C+G) and puts back
+            os.environ["FAKE_NVML_CONFIG"] = os.path.join(stack.dir, "nvml.json")
+            shutil.copy(os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json"), os.environ["FAKE_NVML_CONFIG"])
             stack.start_daemon(["--nvml-library", FAKE_NVML])
             # the GPUs' objects come with their first readings
             harness.wait_for(lambda: "dgpu.1.load" in snapshot(), 10, "the second GPU")
-            status |= run(stack, (test_pc_two_gpus, test_every_page_at_every_size))
+            status |= run(stack, (test_pc_two_gpus, test_type_filter, test_every_page_at_every_size))
     else:
         print("skipped test_pc_two_gpus: no fake NVML given")
     sys.exit(status)
