@@ -109,7 +109,12 @@ export class Controls {
             group("restore", "Defaults",
                   h("p", {class: "jetsond-muted"},
                     "Puts power mode, jetson_clocks, fans and GPU settings back as the board boots."),
-                  h("div", {class: "jetsond-row"}, button("restore", "Restore defaults", "danger"))));
+                  h("div", {class: "jetsond-row"}, button("restore", "Restore defaults", "danger")),
+                  // A second step: it undoes settings somebody may want.
+                  h("div", {class: "jetsond-row", id: "restore-confirm", hidden: true},
+                    h("span", {}, "Switch jetson_clocks off and put fans, power mode and GPU back to their defaults?"),
+                    button("restore-confirm-button", "Restore", "danger"),
+                    button("restore-cancel", "Cancel", "link"))));
         this.wire();
         this.sync();
     }
@@ -182,10 +187,19 @@ export class Controls {
             this.run("memory", () => s.write("memory", "DropCaches", []), (result, message) => {
                 message.textContent = "Caches dropped.";
             }));
-        $("restore").addEventListener("click", () =>
+        const confirming = on => {
+            $("restore").hidden = on;
+            $("restore-confirm").hidden = !on;
+            $(on ? "restore-cancel" : "restore").focus();
+        };
+        $("restore").addEventListener("click", () => confirming(true));
+        $("restore-cancel").addEventListener("click", () => confirming(false));
+        $("restore-confirm-button").addEventListener("click", () => {
+            confirming(false);
             this.run("restore", () => s.write("manager", "RestoreDefaults", []), ([steps], message) => {
                 message.textContent = steps.join("\n");
-            }));
+            });
+        });
     }
 
     buildFans(fans) {

@@ -94,10 +94,22 @@ export class ProcessTable {
         this.sort = {field: "gpu_mem", descending: true};
         this.processes = [];
         this.head = $("processes-head");
+        this.sortSelect = $("processes-sort");
+        this.sortSelect.replaceChildren(...COLUMNS.flatMap(c => [
+            h("option", {value: `${c.field}:asc`}, `${c.label}, ascending`),
+            h("option", {value: `${c.field}:desc`}, `${c.label}, descending`),
+        ]));
+        this.sortSelect.addEventListener("change", () => {
+            const [field, direction] = this.sortSelect.value.split(":");
+            this.sort = {field, descending: direction === "desc"};
+            this.buildHead();
+            this.render();
+        });
         this.buildHead();
     }
 
     buildHead() {
+        this.sortSelect.value = `${this.sort.field}:${this.sort.descending ? "desc" : "asc"}`;
         this.head.replaceChildren(...COLUMNS.map(column => {
             const sorted = this.sort.field === column.field;
             return h("th", {class: `pf-v6-c-table__th pf-v6-c-table__sort${sorted ? " pf-m-selected" : ""}`,
@@ -154,6 +166,7 @@ export class ProcessTable {
               COLUMNS.map(column => h("td", {class: "pf-v6-c-table__td", "data-label": column.label,
                                              dataset: {field: column.field}}, column.text(p))))));
         $("processes").hidden = rows.length === 0;
+        $("processes-sort-row").hidden = rows.length === 0;
         $("processes-empty").hidden = rows.length > 0;
     }
 }

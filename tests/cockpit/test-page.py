@@ -221,6 +221,7 @@ def test_process_table_sorts():
     with Page("agx-orin-jp62") as p:
         p.ready()
         order = lambda: p.js("return [...document.querySelectorAll('#processes-body tr')].map(r => Number(r.dataset.pid))")
+        assert not p.visible("processes-sort"), "the phone's sort select at 1280 px"
         p.d.find_element(By.CSS_SELECTOR, "th[data-field=pid] button").send_keys(Keys.ENTER)
         p.wait("return document.querySelector('th[data-field=pid]').getAttribute('aria-sort') === 'descending'",
                "PID sorted descending")
@@ -396,8 +397,15 @@ def test_gpu_caches_and_restore():
         assert p.data("memory-message", "error") == name, (p.data("memory-message", "error"), name)
         assert p.text("memory-message") == message, (p.text("memory-message"), message)
 
-        step("restore defaults")
+        step("restore defaults, after a second step")
         p.by_id("restore").send_keys(Keys.ENTER)
+        p.wait("return document.activeElement.id === 'restore-cancel'", "the confirmation")
+        p.by_id("restore-cancel").send_keys(Keys.ENTER)
+        p.wait("return document.activeElement.id === 'restore'", "cancelled")
+        assert p.root_file(ORIN_RAILGATE).strip() == "0"
+        p.by_id("restore").send_keys(Keys.ENTER)
+        p.wait("return document.activeElement.id === 'restore-cancel'", "the confirmation again")
+        p.by_id("restore-confirm-button").send_keys(Keys.ENTER)
         poll(lambda: p.root_file(ORIN_RAILGATE).strip() == "1", "railgate_enable back at 1")
         p.wait("return document.getElementById('gpu-railgate').checked", "the switch on again")
         p.wait("return document.getElementById('restore-message').textContent.includes('rail gating')",
@@ -485,6 +493,11 @@ def test_screenshots_and_phone_width():
         p.wait("return document.documentElement.scrollWidth <= 390", "no horizontal scrolling at 390 px")
         assert p.js("return document.getElementById('chart-cpu').getBoundingClientRect().right") <= 390
         p.shoot("cockpit-390x844.png")
+        step("sorting at the phone's width: the header is hidden, a select sorts")
+        assert not p.visible("processes-head") and p.visible("processes-sort")
+        Select(p.by_id("processes-sort")).select_by_value("pid:asc")
+        pids = p.js("return [...document.querySelectorAll('#processes-body tr')].map(r => Number(r.dataset.pid))")
+        assert pids and pids == sorted(pids), pids
         p.shoot("cockpit-390-full.png", full_page=True)
         step("dark, as the shell's style setting says")
         assert not p.js("return document.documentElement.classList.contains('pf-v6-theme-dark')")
