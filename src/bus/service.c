@@ -61,6 +61,33 @@ static uint64_t now_us(void)
         return (uint64_t) g_get_monotonic_time();
 }
 
+/* A GPU read through NVML is left out once its reading is too old, as a
+ * tier is: said once each way, so a value missing from samples is
+ * explained in the log. */
+_Static_assert(JD_MAX_DGPUS <= 64, "gpus_stalled has a bit per GPU");
+
+static void log_gpu_stalls(jd_service *svc)
+{
+        uint64_t stalled = 0;
+        const jd_snapshot *s = &svc->snapshot;
+        for (size_t i = 0; i < s->n_gpu; i++)
+                if (s->gpu_stale[i])
+                        stalled |= UINT64_C(1) << s->gpu[i]->gpu.index;
+        if (stalled == svc->gpus_stalled)
+                return;
+        for (size_t i = 0; i < s->n_gpu; i++) {
+                unsigned index = s->gpu[i]->gpu.index;
+                uint64_t bit = UINT64_C(1) << index;
+                if ((stalled & bit) && !(svc->gpus_stalled & bit))
+                        jd_log_warning("GPU %u (NVML) has not finished a reading for %.1f s; its keys are left out "
+                                       "of samples until it does",
+                                       index, (double) (now_us() - s->gpu[i]->finished_us) / 1e6);
+                else if (!(stalled & bit) && (svc->gpus_stalled & bit))
+                        jd_log_info("GPU %u (NVML) readings are on time again", index);
+        }
+        svc->gpus_stalled = stalled;
+}
+
 /* Logged once when a tier goes stale, once when it is back; true if one did. */
 static bool log_stalls(jd_service *svc)
 {
@@ -81,6 +108,7 @@ static bool log_stalls(jd_service *svc)
                 else
                         jd_log_info("The %s sampling tier answers again", name);
         }
+        log_gpu_stalls(svc);
         return any;
 }
 

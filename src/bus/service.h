@@ -46,6 +46,7 @@ struct jd_service {
         uint64_t watchdog_us;         /* a Sample is due by then even if the fast tier is stuck */
         GPtrArray *resamples;         /* pending jd_service_resample() calls */
         bool stalled[JD_TIER_COUNT];  /* a stall was logged */
+        uint64_t gpus_stalled;        /* bit N: NVML GPU N's stall was logged */
         /* The interfaces that exist only if the slow tier says so (power
          * modes, fans) were decided on a reading of it: false while the
          * daemon started without one (the tier was stuck). */

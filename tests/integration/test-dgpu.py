@@ -8,9 +8,9 @@ changed while jetsond runs:
 The values of the file in GetSnapshot and --once --json, in the contract's
 units; NOT_SUPPORTED fields absent; a lost GPU's keys gone while the other
 GPU keeps its own, and back when it answers; a hung GPU (every call 4 s)
-holding up neither GetSnapshot nor the other GPU; no library: the sample
-without dgpu keys; a driver library that appears after start found by the
-re-probe."""
+holding up neither GetSnapshot nor the other GPU, its stall and recovery
+logged; no library: the sample without dgpu keys; a driver library that
+appears after start found by the re-probe."""
 
 import json
 import os
@@ -206,6 +206,8 @@ def test_hung_gpu():
         s.set_devices(d)
         v = s.wait_snapshot(lambda v: "dgpu.1.load" not in v, "the hung GPU's keys to leave")
         assert v["dgpu.0.load"] == 37.0, "the other GPU lost its keys"
+        # Why its values are missing is in the log, once.
+        harness.wait_for(lambda: "GPU 1 (NVML) has not finished a reading for" in s.log(), 30, "the stall logged")
         # While it hangs, GetSnapshot answers at once.
         times = []
         for _ in range(200):
@@ -222,6 +224,7 @@ def test_hung_gpu():
         assert times[-1] < 2.0, f"GetSnapshot took {times[-1] * 1e3:.1f} ms while a GPU hangs"
         s.set_devices(devices())
         s.wait_snapshot(lambda v: v.get("dgpu.1.load") == 5.0, "the GPU back once it answers", timeout=30)
+        harness.wait_for(lambda: "GPU 1 (NVML) readings are on time again" in s.log(), 30, "the recovery logged")
 
 
 def test_no_library():

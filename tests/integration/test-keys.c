@@ -3,7 +3,10 @@
  * (rates included), and every Sample of a 10 ms subscription over 5 s
  * has exactly those keys: /proc/stat moving only every 50 ms here (every
  * 10 ms on a real board) never drops cpu.load, and the slower tiers'
- * keys ride along in every sample. */
+ * keys ride along in every sample. The one exception is what jetsond
+ * itself reports: a reader it logs as late (on a machine too busy to run
+ * its thread for a second) has its keys left out, never new ones, and
+ * they must come back. */
 #include <string.h>
 
 #include "jetsond-dbus.h"
@@ -73,6 +76,28 @@ static GHashTable *snapshot_keys(sd_bus *bus)
         GHashTable *keys = read_keys(reply);
         sd_bus_message_unref(reply);
         return keys;
+}
+
+/* jetsond logs a reader that has not finished a reading for a while (a
+ * tier or an NVML GPU): its keys are left out until it does. */
+static bool stall_logged(testbus *tb)
+{
+        g_autofree char *log = NULL;
+        return g_file_get_contents(tb->daemon_log, &log, NULL, NULL) && strstr(log, "has not finished a reading for");
+}
+
+/* GetSnapshot with exactly the keys of WANT again, within 30 s. */
+static void wait_for_keys(sd_bus *bus, GHashTable *want, const char *board)
+{
+        for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC;;) {
+                g_autoptr(GHashTable) keys = snapshot_keys(bus);
+                g_autofree char *diff = difference(keys, want);
+                if (!diff[0])
+                        return;
+                if (testbus_now_us() > end)
+                        fail_msg("%s: the keys left out during a stall are not back after 30 s:%s", board, diff);
+                g_usleep(100000);
+        }
 }
 
 /* A board with a fake NVML file (tests/fixtures/BOARD.nvml.json) runs
@@ -146,15 +171,27 @@ static void check_board_nvml(void **state, const char *board, const char *const 
                       sp.median_us / 1e3);
         assert_true(samples->len >= 250);
         testbus_assert_period(board, sp, 10000, 20);
+        unsigned explained = 0;
         for (guint i = 0; i < samples->len; i++) {
                 GHashTable *keys = g_ptr_array_index(samples, i);
-                if (g_hash_table_size(keys) != g_hash_table_size(first) || g_hash_table_size(keys) == 0) {
-                        g_autofree char *diff = difference(keys, first);
-                        fail_msg("%s: Sample %u differs from the first snapshot:%s", board, i, diff);
-                }
                 g_autofree char *diff = difference(keys, first);
-                if (diff[0])
-                        fail_msg("%s: Sample %u differs from the first snapshot:%s", board, i, diff);
+                if (!diff[0] && g_hash_table_size(keys) > 0)
+                        continue;
+                /* Keys left out (never new ones) while jetsond says a
+                 * reader is late: a machine so busy that a reading thread
+                 * did not run for a second. They must come back. */
+                if (!strstr(diff, " +") && stall_logged(tb)) {
+                        if (!explained++)
+                                print_message("figure: keys %s: Sample %u lacks%s while jetsond logged a stall\n",
+                                              board, i, diff);
+                        continue;
+                }
+                fail_msg("%s: Sample %u differs from the first snapshot:%s", board, i, diff);
+        }
+        if (explained) {
+                print_message("figure: keys %s: %u of %u Samples lacked keys during a logged stall\n", board,
+                              explained, samples->len);
+                wait_for_keys(bus, first, board);
         }
         g_ptr_array_unref(log.keys);
         g_array_unref(log.stamps);
