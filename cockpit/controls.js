@@ -152,6 +152,7 @@ export class Controls {
         const s = this.session;
         $("mode").addEventListener("change", event => {
             const id = Number(event.target.value);
+            $("mode-reboot").hidden = true;
             this.run("mode", () => s.write("nvpmodel", "SetMode", [id])).then(error => {
                 if (error && error.name === REBOOT_REQUIRED) {
                     const name = $("mode").querySelector(`option[value="${id}"]`);
@@ -166,6 +167,7 @@ export class Controls {
             this.run("mode", () => s.write("nvpmodel", "SetDefaultMode", [Number(event.target.value)])));
         $("mode-reboot-button").addEventListener("click", event => {
             const id = Number(event.currentTarget.dataset.mode);
+            $("mode-reboot").hidden = true;
             this.run("mode", () => s.write("nvpmodel", "SetDefaultMode", [id]), (result, message) => {
                 message.textContent = "The new mode applies at the next boot.";
             });

@@ -333,6 +333,7 @@ def test_allowed_writes():
         assert p.root_file(NANO_NVPMODEL_CONF) == conf
         p.by_id("mode-reboot-button").send_keys(Keys.ENTER)
         poll(lambda: prop("NVPModel", "DefaultMode") == 3, "DefaultMode 3")
+        assert not p.visible("mode-reboot-button"), "the offer stays after it was taken"
         assert "PM_CONFIG DEFAULT=3" in p.root_file(NANO_NVPMODEL_CONF)
         p.wait("return document.getElementById('mode-default').value === '3'", "the boot default select at 3")
         assert "next boot" in p.text("mode-message")
