@@ -70,6 +70,13 @@ export function showNow(sample) {
             continue;
         tiles.push([id, label, key, text(plain)]);
     }
+    // Every NVIDIA GPU NVML lists (a PC's cards, Thor's JetPack 7.2 dGPU).
+    for (const key of Object.keys(plain).filter(k => /^dgpu\.\d+\.load$/.test(k)).sort()) {
+        const n = key.split(".")[1];
+        const mem = plain[`dgpu.${n}.mem_used`], total = plain[`dgpu.${n}.mem_total`];
+        tiles.push([`dgpu-${n}`, `GPU ${n} (NVML)`, key, format.percent(plain[key]) +
+                    (mem !== undefined && total ? `, ${format.kib(mem)} of ${format.kib(total)}` : "")]);
+    }
     const hot = hottest(plain);
     if (hot)
         tiles.push(["temp", `Hottest (${hot.slice(5)})`, hot, format.celsius(plain[hot])]);

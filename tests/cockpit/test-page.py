@@ -9,7 +9,7 @@ What the page shows is compared with what the bus says (GetSnapshot, the
 properties) and with the fake board's files; every wait polls the page
 with a deadline only a stall misses.
 
-    test-page.py JETSOND ARTIFACT_DIR [--update-docs]
+    test-page.py JETSOND FAKE_NVML ARTIFACT_DIR [--update-docs] [test_NAME...]
 
 Screenshots (the page at 1280x800 and 390x844, light and dark, each also
 as a whole page; and in Cockpit's shell at 1280x800) are written to
@@ -34,9 +34,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
-JETSOND = os.path.abspath(sys.argv[1])
-ARTIFACTS = os.path.abspath(sys.argv[2])
-UPDATE_DOCS = "--update-docs" in sys.argv[3:]
+JETSOND, FAKE_NVML, ARTIFACTS = (os.path.abspath(a) for a in sys.argv[1:4])
+UPDATE_DOCS = "--update-docs" in sys.argv[4:]
 Page.JETSOND, Page.ARTIFACTS = JETSOND, ARTIFACTS
 
 # Orin Nano (orin-nano-jp62): modes 0 15W, 1 25W (current and default),
@@ -298,9 +297,16 @@ def test_gpu_caches_and_restore():
 def test_board_without_fan():
     """A PC (x86-pc: no fan, no nvpmodel, no jetson_clocks): those controls
     and the fan chart are not shown; the Jetson's are (the same page on the
-    Orin Nano, as the counterpart)."""
-    with Page("x86-pc") as p:
+    Orin Nano, as the counterpart). The PC's two NVIDIA GPUs (the fake NVML)
+    have their tiles and lines in the GPU chart."""
+    os.environ["FAKE_NVML_CONFIG"] = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json")
+    with Page("x86-pc", daemon_args=("--nvml-library", FAKE_NVML)) as p:
         p.ready(2)
+        _, values = snapshot()
+        for n in (0, 1):
+            assert json.loads(p.data(f"now-dgpu-{n}", "value")) == values[f"dgpu.{n}.load"], n
+        p.wait("return document.getElementById('chart-gpu').dataset.series === 'dgpu.0.load dgpu.1.load'",
+               "both NVIDIA GPUs in the GPU chart")
         assert p.js("return document.getElementById('fans').children.length") == 0
         assert not p.visible("group-mode") and not p.visible("group-clocks")
         assert p.js("return document.getElementById('chart-card-fan').hidden") is True
@@ -437,5 +443,5 @@ if __name__ == "__main__":
     tests = [test_identity_and_values, test_process_table_sorts, test_chart_grows_while_visible,
              test_denied_write, test_allowed_writes, test_gpu_caches_and_restore, test_board_without_fan, test_jetsond_restarts,
              test_labels_and_keyboard, test_screenshots_and_phone_width, test_in_cockpit_shell]
-    only = [a for a in sys.argv[3:] if a.startswith("test_")]
+    only = [a for a in sys.argv[4:] if a.startswith("test_")]
     sys.exit(run_tests([t for t in tests if not only or t.__name__ in only]))
