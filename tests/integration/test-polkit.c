@@ -231,6 +231,29 @@ static int group_teardown(void **state)
 
 /* ---- what polkit was asked -------------------------------------------- */
 
+/* The end of polkitd's and jetsond's logs, printed before a failure: what
+ * polkit decided, and why, is only there. */
+static void print_tail(const char *what, const char *path)
+{
+        g_autofree char *text = NULL;
+        if (!path || !g_file_get_contents(path, &text, NULL, NULL))
+                return;
+        size_t len = strlen(text);
+        print_error("---- the end of %s's log ----\n%s\n", what, text + (len > 4000 ? len - 4000 : 0));
+}
+
+static void print_logs(world *w)
+{
+        print_tail("polkitd", w->polkitd.log);
+        print_tail("jetsond", w->tb->daemon_log);
+}
+
+#define FAIL_WITH_LOGS(w, ...)                 \
+        do {                                   \
+                print_logs(w);                 \
+                fail_msg(__VA_ARGS__);         \
+        } while (0)
+
 /* Forgets what was logged so far (also after a test that failed before
  * reading it). */
 static void polkit_forget(world *w)
@@ -263,11 +286,11 @@ static void assert_asked_some(world *w, const write_method *m, const char *user)
         g_autoptr(GPtrArray) asked = real_polkitd_asked(&w->polkitd);
         g_autofree char *list = joined(asked);
         if (asked->len == 0)
-                fail_msg("%s as %s: polkit was not asked for %s", m->call.name, user, m->actions[0]);
+                FAIL_WITH_LOGS(w, "%s as %s: polkit was not asked for %s", m->call.name, user, m->actions[0]);
         for (size_t i = 0; i < asked->len; i++)
                 if (!is_documented(m, user, asked->pdata[i]))
-                        fail_msg("%s as %s asked polkit for [%s], not its documented action %s...", m->call.name, user,
-                                 list, m->actions[0]);
+                        FAIL_WITH_LOGS(w, "%s as %s asked polkit for [%s], not its documented action %s...",
+                                       m->call.name, user, list, m->actions[0]);
 }
 
 /* An authorized call asked for every one of its actions and no other. */
@@ -277,15 +300,15 @@ static void assert_asked_all(world *w, const write_method *m, const char *user)
         g_autofree char *list = joined(asked);
         for (size_t i = 0; i < asked->len; i++)
                 if (!is_documented(m, user, asked->pdata[i]))
-                        fail_msg("%s as %s asked polkit for [%s]", m->call.name, user, list);
+                        FAIL_WITH_LOGS(w, "%s as %s asked polkit for [%s]", m->call.name, user, list);
         for (size_t i = 0; m->actions[i]; i++) {
                 g_autofree char *want = g_strdup_printf("%s %s", user, m->actions[i]);
                 bool found = false;
                 for (size_t j = 0; j < asked->len; j++)
                         found = found || strcmp(asked->pdata[j], want) == 0;
                 if (!found)
-                        fail_msg("%s as %s did not ask polkit for %s (asked: [%s])", m->call.name, user, m->actions[i],
-                                 list);
+                        FAIL_WITH_LOGS(w, "%s as %s did not ask polkit for %s (asked: [%s])", m->call.name,
+                                       user, m->actions[i], list);
         }
 }
 
@@ -314,7 +337,8 @@ static void expect_all_refused(world *w, const char *user, bool interactive, con
                 g_autofree char *after = snapshot(w);
                 tree_state_assert_unchanged(before, after, what);
                 if (strcmp(o.error, want) != 0)
-                        fail_msg("%s: got %s \"%s\", want %s", what, *o.error ? o.error : "success", o.text, want);
+                        FAIL_WITH_LOGS(w, "%s: got %s \"%s\", want %s", what, *o.error ? o.error : "success",
+                                       o.text, want);
                 assert_asked_some(w, m, user);
         }
 }
@@ -360,7 +384,7 @@ static char *expect_success(world *w, const char *user, const char *name)
         polkit_forget(w);
         g_auto(call_outcome) o = call_as(user, &m->call, false, CALL_TIMEOUT_S);
         if (*o.error)
-                fail_msg("%s as %s: %s \"%s\"", name, user, o.error, o.text);
+                FAIL_WITH_LOGS(w, "%s as %s: %s \"%s\"", name, user, o.error, o.text);
         if (strcmp(user, "root") != 0)
                 assert_asked_all(w, m, user);
         return g_steal_pointer(&o.text);
