@@ -46,6 +46,7 @@ CASES = [
     ("jetsonctl --json st", "jetsonctl --json st", {"status"}, "exactly"),
     ("jetsonctl watch --timestamps=", "jetsonctl watch --timestamps = ''", {"time", "iso"}, "exactly"),
     ("jetsonctl top --i", "jetsonctl top --i", {"--interval="}, "exactly"),
+    ("jetsonctl top --only", "jetsonctl top --only", {"--only-compute", "--only-graphics"}, "exactly"),
     ("jetsonctl fan ", "jetsonctl fan ''", {"list", "speed", "profile"}, "exactly"),
     ("jetsonctl fan speed ", "jetsonctl fan speed ''", {"0", "pwmfan", "50", "100"}, "superset"),
     ("jetsonctl fan speed pwmfan ", "jetsonctl fan speed pwmfan ''", {"0", "25", "50", "75", "100"}, "exactly"),
