@@ -46,7 +46,11 @@ function loaded(proxyOrProxies) {
 export class Session {
     constructor(owner) {
         this.owner = owner;
-        this.client = cockpit.dbus(BUS_NAME, {bus: "system"});
+        // As Cockpit's own pages talk to system services: through the
+        // administrative bridge when the user turned on administrative
+        // access (root, whom polkit allows), else through the user's own
+        // (polkit asks or refuses: "Limited access" still offers every control).
+        this.client = cockpit.dbus(BUS_NAME, {bus: "system", superuser: "try"});
         this.proxies = {};
         for (const name of ROOT_INTERFACES)
             this.proxies[name] = this.client.proxy(IFACE[name], PATH);
