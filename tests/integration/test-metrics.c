@@ -145,6 +145,19 @@ static void test_snapshot_keys(void **state)
         double sum = testbus_number(s, "power.VDD_GPU_SOC.power") + testbus_number(s, "power.VDD_CPU_CV.power") +
                      testbus_number(s, "power.VIN_SYS_5V0.power") + testbus_number(s, "power.VDDQ_VDD2_1V8AO.power");
         assert_true(testbus_number(s, "power.total") == sum);
+        /* A GPU process's parent and start from the board's /proc: stat's
+         * ppid, /proc/stat's btime plus stat's starttime in ticks (100 a
+         * second): agx-orin-jp62.expected.md's python3. */
+        g_autofree char *proc_stat = NULL, *pid_stat = NULL;
+        assert_true(g_file_get_contents(SOURCE_DIR "/tests/fixtures/agx-orin-jp62/proc/stat", &proc_stat, NULL, NULL));
+        assert_true(g_file_get_contents(SOURCE_DIR "/tests/fixtures/agx-orin-jp62/proc/5120/stat", &pid_stat, NULL,
+                                        NULL));
+        g_auto(GStrv) fields = g_strsplit(strrchr(pid_stat, ')') + 2, " ", -1);
+        double btime = g_ascii_strtod(strstr(proc_stat, "\nbtime ") + 7, NULL);
+        assert_true(testbus_number(s, "process.5120.ppid") == g_ascii_strtod(fields[1], NULL));
+        assert_true(testbus_number(s, "process.5120.ppid") == 5109.0);
+        assert_float_equal(testbus_number(s, "process.5120.start_time"), btime + g_ascii_strtod(fields[19], NULL) / 100,
+                           1e-6);
 
         free_docs(docs);
         testbus_snapshot_free(s);
