@@ -7,7 +7,8 @@
 # live samples, a faster subscription, jetsonctl, jetsond-exporter with a
 # Prometheus server scraping it, writes that polkit first denies and then
 # allows, the PC board's discrete GPUs through a fake NVML, and the GNOME
-# Shell extension in a headless GNOME Shell. Everything started here is stopped at the end.
+# Shell extension in a headless GNOME Shell, and the Cockpit page in Debian's
+# Cockpit with a headless Chromium. Everything started here is stopped at the end.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -259,6 +260,18 @@ echo "\$ tests/extension/test-shell.py   (the steps it checks; screenshots in bu
         build/gnome-shell-extension/gschemas.compiled build/tests/extension/artefacts 2> "$work/shell-test.log" ||
         { cat "$work/shell-test.log"; exit 1; }
 ls build/tests/extension/artefacts
+
+echo
+echo "== the Cockpit page (cockpit/) in Debian's cockpit-ws on this bus and this jetsond, seen by a headless Chromium"
+# cockpit_session.py stops what it starts (cockpit-ws, the bridge, Chromium)
+# before it returns; the screenshot stays.
+shot=build/main-job/cockpit.png
+echo "\$ tests/cockpit/cockpit_session.py --shell --screenshot $shot   (the page in Cockpit's shell, 1280x800)"
+t0=$(date +%s)
+/usr/bin/python3 tests/cockpit/cockpit_session.py --shell --screenshot "$shot" 2> "$work/cockpit.log" ||
+        { cat "$work/cockpit.log"; exit 1; }
+echo "figure: Cockpit started, page ready with 5 samples and shot in $(( $(date +%s) - t0 )) s"
+ls -l "$shot"
 
 echo
 echo "== the daemon's log"
