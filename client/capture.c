@@ -70,17 +70,47 @@ static int read_header(jc_capture *cap)
         if (r < 0)
                 return r;
         cap->columns = g_new0(char *, n + 1);
+        cap->missed_column = -1;
         const char *p = names, *end = names + names_len;
+        size_t kept = 0;
         for (uint32_t i = 0; i < n; i++) {
                 if (p >= end)
                         return -EPROTO;
-                cap->columns[i] = g_strdup(p);
+                if (strcmp(p, JD_CAPTURE_MISSED_TICKS) == 0 && cap->missed_column < 0)
+                        cap->missed_column = (long) i;
+                else
+                        cap->columns[kept++] = g_strdup(p);
                 p += strlen(p) + 1;
         }
-        cap->n_columns = n;
+        cap->n_columns = kept;
         cap->buf = g_malloc(cap->record_size);
         cap->values = g_new0(double, n ? n : 1);
         return 0;
+}
+
+/* OpenCapture(INTERVAL_US, KEYS), with the missed-ticks column if WITH_MISSED. */
+static int call_open_capture(jc_ctx *c, uint64_t interval_us, char **keys, bool with_missed, sd_bus_error *error,
+                             sd_bus_message **reply)
+{
+        g_autoptr(GPtrArray) asked = g_ptr_array_new();
+        if (!keys || !keys[0])
+                g_ptr_array_add(asked, (gpointer) "*"); /* every numeric key, as an empty list means */
+        for (char **k = keys; k && *k; k++)
+                g_ptr_array_add(asked, *k);
+        if (with_missed)
+                g_ptr_array_add(asked, (gpointer) JD_CAPTURE_MISSED_TICKS);
+        g_ptr_array_add(asked, NULL);
+        sd_bus_message *m = NULL;
+        int r = sd_bus_message_new_method_call(c->bus, &m, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS,
+                                               "OpenCapture");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(m, 't', &interval_us);
+        if (r >= 0)
+                r = sd_bus_message_append_strv(m, (char **) (with_missed ? asked->pdata : (gpointer) keys));
+        if (r >= 0)
+                r = sd_bus_call(c->bus, m, 0, error, reply);
+        sd_bus_message_unref(m);
+        return r;
 }
 
 int jc_capture_open(jc_ctx *c, uint64_t interval_us, char **keys, jc_capture *cap)
@@ -88,21 +118,20 @@ int jc_capture_open(jc_ctx *c, uint64_t interval_us, char **keys, jc_capture *ca
         memset(cap, 0, sizeof(*cap));
         cap->fd = -1;
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *m = NULL, *reply = NULL;
-        int r = sd_bus_message_new_method_call(c->bus, &m, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS,
-                                               "OpenCapture");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(m, 't', &interval_us);
-        if (r >= 0)
-                r = sd_bus_message_append_strv(m, keys);
-        if (r >= 0)
-                r = sd_bus_call(c->bus, m, 0, &error, &reply);
+        sd_bus_message *reply = NULL;
+        int r = call_open_capture(c, interval_us, keys, true, &error, &reply);
+        /* A jetsond from before capture.missed_ticks refuses the name:
+         * the capture without it (the error for the keys, if any, is
+         * then the one to report). */
+        if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_INVALID_ARGS)) {
+                sd_bus_error_free(&error);
+                r = call_open_capture(c, interval_us, keys, false, &error, &reply);
+        }
         int fd = -1;
         if (r >= 0)
                 r = sd_bus_message_read_basic(reply, 'h', &fd);
         if (r >= 0 && (cap->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
                 r = -errno;
-        sd_bus_message_unref(m);
         sd_bus_message_unref(reply);
         if (r < 0) {
                 int ret = jc_report_error("opening a capture", &error, r, NULL, NULL);
@@ -123,7 +152,17 @@ static void take_record(jc_capture *cap, const unsigned char *rec, jc_record_fn 
         uint64_t time_ns = u64_at(rec), dropped = u64_at(rec + 8);
         cap->dropped += dropped;
         /* The values are 8-aligned in the stream, not always here. */
-        memcpy(cap->values, rec + 16, 8 * cap->n_columns);
+        if (cap->missed_column < 0) {
+                memcpy(cap->values, rec + 16, 8 * cap->n_columns);
+        } else {
+                size_t at = (size_t) cap->missed_column;
+                double missed;
+                memcpy(cap->values, rec + 16, 8 * at);
+                memcpy(&missed, rec + 16 + 8 * at, 8);
+                memcpy(cap->values + at, rec + 16 + 8 * (at + 1), 8 * (cap->n_columns - at));
+                if (missed > 0)
+                        cap->missed += (uint64_t) missed;
+        }
         fn(data, time_ns, cap->values);
 }
 

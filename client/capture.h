@@ -20,13 +20,19 @@ typedef struct {
         size_t buf_len;
         double *values;           /* one record's values, aligned */
         uint64_t dropped;         /* records jetsond dropped, in all */
+        /* The stream's capture.missed_ticks column (asked for, kept out of
+         * columns and values; -1 from a jetsond without it) and its sum:
+         * ticks the engine missed (introspection/capture.md). */
+        long missed_column;
+        uint64_t missed;
 } jc_capture;
 
 /* One record: CLOCK_MONOTONIC ns and one value per column (NaN: absent). */
 typedef void (*jc_record_fn)(void *data, uint64_t time_ns, const double *values);
 
-/* OpenCapture(INTERVAL_US, KEYS) and the header. Prints the error and
- * returns an exit code on failure. */
+/* OpenCapture(INTERVAL_US, KEYS plus capture.missed_ticks; without it
+ * from a jetsond that does not know it) and the header. Prints the error
+ * and returns an exit code on failure. */
 int jc_capture_open(jc_ctx *c, uint64_t interval_us, char **keys, jc_capture *cap);
 /* Reads what the stream holds now and hands each whole record to FN.
  * Returns 1 while the stream is open, 0 at its end, -errno on error. */

@@ -287,6 +287,7 @@ int jc_capture_run(jc_ctx *c, const jc_capture_run_spec *spec, const jc_capture_
         if (!result->end_ns)
                 result->end_ns = monotonic_ns();
         result->dropped = st.cap.dropped;
+        result->missed = st.cap.missed;
 out:
         jc_capture_close(&st.cap);
         if (st.mark_fd >= 0)

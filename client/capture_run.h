@@ -42,6 +42,7 @@ typedef struct {
         bool failed;              /* the recording failed (its message is printed) */
         uint64_t start_ns, end_ns;  /* time 0 and when the command ended (or the recording did) */
         uint64_t dropped;         /* records jetsond dropped */
+        uint64_t missed;          /* ticks the engine missed (a busy machine): gaps in the records' times */
 } jc_capture_run_result;
 
 /* Runs it. Returns JC_EXIT_OK or the exit code of a failure before the

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture_run.h"
 #include "jetsond-dbus.h"
@@ -99,6 +100,12 @@ int jc_cmd_record(jc_ctx *c, int argc, char **argv)
         if (result.dropped)
                 fprintf(stderr, "jetsonctl: jetsond dropped %" G_GUINT64_FORMAT " records: the output could not keep up\n",
                         result.dropped);
+        /* For the person at the terminal: why time_s has gaps. A script
+         * sees them in time_s itself, and its stderr stays its own. */
+        if (result.missed && isatty(STDERR_FILENO))
+                fprintf(stderr, "jetsonctl: jetsond missed %" G_GUINT64_FORMAT " ticks (a busy machine): time_s has "
+                                "gaps there\n",
+                        result.missed);
         if (result.failed && ret == JC_EXIT_OK)
                 ret = JC_EXIT_FAILURE;
         jc_record_writer_free(st.writer);

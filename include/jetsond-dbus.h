@@ -38,3 +38,7 @@
 #define JD_INTERVAL_MAX_USEC 3600000000ULL
 /* Metrics.OpenCapture(): 1 kHz at most */
 #define JD_CAPTURE_INTERVAL_MIN_USEC 1000ULL
+/* The column a capture has when asked for it by this name (not a sample
+ * key): ticks of the capture the engine missed just before the record
+ * (introspection/capture.md). */
+#define JD_CAPTURE_MISSED_TICKS "capture.missed_ticks"

@@ -21,6 +21,10 @@ from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tu
 from .errors import InvalidArgs, JetsondError, NotRunning
 
 MAGIC = b"JDCAPTUR"
+# The column jetsond adds when asked for it by this name (introspection/capture.md):
+# the ticks the engine missed just before each record. Not a sample key: the
+# Recorder asks for it, and read_trace gives it as "missed", not as a column.
+MISSED_TICKS = "capture.missed_ticks"
 TRAILER_MAGIC = b"JDTRACE1"
 _HEAD = struct.Struct("=8sIIIIQq")
 _FOOTER = struct.Struct("=QQQQQ8s")
@@ -111,12 +115,15 @@ def read_trace(path: str) -> Dict[str, Any]:
     - ``sync_id``: the latest sync() at or before the record (uint64; 0
       before the first),
     - ``dropped``: records jetsond dropped just before this one (uint64),
+    - ``missed``: ticks the engine missed just before this one (uint64; a
+      busy machine: the gap in ``time``), None from a jetsond without it,
     - one float64 array per column, named as the key ("cpu.load",
       "power.total"), NaN where the value was absent;
 
     and ``columns`` (the keys), ``interval_s``, ``realtime_offset_ns``
     (add to time_ns for wall-clock time), ``syncs`` ([(id, time_s,
-    label)]) and ``dropped_total``. Needs numpy."""
+    label)]), ``dropped_total`` and ``missed_total`` (None without it).
+    Needs numpy."""
     try:
         import numpy as np
     except ImportError:
@@ -138,9 +145,16 @@ def read_trace(path: str) -> Dict[str, Any]:
         "realtime_offset_ns": t.header.realtime_offset_ns,
         "syncs": [(sid, (st - start) / 1e9, label) for sid, st, label in t.syncs],
         "dropped_total": t.dropped,
+        "missed": None,
+        "missed_total": None,
     }  # type: Dict[str, Any]
     for i, name in enumerate(t.header.columns):
-        out[name] = recs["values"][:, i].copy()
+        if name == MISSED_TICKS:
+            out["missed"] = recs["values"][:, i].astype(np.uint64)
+            out["missed_total"] = int(out["missed"].sum())
+            out["columns"].remove(name)
+        else:
+            out[name] = recs["values"][:, i].copy()
     return out
 
 
@@ -155,12 +169,21 @@ class Capture:
             raise InvalidArgs("capture interval %r s is out of range (0.001 to 3600)" % (interval_s,))
         self._bus = Bus(address, enable_fds=True)
         try:
-            fd, columns = self._bus.jcall("Metrics", "OpenCapture", "tas", (usec, list(keys)))
+            try:
+                fd, columns = self._bus.jcall("Metrics", "OpenCapture", "tas",
+                                              (usec, (list(keys) or ["*"]) + [MISSED_TICKS]))
+            except InvalidArgs:
+                # A jetsond from before MISSED_TICKS refuses the name; the
+                # keys' own error, if any, comes from this call.
+                fd, columns = self._bus.jcall("Metrics", "OpenCapture", "tas", (usec, list(keys)))
         except BaseException:
             self._bus.close()
             raise
         self.fd = fd.to_raw_fd()
-        self.columns = list(columns)
+        # The stream's columns; the missed-ticks one is not a key. Asked for
+        # last, it comes last: the keys' columns keep their stream indices.
+        self.missed_index = list(columns).index(MISSED_TICKS) if MISSED_TICKS in columns else None
+        self.columns = [c for c in columns if c != MISSED_TICKS]
         raw = self._read_exactly(_HEAD.size)
         (_, _, header_size, _, _, _, _) = _HEAD.unpack(raw)
         self.header_bytes = raw + self._read_exactly(header_size - _HEAD.size)
@@ -207,6 +230,7 @@ class _TraceWriter:
         self.path, self.rate_hz, self.keys, self.address, self.warmup = path, rate_hz, list(keys), address, warmup
         self.sample_count = 0
         self.dropped = 0
+        self.missed = 0  # ticks the engine missed (0 from a jetsond that does not count them)
         self.columns = []  # type: List[str]
         self._syncs = []  # type: List[Tuple[int, int, Optional[str]]]
         self._last_ns = 0
@@ -237,9 +261,14 @@ class _TraceWriter:
         self._file.write(data)
         dropped = sum(_TIME_DROPPED.unpack_from(data, o)[1] for o in range(0, len(data), size))
         last = _TIME_DROPPED.unpack_from(data, len(data) - size)[0]
+        missed = 0
+        m = self._capture.missed_index
+        if m is not None:
+            missed = int(sum(_DOUBLE.unpack_from(data, o + 16 + 8 * m)[0] for o in range(0, len(data), size)))
         with self._cond:
             self.sample_count += len(data) // size
             self.dropped += dropped
+            self.missed += missed
             self._last_ns = last
             self._cond.notify_all()
 
@@ -280,6 +309,7 @@ class _TraceWriter:
 
 
 _TIME_DROPPED = struct.Struct("=QQ")
+_DOUBLE = struct.Struct("=d")
 
 
 class Recorder(_TraceWriter):

@@ -316,7 +316,8 @@ class measure:
         return self
 
     def _read(self) -> None:
-        n = len(self._cap.columns)
+        # Every column of the stream (the missed-ticks one comes last, after the keys' columns).
+        n = len(self._cap.header.columns)
         try:
             while True:
                 stopping = self._stop.is_set()

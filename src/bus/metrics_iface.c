@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "documented_keys.h"
 #include "jetsond-dbus.h"
 #include "log.h"
@@ -217,7 +218,8 @@ static GPtrArray *resolve_columns(const jd_service *svc, char **patterns, sd_bus
                  * GPU gated, a rail not read yet) is a column all the
                  * same: NaN until it is there. A pattern cannot be: which
                  * keys it would stand for is not known. */
-                if (!matched && !strpbrk(pats[p], "*?") && jd_documented_numeric_key(pats[p])) {
+                if (!matched && (strcmp(pats[p], JD_CAPTURE_MISSED_COLUMN) == 0 ||
+                                 (!strpbrk(pats[p], "*?") && jd_documented_numeric_key(pats[p])))) {
                         matched = true;
                         if (g_hash_table_add(taken, pats[p]))
                                 g_ptr_array_add(columns, pats[p]);

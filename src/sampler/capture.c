@@ -31,6 +31,10 @@ struct jd_capture {
         int *map[JD_CAPTURE_SOURCES];
         size_t map_len[JD_CAPTURE_SOURCES];
         uint64_t dropped, dropped_total;
+        /* Due ticks the engine did not make since the last record, and
+         * the column that reports them (-1: not asked for). */
+        uint64_t missed;
+        int missed_column;
         size_t record_size;
         /* Whole records (and first the header) not in the pipe yet, in
          * stream order; the pipe may take a part of them, the rest stays. */
@@ -121,8 +125,13 @@ jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const ch
         c->n = n;
         c->record_size = 16 + 8 * n;
         c->column_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        for (size_t i = 0; i < n; i++)
-                g_hash_table_insert(c->column_of, g_strdup(columns[i]), GSIZE_TO_POINTER(i + 1));
+        c->missed_column = -1;
+        for (size_t i = 0; i < n; i++) {
+                if (strcmp(columns[i], JD_CAPTURE_MISSED_COLUMN) == 0)
+                        c->missed_column = (int) i; /* no sample has this key: only set below */
+                else
+                        g_hash_table_insert(c->column_of, g_strdup(columns[i]), GSIZE_TO_POINTER(i + 1));
+        }
         for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++)
                 c->layout[s] = UINT64_MAX;
         size_t header_len = 0;
@@ -167,14 +176,23 @@ uint64_t jd_capture_interval(const jd_capture *c)
         return c->interval_us;
 }
 
-bool jd_capture_take_due(jd_capture *c, uint64_t deadline_us)
+bool jd_capture_take_due(jd_capture *c, uint64_t deadline_us, uint64_t started_us)
 {
+        uint64_t half = c->interval_us / 2;
         /* Half a tick of slack: the fast tier's ticks jitter either way. */
-        if (c->ended || deadline_us + c->interval_us / 2 < c->next_due_us)
+        if (c->ended || deadline_us + half < c->next_due_us)
                 return false;
-        c->next_due_us += c->interval_us;
+        /* The time this record stands for: its tick's deadline, or, for a
+         * reading that started more than half a tick after it (the
+         * thread was held up; after a stall the deadline is the one it
+         * missed), half a tick before it started. Due times before that
+         * got no record: the engine missed them, and they are counted. */
+        uint64_t at = started_us > deadline_us + half ? started_us - half : deadline_us;
+        uint64_t late = at + half >= c->next_due_us ? (at + half - c->next_due_us) / c->interval_us : 0;
+        c->missed += late;
+        c->next_due_us += (late + 1) * c->interval_us;
         if (c->next_due_us <= deadline_us)
-                c->next_due_us = deadline_us + c->interval_us; /* after a stall: no burst */
+                c->next_due_us = deadline_us + c->interval_us; /* no burst */
         return true;
 }
 
@@ -236,6 +254,10 @@ void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const so
                 for (size_t i = 0; i < n; i++)
                         if (c->map[s][i] >= 0)
                                 values[c->map[s][i]] = as_double(&v->items[i]);
+        }
+        if (c->missed_column >= 0) {
+                values[c->missed_column] = (double) c->missed;
+                c->missed = 0;
         }
         memcpy(record, &time_ns, 8);
         memcpy(record + 8, &c->dropped, 8);

@@ -15,6 +15,10 @@
 
 #define JD_CAPTURE_MAGIC "JDCAPTUR"
 #define JD_CAPTURE_VERSION 1u
+/* The column of the ticks the engine missed before each record, there when
+ * asked for by this name (introspection/capture.md; JD_CAPTURE_MISSED_TICKS
+ * of the public jetsond-dbus.h, which the sampler does not include). */
+#define JD_CAPTURE_MISSED_COLUMN "capture.missed_ticks"
 /* The value lists a record is built from, in this order: the fast,
  * medium and slow tiers', the cross-tier values (ram.shared), then each
  * NVIDIA GPU's (by NVML index; gpu_poller.h). */
@@ -31,9 +35,10 @@ jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const ch
 void jd_capture_free(jd_capture *c);
 uint64_t jd_capture_interval(const jd_capture *c);
 
-/* For the fast tier: is a record due at the tick of DEADLINE_US? If so
- * the capture moves on to its next due time. */
-bool jd_capture_take_due(jd_capture *c, uint64_t deadline_us);
+/* For the fast tier: is a record due at the tick of DEADLINE_US, whose
+ * reading STARTED_US? If so the capture moves on to its next due time,
+ * counting the due times the engine missed before it (capture.md). */
+bool jd_capture_take_due(jd_capture *c, uint64_t deadline_us, uint64_t started_us);
 /* Builds a record stamped TIME_NS from SOURCES (a list is skipped when
  * !FRESH[i]: its columns are NaN) and writes it. */
 void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const sources[JD_CAPTURE_SOURCES],

@@ -160,7 +160,7 @@ static unsigned write_captures(jd_sampling_engine *e, jd_reading *fast)
         unsigned events = 0;
         for (guint i = 0; i < e->captures->len; i++) {
                 jd_capture *c = g_ptr_array_index(e->captures, i);
-                if (jd_capture_take_due(c, fast->deadline_us))
+                if (jd_capture_take_due(c, fast->deadline_us, fast->started_ns / 1000u))
                         jd_capture_write(c, fast->started_ns, sources, fresh);
                 if (jd_capture_ended(c))
                         events |= JD_ENGINE_CAPTURE_ENDED;

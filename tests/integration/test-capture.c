@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -279,6 +280,61 @@ static void test_capture_drops(void **state)
         sd_bus_flush_close_unref(bus);
 }
 
+/* capture.missed_ticks: jetsond stopped (SIGSTOP) for 200 ms misses
+ * about 200 ticks of a 1 kHz capture, and the record after the gap says
+ * so; over the whole run the records and the ticks they say were missed
+ * add up to the span of the records' own timestamps. */
+static void test_capture_missed_ticks(void **state)
+{
+        testbus *tb = testbus_start(state, "agx-orin-jp62", NULL);
+        sd_bus *bus = testbus_connect();
+        capture c = open_capture(bus, 1000, (const char *[]) { "ram.total", JD_CAPTURE_MISSED_TICKS, NULL });
+        assert_int_equal(c.n, 2);
+        assert_string_equal(c.names[1], JD_CAPTURE_MISSED_TICKS);
+        int col = column(&c, JD_CAPTURE_MISSED_TICKS);
+        uint64_t first = 0, last = 0, count = 0, missed = 0, gaps = 0, biggest = 0, biggest_gap_ns = 0;
+        for (int phase = 0; phase < 2; phase++) {
+                for (int i = 0; i < 300; i++) {
+                        record r;
+                        assert_true(read_record(&c, &r));
+                        double m = r.values[col];
+                        if (!(m >= 0 && m == floor(m)))
+                                fail_msg("record %" PRIu64 ": %g ticks missed", count, m);
+                        if (count) {
+                                missed += (uint64_t) m;
+                                gaps += m > 0;
+                                if ((uint64_t) m > biggest) {
+                                        biggest = (uint64_t) m;
+                                        biggest_gap_ns = r.time_ns - last;
+                                }
+                        } else {
+                                first = r.time_ns;
+                        }
+                        last = r.time_ns;
+                        count++;
+                        assert_true(r.values[column(&c, "ram.total")] == 64302080.0);
+                        g_free(r.values);
+                }
+                if (phase == 0) {
+                        assert_int_equal(kill(tb->daemon_pid, SIGSTOP), 0);
+                        g_usleep(200000);
+                        assert_int_equal(kill(tb->daemon_pid, SIGCONT), 0);
+                }
+        }
+        double slots = (double) (last - first) / 1e6;
+        print_message("figure: capture.missed_ticks: %" PRIu64 " records and %" PRIu64 " missed ticks over %.1f ms "
+                      "(%" PRIu64 " records after a gap); the largest, %" PRIu64 ", after a gap of %.1f ms\n",
+                      count, missed, slots, gaps, biggest, biggest_gap_ns / 1e6);
+        /* The stop: at least 200 ms without a tick, told by one record. */
+        assert_true(biggest >= 150);
+        assert_true(fabs((double) biggest_gap_ns / 1e6 - (double) (biggest + 1)) <= 3.0);
+        /* Every 1 ms slot is a record or a missed tick (each record may sit
+         * half a tick off its slot). */
+        assert_true(fabs(slots - (double) (count - 1 + missed)) <= 1.0 + 0.5 * (double) gaps + 0.01 * slots);
+        capture_close(&c);
+        sd_bus_flush_close_unref(bus);
+}
+
 static void test_capture_errors(void **state)
 {
         testbus_start(state, "orin-nano-jp62", NULL);
@@ -359,6 +415,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_capture_1khz, testbus_teardown),
                 cmocka_unit_test_teardown(test_capture_drops, testbus_teardown),
                 cmocka_unit_test_teardown(test_capture_errors, testbus_teardown),
+                cmocka_unit_test_teardown(test_capture_missed_ticks, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,6 +81,15 @@ def test_async_recorder_1khz(simulated, tmp_path):
           "max gap %.1f ms, %d dropped; the loop ran %d ticks meanwhile"
           % (n, span, median_ms, max_gap_ms, data["dropped_total"], len(ticks)))
     assert abs(median_ms - 1.0) <= 0.2, median_ms
+    # capture.missed_ticks: every 1 ms slot of the span is a record or a
+    # tick jetsond says it missed (each record within half a slot of its own).
+    missed = data["missed"]
+    assert missed is not None and data["missed_total"] == r.missed == int(missed[1:].sum()) + int(missed[0])
+    after_gap = int((missed[1:] > 0).sum())
+    slots = span * 1000
+    print("figure: AsyncRecorder: %d ticks missed by the engine, after %d of the gaps" % (r.missed, after_gap))
+    assert abs(slots - (n - 1 + int(missed[1:].sum()))) <= 1 + 0.5 * after_gap + 0.01 * slots, (slots, n, r.missed)
+    assert data["columns"] == KEYS and "capture.missed_ticks" not in data
     assert n == r.sample_count and data["columns"] == KEYS
     assert all(int(b) > int(a) for a, b in zip(t[:-1], t[1:]))
     assert data["dropped_total"] == r.dropped == int(data["dropped"].sum()) == 0

@@ -270,16 +270,70 @@ static void test_due(void **state)
         int rfd = -1;
         jd_capture *c = jd_capture_new(10000, 100000, columns, 1, &rfd);
         assert_non_null(c);
-        assert_false(jd_capture_take_due(c, 90000));
-        assert_true(jd_capture_take_due(c, 96000));   /* within half a tick */
-        assert_false(jd_capture_take_due(c, 101000));
-        assert_true(jd_capture_take_due(c, 110000));
+        assert_false(jd_capture_take_due(c, 90000, 90000));
+        assert_true(jd_capture_take_due(c, 96000, 96000));   /* within half a tick */
+        assert_false(jd_capture_take_due(c, 101000, 101000));
+        assert_true(jd_capture_take_due(c, 110000, 110000));
         /* Stalled until 500 ms: one record, then the grid from there. */
-        assert_true(jd_capture_take_due(c, 500000));
-        assert_false(jd_capture_take_due(c, 501000));
-        assert_true(jd_capture_take_due(c, 510000));
+        assert_true(jd_capture_take_due(c, 500000, 500000));
+        assert_false(jd_capture_take_due(c, 501000, 501000));
+        assert_true(jd_capture_take_due(c, 510000, 510000));
         close(rfd);
         jd_capture_free(c);
+}
+
+/* The capture.missed_ticks column: the due ticks the engine missed just
+ * before each record, whether the tick's deadline moved on (a long
+ * tick) or the reading came late for its deadline (a stalled thread
+ * wakes with the deadline it missed); 0 for a reading that is only a
+ * little late; no burst and nothing counted twice after. */
+static void test_missed_ticks(void **state)
+{
+        (void) state;
+        const char *columns[] = { "cpu.load", JD_CAPTURE_MISSED_COLUMN };
+        int rfd = -1;
+        jd_capture *c = jd_capture_new(1000, 1000, columns, 2, &rfd);
+        assert_non_null(c);
+        wire_header h;
+        g_auto(GStrv) names = read_header(rfd, &h);
+        assert_string_equal(names[1], JD_CAPTURE_MISSED_COLUMN);
+        jd_values v;
+        values_sized(&v, 1, 1);
+        put(&v, 0, "cpu.load", JD_VALUE_DOUBLE, 5);
+        const jd_values *sources[JD_CAPTURE_SOURCES] = { &v, NULL, NULL, NULL };
+        const bool fresh[JD_CAPTURE_SOURCES] = { true, false, false, false };
+        static const struct {
+                uint64_t deadline_us, started_us;
+                bool due;
+                double missed;
+        } ticks[] = {
+                { 1000, 1000, true, 0 },
+                { 2000, 2300, true, 0 },         /* 0.3 tick late: jitter */
+                { 3000, 203300, true, 200 },     /* the thread stopped 200 ms: woke with its old deadline */
+                { 204000, 204000, true, 0 },     /* it stood for the 203 ms slot: 3 to 202 missed */
+                { 205000, 205100, true, 0 },
+                { 206000, 207200, true, 1 },     /* 1.2 ticks late: the 206 ms slot is missed */
+                { 208000, 208000, true, 0 },
+                { 212000, 212000, true, 3 },     /* the deadline moved on: 209, 210 and 211 missed */
+        };
+        uint64_t time_ns = T0;
+        for (size_t i = 0; i < G_N_ELEMENTS(ticks); i++) {
+                bool due = jd_capture_take_due(c, ticks[i].deadline_us, ticks[i].started_us);
+                if (due != ticks[i].due)
+                        fail_msg("tick %zu: due %d", i, due);
+                if (!due)
+                        continue;
+                time_ns += 20000000; /* 20 ms apart: every record leaves at once */
+                jd_capture_write(c, time_ns, sources, fresh);
+                double rec[4];
+                read_exact(rfd, rec, sizeof(rec));
+                assert_true(rec[2] == 5.0);
+                if (rec[3] != ticks[i].missed)
+                        fail_msg("tick %zu: %g missed, not %g", i, rec[3], ticks[i].missed);
+        }
+        close(rfd);
+        jd_capture_free(c);
+        g_free(v.items);
 }
 
 int main(void)
@@ -290,6 +344,7 @@ int main(void)
                 cmocka_unit_test(test_slow_reader_large_records),
                 cmocka_unit_test(test_batches),
                 cmocka_unit_test(test_due),
+                cmocka_unit_test(test_missed_ticks),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
