@@ -40,11 +40,11 @@ with jetsond.Jetson(address) as board:
             if time.monotonic() >= next_sync:
                 rec.sync()
                 next_sync += 1
-                print("progress %d %d %d" % (rec.sample_count, rec.dropped, samples), flush=True)
+                print("progress %d %d %d %d" % (rec.sample_count, rec.dropped, samples, rec.missed), flush=True)
             if time.monotonic() >= end:
                 break
         it.close()
-print("done %d %d %d" % (rec.sample_count, rec.dropped, samples), flush=True)
+print("done %d %d %d %d" % (rec.sample_count, rec.dropped, samples, rec.missed), flush=True)
 """
 
 
@@ -76,13 +76,14 @@ def main():
         for line in worker.stdout:
             last = line.split()
             now = time.monotonic()
-            if now >= next_row and worker.poll() is None:
+            # Only while it records: not as it closes.
+            if now >= next_row and last[0] == "progress" and worker.poll() is None:
                 py, jd = proc_figures(worker.pid), proc_figures(s.daemon.pid)
                 row = (round((now - started) / 60), py, jd, last)
                 old_rows.append(row)
                 print("figure: minute %d: Python RSS %d KiB, fds %d, threads %d; jetsond RSS %d KiB, fds %d;"
-                      " %s records, %s dropped, %s samples" % (row[0], py[0], py[1], py[2], jd[0], jd[1],
-                                                               last[1], last[2], last[3]), flush=True)
+                      " %s records, %s dropped, %s ticks missed, %s samples"
+                      % (row[0], py[0], py[1], py[2], jd[0], jd[1], last[1], last[2], last[4], last[3]), flush=True)
                 next_row += 60
         code = worker.wait()
         if code != 0 or not last or last[0] != "done":
@@ -92,9 +93,9 @@ def main():
         data = jetsond.read_trace(trace)
         t = data["time_ns"]
         span = (int(t[-1]) - int(t[0])) / 1e9
-        print("figure: %s records over %.1f s of the stream's clock (%.1f a second), %s dropped, %d syncs,"
-              " trace %.1f MB, %s samples" % (last[1], span, len(t) / span, last[2], len(data["syncs"]),
-                                             size / 1e6, last[3]))
+        print("figure: %s records over %.1f s of the stream's clock (%.1f a second), %s dropped, %s ticks missed"
+              " by the engine, %d syncs, trace %.1f MB, %s samples"
+              % (last[1], span, len(t) / span, last[2], last[4], len(data["syncs"]), size / 1e6, last[3]))
         if len(old_rows) >= 2:
             a, b = old_rows[0], old_rows[-1]
             print("figure: minute %d -> %d: Python RSS %d -> %d KiB, fds %d -> %d, threads %d -> %d;"
