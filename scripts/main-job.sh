@@ -264,11 +264,13 @@ ls build/tests/extension/artefacts
 echo
 echo "== the Cockpit page (cockpit/) in Debian's cockpit-ws on this bus and this jetsond, seen by a headless Chromium"
 # cockpit_session.py stops what it starts (cockpit-ws, the bridge, Chromium)
-# before it returns; the screenshot stays.
+# before it returns; the screenshot stays. The page alone, its whole height:
+# in Cockpit's shell, Cockpit's own preloaded Overview fails on this bus's
+# mock systemd (no LoadUnit) and the shell shows "Ooops!" beside the page.
 shot=build/main-job/cockpit.png
-echo "\$ tests/cockpit/cockpit_session.py --shell --screenshot $shot   (the page in Cockpit's shell, 1280x800)"
+echo "\$ tests/cockpit/cockpit_session.py --full-page --screenshot $shot   (1280 px wide)"
 t0=$(date +%s)
-/usr/bin/python3 tests/cockpit/cockpit_session.py --shell --screenshot "$shot" 2> "$work/cockpit.log" ||
+/usr/bin/python3 tests/cockpit/cockpit_session.py --full-page --screenshot "$shot" 2> "$work/cockpit.log" ||
         { cat "$work/cockpit.log"; exit 1; }
 echo "figure: Cockpit started, page ready with 5 samples and shot in $(( $(date +%s) - t0 )) s"
 ls -l "$shot"
