@@ -369,6 +369,13 @@ def test_tree(stack):
     does not list, stay roots (a parent known by its PID alone is shown
     only over two or more)."""
     add_process(stack, 7001, "worker", ppid=5120)
+    try:
+        tree_at_sizes(stack)
+    finally:
+        remove_process(stack, 7001, "worker")
+
+
+def tree_at_sizes(stack):
     for width, height in ((80, 24), (120, 45)):
         top = Top(stack, width, height)
         try:
@@ -391,7 +398,6 @@ def test_tree(stack):
             top.wait_for(lambda s: "└" not in s and "tree" not in s, "the flat list again")
         finally:
             top.close()
-    remove_process(stack, 7001, "worker")
 
 
 def test_time_column(stack):
@@ -814,7 +820,8 @@ def test_pc_two_gpus(stack):
     top = Top(stack, 200, 60)
     try:
         # NVML's processes may come a sample before their /proc names
-        screen = top.wait_for(lambda s: LIST_HEADER.search(s) and "python3" in s and "firefox-esr" in s, "the PC's screen")
+        screen = top.wait_for_frame(lambda s: len(process_rows(s)) == 3 and "python3" in s and "firefox-esr" in s,
+                                    "the PC's screen")
         assert re.search(r"^GPU0 +\[\|+ +\] +37%", screen, re.M) and re.search(r"^GPU1 +\[", screen, re.M), screen
         rows = process_rows(screen)
         # %CPU needs two readings: "-" until then
