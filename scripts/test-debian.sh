@@ -8,13 +8,37 @@
 # with /run/systemd/system present) logs what the maintainer scripts ask of
 # it, which is how the upgrade and removal behaviour is checked.
 #
+# The Python package and the Cockpit page are Architecture: all; the
+# root also gets cockpit-bridge (cockpit-jetsond's dependency, without
+# Recommends: no web server, no browser), whose `--packages` must list the
+# page after install and upgrade and no longer after purge.
+#
+# Each step prints its wall time as a `figure:` line.
+#
 # Exit 77 with one line only where mmdebstrap cannot reach a mirror.
 set -eu
 cd "$(dirname "$0")/.."
 src=$PWD
 
 fail() { echo "FAIL (debian): $*"; exit 1; }
-step() { echo "-- $*"; }
+step_name="" step_started=0
+step_figure() {
+        [ -z "$step_name" ] || echo "   figure: debian step \"$step_name\" $(( $(date +%s) - step_started )) s"
+}
+step() { step_figure; step_name=$*; step_started=$(date +%s); echo "-- $*"; }
+# The packages everything below checks by name, in the order apt may purge
+# them (dependents first).
+PACKAGES="cockpit-jetsond python3-jetsond gnome-shell-extension-jetsond jetsond-exporter jetsonctl jetsond"
+installed() { # PACKAGE: in the root, dpkg's Status line says so
+        [ "$(in_root dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+# cockpit-bridge --packages lists one package a line: name, menu label,
+# folder ("jetsond   Jetson   /usr/share/cockpit/jetsond" from cockpit-jetsond).
+cockpit_lists_jetsond() {
+        in_root cockpit-bridge --packages >"$work/cockpit-packages.txt" 2>"$work/cockpit-packages.err" ||
+                { cat "$work/cockpit-packages.err"; fail "cockpit-bridge --packages failed in the root"; }
+        grep -q '^jetsond[[:space:]].*[[:space:]]/usr/share/cockpit/jetsond$' "$work/cockpit-packages.txt"
+}
 
 work=$(mktemp -d /tmp/jetsond-debian.XXXXXX)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
@@ -44,9 +68,14 @@ build "$work/v1/jetsond-$version"
 changes=$(ls "$work"/v1/jetsond_"$version"_*.changes)
 debs=$(ls "$work"/v1/*.deb | grep -v -e '-dbgsym_')
 echo "$debs" | sed 's|.*/|   |'
-for p in jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond python3-jetsond; do
+for p in $PACKAGES; do
         ls "$work"/v1/"${p}_${version}"_*.deb >/dev/null 2>&1 || fail "no $p package"
 done
+cockpit_deb=$work/v1/cockpit-jetsond_${version}_all.deb
+[ -f "$cockpit_deb" ] || fail "cockpit-jetsond is not Architecture: all"
+dpkg-deb -c "$cockpit_deb" >"$work/cockpit-deb.txt"
+grep -q ' \./usr/share/cockpit/jetsond/manifest\.json$' "$work/cockpit-deb.txt" ||
+        fail "cockpit-jetsond has no /usr/share/cockpit/jetsond/manifest.json"
 
 step "lintian (errors and warnings fail)"
 lintian --fail-on error,warning "$changes" || fail "lintian: see the tags above"
@@ -73,7 +102,7 @@ file "$work/arm64/x/usr/libexec/jetsond" | grep -q 'ARM aarch64' || fail "the ar
 echo "   jetsond, jetsonctl, jetsond-exporter ${version}_arm64.deb"
 
 # ---- a clean Debian 12 root -----------------------------------------------
-step "mmdebstrap a Debian 12 root with dbus, polkitd and the packages"
+step "mmdebstrap a Debian 12 root with dbus, polkitd and the packages (cockpit-bridge by dependency)"
 root=$work/root
 # shellcheck disable=SC2086
 if ! mmdebstrap --variant=apt --quiet --include="dbus,polkitd,$(echo $debs | tr ' ' ',')" \
@@ -89,6 +118,11 @@ if ! mmdebstrap --variant=apt --quiet --include="dbus,polkitd,$(echo $debs | tr 
 fi
 in_root() { chroot "$root" env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 
+# By name: dpkg says installed (not merely unpacked, nor config files left).
+for p in $PACKAGES cockpit-bridge; do
+        installed "$p" || fail "$p is not installed in the root: $(in_root dpkg-query -W -f='${Status}' "$p" 2>&1)"
+done
+echo "   $PACKAGES cockpit-bridge: install ok installed ($(in_root dpkg-query -W | wc -l) packages in the root)"
 for f in /usr/libexec/jetsond /usr/bin/jetsonctl /usr/bin/jetsond-exporter \
         /usr/share/dbus-1/system.d/org.jetsond.Jetson1.conf \
         /usr/share/dbus-1/system-services/org.jetsond.Jetson1.service \
@@ -96,7 +130,8 @@ for f in /usr/libexec/jetsond /usr/bin/jetsonctl /usr/bin/jetsond-exporter \
         /lib/systemd/system/jetsond.service /lib/systemd/system/jetsond-exporter.service \
         /lib/systemd/system/jetsond-exporter.socket \
         /usr/share/gnome-shell/extensions/jetsond@jetsond.org/metadata.json \
-        /usr/share/gnome-shell/extensions/jetsond@jetsond.org/schemas/gschemas.compiled; do
+        /usr/share/gnome-shell/extensions/jetsond@jetsond.org/schemas/gschemas.compiled \
+        /usr/share/cockpit/jetsond/manifest.json /usr/share/cockpit/jetsond/index.html; do
         [ -f "$root$f" ] || fail "$f is not in the root"
 done
 find "$root/usr/local" -type f | grep -q . && fail "files in /usr/local: $(find "$root/usr/local" -type f)"
@@ -106,14 +141,11 @@ for p in /usr/libexec/jetsond /usr/bin/jetsonctl /usr/bin/jetsond-exporter; do
         [ "$out" = "$(basename "$p") $version" ] || fail "$p --version: \"$out\""
 done
 echo "   files in place, group jetson, --version $version"
-# The Python package by name: dpkg says it is installed (not merely
-# unpacked or left as config files), and Debian's python3 imports it.
-status=$(in_root dpkg-query -W -f='${Status}' python3-jetsond) || fail "python3-jetsond is not known to dpkg"
-[ "$status" = "install ok installed" ] || fail "python3-jetsond: Status \"$status\""
+# Debian's python3 imports the Python package from python3-jetsond.
 out=$(in_root python3 -c 'import jetsond, jetsond.jtop, jetsond.measure; print(jetsond.__file__)') ||
         fail "python3 cannot import jetsond in the root"
 case $out in /usr/lib/python3/dist-packages/jetsond/*) ;; *) fail "jetsond imported from $out" ;; esac
-echo "   python3-jetsond installed; python3 imports jetsond from $out"
+echo "   python3 imports jetsond from $out"
 
 # The root's own system bus configuration, with the installed policy
 # among what it includes: dbus-daemon must start and say nothing of it.
@@ -125,6 +157,10 @@ if grep -i -e jetsond -e error "$work/dbus.err"; then
         fail "dbus-daemon complained about the installed policy"
 fi
 echo "   dbus-daemon accepts the system configuration with the policy"
+
+step "cockpit-bridge --packages in the root"
+cockpit_lists_jetsond || { cat "$work/cockpit-packages.txt"; fail "cockpit-bridge --packages does not list jetsond"; }
+echo "   cockpit-bridge $(in_root dpkg-query -W -f='${Version}' cockpit-bridge) lists: $(grep '^jetsond' "$work/cockpit-packages.txt")"
 
 # ---- upgrade and removal, with a fake systemctl ---------------------------
 mkdir -p "$root/run/systemd/system"
@@ -156,9 +192,11 @@ cp "$work"/v2/*.deb "$root/tmp/v2/"
 rm -f "$root/var/log/fake-systemctl.log"
 in_root sh -c 'dpkg -i $(ls /tmp/v2/*.deb | grep -v -e -dbgsym_)' >"$work/upgrade.log" 2>&1 ||
         { cat "$work/upgrade.log"; fail "dpkg -i of $new"; }
-for p in jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond python3-jetsond; do
+for p in $PACKAGES; do
         [ "$(in_root dpkg-query -W -f='${Version}' "$p")" = "$new" ] || fail "$p is not at $new"
+        installed "$p" || fail "$p is not installed after the upgrade"
 done
+cockpit_lists_jetsond || { cat "$work/cockpit-packages.txt"; fail "after the upgrade cockpit-bridge --packages does not list jetsond"; }
 [ "$(in_root /usr/libexec/jetsond --version)" = "jetsond $new" ] ||
         echo "   (the binary reports meson.build's version; the package's is $new)"
 grep -q 'restart jetsond.service' "$root/var/log/fake-systemctl.log" ||
@@ -172,12 +210,14 @@ echo "   $new installed over $version; a running jetsond is restarted, nothing e
 step "purge"
 # The packages' files (not the directories they share, such as /lib, a
 # symlink to usr/lib in a merged-/usr root).
-files=$(in_root dpkg -L jetsond jetsonctl jetsond-exporter gnome-shell-extension-jetsond python3-jetsond | sort -u | while read -r f; do
+# shellcheck disable=SC2086
+files=$(in_root dpkg -L $PACKAGES | sort -u | while read -r f; do
         [ -d "$root$f" ] || echo "$f"
 done)
 [ "$(echo "$files" | wc -l)" -ge 20 ] || fail "dpkg -L lists only: $files"
 rm -f "$root/var/log/fake-systemctl.log"
-in_root apt-get purge -y -q python3-jetsond gnome-shell-extension-jetsond jetsond-exporter jetsonctl jetsond >"$work/purge.log" 2>&1 ||
+# shellcheck disable=SC2086
+in_root apt-get purge -y -q $PACKAGES >"$work/purge.log" 2>&1 ||
         { cat "$work/purge.log"; fail "apt-get purge"; }
 grep -q 'stop jetsond.service' "$root/var/log/fake-systemctl.log" 2>/dev/null ||
         { cat "$work/purge.log"; fail "removal did not stop jetsond"; }
@@ -188,5 +228,12 @@ for f in $files; do
 done
 [ -z "$left" ] || fail "left after purge:$left"
 in_root getent group jetson >/dev/null || fail "purge removed the group jetson (Debian policy: keep it)"
-echo "   every file gone, group jetson kept, jetsond and the exporter stopped"
+for p in $PACKAGES; do
+        status=$(in_root dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+        case "$status" in "" | "unknown ok not-installed" | "purge ok not-installed") ;; *) fail "$p after purge: $status" ;; esac
+done
+[ ! -e "$root/usr/share/cockpit/jetsond" ] || fail "/usr/share/cockpit/jetsond left after purge"
+if cockpit_lists_jetsond; then fail "cockpit-bridge --packages still lists jetsond after purge"; fi
+echo "   every file gone, group jetson kept, jetsond and the exporter stopped, no jetsond in cockpit-bridge --packages"
+step_figure
 echo "ok: Debian packages $version"
