@@ -8,7 +8,8 @@ times must increase, and the MARKs must appear in that order. The records'
 own times must span MIN_SPAN_S seconds and, in csv and jsonl (a record a
 tick; a trace holds an event only when values moved), lie INTERVAL_MS
 apart: the median spacing within 20 %, so that ticks a busy machine could
-not make (gaps in the times) pass, and a wrong rate does not. How many
+not make (gaps in the times) pass, and a wrong rate does not (where more
+than half were missed, the single-tick intervals' median). How many
 records came is printed, not checked: that is the machine's figure. Exits
 1 with a message on the first problem."""
 import csv
@@ -48,7 +49,20 @@ def check_times(times, interval_s, min_span_s):
         fail("one record: no spacing to check")
     median = gaps[len(gaps) // 2]
     if abs(median - interval_s) > 0.2 * interval_s:
-        fail("records %.3f ms apart (median of %d), want %.3f ms" % (median * 1e3, len(gaps), interval_s * 1e3))
+        # More than half the ticks missed (jetsond's thread held up on a
+        # very busy machine): a missed tick only lengthens an interval to
+        # about a multiple of the period, so the single-tick intervals
+        # (under 1.5 periods), if they are at least a tenth, still tell
+        # the period; a wrong one leaves too few or the wrong median.
+        single = [g for g in gaps if g < 1.5 * interval_s]
+        kept = len(single) >= max(5, len(gaps) / 10) and \
+            abs(single[len(single) // 2] - interval_s) <= 0.2 * interval_s
+        figures = "records %.3f ms apart (median of %d, ticks missed); %d single-tick intervals%s" % (
+            median * 1e3, len(gaps), len(single),
+            ", median %.3f ms" % (single[len(single) // 2] * 1e3) if single else "")
+        if not kept:
+            fail("%s; want %.3f ms" % (figures, interval_s * 1e3))
+        print("figure: " + figures)
     return span, median
 
 

