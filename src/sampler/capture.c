@@ -35,6 +35,8 @@ struct jd_capture {
          * the column that reports them (-1: not asked for). */
         uint64_t missed;
         int missed_column;
+        uint64_t last_at;         /* when the last record stands for, µs */
+        bool records_taken;
         size_t record_size;
         /* Whole records (and first the header) not in the pipe yet, in
          * stream order; the pipe may take a part of them, the rest stays. */
@@ -182,17 +184,24 @@ bool jd_capture_take_due(jd_capture *c, uint64_t deadline_us, uint64_t started_u
         /* Half a tick of slack: the fast tier's ticks jitter either way. */
         if (c->ended || deadline_us + half < c->next_due_us)
                 return false;
-        /* The time this record stands for: its tick's deadline, or, for a
-         * reading that started more than half a tick after it (the
-         * thread was held up; after a stall the deadline is the one it
-         * missed), half a tick before it started. Due times before that
-         * got no record: the engine missed them, and they are counted. */
-        uint64_t at = started_us > deadline_us + half ? started_us - half : deadline_us;
-        uint64_t late = at + half >= c->next_due_us ? (at + half - c->next_due_us) / c->interval_us : 0;
-        c->missed += late;
-        c->next_due_us += (late + 1) * c->interval_us;
+        c->next_due_us += c->interval_us;
         if (c->next_due_us <= deadline_us)
-                c->next_due_us = deadline_us + c->interval_us; /* no burst */
+                c->next_due_us = deadline_us + c->interval_us; /* after a stall: no burst */
+        /* Missed ticks are counted from when each record was read, not
+         * from which tick took it (that stays as it was): its deadline, or
+         * for a reading that started more than half a tick after it (the
+         * thread was held up; after a stall the deadline is the one it
+         * missed) half a tick before it started. Whole intervals between
+         * that and the record before, beyond the one, had no record. */
+        uint64_t at = started_us > deadline_us + half ? started_us - half : deadline_us;
+        if (c->records_taken && at > c->last_at) {
+                uint64_t ticks = (at - c->last_at + half) / c->interval_us;
+                if (ticks > 1)
+                        c->missed += ticks - 1;
+        }
+        if (!c->records_taken || at > c->last_at)
+                c->last_at = at;
+        c->records_taken = true;
         return true;
 }
 
