@@ -27,6 +27,28 @@ sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "fixtures", "gen"))
 MIN_DEADLINE_S = 30
 
 
+def assert_period(gaps, period, what, percent=20):
+    """Fails unless the intervals GAPS (jetsond's own timestamps) say it kept
+    PERIOD: their median, or, where it missed more than half the ticks (a
+    machine so busy its thread did not run in time), the median of the
+    single-tick intervals (under 1.5 periods), at least a tenth of them. A
+    missed tick only lengthens an interval to about a multiple of the
+    period, so a wrong period still fails (tests/integration/spacing.c
+    does the same in C)."""
+    gaps = sorted(gaps)
+    assert gaps, "%s: no interval" % what
+    slack = period * percent / 100
+    median = gaps[len(gaps) // 2]
+    if abs(median - period) <= slack:
+        return
+    single = [g for g in gaps if g < 1.5 * period]
+    figures = "%s: median interval %.6g over %d (ticks missed), %d single-tick intervals%s" % (
+        what, median, len(gaps), len(single), ", median %.6g" % single[len(single) // 2] if single else "")
+    print("figure: " + figures)
+    assert len(single) >= max(5, len(gaps) / 10) and abs(single[len(single) // 2] - period) <= slack, \
+        "%s; want %.6g ± %d %%" % (figures, period, percent)
+
+
 def wait_for(predicate, timeout, what):
     """Polls PREDICATE until it returns something true, and returns that.
     TIMEOUT is how long an idle machine may take; the deadline is at least

@@ -18,7 +18,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
-from harness import Stack, wait_for  # noqa: E402
+from harness import Stack, assert_period, wait_for  # noqa: E402
 
 import boards  # noqa: E402
 import jetsond  # noqa: E402
@@ -157,7 +157,7 @@ def test_samples_at_interval(simulated):
         gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
         median = gaps[len(gaps) // 2]
         print("figure: median gap %.4f s between samples asked at 0.05 s" % median)
-        assert 0.04 <= median <= 0.06, gaps
+        assert_period(gaps, 0.05, "Samples asked at 0.05 s")
         wait_for(lambda: j.interval() == default, 5, "Interval back to its default")
         got = []
         sub = j.on_sample(got.append, interval=0.02)
@@ -257,7 +257,9 @@ def test_read_trace_equals_jetsonctl_record(simulated, tmp_path):
                        env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=simulated.address))
     rows = list(csv.DictReader(open(csv_path)))
     data = jetsond.read_trace(path)
-    assert len(rows) >= 500 and list(rows[0])[1:-1] == data["columns"], (list(rows[0]), data["columns"])
+    # How many of the second's 1000 ticks a busy machine made is its
+    # figure; enough of them to compare is the test's.
+    assert len(rows) >= 50 and list(rows[0])[1:-1] == data["columns"], (len(rows), list(rows[0]), data["columns"])
     t = [int(x) for x in data["time_ns"]]
     csv_ns = [int(round(float(r["time_s"]) * 1e9)) for r in rows]
 
