@@ -22,6 +22,7 @@ UNITS = {
     "mem": "mem_kib", "sm": "sm_percent", "total": "total_kib", "used": "used_kib", "free": "free_kib",
     "available": "available_kib", "buffers": "buffers_kib", "cached": "cached_kib", "shared": "shared_kib",
     "lfb": "lfb_blocks", "tpc_pg_mask": "tpc_pg_mask", "3d_scaling": "scaling_3d",
+    "start_time": "start_time_s",
 }
 
 
@@ -130,7 +131,8 @@ def modes(s: Snapshot) -> Dict[str, Any]:
 
 def processes(s: Snapshot) -> List[Dict[str, Any]]:
     """The processes using a GPU: [{"pid", "name", "user", "gpu_mem_kib",
-    "cpu_percent", "rss_kib", "dgpu": {N: {"mem_kib", "sm_percent"}}}]."""
+    "cpu_percent", "rss_kib", "ppid", "start_time_s" (Unix time),
+    "dgpu": {N: {"mem_kib", "sm_percent", "type"}}}]."""
     out = []
     for pid in _indices(s, r"process\.(\d+)\."):
         p = dict(pid=int(pid), **_fields(s, "process.%s." % pid))  # type: Dict[str, Any]

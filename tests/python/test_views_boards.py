@@ -31,7 +31,7 @@ BOARDS = sorted(d[:-len(".expected.md")] for d in os.listdir(FIXTURES) if d.ends
 
 # docs/python.md: "the unit in every name". Folding a view back strips the
 # unit; the test's own list, written from the docs' table, not the package's.
-SUFFIXES = ("_bytes_per_s", "_khz", "_percent", "_celsius", "_mw", "_mv", "_ma", "_mj", "_kib", "_blocks")
+SUFFIXES = ("_bytes_per_s", "_khz", "_percent", "_celsius", "_mw", "_mv", "_ma", "_mj", "_kib", "_blocks", "_s")
 
 
 def field(name):
