@@ -1,5 +1,6 @@
 #include "power.h"
 
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,29 @@ static void add_ina238(jd_power_reader *r, const jd_sysroot *sr, const char *dev
 }
 
 /* JP5/JP6: D/hwmon/hwmonN/in<n>_label, in<n>_input (mV), curr<n>_input (mA). */
+static gint compare_ints(gconstpointer a, gconstpointer b)
+{
+        int x = *(const int *) a, y = *(const int *) b;
+        return (x > y) - (x < y);
+}
+
+/* The channels N of DIR's inN_label files, in order: an INA3221 has
+ * three, an INA238 one, and nothing bounds what a board may carry. */
+static GArray *labelled_channels(const jd_sysroot *sr, const char *dir)
+{
+        GArray *channels = g_array_new(FALSE, FALSE, sizeof(int));
+        char **files;
+        size_t n = jd_sysroot_list(sr, dir, &files);
+        for (size_t i = 0; i < n; i++) {
+                int ch, end = 0;
+                if (sscanf(files[i], "in%d_label%n", &ch, &end) == 1 && files[i][end] == '\0' && ch >= 0)
+                        g_array_append_val(channels, ch);
+        }
+        jd_names_free(files, n);
+        g_array_sort(channels, compare_ints);
+        return channels;
+}
+
 static void add_hwmon(jd_power_reader *r, const jd_sysroot *sr, const char *dev)
 {
         char hwdir[512], **names;
@@ -87,7 +111,11 @@ static void add_hwmon(jd_power_reader *r, const jd_sysroot *sr, const char *dev)
         for (size_t h = 0; h < n; h++) {
                 if (strncmp(names[h], "hwmon", 5) != 0)
                         continue;
-                for (int ch = 1; ch <= 8; ch++) {
+                char dir[600];
+                snprintf(dir, sizeof(dir), "%s/%s", hwdir, names[h]);
+                g_autoptr(GArray) channels = labelled_channels(sr, dir);
+                for (guint c = 0; c < channels->len; c++) {
+                        int ch = g_array_index(channels, int, c);
                         char label[32];
                         if (!jd_read_str(sr, label, sizeof(label), "%s/%s/in%d_label", hwdir, names[h], ch))
                                 continue;

@@ -99,10 +99,30 @@ static void test_many_rails(void **state)
                         put(dir, path, text);
                 }
         }
+        /* And one part with twelve channels, numbered past 9: no channel
+         * number is too high to be looked at. */
+        for (int ch = 1; ch <= 12; ch++) {
+                char path[160], text[64];
+                snprintf(path, sizeof(path), "sys/bus/i2c/devices/9-0040/hwmon/hwmon70/in%d_label", ch);
+                snprintf(text, sizeof(text), "WIDE_%d\n", ch);
+                put(dir, path, text);
+                snprintf(path, sizeof(path), "sys/bus/i2c/devices/9-0040/hwmon/hwmon70/in%d_input", ch);
+                put(dir, path, "12000\n");
+                snprintf(path, sizeof(path), "sys/bus/i2c/devices/9-0040/hwmon/hwmon70/curr%d_input", ch);
+                snprintf(text, sizeof(text), "%d\n", ch);
+                put(dir, path, text);
+        }
+        put(dir, "sys/bus/i2c/devices/9-0040/name", "ina3221\n");
         r = jd_power_reader_new(sr);
         const jd_power_sample *s = jd_power_reader_sample(r, 1000000);
-        printf("figure: rails shown %zu (board's %zu + 42)\n", s->n, before);
-        assert_int_equal(s->n, before + 42);
+        printf("figure: rails shown %zu (board's %zu + 42 + 12)\n", s->n, before);
+        assert_int_equal(s->n, before + 42 + 12);
+        const jd_rail *wide = NULL;
+        for (size_t i = 0; i < s->n; i++)
+                if (strcmp(s->rails[i].name, "WIDE_12") == 0)
+                        wide = &s->rails[i];
+        assert_non_null(wide);
+        assert_int_equal(wide->power_mw.value, 12 * 12);
         assert_true(s->n >= 40);
         const jd_rail *last = NULL;
         for (size_t i = 0; i < s->n; i++)
