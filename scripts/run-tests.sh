@@ -4,7 +4,8 @@
 # clang, and the unit tests, the daemon and the exporter once more under
 # valgrind; then everything built for aarch64 (as on a Jetson) with the unit
 # and service suites run under qemu-user (scripts/test-aarch64.sh); and
-# the Debian packages (scripts/test-debian.sh).
+# the Debian packages (scripts/test-debian.sh), and those packages in a
+# booted VM under their systemd units (scripts/test-vm.sh).
 #
 # JETSOND_TEST_UNDER_LOAD=1: the proof that no test needs an idle CPU.
 # stress-ng keeps every CPU busy for the whole run, and after it the
@@ -79,9 +80,18 @@ elif [ "$rc" -ne 0 ]; then
 fi
 echo "== debian: packages built, linted, installed in a clean Debian 12 root, upgraded and purged"
 rc=0
-sh scripts/test-debian.sh || rc=$?
+JETSOND_DEBS_OUT=$PWD/build-debs sh scripts/test-debian.sh || rc=$?
 if [ "$rc" -eq 77 ]; then
         echo "(Debian packages not installed on this machine: see the SKIP line above)"
+elif [ "$rc" -ne 0 ]; then
+        exit "$rc"
+fi
+elapsed
+echo "== vm: the packages in a booted Debian 12 VM, jetsond under its own unit on three boards"
+rc=0
+JETSOND_DEBS_DIR=$PWD/build-debs sh scripts/test-vm.sh || rc=$?
+if [ "$rc" -eq 77 ]; then
+        echo "(VM not booted on this machine: see the SKIP line above)"
 elif [ "$rc" -ne 0 ]; then
         exit "$rc"
 fi

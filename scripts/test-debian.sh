@@ -45,18 +45,7 @@ work=$(mktemp -d /tmp/jetsond-debian.XXXXXX)
 version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 
 # ---- build from a clean copy ----------------------------------------------
-copy_tree() {
-        mkdir -p "$1"
-        if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
-                # What is tracked (plus what is not yet committed), nothing
-                # built or ignored.
-                git -C "$src" ls-files -z --cached --others --exclude-standard |
-                        (cd "$src" && xargs -0 cp -P --parents -t "$1" 2>/dev/null) || true
-                git -C "$src" ls-files -z --deleted | (cd "$1" && xargs -0 rm -f)
-        else
-                tar -C "$src" --exclude='./build*' -cf - . | tar -C "$1" -xf -
-        fi
-}
+copy_tree() { sh "$src/scripts/copy-tree.sh" "$src" "$1"; }
 
 build() { # DIR -> the .changes file
         (cd "$1" && dpkg-buildpackage -b -us -uc >"$1.log" 2>&1) || { tail -40 "$1.log"; fail "dpkg-buildpackage in $1"; }
@@ -71,6 +60,12 @@ echo "$debs" | sed 's|.*/|   |'
 for p in $PACKAGES; do
         ls "$work"/v1/"${p}_${version}"_*.deb >/dev/null 2>&1 || fail "no $p package"
 done
+# For scripts/test-vm.sh, which boots a root with these same packages.
+if [ -n "${JETSOND_DEBS_OUT:-}" ]; then
+        rm -rf "$JETSOND_DEBS_OUT" && mkdir -p "$JETSOND_DEBS_OUT"
+        # shellcheck disable=SC2086
+        cp $debs "$JETSOND_DEBS_OUT/"
+fi
 cockpit_deb=$work/v1/cockpit-jetsond_${version}_all.deb
 [ -f "$cockpit_deb" ] || fail "cockpit-jetsond is not Architecture: all"
 dpkg-deb -c "$cockpit_deb" >"$work/cockpit-deb.txt"

@@ -40,7 +40,11 @@ jd_system_reader *jd_system_reader_new(const jd_sysroot *sr)
         r->sr = sr;
         jd_file_open(&r->uptime, sr, "/proc/uptime");
         jd_file_open(&r->diskstats, sr, "/proc/diskstats");
-        jd_file_open(&r->netdev, sr, "/proc/net/dev");
+        /* PID 1's network namespace: the machine's interfaces, also under
+         * jetsond.service's PrivateNetwork=yes, where /proc/net/dev shows
+         * only the service's own loopback. A fake board has the latter. */
+        if (!jd_file_open(&r->netdev, sr, "/proc/1/net/dev"))
+                jd_file_open(&r->netdev, sr, "/proc/net/dev");
         char **names;
         size_t n = jd_sysroot_list(sr, "/sys/block", &names);
         r->disks = calloc(n + 1, sizeof(char *));
