@@ -1,0 +1,183 @@
+/* The fake NVML's "device_nodes" (README.md): nvmlInit opens
+ * DIR/nvidiactl, a GPU's handle DIR/nvidiaN, both stay open until the
+ * last nvmlShutdown, and a node that cannot be opened fails the call as
+ * the driver library does. Loaded with dlopen(), as jetsond loads it. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nvml_api.h"
+
+static char *dir, *nodes;
+static void *lib;
+static nvml_init_fn *init;
+static nvml_shutdown_fn *shutdown_nvml;
+static nvml_handle_fn *handle;
+
+static void write_config(const char *nodes_dir)
+{
+        g_autofree char *path = g_build_filename(dir, "nvml.json", NULL);
+        g_autofree char *json = g_strdup_printf(
+                "{\"device_nodes\": \"%s\", \"devices\": [{\"name\": \"A\"}, {\"name\": \"B\"}]}", nodes_dir);
+        g_autofree char *tmp = g_strconcat(path, ".new", NULL);
+        assert_true(g_file_set_contents(tmp, json, -1, NULL));
+        assert_int_equal(rename(tmp, path), 0);
+}
+
+static void make_node(const char *name, int mode)
+{
+        g_autofree char *path = g_build_filename(nodes, name, NULL);
+        assert_true(g_file_set_contents(path, "", 0, NULL));
+        assert_int_equal(chmod(path, (mode_t) mode), 0);
+}
+
+/* Whether this process has PATH open (its /proc/self/fd links). */
+static bool has_open(const char *name)
+{
+        g_autofree char *want = g_build_filename(nodes, name, NULL);
+        GDir *d = g_dir_open("/proc/self/fd", 0, NULL);
+        assert_non_null(d);
+        bool found = false;
+        for (const char *e; !found && (e = g_dir_read_name(d));) {
+                g_autofree char *link = g_strdup_printf("/proc/self/fd/%s", e);
+                g_autofree char *target = g_file_read_link(link, NULL);
+                found = target && strcmp(target, want) == 0;
+        }
+        g_dir_close(d);
+        return found;
+}
+
+static int setup(void **state)
+{
+        (void) state;
+        dir = g_dir_make_tmp("jetsond-fake-nodes.XXXXXX", NULL);
+        nodes = g_build_filename(dir, "dev", NULL);
+        assert_int_equal(g_mkdir(nodes, 0755), 0);
+        g_autofree char *config = g_build_filename(dir, "nvml.json", NULL);
+        setenv("FAKE_NVML_CONFIG", config, 1);
+        lib = dlopen(FAKE_NVML_PATH, RTLD_NOW | RTLD_LOCAL);
+        assert_non_null(lib);
+        init = (nvml_init_fn *) dlsym(lib, "nvmlInit_v2");
+        shutdown_nvml = (nvml_shutdown_fn *) dlsym(lib, "nvmlShutdown");
+        handle = (nvml_handle_fn *) dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+        assert_true(init && shutdown_nvml && handle);
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        (void) state;
+        dlclose(lib);
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        g_clear_pointer(&dir, g_free);
+        g_clear_pointer(&nodes, g_free);
+        return 0;
+}
+
+static void opened_until_shutdown(void **state)
+{
+        (void) state;
+        make_node("nvidiactl", 0666);
+        make_node("nvidia0", 0666);
+        write_config(nodes);
+        assert_int_equal(init(), NVML_SUCCESS);
+        assert_true(has_open("nvidiactl"));
+        assert_false(has_open("nvidia0"));          /* only once a handle is asked for */
+        nvmlDevice_t dev;
+        assert_int_equal(handle(0, &dev), NVML_SUCCESS);
+        assert_true(has_open("nvidia0"));
+        /* No node for GPU 1: that GPU fails, the other keeps working. */
+        assert_int_equal(handle(1, &dev), NVML_ERROR_UNKNOWN);
+        assert_int_equal(handle(0, &dev), NVML_SUCCESS);
+        /* Reference counted, as NVML: the nodes stay open until the last. */
+        assert_int_equal(init(), NVML_SUCCESS);
+        assert_int_equal(shutdown_nvml(), NVML_SUCCESS);
+        assert_true(has_open("nvidiactl") && has_open("nvidia0"));
+        assert_int_equal(shutdown_nvml(), NVML_SUCCESS);
+        assert_false(has_open("nvidiactl"));
+        assert_false(has_open("nvidia0"));
+}
+
+static void no_control_node(void **state)
+{
+        (void) state;
+        g_autofree char *ctl = g_build_filename(nodes, "nvidiactl", NULL);
+        g_unlink(ctl);
+        write_config(nodes);
+        assert_int_equal(init(), NVML_ERROR_DRIVER_NOT_LOADED);
+        /* nvmlInit failed: nothing to shut down. */
+        assert_int_equal(shutdown_nvml(), NVML_ERROR_UNINITIALIZED);
+        /* Without the field nothing is opened, so no node is needed. */
+        g_autofree char *path = g_build_filename(dir, "nvml.json", NULL);
+        assert_true(g_file_set_contents(path, "{\"devices\": [{\"name\": \"A\"}]}", -1, NULL));
+        assert_int_equal(init(), NVML_SUCCESS);
+        assert_int_equal(shutdown_nvml(), NVML_SUCCESS);
+}
+
+/* Drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from this process's
+ * effective set, so file modes apply to root too (as under a unit whose
+ * CapabilityBoundingSet= lacks them). */
+static void drop_dac_capabilities(void)
+{
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+        struct __user_cap_data_struct d[2];
+        assert_int_equal(syscall(SYS_capget, &h, d), 0);
+        d[0].effective &= ~((1u << CAP_DAC_OVERRIDE) | (1u << CAP_DAC_READ_SEARCH));
+        assert_int_equal(syscall(SYS_capset, &h, d), 0);
+}
+
+static void permission_denied(void **state)
+{
+        (void) state;
+        if (geteuid() != 0)
+                skip();
+        make_node("nvidiactl", 0);
+        make_node("nvidia0", 0666);
+        write_config(nodes);
+        /* In a child: the capabilities stay dropped there. */
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                drop_dac_capabilities();
+                int r = init();
+                if (r == NVML_ERROR_NO_PERMISSION) {
+                        /* A GPU node the process may not open. */
+                        g_autofree char *ctl = g_build_filename(nodes, "nvidiactl", NULL);
+                        g_autofree char *gpu = g_build_filename(nodes, "nvidia0", NULL);
+                        nvmlDevice_t dev;
+                        r = chmod(ctl, 0666) == 0 && chmod(gpu, 0) == 0 && init() == NVML_SUCCESS
+                                    ? (int) handle(0, &dev) : -1;
+                        _exit(r == NVML_ERROR_NO_PERMISSION ? 0 : 2);
+                }
+                _exit(1);
+        }
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(opened_until_shutdown),
+                cmocka_unit_test(no_control_node),
+                cmocka_unit_test(permission_denied),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
