@@ -118,10 +118,14 @@ def unquote(arg):
 class Access:
     """One path written or device opened: its host path, the call, who."""
 
-    def __init__(self, host, call, prog, device_access=None, follow=True):
+    def __init__(self, host, call, prog, open_access=None, writes=True, follow=True):
         self.host, self.call, self.prog = host, call, prog
-        self.device_access = device_access   # "r"/"w"/"rw" for an open under /dev
+        self.open_access = open_access       # "r"/"w"/"rw" for an open (judged as a device's under /dev)
+        self.writes = writes                 # changes the file system at that path
         self.follow = follow                 # the last component is followed
+
+    def is_device(self, path):
+        return self.open_access is not None and path.startswith("/dev/")
 
 
 def traced_accesses(trace_dir):
@@ -147,13 +151,8 @@ def traced_accesses(trace_dir):
                 acc = "rw" if "O_RDWR" in flags else "w" if "O_WRONLY" in flags else "r"
                 writes = acc != "r" or "O_CREAT" in flags or "O_TRUNC" in flags
                 # The kernel's own answer: the file the descriptor refers to.
-                host = result_path
-                if host is None:
-                    continue
-                if host.startswith("/dev/") or "/dev/" in host:
-                    out.append(Access(host, call, who, device_access=acc))
-                elif writes:
-                    out.append(Access(host, call, who))
+                if result_path is not None:
+                    out.append(Access(result_path, call, who, open_access=acc, writes=writes))
                 continue
             for dir_i, path_i in PATH_ARGS[call]:
                 if path_i >= len(args):
@@ -302,6 +301,7 @@ def nvml_setup(stack, board):
     """The fake NVML for a board with NVIDIA GPUs, opening the copy's
     dev/nvidiactl and dev/nvidiaN (plain files here); extra arguments."""
     fixture = os.path.join(FIXTURES, board + ".nvml.json")
+    os.environ.pop("FAKE_NVML_CONFIG", None)
     if not os.path.exists(fixture):
         return []
     config = json.load(open(fixture))
@@ -325,10 +325,12 @@ def judge(sandbox, board, accesses):
         if path is None:
             continue
         path = board.resolve(path, a.follow)
-        if a.device_access is not None:
-            key = ("dev", path, a.device_access)
-            rule = sandbox.device_rule(path, unit_sandbox.device_names(path), a.device_access)
-            what = f"open {a.device_access} by {a.prog}"
+        if a.is_device(path):
+            key = ("dev", path, a.open_access)
+            rule = sandbox.device_rule(path, unit_sandbox.device_names(path), a.open_access)
+            what = f"open {a.open_access} by {a.prog}"
+        elif not a.writes:
+            continue
         else:
             key = ("file", path)
             rule = sandbox.write_rule(path)
@@ -353,7 +355,10 @@ def collected(board, accesses):
         if path is None:
             continue
         path = board.resolve(path, a.follow)
-        (devices if a.device_access else paths).add(path)
+        if a.is_device(path):
+            devices.add(path)
+        elif a.writes:
+            paths.add(path)
     return paths, devices
 
 
