@@ -15,11 +15,9 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <glib/gstdio.h>
-#include <linux/capability.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "nvml_api.h"
 
 static char *dir, *nodes;
@@ -129,18 +127,6 @@ static void no_control_node(void **state)
         assert_int_equal(shutdown_nvml(), NVML_SUCCESS);
 }
 
-/* Drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from this process's
- * effective set, so file modes apply to root too (as under a unit whose
- * CapabilityBoundingSet= lacks them). */
-static void drop_dac_capabilities(void)
-{
-        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-        struct __user_cap_data_struct d[2];
-        assert_int_equal(syscall(SYS_capget, &h, d), 0);
-        d[0].effective &= ~((1u << CAP_DAC_OVERRIDE) | (1u << CAP_DAC_READ_SEARCH));
-        assert_int_equal(syscall(SYS_capset, &h, d), 0);
-}
-
 static void permission_denied(void **state)
 {
         (void) state;
@@ -149,27 +135,22 @@ static void permission_denied(void **state)
         make_node("nvidiactl", 0);
         make_node("nvidia0", 0666);
         write_config(nodes);
-        /* In a child: the capabilities stay dropped there. */
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                drop_dac_capabilities();
-                int r = init();
-                if (r == NVML_ERROR_NO_PERMISSION) {
-                        /* A GPU node the process may not open. */
-                        g_autofree char *ctl = g_build_filename(nodes, "nvidiactl", NULL);
-                        g_autofree char *gpu = g_build_filename(nodes, "nvidia0", NULL);
-                        nvmlDevice_t dev;
-                        r = chmod(ctl, 0666) == 0 && chmod(gpu, 0) == 0 && init() == NVML_SUCCESS
-                                    ? (int) handle(0, &dev) : -1;
-                        _exit(r == NVML_ERROR_NO_PERMISSION ? 0 : 2);
-                }
-                _exit(1);
-        }
-        int status;
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
+        fixture_dac_capabilities(false);
+        nvmlReturn_t r = init();
+        /* A GPU node the process may not open. */
+        g_autofree char *ctl = g_build_filename(nodes, "nvidiactl", NULL);
+        g_autofree char *gpu = g_build_filename(nodes, "nvidia0", NULL);
+        assert_int_equal(chmod(ctl, 0666), 0);
+        assert_int_equal(chmod(gpu, 0), 0);
+        nvmlReturn_t init_again = init();
+        nvmlDevice_t dev;
+        nvmlReturn_t h = init_again == NVML_SUCCESS ? handle(0, &dev) : NVML_SUCCESS;
+        if (init_again == NVML_SUCCESS)
+                shutdown_nvml();
+        fixture_dac_capabilities(true);
+        assert_int_equal(r, NVML_ERROR_NO_PERMISSION);
+        assert_int_equal(init_again, NVML_SUCCESS);
+        assert_int_equal(h, NVML_ERROR_NO_PERMISSION);
 }
 
 int main(void)
