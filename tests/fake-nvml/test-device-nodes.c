@@ -15,6 +15,8 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -26,14 +28,20 @@ static nvml_init_fn *init;
 static nvml_shutdown_fn *shutdown_nvml;
 static nvml_handle_fn *handle;
 
-static void write_config(const char *nodes_dir)
+static void write_config_with(const char *nodes_dir, const char *extra)
 {
         g_autofree char *path = g_build_filename(dir, "nvml.json", NULL);
         g_autofree char *json = g_strdup_printf(
-                "{\"device_nodes\": \"%s\", \"devices\": [{\"name\": \"A\"}, {\"name\": \"B\"}]}", nodes_dir);
+                "{\"device_nodes\": \"%s\", %s\"devices\": [{\"name\": \"A\"}, {\"name\": \"B\"}]}",
+                nodes_dir, extra);
         g_autofree char *tmp = g_strconcat(path, ".new", NULL);
         assert_true(g_file_set_contents(tmp, json, -1, NULL));
         assert_int_equal(rename(tmp, path), 0);
+}
+
+static void write_config(const char *nodes_dir)
+{
+        write_config_with(nodes_dir, "");
 }
 
 static void make_node(const char *name, int mode)
@@ -153,11 +161,45 @@ static void permission_denied(void **state)
         assert_int_equal(h, NVML_ERROR_NO_PERMISSION);
 }
 
+/* Character devices of a major no driver registered (195 without the
+ * NVIDIA module): ENXIO, which is the missing driver's answer, not the
+ * sandbox's; "device_nodes_without_driver" lets it through. */
+static void no_driver_behind_node(void **state)
+{
+        (void) state;
+        if (geteuid() != 0)
+                skip();
+        for (unsigned i = 0; i < 2; i++) {
+                g_autofree char *path = g_build_filename(nodes, i ? "nvidia0" : "nvidiactl", NULL);
+                g_unlink(path);
+                if (mknod(path, S_IFCHR | 0666, makedev(195, i ? 0 : 255)) != 0)
+                        skip();   /* a container without CAP_MKNOD */
+        }
+        g_autofree char *ctl = g_build_filename(nodes, "nvidiactl", NULL);
+        int fd = open(ctl, O_RDWR);
+        if (fd >= 0 || errno != ENXIO) {
+                /* The NVIDIA driver is loaded here, or the node is refused. */
+                if (fd >= 0)
+                        close(fd);
+                skip();
+        }
+        write_config(nodes);
+        assert_int_equal(init(), NVML_ERROR_DRIVER_NOT_LOADED);
+        write_config_with(nodes, "\"device_nodes_without_driver\": true, ");
+        assert_int_equal(init(), NVML_SUCCESS);
+        nvmlDevice_t dev;
+        assert_int_equal(handle(0, &dev), NVML_SUCCESS);
+        /* Not a permission problem, nor a missing node: those still fail. */
+        assert_int_equal(handle(1, &dev), NVML_ERROR_UNKNOWN);
+        assert_int_equal(shutdown_nvml(), NVML_SUCCESS);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(opened_until_shutdown),
                 cmocka_unit_test(no_control_node),
+                cmocka_unit_test(no_driver_behind_node),
                 cmocka_unit_test(permission_denied),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
