@@ -15,7 +15,7 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   libncurses-dev tmux bash-completion stress-ng
   dpkg-dev debhelper lintian mmdebstrap fakeroot
   python3-jeepney python3-pytest python3-numpy mypy python3-venv python3-pip python3-setuptools
-  dh-python pybuild-plugin-pyproject python3-all bubblewrap qemu-system-x86 e2fsprogs
+  dh-python pybuild-plugin-pyproject python3-all bubblewrap qemu-system-x86 e2fsprogs strace
   cockpit-ws cockpit-bridge cockpit-system chromium chromium-driver python3-selenium"
 
 # The aarch64 build and its tests under qemu (scripts/test-aarch64.sh): the

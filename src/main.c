@@ -14,7 +14,8 @@
 static void complain_about_file(const char *path, const char *why, void *data)
 {
         (void) data;
-        jd_log_warning("%s %s", path, why);
+        /* "PATH is not a regular file...", "PATH: not accessible ..." */
+        jd_log_warning("%s%s%s", path, why[0] == ':' ? "" : " ", why);
 }
 
 int main(int argc, char **argv)

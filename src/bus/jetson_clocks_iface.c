@@ -119,7 +119,7 @@ static void on_unit_file_set(const jd_result *unit, void *data)
         g_key_file_set_boolean(kf, "JetsonClocks", "OnBoot", op->on);
         int r = save_state(svc->sr, kf);
         if (r < 0)
-                jd_result_set(&result, JD_FAILED, "Cannot save %s: %s", STATE_FILE, g_strerror(-r));
+                jd_result_set(&result, JD_FAILED, "Cannot save %s: %s", STATE_FILE, jd_sysroot_strerror(-r));
         else
                 jd_result_set(&result, JD_OK, "jetson_clocks on boot: %s (%s %s)", op->on ? "yes" : "no", JD_UNIT_NAME,
                               unit->outcome == JD_OK ? (op->on ? "enabled" : "disabled") : "left as it is");

@@ -76,8 +76,8 @@ static int sync_dir(const char *dir)
         return r;
 }
 
-int jd_atomic_write(const jd_sysroot *sr, const char *path, const char *content, size_t len,
-                    mode_t mode_if_new)
+static int atomic_write(const jd_sysroot *sr, const char *path, const char *content, size_t len,
+                        mode_t mode_if_new)
 {
         const char *name = strrchr(path, '/');
         if (path[0] != '/' || !name[1] || strcmp(name, "/.") == 0 || strcmp(name, "/..") == 0)
@@ -136,6 +136,16 @@ int jd_atomic_write(const jd_sysroot *sr, const char *path, const char *content,
                 return r;
         }
         return sync_dir(dir);
+}
+
+int jd_atomic_write(const jd_sysroot *sr, const char *path, const char *content, size_t len,
+                    mode_t mode_if_new)
+{
+        int r = atomic_write(sr, path, content, len, mode_if_new);
+        /* /etc or /var/lib read-only under the unit: said once, by path. */
+        if (r < 0)
+                jd_sysroot_note_refusal(sr, path, -r);
+        return r;
 }
 
 int jd_read_text(const jd_sysroot *sr, const char *path, size_t max, char **out)

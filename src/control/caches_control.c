@@ -20,7 +20,7 @@ static void sync_and_drop(GTask *task, gpointer source, gpointer data, GCancella
         sync();
         int r = jd_write_attribute(op->sr, "/proc/sys/vm/drop_caches", "3\n");
         if (r < 0)
-                jd_result_set(&op->result, JD_FAILED, "Cannot write /proc/sys/vm/drop_caches: %s", g_strerror(-r));
+                jd_result_set(&op->result, JD_FAILED, "Cannot write /proc/sys/vm/drop_caches: %s", jd_sysroot_strerror(-r));
         else
                 jd_result_set(&op->result, JD_OK, "Page cache, dentries and inodes dropped");
         g_task_return_boolean(task, TRUE);

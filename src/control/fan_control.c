@@ -77,7 +77,7 @@ static void on_written(int r, size_t index, void *data)
                               w->value, w->path, JD_ATTRIBUTE_TIMEOUT_MS / 1000);
         else if (r < 0)
                 jd_result_set(&op->result, JD_FAILED, "Cannot write %.*s to %s: %s", value_len, w->value, w->path,
-                              g_strerror(-r));
+                              jd_sysroot_strerror(-r));
         else if (op->profile[0])
                 jd_result_set(&op->result, JD_OK, "Fan profile set to %s", op->profile);
         else
@@ -156,12 +156,15 @@ static void on_conf_written(int r, void *data)
 {
         fan_op *op = data;
         if (r < 0)
-                jd_result_set(&op->result, JD_FAILED, "Cannot rewrite %s: %s", JD_NVFANCONTROL_CONF, g_strerror(-r));
+                jd_result_set(&op->result, JD_FAILED, "Cannot rewrite %s: %s", JD_NVFANCONTROL_CONF, jd_sysroot_strerror(-r));
         char host[4096];
         if (op->result.outcome == JD_OK && jd_sysroot_host_path(op->sr, JD_NVFANCONTROL_STATUS, host, sizeof(host)) == 0 &&
-            unlink(host) < 0 && errno != ENOENT)
+            unlink(host) < 0 && errno != ENOENT) {
+                int err = errno;
+                jd_sysroot_note_refusal(op->sr, JD_NVFANCONTROL_STATUS, err);
                 jd_result_set(&op->result, JD_FAILED, "Cannot remove %s: %s", JD_NVFANCONTROL_STATUS,
-                              g_strerror(errno));
+                              jd_sysroot_strerror(err));
+        }
         op->sw.run(true, on_started, op, op->sw.data);
 }
 
@@ -187,7 +190,7 @@ static bool prepare_conf(fan_op *op)
         g_autofree char *conf = NULL;
         int r = jd_read_text(op->sr, JD_NVFANCONTROL_CONF, 1 << 20, &conf);
         if (r < 0) {
-                jd_result_set(&op->result, JD_FAILED, "Cannot read %s: %s", JD_NVFANCONTROL_CONF, g_strerror(-r));
+                jd_result_set(&op->result, JD_FAILED, "Cannot read %s: %s", JD_NVFANCONTROL_CONF, jd_sysroot_strerror(-r));
                 return false;
         }
         const char *why = NULL;

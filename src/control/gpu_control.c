@@ -356,7 +356,7 @@ void jd_gpu_set(const jd_sysroot *sr, const jd_gpu_controls *c, const jd_gpu_mem
                 int r = jd_atomic_write(sr, state_file, text, strlen(text), 0644);
                 if (r < 0)
                         g_snprintf(saved, sizeof(saved), " (the governors to give back could not be saved in %s: %s)",
-                                   state_file, g_strerror(-r));
+                                   state_file, jd_sysroot_strerror(-r));
         }
         for (size_t i = 0; i < n; i++) {
                 int r = jd_write_attribute(sr, writes[i].path, writes[i].value);
@@ -369,7 +369,7 @@ void jd_gpu_set(const jd_sysroot *sr, const jd_gpu_controls *c, const jd_gpu_mem
                                 undone++;
                 g_autofree char *value = g_strchomp(g_strdup(writes[i].value));
                 jd_result_set(&out->result, JD_FAILED, "Cannot switch GPU %s %s: writing \"%s\" to %s: %s%s",
-                              setting_name(setting), on ? "on" : "off", value, writes[i].path, g_strerror(-r),
+                              setting_name(setting), on ? "on" : "off", value, writes[i].path, jd_sysroot_strerror(-r),
                               undone ? "; the nodes already switched were put back" : "");
                 jd_gpu_state_read(sr, c, &out->after);
                 return;

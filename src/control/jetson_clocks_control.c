@@ -49,7 +49,7 @@ static void on_fans_restored(int r, size_t index, void *data)
         if (r < 0 && op->result.outcome == JD_OK)
                 jd_result_set(&op->result, r == -ETIMEDOUT ? JD_TIMEOUT : JD_FAILED,
                               "Cannot restore the fan speed in %s: %s", op->writes[index].path,
-                              r == -ETIMEDOUT ? "the write did not finish" : g_strerror(-r));
+                              r == -ETIMEDOUT ? "the write did not finish" : jd_sysroot_strerror(-r));
         report(op);
 }
 

@@ -143,7 +143,7 @@ static void on_conf_written(int r, void *data)
 {
         set_default *op = data;
         if (r < 0)
-                jd_result_set(&op->result, JD_FAILED, "Cannot rewrite /etc/nvpmodel.conf: %s", g_strerror(-r));
+                jd_result_set(&op->result, JD_FAILED, "Cannot rewrite /etc/nvpmodel.conf: %s", jd_sysroot_strerror(-r));
         else if (jd_nvpmodel_discard_state(op->sr, &op->result))
                 jd_result_set(&op->result, JD_OK, "Boot power mode set to %u", op->id);
         default_done(op);
@@ -161,7 +161,7 @@ void jd_nvpmodel_set_default(const jd_sysroot *sr, unsigned id, jd_result_fn don
         const char *why = NULL;
         int r = jd_read_text(sr, "/etc/nvpmodel.conf", 1 << 20, &conf);
         if (r < 0)
-                jd_result_set(&op->result, JD_NOT_SUPPORTED, "Cannot read /etc/nvpmodel.conf: %s", g_strerror(-r));
+                jd_result_set(&op->result, JD_NOT_SUPPORTED, "Cannot read /etc/nvpmodel.conf: %s", jd_sysroot_strerror(-r));
         else if (!(edited = jd_edit_nvpmodel_default(conf, id, &why)))
                 jd_result_set(&op->result, JD_FAILED, "Cannot change the default in /etc/nvpmodel.conf: %s", why);
         else if (strcmp(edited, conf) == 0)   /* already the default: nothing to rewrite */
@@ -195,6 +195,8 @@ bool jd_nvpmodel_discard_state(const jd_sysroot *sr, jd_result *result)
         if (jd_sysroot_host_path(sr, JD_NVPMODEL_STATUS, host, sizeof(host)) < 0 || unlink(host) == 0 ||
             errno == ENOENT)
                 return true;
-        jd_result_set(result, JD_FAILED, "Cannot remove %s: %s", JD_NVPMODEL_STATUS, g_strerror(errno));
+        int err = errno;
+        jd_sysroot_note_refusal(sr, JD_NVPMODEL_STATUS, err);
+        jd_result_set(result, JD_FAILED, "Cannot remove %s: %s", JD_NVPMODEL_STATUS, jd_sysroot_strerror(err));
         return false;
 }

@@ -105,7 +105,7 @@ static void on_fstab_written(int r, void *data)
 {
         swap_op *op = data;
         if (r < 0)
-                jd_result_set(&op->result, JD_FAILED, "Cannot rewrite %s: %s", FSTAB, g_strerror(-r));
+                jd_result_set(&op->result, JD_FAILED, "Cannot rewrite %s: %s", FSTAB, jd_sysroot_strerror(-r));
         op->after_fstab(op, r >= 0);
 }
 
@@ -124,7 +124,7 @@ static void edit_fstab(swap_op *op, bool add, void (*after)(swap_op *op, bool ok
                 after(op, false);
                 return;
         } else if (r < 0) {
-                jd_result_set(&op->result, JD_FAILED, "Cannot read %s: %s", FSTAB, g_strerror(-r));
+                jd_result_set(&op->result, JD_FAILED, "Cannot read %s: %s", FSTAB, jd_sysroot_strerror(-r));
                 after(op, false);
                 return;
         }
@@ -217,9 +217,10 @@ static void allocate(GTask *task, gpointer source, gpointer data, GCancellable *
                 if (err)
                         unlink(op->host);
         }
+        jd_sysroot_note_refusal(op->sr, op->path, err);
         if (err)
                 jd_result_set(&op->result, JD_FAILED, "Cannot allocate %" G_GUINT64_FORMAT " bytes for %s: %s",
-                              op->size, op->path, g_strerror(err));
+                              op->size, op->path, jd_sysroot_strerror(err));
         g_task_return_boolean(task, err == 0);
 }
 
@@ -249,8 +250,9 @@ void jd_swap_create(const jd_sysroot *sr, const jd_config *cfg, uint64_t size, b
         } else {
                 g_autofree char *dir = g_path_get_dirname(op->host);
                 if (g_mkdir_with_parents(dir, 0700) < 0) {
+                        jd_sysroot_note_refusal(sr, op->path, errno);
                         jd_result_set(&op->result, JD_FAILED, "Cannot create the directory of %s: %s", op->path,
-                                      g_strerror(errno));
+                                      jd_sysroot_strerror(errno));
                 } else {
                         g_autoptr(GTask) task = g_task_new(NULL, NULL, on_allocated, op);
                         g_task_set_task_data(task, op, NULL);
@@ -265,9 +267,11 @@ void jd_swap_create(const jd_sysroot *sr, const jd_config *cfg, uint64_t size, b
 
 static void after_unlisted(swap_op *op, bool ok)
 {
-        if (ok && unlink(op->host) < 0)
-                jd_result_set(&op->result, JD_FAILED, "Cannot delete %s: %s", op->path, g_strerror(errno));
-        else if (ok)
+        if (ok && unlink(op->host) < 0) {
+                int err = errno;
+                jd_sysroot_note_refusal(op->sr, op->path, err);
+                jd_result_set(&op->result, JD_FAILED, "Cannot delete %s: %s", op->path, jd_sysroot_strerror(err));
+        } else if (ok)
                 jd_result_set(&op->result, JD_OK, "Swap file %s removed", op->path);
         finish(op);
 }

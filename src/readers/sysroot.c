@@ -112,6 +112,28 @@ static void complain(const jd_sysroot *sr, const char *path, const char *fmt, ..
         g_free(why);
 }
 
+bool jd_sysroot_sandbox_errno(int err)
+{
+        return err == EROFS || ((err == EACCES || err == EPERM) && geteuid() == 0);
+}
+
+const char *jd_sysroot_strerror(int err)
+{
+        static __thread char text[160];
+        if (!jd_sysroot_sandbox_errno(err))
+                return g_strerror(err);
+        g_snprintf(text, sizeof(text), "not accessible under this service's sandbox (%s); see jetsond.service",
+                   g_strerror(err));
+        return text;
+}
+
+void jd_sysroot_note_refusal(const jd_sysroot *sr, const char *path, int err)
+{
+        /* The complaint is "PATH" + why; this one reads "PATH: not ...". */
+        if (jd_sysroot_sandbox_errno(err))
+                complain(sr, path, ": %s", jd_sysroot_strerror(err));
+}
+
 const char *jd_sysroot_dir(const jd_sysroot *sr) { return sr->dir; }
 bool jd_sysroot_is_host(const jd_sysroot *sr) { return sr->host; }
 
@@ -226,8 +248,11 @@ int jd_sysroot_host_path(const jd_sysroot *sr, const char *path, char *out, size
 {
         char canon[PATH_MAX];
         int r = jd_sysroot_resolve(sr, path, canon, sizeof(canon));
-        if (r < 0)
+        if (r < 0) {
+                /* A directory on the way the sandbox made inaccessible. */
+                jd_sysroot_note_refusal(sr, path, -r);
                 return r;
+        }
         return join_host(sr, canon, out, out_size);
 }
 
@@ -314,6 +339,7 @@ int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags)
         if (r < 0)
                 return r;
         r = open_regular(sr->host ? path : host, flags);
+        jd_sysroot_note_refusal(sr, path, -r);
         if (r == -EINVAL)
                 complain(sr, path, "is not a regular file (a FIFO, a device or a socket): not read");
         return r;
@@ -401,6 +427,8 @@ size_t jd_sysroot_list(const jd_sysroot *sr, const char *dir, char ***names)
         if (jd_sysroot_host_path(sr, dir, host, sizeof(host)) < 0)
                 return 0;
         int n = scandir(host, &ents, not_dots, versionsort);
+        if (n < 0)
+                jd_sysroot_note_refusal(sr, dir, errno);
         if (n <= 0) {
                 free(ents);
                 return 0;

@@ -59,6 +59,24 @@ char *jd_sysroot_read_whole(const jd_sysroot *sr, const char *path, size_t max, 
 typedef void (*jd_sysroot_complaint_fn)(const char *path, const char *why, void *data);
 void jd_sysroot_set_complaints(jd_sysroot *sr, jd_sysroot_complaint_fn fn, void *data);
 
+/* A file hidden or made read-only by the service's sandbox (the systemd
+ * unit's ProtectSystem=, ProtectKernelTunables=, ReadWritePaths=,
+ * InaccessiblePaths=, a capability bounding set without CAP_DAC_OVERRIDE,
+ * or an LSM) must never read as a silent empty value. Such a refusal is
+ * EROFS, or EACCES/EPERM for uid 0, which file modes alone never cause
+ * (root overrides them). jd_sysroot_sandbox_errno() tells one (ERR
+ * positive); jd_sysroot_strerror() is g_strerror(ERR), or for one of them
+ * "not accessible under this service's sandbox (TEXT); see
+ * jetsond.service", for the "PATH: %s" messages of failed writes (a
+ * thread's own buffer, valid until its next call). Every open, path
+ * resolution and listing here calls jd_sysroot_note_refusal(), which
+ * tells the complaint function once per path: "PATH: not accessible
+ * ...". Writers outside this file (atomic rewrites, the swap file) call
+ * it too. */
+bool jd_sysroot_sandbox_errno(int err);
+const char *jd_sysroot_strerror(int err);
+void jd_sysroot_note_refusal(const jd_sysroot *sr, const char *path, int err);
+
 /* Sorted ("cpu2" before "cpu10") entry names of an in-root directory,
  * without "." and "..". Returns the count (0 if absent); free with
  * jd_names_free(). */

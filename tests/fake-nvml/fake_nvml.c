@@ -6,14 +6,17 @@
  * answers NVML_ERROR_GPU_IS_LOST to every call on the device; "delay_ms"
  * makes every call on the device sleep that long (a hung driver). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <json-glib/json-glib.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nvml_api.h"
 
@@ -205,23 +208,116 @@ static nvmlReturn_t get_string(nvmlDevice_t device, const char *path, char *buf,
         return r;
 }
 
+/* ---- device nodes ------------------------------------------------------
+ * With "device_nodes": "DIR" in the file, the fake opens the driver's
+ * character devices as libnvidia-ml does: DIR/nvidiactl (read-write) in
+ * nvmlInit, DIR/nvidiaN when a handle of GPU N is first asked for, all
+ * kept open until the last nvmlShutdown. A sandbox that hides or denies
+ * them (PrivateDevices=, DeviceAllow=) then fails the calls as it would
+ * fail the real library. Without the field nothing is opened. */
+
+#define MAX_NODES 64
+static int ctl_fd = -1;
+static int node_fds[MAX_NODES] = { [0 ... MAX_NODES - 1] = -1 };
+
+/* The "device_nodes" directory of the current file, or NULL. */
+static const char *device_nodes_dir(void)
+{
+        JsonNode *root = parser ? json_parser_get_root(parser) : NULL;
+        if (!root || !JSON_NODE_HOLDS_OBJECT(root))
+                return NULL;
+        JsonNode *d = json_object_get_member(json_node_get_object(root), "device_nodes");
+        return d && JSON_NODE_HOLDS_VALUE(d) ? json_node_get_string(d) : NULL;
+}
+
+/* "device_nodes_without_driver": true: a node that the sandbox let through
+ * but that has no driver behind it (ENXIO, ENODEV: a VM with a real char
+ * device of major 195 and no NVIDIA module) counts as opened, so a test can
+ * tell the sandbox's refusal (EPERM from the device cgroup, ENOENT from a
+ * private /dev) from the missing driver. */
+static bool without_driver_ok(int err)
+{
+        if (err != ENXIO && err != ENODEV)
+                return false;
+        JsonNode *root = parser ? json_parser_get_root(parser) : NULL;
+        JsonNode *f = root && JSON_NODE_HOLDS_OBJECT(root)
+                              ? json_object_get_member(json_node_get_object(root), "device_nodes_without_driver")
+                              : NULL;
+        return f && JSON_NODE_HOLDS_VALUE(f) && json_node_get_boolean(f);
+}
+
+/* What NVML answers when a node cannot be opened: a permission problem
+ * (file mode, a device cgroup, an LSM) is NO_PERMISSION; a node that is
+ * not there or has no driver behind it (ENOENT, ENXIO, ENODEV) means the
+ * driver is not loaded for nvidiactl, and an unusable GPU for nvidiaN. */
+static nvmlReturn_t node_error(int err, bool control)
+{
+        if (err == EACCES || err == EPERM)
+                return NVML_ERROR_NO_PERMISSION;
+        return control ? NVML_ERROR_DRIVER_NOT_LOADED : NVML_ERROR_UNKNOWN;
+}
+
+static int open_node(const char *dir, const char *name)
+{
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        return open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+}
+
+/* At the first nvmlInit, under the lock. */
+static nvmlReturn_t open_control_node(void)
+{
+        const char *dir = device_nodes_dir();
+        if (!dir || ctl_fd >= 0)
+                return NVML_SUCCESS;
+        ctl_fd = open_node(dir, "nvidiactl");
+        return ctl_fd < 0 && !without_driver_ok(errno) ? node_error(errno, true) : NVML_SUCCESS;
+}
+
+/* For a handle of GPU INDEX, under the lock. */
+static nvmlReturn_t open_device_node(unsigned index)
+{
+        const char *dir = device_nodes_dir();
+        if (!dir || index >= MAX_NODES || node_fds[index] >= 0)
+                return NVML_SUCCESS;
+        g_autofree char *name = g_strdup_printf("nvidia%u", index);
+        node_fds[index] = open_node(dir, name);
+        return node_fds[index] < 0 && !without_driver_ok(errno) ? node_error(errno, false) : NVML_SUCCESS;
+}
+
+/* At the last nvmlShutdown, under the lock. */
+static void close_device_nodes(void)
+{
+        if (ctl_fd >= 0)
+                close(ctl_fd);
+        ctl_fd = -1;
+        for (unsigned i = 0; i < MAX_NODES; i++) {
+                if (node_fds[i] >= 0)
+                        close(node_fds[i]);
+                node_fds[i] = -1;
+        }
+}
+
 /* ---- the library ------------------------------------------------------ */
 
 EXPORT nvmlReturn_t nvmlInit_v2(void)
 {
         pthread_mutex_lock(&lock);
-        initialized++;
         reload();
+        nvmlReturn_t r = initialized ? NVML_SUCCESS : open_control_node();
+        if (r == NVML_SUCCESS)
+                initialized++;
         pthread_mutex_unlock(&lock);
-        return NVML_SUCCESS;
+        return r;
 }
 
 EXPORT nvmlReturn_t nvmlShutdown(void)
 {
         pthread_mutex_lock(&lock);
         nvmlReturn_t r = initialized ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
-        if (initialized && --initialized == 0)
+        if (initialized && --initialized == 0) {
                 g_clear_object(&parser);
+                close_device_nodes();
+        }
         pthread_mutex_unlock(&lock);
         return r;
 }
@@ -236,6 +332,8 @@ EXPORT const char *nvmlErrorString(nvmlReturn_t result)
         case NVML_ERROR_NOT_FOUND: return "Not Found";
         case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
         case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+        case NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
+        case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
         default: return "Unknown Error";
         }
 }
@@ -269,6 +367,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice
         reload();
         nvmlReturn_t r = !initialized ? NVML_ERROR_UNINITIALIZED
                          : index < n_devices() ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+        if (r == NVML_SUCCESS)
+                r = open_device_node(index);
         pthread_mutex_unlock(&lock);
         if (r == NVML_SUCCESS)
                 *device = (nvmlDevice_t) (uintptr_t) (index + 1);

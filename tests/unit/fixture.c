@@ -1,6 +1,9 @@
 #include "fixture.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <stdint.h>
+#include <sys/syscall.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,4 +98,14 @@ char *fixture_read_aux(const char *relpath)
         if (!g_file_get_contents(full, &text, NULL, NULL))
                 fail_msg("cannot read %s", full);
         return text;
+}
+
+void fixture_dac_capabilities(bool on)
+{
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+        struct __user_cap_data_struct d[2];
+        const uint32_t dac = (1u << CAP_DAC_OVERRIDE) | (1u << CAP_DAC_READ_SEARCH);
+        assert_int_equal(syscall(SYS_capget, &h, d), 0);
+        d[0].effective = on ? d[0].effective | (d[0].permitted & dac) : d[0].effective & ~dac;
+        assert_int_equal(syscall(SYS_capset, &h, d), 0);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
@@ -25,5 +26,11 @@ void fixture_unlink(const char *dir, const char *path);
 char *fixture_host_path(const char *dir, const char *path);
 /* Reads a file from tests/fixtures (e.g. "proc-stat/agx-orin-jp62-b"). */
 char *fixture_read_aux(const char *relpath);
+
+/* Turns CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH off in (or back on in)
+ * this process's effective set, so that file modes apply to root too, as
+ * under a unit whose CapabilityBoundingSet= lacks them. Only root's tests
+ * can use it (the capabilities must be permitted). */
+void fixture_dac_capabilities(bool on);
 
 #define assert_dbl_equal(a, b) assert_true(fabs((double) (a) - (double) (b)) < 1e-6)

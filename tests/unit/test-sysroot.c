@@ -203,6 +203,62 @@ static void test_odd_files_refused(void **state)
         close(fd);
 }
 
+/* What the sandbox refuses is said once per path, whoever asks and however
+ * often; other failures are not. Root without CAP_DAC_OVERRIDE meets a
+ * mode-000 file and directory as it would under the unit. */
+static void count_complaint(const char *path, const char *why, void *data)
+{
+        GString *told = data;
+        g_string_append_printf(told, "%s%s\n", path, why);
+}
+
+static void test_sandbox_refusals(void **state)
+{
+        scratch *s = *state;
+        assert_string_equal(jd_sysroot_strerror(EROFS),
+                            "not accessible under this service's sandbox (Read-only file system); see jetsond.service");
+        assert_string_equal(jd_sysroot_strerror(ENOENT), g_strerror(ENOENT));
+        assert_true(jd_sysroot_sandbox_errno(EROFS));
+        assert_false(jd_sysroot_sandbox_errno(ENOENT));
+        if (geteuid() != 0)
+                skip();
+        assert_true(jd_sysroot_sandbox_errno(EACCES));
+        g_autoptr(GString) told = g_string_new("");
+        jd_sysroot_set_complaints(s->sr, count_complaint, told);
+        put(s->root, "sys/hidden/temp", "42000\n");
+        g_autofree char *dir = g_build_filename(s->root, "sys/hidden", NULL);
+        g_autofree char *file = g_build_filename(dir, "temp", NULL);
+        assert_int_equal(chmod(file, 0), 0);
+        fixture_dac_capabilities(false);
+        uint64_t v = 0;
+        bool read1 = jd_read_u64(s->sr, &v, "/sys/hidden/temp");
+        bool read2 = jd_read_u64(s->sr, &v, "/sys/hidden/temp");
+        int w = jd_sysroot_open(s->sr, "/sys/hidden/temp", O_WRONLY);
+        int missing = jd_sysroot_open(s->sr, "/sys/hidden/nothing", O_RDONLY);
+        int mode = chmod(dir, 0);
+        char **names = NULL;
+        size_t n = jd_sysroot_list(s->sr, "/sys/hidden", &names);
+        size_t n2 = jd_sysroot_list(s->sr, "/sys/hidden", &names);
+        int through = jd_sysroot_open(s->sr, "/sys/hidden/temp", O_RDONLY);
+        fixture_dac_capabilities(true);
+        assert_int_equal(mode, 0);
+        assert_false(read1 || read2);
+        assert_int_equal(w, -EACCES);
+        assert_int_equal(missing, -ENOENT);
+        assert_int_equal(n + n2, 0);
+        assert_int_equal(through, -EACCES);
+        /* The file once (reads, the write and the open through the closed
+         * directory are the same path), the directory's listing once,
+         * nothing for the missing file. */
+        assert_string_equal(told->str,
+                            "/sys/hidden/temp: not accessible under this service's sandbox (Permission denied); "
+                            "see jetsond.service\n"
+                            "/sys/hidden: not accessible under this service's sandbox (Permission denied); "
+                            "see jetsond.service\n");
+        jd_sysroot_set_complaints(s->sr, NULL, NULL);
+        assert_int_equal(chmod(dir, 0755), 0);
+}
+
 static void test_bad_sysroots(void **state)
 {
         (void) state;
@@ -229,6 +285,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_list_sorted_naturally, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_find_tool, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_odd_files_refused, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_sandbox_refusals, setup, teardown),
                 cmocka_unit_test(test_bad_sysroots),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
