@@ -15,7 +15,6 @@ NVIDIA driver registers its nodes ("195 nvidia-frontend", "195 nvidia").
 Output goes to the second serial port; the last line is
 "vm: N passed, N failed" and the VM powers off after it.
 """
-import glob
 import hashlib
 import json
 import os
@@ -176,55 +175,60 @@ def gpu_process(board, pid):
         os.makedirs("/etc/jetsond-vmtest", exist_ok=True)
         with open("/etc/jetsond-vmtest/nvml.json", "w") as f:
             json.dump(cfg, f)
+    # nvmap's tables (jetsond reads maps where there is one, else
+    # clients): the first user process of the board becomes bob's.
     clients = "/sys/kernel/debug/nvmap/iovmm/clients"
     if os.path.exists(clients):
-        text = open(clients).read()
-        lines = text.splitlines()
-        for i, line in enumerate(lines):
-            f = line.split()
-            if f and f[0] == "user":
-                lines[i] = re.sub(r"\s\d+\s", " %d " % pid, line, count=1)
-                break
-        with open(clients, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        first = [l.split() for l in open(clients) if l.startswith("user")][0]
+        old_pid = first[-2]
+        for f in (clients, "/sys/kernel/debug/nvmap/iovmm/maps"):
+            if os.path.exists(f):
+                text = re.sub(r"(?<=\s)%s(?=\s)" % old_pid, str(pid), open(f).read())
+                with open(f, "w") as fh:
+                    fh.write(text)
 
 
-def writes_for(board, snap):
-    """(label, method args for busctl, object path or None): every write
-    method the board offers, away from its defaults first."""
-    w = []
-    if any(k.startswith("fan.0.") for k in snap):
-        fan = "/org/jetsond/Jetson1/fan/0"
-        speed = "37" if snap.get("fan.0.speed") != 37 else "63"
-        w.append(("Fan.SetSpeed " + speed, ["call", IFACE + "Fan", "SetSpeed", "d", speed], fan))
-        prof = "quiet" if snap.get("fan.0.profile") != "quiet" else "cool"
-        w.append(("Fan.SetProfile " + prof, ["call", IFACE + "Fan", "SetProfile", "s", prof], fan))
+def writes_for(snap):
+    """Every write method the board offers, as generators of
+    (label, busctl args, object path): each step is made from the state
+    just before it, away from the current value."""
+    fan = "/org/jetsond/Jetson1/fan/0"
+    if "fan.0.speed" in snap:
+        cur = current().get("fan.0.speed")
+        speed = "37" if cur != 37 else "63"
+        yield "Fan.SetSpeed " + speed, ["call", IFACE + "Fan", "SetSpeed", "d", speed], fan
+        prof = "quiet" if current().get("fan.0.profile") != "quiet" else "cool"
+        yield "Fan.SetProfile " + prof, ["call", IFACE + "Fan", "SetProfile", "s", prof], fan
     if "nvpmodel.mode" in snap:
-        cur = int(snap["nvpmodel.mode"])
+        cur = int(current()["nvpmodel.mode"])
         default = nvpmodel_prop("DefaultMode")
-        modes = [m for m in nvpmodel_prop("Modes") if m != cur]
-        # The first mode that needs no reboot (CPU cores or TPCs differ:
-        # jetsond answers with RebootRequired, as nvpmodel asks for one).
-        for m in modes:
+        # Every other mode until one needs no reboot (CPU cores or TPCs
+        # differ: jetsond answers that a reboot is needed, as nvpmodel asks).
+        for m in [m for m in nvpmodel_prop("Modes") if m != cur]:
             p = busctl(["call", IFACE + "NVPModel", "SetMode", "u", str(m)], user="alice")
-            if p.returncode == 0 or "reboot" not in p.stderr:
+            if "reboot" not in p.stderr:
                 break
             say("     (mode %d needs a reboot: %s)" % (m, p.stderr.strip()))
-        w.append(("NVPModel.SetMode %d" % cur, ["call", IFACE + "NVPModel", "SetMode", "u", str(cur)], None))
+        cur2 = int(current()["nvpmodel.mode"])
+        check(cur2 != cur, "NVPModel.SetMode away from mode %d: now %d" % (cur, cur2), p.stderr.strip())
+        yield "NVPModel.SetMode %d" % cur, ["call", IFACE + "NVPModel", "SetMode", "u", str(cur)], None
         other = [m for m in nvpmodel_prop("Modes") if m != default][0]
-        w.append(("NVPModel.SetDefaultMode %d" % other, ["call", IFACE + "NVPModel", "SetDefaultMode", "u", str(other)], None))
-        w.append(("NVPModel.SetDefaultMode %d" % default,
-                  ["call", IFACE + "NVPModel", "SetDefaultMode", "u", str(default)], None))
+        yield "NVPModel.SetDefaultMode %d" % other, ["call", IFACE + "NVPModel", "SetDefaultMode", "u", str(other)], None
+        yield "NVPModel.SetDefaultMode %d" % default, ["call", IFACE + "NVPModel", "SetDefaultMode", "u", str(default)], None
     if "jetson_clocks.active" in snap:
-        w.append(("JetsonClocks.SetActive true", ["call", IFACE + "JetsonClocks", "SetActive", "b", "true"], None))
-        w.append(("JetsonClocks.SetOnBoot true", ["call", IFACE + "JetsonClocks", "SetOnBoot", "b", "true"], None))
-    if "gpu.3d_scaling" in snap:
-        w.append(("Gpu.SetScaling3D false", ["call", IFACE + "Gpu", "SetScaling3D", "b", "false"], None))
-    if "gpu.railgate" in snap:
-        w.append(("Gpu.SetRailgate false", ["call", IFACE + "Gpu", "SetRailgate", "b", "false"], None))
-    w.append(("Memory.CreateSwap 64 MiB", ["call", IFACE + "Memory", "CreateSwap", "tb", str(64 << 20), "false"], None))
-    w.append(("Memory.RemoveSwap", ["call", IFACE + "Memory", "RemoveSwap"], None))
-    return w
+        yield "JetsonClocks.SetActive true", ["call", IFACE + "JetsonClocks", "SetActive", "b", "true"], None
+        yield "JetsonClocks.SetOnBoot true", ["call", IFACE + "JetsonClocks", "SetOnBoot", "b", "true"], None
+    for key, method in (("gpu.3d_scaling", "SetScaling3D"), ("gpu.railgate", "SetRailgate")):
+        if key in snap:
+            want = "false" if current().get(key) else "true"
+            yield "Gpu.%s %s" % (method, want), ["call", IFACE + "Gpu", method, "b", want], None
+    yield "Memory.CreateSwap 64 MiB", ["call", IFACE + "Memory", "CreateSwap", "tb", str(64 << 20), "false"], None
+    yield "Memory.RemoveSwap", ["call", IFACE + "Memory", "RemoveSwap"], None
+
+
+def current():
+    snap, _ = snapshot()
+    return snap or {}
 
 
 def nvpmodel_prop(name):
@@ -280,7 +284,7 @@ def check_nvml(board, snap, jpid):
 
 def check_writes(board, b, snap):
     initial = b.state()
-    for label, args, path in writes_for(board, snap):
+    for label, args, path in writes_for(snap):
         before = b.state()
         p = busctl(args, user="alice", path=path)
         after = b.state()
@@ -401,7 +405,8 @@ def exporter():
           "exporter: a scrape on 127.0.0.1:%s has jetson_up 1 and the board's families" % port, body[:200])
     pid = unit_prop("jetsond-exporter.service", "MainPID")
     uid = [l.split()[1] for l in open("/proc/%s/status" % pid) if l.startswith("Uid:")][0] if pid not in ("", "0") else "?"
-    check(uid not in ("0", "?"), "exporter: runs as a dynamic user (uid %s)" % uid)
+    user = run(["id", "-nu", uid]).stdout.strip() if uid != "?" else "?"
+    check(user == "jetsond-exporter", "exporter: runs as its system user (uid %s, %s)" % (uid, user))
     security("jetsond-exporter.service", 1.1)
 
 
