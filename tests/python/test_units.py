@@ -132,7 +132,7 @@ def test_stats_absent_power():
 SNAP = {"cpu.load": 12.5, "cpu.0.online": True, "cpu.0.load": 10.0, "cpu.0.freq": 1200000,
         "cpu.1.online": False, "cpu.10.freq": 800, "gpu.load": 34.6, "gpu.freq": 306000,
         "gpu.gpc0.freq": 305990, "gpu.gpc1.freq": 306010, "gpu.3d_scaling": True,
-        "dgpu.0.mem_used": 1024, "dgpu.0.power": 70000, "dgpu.0.temp": 51.0,
+        "dgpu.0.mem_used": 1024, "dgpu.0.mem_reserved": 512, "dgpu.0.power": 70000, "dgpu.0.temp": 51.0,
         "ram.total": 64302080, "ram.used": 1000, "swap.total": 0, "emc.freq": 2133000,
         "power.VDD_IN.power": 8000, "power.VDD_IN.voltage": 5000, "power.total": 8000,
         "power.total_is_sum": False, "energy.VDD_IN": 12, "energy.total": 12, "temp.cpu": 40.5,
@@ -150,7 +150,7 @@ def test_views():
     g = views.gpus(SNAP)
     assert g[0]["integrated"] and g[0]["freq_khz"] == 306000 and g[0]["gpc_freq_khz"] == [305990, 306010]
     assert g[0]["scaling_3d"] is True
-    assert g[1] == {"index": 0, "integrated": False, "mem_used_kib": 1024, "power_mw": 70000, "temp_celsius": 51.0}
+    assert g[1] == {"index": 0, "integrated": False, "mem_used_kib": 1024, "mem_reserved_kib": 512, "power_mw": 70000, "temp_celsius": 51.0}
     m = views.memory(SNAP)
     assert m["ram"] == {"total_kib": 64302080, "used_kib": 1000} and m["emc"] == {"freq_khz": 2133000}
     p = views.power(SNAP)
