@@ -181,6 +181,12 @@ def check_gpu_text():
         p = m["power"][gpu]
         assert p["mean_power_mw"] == mw and p["peak_power_mw"] == mw, (gpu, p)
         assert abs(p["energy_j"] - mw / 1000 * m["duration_s"]) < mw / 1000 * 0.05, (gpu, p, m["duration_s"])
+    # ... and keeps each GPU's load, maximum clocks and temperature, peak memory.
+    assert m["dgpus"]["dgpu.0"] == {"load_percent": {"mean": 37.0, "max": 37.0}, "freq_max_khz": 2520000,
+                                    "sm_freq_max_khz": 2520000, "mem_freq_max_khz": 10501000,
+                                    "temp_max_celsius": 61.0, "mem_used_max_kib": 1342177280 // 1024}, m["dgpus"]
+    assert m["dgpus"]["dgpu.1"]["load_percent"] == {"mean": 5.0, "max": 5.0} and \
+        m["dgpus"]["dgpu.1"]["mem_used_max_kib"] == 314572800 // 1024, m["dgpus"]
 
 
 def run_board(board, jetson, writes=False, nvml=False):
