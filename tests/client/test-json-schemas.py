@@ -172,7 +172,13 @@ def check_gpu_text():
                     r"^  GPU +PID USER +GPU MEM +SM% +CPU%  COMMAND$",
                     r"^  0 +4242 alice +1024 MiB +35 +\S+  python3$",
                     r"^  0 +2345 alice +256 MiB +- +\S+  firefox-esr$",
-                    r"^  1 +4242 alice +100 MiB +2 +\S+  python3$"):
+                    r"^  1 +4242 alice +100 MiB +2 +\S+  python3$",
+                    # a PC: named by DMI; Power with its RAPL zones and GPUs, no total
+                    r"^LENOVO 20L7S0ET00$",
+                    r"^Power +no board total \(no input rail\); its parts:$",
+                    r"^  RAPL_PACKAGE_0 +\d+ mW$",
+                    r"^  dGPU 0 +231000 mW of 450000 mW$",
+                    r"^  dGPU 1 +27000 mW of 70000 mW$"):
         assert re.search(pattern, text, re.M), f"no line matching {pattern!r} in:\n{text}"
     assert all(len(line) <= 80 for line in text.splitlines()), text
     # measure integrates each GPU's power from the capture stream, like a rail.
