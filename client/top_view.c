@@ -151,8 +151,8 @@ static int draw_unit(const jc_top *t, int y, const char *title, const char *pref
 }
 
 /* A discrete GPU's second line, nvitop's device panel in one: "NVIDIA
- * GeForce RTX 4090  MEM 1280 MiB / 24564 MiB  61°C  231 W / 450 W  fan
- * 40%", what it reports. */
+ * GeForce RTX 4090  MEM 1280 MiB/24564 MiB  61°C  231/450 W  fan 40%",
+ * what it reports. */
 static int draw_dgpu_device(const jc_top *t, int y, unsigned n)
 {
         const jc_sample *s = &t->sample;
@@ -162,16 +162,18 @@ static int draw_dgpu_device(const jc_top *t, int y, unsigned n)
         int x = jc_top_putf(y, 6, A_NORMAL, "%.28s", name);
         if (jc_sample_uintf(s, &used, "dgpu.%u.mem_used", n) && jc_sample_uintf(s, &total, "dgpu.%u.mem_total", n)) {
                 g_autofree char *u = jc_format_kib(used), *tt = jc_format_kib(total);
-                x = jc_top_putf(y, x, A_NORMAL, "  MEM %s / %s", u, tt);
+                x = jc_top_putf(y, x, A_NORMAL, "  MEM %s/%s", u, tt);
         }
         if (jc_sample_doublef(s, &temp, "dgpu.%u.temp", n)) {
                 x = jc_top_put(y, x, A_NORMAL, "  ");
                 x = jc_top_putf(y, x, jc_top_level(temp, 70, 85), "%.0f°C", temp);
         }
+        /* "231/450 W", as jetsonctl status: the line fits 80 columns. */
         if (jc_sample_uintf(s, &power, "dgpu.%u.power", n)) {
-                x = jc_top_putf(y, x, A_NORMAL, "  %.0f W", (double) power / 1000);
+                x = jc_top_putf(y, x, A_NORMAL, "  %.0f", (double) power / 1000);
                 if (jc_sample_uintf(s, &limit, "dgpu.%u.power_limit", n))
-                        x = jc_top_putf(y, x, A_NORMAL, " / %.0f W", (double) limit / 1000);
+                        x = jc_top_putf(y, x, A_NORMAL, "/%.0f", (double) limit / 1000);
+                x = jc_top_put(y, x, A_NORMAL, " W");
         }
         if (jc_sample_doublef(s, &fan, "dgpu.%u.fan", n))
                 jc_top_putf(y, x, A_NORMAL, "  fan %.0f%%", fan);

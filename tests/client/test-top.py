@@ -828,8 +828,8 @@ def test_pc_two_gpus(stack):
         assert screen.split("\n")[0].startswith("LENOVO 20L7S0ET00"), screen
         for n, name in ((0, "NVIDIA GeForce RTX 4090"), (1, "Tesla T4")):
             used, total = snap[f"dgpu.{n}.mem_used"] // 1024, snap[f"dgpu.{n}.mem_total"] // 1024
-            line = (f"      {name}  MEM {used} MiB / {total} MiB  {snap[f'dgpu.{n}.temp']:.0f}°C  "
-                    f"{snap[f'dgpu.{n}.power'] / 1000:.0f} W / {snap[f'dgpu.{n}.power_limit'] / 1000:.0f} W")
+            line = (f"      {name}  MEM {used} MiB/{total} MiB  {snap[f'dgpu.{n}.temp']:.0f}°C  "
+                    f"{snap[f'dgpu.{n}.power'] / 1000:.0f}/{snap[f'dgpu.{n}.power_limit'] / 1000:.0f} W")
             assert re.search("^" + re.escape(line) + ("  fan 40%" if n == 0 else "") + " *$", screen, re.M), \
                 (line, screen)
         assert re.search(r"^Power *$", screen, re.M) and re.search(r"  RAPL_PACKAGE_0 +\d+ mW", screen), screen
@@ -864,6 +864,10 @@ def test_pc_two_gpus(stack):
         small = top.wait_for(lambda s: len(s.split("\n")) >= 24 and "GPU0 NVIDIA" in s and
                              s.split("\n")[23].startswith(" q quit"), "the GPU page at 80x24")
         assert all(len(line) <= 80 for line in small.split("\n"))
+        # The overview's device line whole at 80 columns, the fan included.
+        top.keys("1")
+        small = top.wait_for(lambda s: "GeForce RTX 4090  MEM" in s, "the overview at 80x24")
+        assert re.search(r"^      NVIDIA GeForce RTX 4090  MEM .* W  fan 40%$", small, re.M), small
     finally:
         top.close()
 
