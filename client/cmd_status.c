@@ -296,13 +296,20 @@ static void power_rows(GString *out, const jc_sample *s, const status_data *d, b
         g_autoptr(GString) rows = g_string_new(NULL);
         GVariantIter it;
         const char *key;
+        /* Names in one column, as wide as the longest (RAPL_PACKAGE_0_UNCORE). */
+        int width = 20;
+        g_variant_iter_init(&it, s->values);
+        while (g_variant_iter_next(&it, "{&sv}", &key, NULL)) {
+                g_autofree char *rail = rail_of(key);
+                width = rail ? MAX(width, (int) strlen(rail)) : width;
+        }
         g_variant_iter_init(&it, s->values);
         while (g_variant_iter_next(&it, "{&sv}", &key, NULL)) {
                 g_autofree char *rail = rail_of(key);
                 uint64_t mw, mv, ma;
                 if (!rail || !jc_sample_uint(s, key, &mw))
                         continue;
-                g_string_append_printf(rows, "  %-20s %6" G_GUINT64_FORMAT " mW", rail, mw);
+                g_string_append_printf(rows, "  %-*s %6" G_GUINT64_FORMAT " mW", width, rail, mw);
                 if (jc_sample_uintf(s, &mv, "power.%s.voltage", rail))
                         g_string_append_printf(rows, " %6" G_GUINT64_FORMAT " mV", mv);
                 if (jc_sample_uintf(s, &ma, "power.%s.current", rail))
@@ -315,7 +322,7 @@ static void power_rows(GString *out, const jc_sample *s, const status_data *d, b
                 if (!jc_sample_uintf(s, &mw, "dgpu.%u.power", g->index))
                         continue;
                 g_autofree char *name = g_strdup_printf("dGPU %u", g->index);
-                g_string_append_printf(rows, "  %-20s %6" G_GUINT64_FORMAT " mW", name, mw);
+                g_string_append_printf(rows, "  %-*s %6" G_GUINT64_FORMAT " mW", width, name, mw);
                 if (jc_sample_uintf(s, &limit, "dgpu.%u.power_limit", g->index))
                         g_string_append_printf(rows, " of %" G_GUINT64_FORMAT " mW", limit);
                 g_string_append_c(rows, '\n');
