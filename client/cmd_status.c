@@ -289,31 +289,57 @@ static char *rail_of(const char *key)
         return (ssize_t) len > 0 ? g_strndup(key + strlen("power."), len) : NULL;
 }
 
-static void power_rows(GString *out, const jc_sample *s, bool color)
+/* The board's total where it has one, then each rail (a PC's RAPL zones)
+ * and each discrete GPU's power of its limit; no section without any. */
+static void power_rows(GString *out, const jc_sample *s, const status_data *d, bool color)
 {
-        uint64_t total;
-        if (!jc_sample_uint(s, "power.total", &total))
-                return;
-        bool is_sum = false;
-        jc_sample_bool(s, "power.total_is_sum", &is_sum);
-        label(out, color, "Power");
-        g_string_append_printf(out, "%" G_GUINT64_FORMAT " mW%s\n", total,
-                               is_sum ? " (sum of the rails: the board has no input rail)" : "");
+        g_autoptr(GString) rows = g_string_new(NULL);
         GVariantIter it;
         const char *key;
+        /* Names in one column, as wide as the longest (RAPL_PACKAGE_0_UNCORE). */
+        int width = 20;
+        g_variant_iter_init(&it, s->values);
+        while (g_variant_iter_next(&it, "{&sv}", &key, NULL)) {
+                g_autofree char *rail = rail_of(key);
+                width = rail ? MAX(width, (int) strlen(rail)) : width;
+        }
         g_variant_iter_init(&it, s->values);
         while (g_variant_iter_next(&it, "{&sv}", &key, NULL)) {
                 g_autofree char *rail = rail_of(key);
                 uint64_t mw, mv, ma;
                 if (!rail || !jc_sample_uint(s, key, &mw))
                         continue;
-                g_string_append_printf(out, "  %-20s %6" G_GUINT64_FORMAT " mW", rail, mw);
+                g_string_append_printf(rows, "  %-*s %6" G_GUINT64_FORMAT " mW", width, rail, mw);
                 if (jc_sample_uintf(s, &mv, "power.%s.voltage", rail))
-                        g_string_append_printf(out, " %6" G_GUINT64_FORMAT " mV", mv);
+                        g_string_append_printf(rows, " %6" G_GUINT64_FORMAT " mV", mv);
                 if (jc_sample_uintf(s, &ma, "power.%s.current", rail))
-                        g_string_append_printf(out, " %6" G_GUINT64_FORMAT " mA", ma);
-                g_string_append_c(out, '\n');
+                        g_string_append_printf(rows, " %6" G_GUINT64_FORMAT " mA", ma);
+                g_string_append_c(rows, '\n');
         }
+        for (guint i = 0; d->dgpus && i < d->dgpus->len; i++) {
+                const jc_object *g = g_ptr_array_index(d->dgpus, i);
+                uint64_t mw, limit;
+                if (!jc_sample_uintf(s, &mw, "dgpu.%u.power", g->index))
+                        continue;
+                g_autofree char *name = g_strdup_printf("dGPU %u", g->index);
+                g_string_append_printf(rows, "  %-*s %6" G_GUINT64_FORMAT " mW", width, name, mw);
+                if (jc_sample_uintf(s, &limit, "dgpu.%u.power_limit", g->index))
+                        g_string_append_printf(rows, " of %" G_GUINT64_FORMAT " mW", limit);
+                g_string_append_c(rows, '\n');
+        }
+        uint64_t total;
+        bool have_total = jc_sample_uint(s, "power.total", &total);
+        if (!have_total && !rows->len)
+                return;
+        bool is_sum = false;
+        jc_sample_bool(s, "power.total_is_sum", &is_sum);
+        label(out, color, "Power");
+        if (have_total)
+                g_string_append_printf(out, "%" G_GUINT64_FORMAT " mW%s\n", total,
+                                       is_sum ? " (sum of the rails: the board has no input rail)" : "");
+        else
+                g_string_append(out, "no board total (no input rail); its parts:\n");
+        g_string_append(out, rows->str);
 }
 
 static void temp_row(GString *out, const jc_sample *s, bool color)
@@ -403,7 +429,7 @@ static void print_text(const status_data *d, bool color)
                 dgpu_rows(out, s, g_ptr_array_index(d->dgpus, i), color);
         unit_row(out, s, color, "EMC", "emc");
         memory_rows(out, s, color);
-        power_rows(out, s, color);
+        power_rows(out, s, d, color);
         temp_row(out, s, color);
         engine_row(out, s, color);
         process_rows(out, s, color);

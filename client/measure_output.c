@@ -31,6 +31,31 @@ static double load_mean(const jc_window *w, int i)
         return w->load_n[i] ? w->load_sum[i] / (double) w->load_n[i] : NAN;
 }
 
+/* Each discrete GPU's load (mean and max), maximum clocks and
+ * temperature, and peak memory, named as its power column ("dgpu.0"). */
+static void dgpus_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
+{
+        json_builder_set_member_name(b, "dgpus");
+        json_builder_begin_object(b);
+        for (size_t g = 0; g < m->n_dgpu; g++) {
+                const double *max = &w->dgpu_max[g * JC_DGPU_FIELDS];
+                json_builder_set_member_name(b, m->dgpu_name[g]);
+                json_builder_begin_object(b);
+                json_builder_set_member_name(b, "load_percent");
+                json_builder_begin_object(b);
+                add_double_or_null(b, "mean", jc_window_dgpu_mean(w, g, JC_DGPU_LOAD), 2);
+                add_double_or_null(b, "max", max[JC_DGPU_LOAD], 2);
+                json_builder_end_object(b);
+                add_double_or_null(b, "freq_max_khz", max[JC_DGPU_FREQ], 0);
+                add_double_or_null(b, "sm_freq_max_khz", max[JC_DGPU_SM_FREQ], 0);
+                add_double_or_null(b, "mem_freq_max_khz", max[JC_DGPU_MEM_FREQ], 0);
+                add_double_or_null(b, "temp_max_celsius", max[JC_DGPU_TEMP], 3);
+                add_double_or_null(b, "mem_used_max_kib", max[JC_DGPU_MEM_USED], 0);
+                json_builder_end_object(b);
+        }
+        json_builder_end_object(b);
+}
+
 static void window_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
 {
         add_double_or_null(b, "duration_s", jc_window_seconds(w), 9);
@@ -61,6 +86,7 @@ static void window_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
         for (size_t i = 0; i < m->n_temp; i++)
                 add_double_or_null(b, m->temp_name[i], w->temp_max[i], 3);
         json_builder_end_object(b);
+        dgpus_json(b, m, w);
         const jc_window_procs *p = &w->procs;
         json_builder_set_member_name(b, "processes");
         json_builder_begin_object(b);
@@ -111,6 +137,35 @@ static void print_bytes(const char *what, uint64_t v)
         printf(" %s %.1f MiB", what, (double) v / (1024.0 * 1024.0));
 }
 
+/* "dgpu.0: load mean 37.0 %, max 37.0 %; max 2520 MHz, SM 2520 MHz,
+ * memory 10501 MHz; max 61.0°C; peak memory 1280.0 MiB", what it has. */
+static void dgpu_text(const jc_measure *m, const jc_window *w, size_t g, const char *indent)
+{
+        const double *max = &w->dgpu_max[g * JC_DGPU_FIELDS];
+        g_autoptr(GString) line = g_string_new(NULL);
+        if (isfinite(max[JC_DGPU_LOAD]))
+                g_string_append_printf(line, "; load mean %.1f %%, max %.1f %%", jc_window_dgpu_mean(w, g, JC_DGPU_LOAD),
+                                       max[JC_DGPU_LOAD]);
+        static const struct {
+                int field;
+                const char *name;
+        } clocks[] = { { JC_DGPU_FREQ, "" }, { JC_DGPU_SM_FREQ, "SM " }, { JC_DGPU_MEM_FREQ, "memory " } };
+        bool first = true;
+        for (size_t i = 0; i < G_N_ELEMENTS(clocks); i++)
+                if (isfinite(max[clocks[i].field])) {
+                        g_string_append_printf(line, "%s%s%.0f MHz", first ? "; max " : ", ", clocks[i].name,
+                                               max[clocks[i].field] / 1000);
+                        first = false;
+                }
+        if (isfinite(max[JC_DGPU_TEMP]))
+                g_string_append_printf(line, "; max %.1f°C", max[JC_DGPU_TEMP]);
+        if (isfinite(max[JC_DGPU_MEM_USED]))
+                g_string_append_printf(line, "; peak memory %.1f MiB", max[JC_DGPU_MEM_USED] / 1024);
+        g_autofree char *label = g_strdup_printf("%s:", m->dgpu_name[g]);
+        if (line->len)
+                printf("%s%-17s %s\n", indent, label, line->str + 2);
+}
+
 static void window_text(const jc_measure *m, const jc_window *w, const char *indent)
 {
         printf("%sTime:             %.3f s (%zu records)\n", indent, jc_window_seconds(w), w->records);
@@ -142,6 +197,8 @@ static void window_text(const jc_measure *m, const jc_window *w, const char *ind
         }
         if (any_temp)
                 printf("\n");
+        for (size_t g = 0; g < m->n_dgpu; g++)
+                dgpu_text(m, w, g, indent);
         const jc_window_procs *p = &w->procs;
         printf("%sProcesses:        CPU %.2f s user, %.2f s system;", indent, p->user_s, p->system_s);
         print_bytes("peak RSS", p->peak_rss_bytes);

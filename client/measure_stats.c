@@ -2,7 +2,10 @@
 
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+const char *const jc_dgpu_fields[JC_DGPU_FIELDS] = { "load", "freq", "sm_freq", "mem_freq", "temp", "mem_used" };
 
 static size_t find(char *const *columns, size_t n, const char *key)
 {
@@ -29,6 +32,12 @@ static void window_init(const jc_measure *m, jc_window *w, const char *name, uin
         w->temp_max = g_new(double, m->n_temp + 1);
         for (size_t i = 0; i < m->n_temp; i++)
                 w->temp_max[i] = NAN;
+        size_t cells = m->n_dgpu * JC_DGPU_FIELDS;
+        w->dgpu_sum = g_new0(double, cells + 1);
+        w->dgpu_n = g_new0(size_t, cells + 1);
+        w->dgpu_max = g_new(double, cells + 1);
+        for (size_t i = 0; i < cells; i++)
+                w->dgpu_max[i] = NAN;
 }
 
 static void window_clear(jc_window *w)
@@ -38,11 +47,68 @@ static void window_clear(jc_window *w)
         g_free(w->peak_mw);
         g_free(w->last_mw);
         g_free(w->temp_max);
+        g_free(w->dgpu_sum);
+        g_free(w->dgpu_n);
+        g_free(w->dgpu_max);
 }
 
 static double max_of(double a, double b)
 {
         return isnan(a) || b > a ? b : a;
+}
+
+/* The NVML index of column C if it is one of the discrete GPUs' fields
+ * kept ("dgpu.N.FIELD"), with the field in *FIELD; -1 otherwise. */
+static long dgpu_column(const char *c, int *field)
+{
+        if (!g_str_has_prefix(c, "dgpu.") || !g_ascii_isdigit(c[5]))
+                return -1;
+        char *end;
+        long index = strtol(c + 5, &end, 10);
+        if (*end != '.')
+                return -1;
+        for (int f = 0; f < JC_DGPU_FIELDS; f++)
+                if (strcmp(end + 1, jc_dgpu_fields[f]) == 0) {
+                        *field = f;
+                        return index;
+                }
+        return -1;
+}
+
+static gint compare_long(gconstpointer a, gconstpointer b)
+{
+        long x = *(const long *) a, y = *(const long *) b;
+        return x < y ? -1 : x > y;
+}
+
+/* The discrete GPUs of COLUMNS, in NVML's order, and their columns. */
+static void find_dgpus(jc_measure *m, char *const *columns, size_t n)
+{
+        g_autoptr(GArray) indexes = g_array_new(FALSE, FALSE, sizeof(long));
+        int field;
+        for (size_t i = 0; i < n; i++) {
+                long index = dgpu_column(columns[i], &field);
+                bool known = false;
+                for (guint k = 0; index >= 0 && k < indexes->len && !known; k++)
+                        known = g_array_index(indexes, long, k) == index;
+                if (index >= 0 && !known)
+                        g_array_append_val(indexes, index);
+        }
+        g_array_sort(indexes, compare_long);
+        m->n_dgpu = indexes->len;
+        m->dgpu_name = g_new0(char *, m->n_dgpu + 1);
+        m->dgpu_col = g_new(size_t, m->n_dgpu * JC_DGPU_FIELDS + 1);
+        for (size_t g = 0; g < m->n_dgpu; g++) {
+                m->dgpu_name[g] = g_strdup_printf("dgpu.%ld", g_array_index(indexes, long, g));
+                for (int f = 0; f < JC_DGPU_FIELDS; f++)
+                        m->dgpu_col[g * JC_DGPU_FIELDS + f] = JC_NO_COLUMN;
+        }
+        for (size_t i = 0; i < n; i++) {
+                long index = dgpu_column(columns[i], &field);
+                for (size_t g = 0; index >= 0 && g < m->n_dgpu; g++)
+                        if (g_array_index(indexes, long, g) == index)
+                                m->dgpu_col[g * JC_DGPU_FIELDS + field] = i;
+        }
 }
 
 jc_measure *jc_measure_new(char *const *columns, size_t n, uint64_t start_ns)
@@ -84,6 +150,7 @@ jc_measure *jc_measure_new(char *const *columns, size_t n, uint64_t start_ns)
                 m->load_col[i] = find(columns, n, loads[i]);
         for (int i = 0; i < JC_FREQS; i++)
                 m->freq_col[i] = find(columns, n, freqs[i]);
+        find_dgpus(m, columns, n);
         window_init(m, &m->whole, "whole", start_ns);
         m->phases = g_new0(jc_window *, 2);
         m->phases[0] = g_new(jc_window, 1);
@@ -106,6 +173,8 @@ void jc_measure_free(jc_measure *m)
         g_strfreev(m->power_name);
         g_free(m->temp_col);
         g_strfreev(m->temp_name);
+        g_strfreev(m->dgpu_name);
+        g_free(m->dgpu_col);
         g_free(m);
 }
 
@@ -136,6 +205,14 @@ static void account(const jc_measure *m, jc_window *w, uint64_t time_ns, const d
         for (size_t i = 0; i < m->n_temp; i++)
                 if (isfinite(values[m->temp_col[i]]))
                         w->temp_max[i] = max_of(w->temp_max[i], values[m->temp_col[i]]);
+        for (size_t i = 0; i < m->n_dgpu * JC_DGPU_FIELDS; i++) {
+                double v = m->dgpu_col[i] == JC_NO_COLUMN ? NAN : values[m->dgpu_col[i]];
+                if (isfinite(v)) {
+                        w->dgpu_sum[i] += v;
+                        w->dgpu_n[i]++;
+                        w->dgpu_max[i] = max_of(w->dgpu_max[i], v);
+                }
+        }
         w->records++;
         if (time_ns > w->last_ns)
                 w->last_ns = time_ns;
@@ -195,4 +272,10 @@ double jc_window_mean_mw(const jc_window *w, size_t i)
 {
         double s = jc_window_seconds(w);
         return s > 0 && isfinite(w->peak_mw[i]) ? w->energy_mj[i] / s : NAN;
+}
+
+double jc_window_dgpu_mean(const jc_window *w, size_t gpu, int field)
+{
+        size_t i = gpu * JC_DGPU_FIELDS + (size_t) field;
+        return w->dgpu_n[i] ? w->dgpu_sum[i] / (double) w->dgpu_n[i] : NAN;
 }

@@ -11,6 +11,10 @@
 
 enum { JC_LOAD_CPU, JC_LOAD_GPU, JC_LOAD_EMC, JC_LOADS };
 enum { JC_FREQ_GPU, JC_FREQ_EMC, JC_FREQS };
+/* What is kept of each discrete GPU (NVML, dgpu.N.*): the mean and the
+ * maximum of each of these keys' values. */
+enum { JC_DGPU_LOAD, JC_DGPU_FREQ, JC_DGPU_SM_FREQ, JC_DGPU_MEM_FREQ, JC_DGPU_TEMP, JC_DGPU_MEM_USED, JC_DGPU_FIELDS };
+extern const char *const jc_dgpu_fields[JC_DGPU_FIELDS]; /* "load", "freq", ... as in dgpu.N.FIELD */
 
 /* What the command's processes did in a window (filled in by the caller). */
 typedef struct {
@@ -31,6 +35,9 @@ typedef struct {
         size_t load_n[JC_LOADS];
         double *temp_max;          /* per temperature column; NAN: none */
         double freq_max[JC_FREQS]; /* kHz; NAN: none */
+        /* Per discrete GPU and field (index gpu * JC_DGPU_FIELDS + field). */
+        double *dgpu_sum, *dgpu_max; /* max NAN: none */
+        size_t *dgpu_n;
         jc_window_procs procs;
 } jc_window;
 
@@ -44,6 +51,11 @@ typedef struct {
         size_t n_temp;
         size_t *temp_col;
         char **temp_name;          /* "cpu", "gpu", ... */
+        /* Discrete GPUs, by NVML index, with a column per field or
+         * JC_NO_COLUMN (index gpu * JC_DGPU_FIELDS + field). */
+        size_t n_dgpu;
+        char **dgpu_name;          /* "dgpu.0", ... as the power columns name them */
+        size_t *dgpu_col;
         jc_window whole;
         jc_window **phases;        /* NULL-terminated; the last is open */
         size_t n_phases;
@@ -63,3 +75,5 @@ void jc_measure_finish(jc_measure *m, uint64_t end_ns);
 double jc_window_seconds(const jc_window *w);
 /* Mean power in mW of power column I over the window; NAN without data. */
 double jc_window_mean_mw(const jc_window *w, size_t i);
+/* Mean of discrete GPU GPU's FIELD over the window's records; NAN without data. */
+double jc_window_dgpu_mean(const jc_window *w, size_t gpu, int field);

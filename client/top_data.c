@@ -35,7 +35,10 @@ void jc_top_energy_add(jc_top_energy *e, const jc_sample *s)
         GVariant *value;
         g_variant_iter_init(&it, s->values);
         while (g_variant_iter_next(&it, "{&sv}", &key, &value)) {
-                if (g_str_has_prefix(key, "energy.") && g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
+                /* The rails' counters and NVML's, a discrete GPU's energy since its driver loaded. */
+                bool counter_key = g_str_has_prefix(key, "energy.") ||
+                                   (g_str_has_prefix(key, "dgpu.") && g_str_has_suffix(key, ".energy"));
+                if (counter_key && g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
                         uint64_t mj = g_variant_get_uint64(value);
                         counter *c = g_hash_table_lookup(e->counters, key);
                         if (!c || mj < c->last_mj || s->timestamp_usec < c->last_usec) {

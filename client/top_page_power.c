@@ -1,5 +1,6 @@
-/* jetsonctl top's power page: the board's power graph, each rail now and
- * on average since top started (from jetsond's energy counters;
+/* jetsonctl top's power page: the board's power graph, each rail (and
+ * each discrete GPU) now and on average since top started (from jetsond's
+ * energy counters, NVML's for a GPU;
  * "measuring..." until two samples half a second apart exist) with its
  * own graph, then the temperatures with theirs. */
 #include <string.h>
@@ -31,6 +32,25 @@ void jc_top_draw_power_page(const jc_top *t, int y, int last)
 {
         const jc_sample *s = &t->sample;
         g_autoptr(GPtrArray) rails = names(s, "power.", ".power");
+        /* The discrete GPUs after the rails, their power keys in POWER_KEYS
+         * and NVML's energy counters in ENERGY_KEYS, as the rails'. */
+        g_autoptr(GPtrArray) power_keys = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) energy_keys = g_ptr_array_new_with_free_func(g_free);
+        for (guint i = 0; i < rails->len; i++) {
+                const char *rail = g_ptr_array_index(rails, i);
+                g_ptr_array_add(power_keys, g_strdup_printf("power.%s.power", rail));
+                g_ptr_array_add(energy_keys, g_strdup_printf("energy.%s", rail));
+        }
+        for (unsigned n = 0; n < 16; n++) {
+                uint64_t mw, limit;
+                if (!jc_sample_uintf(s, &mw, "dgpu.%u.power", n))
+                        continue;
+                g_ptr_array_add(rails, jc_sample_uintf(s, &limit, "dgpu.%u.power_limit", n)
+                                               ? g_strdup_printf("GPU%u of %.0f W", n, (double) limit / 1000)
+                                               : g_strdup_printf("GPU%u", n));
+                g_ptr_array_add(power_keys, g_strdup_printf("dgpu.%u.power", n));
+                g_ptr_array_add(energy_keys, g_strdup_printf("dgpu.%u.energy", n));
+        }
         g_autoptr(GPtrArray) zones = names(s, "temp.", NULL);
         int rows = last + 1 - y;
         /* The board graph, a row per rail and per zone (two to a row when
@@ -53,7 +73,7 @@ void jc_top_draw_power_page(const jc_top *t, int y, int last)
         if (rails->len && y <= last) {
                 jc_top_putf(y, 0, A_REVERSE, "%-*s", COLS, "");
                 for (int c = 0; c < per_row; c++)
-                        jc_top_putf(y, c * w, A_REVERSE | A_BOLD, "%-18s %8s %12s  history", "RAIL", "NOW",
+                        jc_top_putf(y, c * w, A_REVERSE | A_BOLD, "%-18s %9s %11s  history", "RAIL", "NOW",
                                     "AVERAGE");
                 y++;
         }
@@ -62,15 +82,14 @@ void jc_top_draw_power_page(const jc_top *t, int y, int last)
                 if (row > last)
                         break;
                 const char *rail = g_ptr_array_index(rails, i);
-                g_autofree char *key = g_strdup_printf("power.%s.power", rail);
-                g_autofree char *energy = g_strdup_printf("energy.%s", rail);
+                const char *key = g_ptr_array_index(power_keys, i), *energy = g_ptr_array_index(energy_keys, i);
                 uint64_t mw = 0;
                 double avg;
                 jc_sample_uint(s, key, &mw);
                 g_autofree char *avg_text = jc_top_energy_average(t->energy, energy, &avg)
-                                                    ? g_strdup_printf("%9.0f mW", avg)
+                                                    ? g_strdup_printf("%8.0f mW", avg)
                                                     : g_strdup("measuring...");
-                jc_top_putf(row, x, A_NORMAL, "%-18.18s %5" G_GUINT64_FORMAT " mW %12s", rail, mw, avg_text);
+                jc_top_putf(row, x, A_NORMAL, "%-18.18s %6" G_GUINT64_FORMAT " mW %11s", rail, mw, avg_text);
                 /* The rail's graph after its numbers, an empty title. */
                 jc_top_graph(t, row, x + 42, w - 43, 1, "", key, 0, G_MAXDOUBLE, G_MAXDOUBLE, NULL, 1);
         }

@@ -150,6 +150,36 @@ static int draw_unit(const jc_top *t, int y, const char *title, const char *pref
         return y + 1;
 }
 
+/* A discrete GPU's second line, nvitop's device panel in one: "NVIDIA
+ * GeForce RTX 4090  MEM 1280 MiB/24564 MiB  61°C  231/450 W  fan 40%",
+ * what it reports. */
+static int draw_dgpu_device(const jc_top *t, int y, unsigned n)
+{
+        const jc_sample *s = &t->sample;
+        double temp, fan;
+        uint64_t used, total, power, limit;
+        const char *name = n < t->dgpu_names->len ? g_ptr_array_index(t->dgpu_names, n) : "";
+        int x = jc_top_putf(y, 6, A_NORMAL, "%.28s", name);
+        if (jc_sample_uintf(s, &used, "dgpu.%u.mem_used", n) && jc_sample_uintf(s, &total, "dgpu.%u.mem_total", n)) {
+                g_autofree char *u = jc_format_kib(used), *tt = jc_format_kib(total);
+                x = jc_top_putf(y, x, A_NORMAL, "  MEM %s/%s", u, tt);
+        }
+        if (jc_sample_doublef(s, &temp, "dgpu.%u.temp", n)) {
+                x = jc_top_put(y, x, A_NORMAL, "  ");
+                x = jc_top_putf(y, x, jc_top_level(temp, 70, 85), "%.0f°C", temp);
+        }
+        /* "231/450 W", as jetsonctl status: the line fits 80 columns. */
+        if (jc_sample_uintf(s, &power, "dgpu.%u.power", n)) {
+                x = jc_top_putf(y, x, A_NORMAL, "  %.0f", (double) power / 1000);
+                if (jc_sample_uintf(s, &limit, "dgpu.%u.power_limit", n))
+                        x = jc_top_putf(y, x, A_NORMAL, "/%.0f", (double) limit / 1000);
+                x = jc_top_put(y, x, A_NORMAL, " W");
+        }
+        if (jc_sample_doublef(s, &fan, "dgpu.%u.fan", n))
+                jc_top_putf(y, x, A_NORMAL, "  fan %.0f%%", fan);
+        return y + 1;
+}
+
 static int draw_memory(const jc_top *t, int y)
 {
         const jc_sample *s = &t->sample;
@@ -174,23 +204,22 @@ static int draw_memory(const jc_top *t, int y)
         return y + 1;
 }
 
-/* Rails two (or more) to a row: "VDD_GPU_SOC  2392 mW avg  2390"; the
- * board total in the title line. */
+/* One entry of the power grid: "VDD_GPU_SOC  2392 mW avg  2390". */
+static void power_entry(const jc_top *t, int row, int col, const char *name, uint64_t mw, const char *energy_key)
+{
+        double avg;
+        jc_top_putf(row, col, A_NORMAL, "  %-18.18s %6" G_GUINT64_FORMAT " mW", name, mw);
+        if (jc_top_energy_average(t->energy, energy_key, &avg))
+                jc_top_putf(row, col + 31, A_NORMAL, "avg %5.0f", avg);
+}
+
+/* Rails two (or more) to a row, then each discrete GPU's power with its
+ * limit; the board total in the title line. No section with none. */
 static int draw_power(const jc_top *t, int y, int last)
 {
         const jc_sample *s = &t->sample;
-        uint64_t now;
+        uint64_t now, limit;
         double avg;
-        int x = jc_top_put(y, 0, jc_top_pair(JC_PAIR_TITLE), "Power");
-        if (jc_sample_uint(s, "power.total", &now)) {
-                bool sum = false;
-                jc_sample_bool(s, "power.total_is_sum", &sum);
-                x = jc_top_putf(y, 7, A_BOLD, "board %s%" G_GUINT64_FORMAT " mW", sum ? "~" : "", now);
-                if (jc_top_energy_average(t->energy, "energy.total", &avg))
-                        jc_top_putf(y, x, A_NORMAL, "  avg %.0f mW", avg);
-        } else {
-                (void) x;
-        }
         int width = 40, per_row = COLS / width > 0 ? COLS / width : 1, i = 0;
         GVariantIter it;
         const char *key;
@@ -202,14 +231,34 @@ static int draw_power(const jc_top *t, int y, int last)
                         int row = y + 1 + i / per_row, col = i % per_row * width;
                         g_autofree char *rail = g_strndup(key + 6, strlen(key) - 12);
                         g_autofree char *energy_key = g_strdup_printf("energy.%s", rail);
-                        if (row <= last) {
-                                jc_top_putf(row, col, A_NORMAL, "  %-18.18s %6u mW", rail, g_variant_get_uint32(value));
-                                if (jc_top_energy_average(t->energy, energy_key, &avg))
-                                        jc_top_putf(row, col + 31, A_NORMAL, "avg %5.0f", avg);
-                        }
+                        if (row <= last)
+                                power_entry(t, row, col, rail, g_variant_get_uint32(value), energy_key);
                         i++;
                 }
                 g_variant_unref(value);
+        }
+        for (unsigned n = 0; n < 16; n++) {
+                if (!jc_sample_uintf(s, &now, "dgpu.%u.power", n))
+                        continue;
+                int row = y + 1 + i / per_row, col = i % per_row * width;
+                g_autofree char *name = jc_sample_uintf(s, &limit, "dgpu.%u.power_limit", n)
+                                                ? g_strdup_printf("GPU%u of %.0f W", n, (double) limit / 1000)
+                                                : g_strdup_printf("GPU%u", n);
+                g_autofree char *energy_key = g_strdup_printf("dgpu.%u.energy", n);
+                if (row <= last)
+                        power_entry(t, row, col, name, now, energy_key);
+                i++;
+        }
+        bool has_total = jc_sample_uint(s, "power.total", &now);
+        if (!has_total && i == 0)
+                return y;
+        jc_top_put(y, 0, jc_top_pair(JC_PAIR_TITLE), "Power");
+        if (has_total) {
+                bool sum = false;
+                jc_sample_bool(s, "power.total_is_sum", &sum);
+                int x = jc_top_putf(y, 7, A_BOLD, "board %s%" G_GUINT64_FORMAT " mW", sum ? "~" : "", now);
+                if (jc_top_energy_average(t->energy, "energy.total", &avg))
+                        jc_top_putf(y, x, A_NORMAL, "  avg %.0f mW", avg);
         }
         return y + 1 + (i + per_row - 1) / per_row;
 }
@@ -311,7 +360,8 @@ static void draw_overview(const jc_top *t, int y, int last)
         for (unsigned n = 0; n < 16; n++) {
                 g_autofree char *title = g_strdup_printf("GPU%u", n);
                 g_autofree char *prefix = g_strdup_printf("dgpu.%u", n);
-                y = draw_unit(t, y, title, prefix);
+                int next = draw_unit(t, y, title, prefix);
+                y = next > y ? draw_dgpu_device(t, next, n) : y;
         }
         y = draw_unit(t, y, "EMC", "emc");
         y = draw_memory(t, y);

@@ -7,6 +7,7 @@ and the last power known runs on to the end of a phase."""
 import fnmatch
 import math
 import os
+import re
 import resource
 import threading
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -15,8 +16,11 @@ from .capture import Capture, monotonic_ns, parse_records
 
 LOADS = ("cpu.load", "gpu.load", "emc.load")
 FREQS = ("gpu.freq", "emc.freq")
+# Each discrete GPU's (dgpu.N.FIELD): the mean and the maximum of each.
+DGPU_FIELDS = ("load", "freq", "sm_freq", "mem_freq", "temp", "mem_used")
 PATTERNS = ("power.*.power", "dgpu.*.power", "power.total", "cpu.load", "gpu.load", "emc.load",
-            "gpu.freq", "emc.freq", "temp.*")
+            "gpu.freq", "emc.freq", "temp.*") + tuple("dgpu.*." + f for f in DGPU_FIELDS)
+_DGPU_COLUMN = re.compile(r"dgpu\.([0-9]+)\.(%s)$" % "|".join(DGPU_FIELDS))
 
 
 def _none(x: float) -> Optional[float]:
@@ -26,7 +30,7 @@ def _none(x: float) -> Optional[float]:
 class Window:
     """The statistics of one phase (or the whole run)."""
 
-    def __init__(self, name: str, start_ns: int, n_power: int, n_temp: int) -> None:
+    def __init__(self, name: str, start_ns: int, n_power: int, n_temp: int, n_dgpu: int = 0) -> None:
         self.name = name
         self.start_ns = self.end_ns = self.last_ns = start_ns
         self.records = 0
@@ -38,6 +42,10 @@ class Window:
         self.load_max = [math.nan] * len(LOADS)
         self.freq_max = [math.nan] * len(FREQS)
         self.temp_max = [math.nan] * n_temp
+        # Per discrete GPU, per field of DGPU_FIELDS.
+        self.dgpu_sum = [[0.0] * len(DGPU_FIELDS) for _ in range(n_dgpu)]
+        self.dgpu_n = [[0] * len(DGPU_FIELDS) for _ in range(n_dgpu)]
+        self.dgpu_max = [[math.nan] * len(DGPU_FIELDS) for _ in range(n_dgpu)]
         self.processes = {}  # type: Dict[str, Any]
 
     @property
@@ -70,12 +78,20 @@ class Stats:
             self.power_name.append("total")
         self.load_col = [list(columns).index(k) if k in columns else -1 for k in LOADS]
         self.freq_col = [list(columns).index(k) if k in columns else -1 for k in FREQS]
+        # Discrete GPUs in NVML's order, a column per field or -1.
+        found = [(int(m.group(1)), DGPU_FIELDS.index(m.group(2)), i)
+                 for i, m in enumerate(_DGPU_COLUMN.match(c) for c in columns) if m]
+        indexes = sorted({n for n, _, _ in found})
+        self.dgpu_name = ["dgpu.%d" % n for n in indexes]
+        self.dgpu_col = [[-1] * len(DGPU_FIELDS) for _ in indexes]
+        for n, f, i in found:
+            self.dgpu_col[indexes.index(n)][f] = i
         self.whole = self._window("whole", start_ns)
         self.phases = [self._window("start", start_ns)]
         self.settled = 0
 
     def _window(self, name: str, start_ns: int) -> Window:
-        return Window(name, start_ns, len(self.power_col), len(self.temp_col))
+        return Window(name, start_ns, len(self.power_col), len(self.temp_col), len(self.dgpu_col))
 
     def _account(self, w: Window, t: int, v: Sequence[float]) -> None:
         dt = (t - w.last_ns) / 1e9 if t > w.last_ns else 0.0
@@ -97,6 +113,12 @@ class Stats:
         for i, c in enumerate(self.temp_col):
             if math.isfinite(v[c]):
                 w.temp_max[i] = _max(w.temp_max[i], v[c])
+        for g, cols in enumerate(self.dgpu_col):
+            for f, c in enumerate(cols):
+                if c >= 0 and math.isfinite(v[c]):
+                    w.dgpu_sum[g][f] += v[c]
+                    w.dgpu_n[g][f] += 1
+                    w.dgpu_max[g][f] = _max(w.dgpu_max[g][f], v[c])
         w.records += 1
         if t > w.last_ns:
             w.last_ns = t
@@ -145,8 +167,22 @@ class Stats:
         for i, k in enumerate(FREQS):
             d[k.replace(".", "_") + "_max_khz"] = _none(w.freq_max[i])
         d["temp_max_celsius"] = {n: _none(w.temp_max[i]) for i, n in enumerate(self.temp_name)}
+        d["dgpus"] = {n: self._dgpu_dict(w, g) for g, n in enumerate(self.dgpu_name)}
         d["processes"] = dict(w.processes)
         return d
+
+    @staticmethod
+    def _dgpu_dict(w: Window, g: int) -> Dict[str, Any]:
+        """Discrete GPU G's load (mean and max), maximum clocks and
+        temperature, peak memory: jetsonctl measure's "dgpus" member."""
+        mx = [_none(x) for x in w.dgpu_max[g]]
+        load = DGPU_FIELDS.index("load")
+        n = w.dgpu_n[g][load]
+        out = {"load_percent": {"mean": w.dgpu_sum[g][load] / n if n else None, "max": mx[load]}}  # type: Dict[str, Any]
+        for f, name in (("freq", "freq_max_khz"), ("sm_freq", "sm_freq_max_khz"), ("mem_freq", "mem_freq_max_khz"),
+                        ("temp", "temp_max_celsius"), ("mem_used", "mem_used_max_kib")):
+            out[name] = mx[DGPU_FIELDS.index(f)]
+        return out
 
 
 # ---- the process tree ----------------------------------------------------

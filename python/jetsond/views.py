@@ -16,6 +16,7 @@ UNITS = {
     "temp": "temp_celsius", "power": "power_mw", "voltage": "voltage_mv", "current": "current_ma",
     "warn_current": "warn_current_ma", "crit_current": "crit_current_ma", "power_limit": "power_limit_mw",
     "energy": "energy_mj", "mem_used": "mem_used_kib", "mem_total": "mem_total_kib",
+    "mem_reserved": "mem_reserved_kib",
     "mem_load": "mem_load_percent", "fan": "fan_percent", "encoder_load": "encoder_load_percent",
     "decoder_load": "decoder_load_percent", "pcie_rx": "pcie_rx_bytes_per_s", "pcie_tx": "pcie_tx_bytes_per_s",
     "speed": "speed_percent", "gpu_mem": "gpu_mem_kib", "cpu": "cpu_percent", "rss": "rss_kib",

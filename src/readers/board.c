@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 
 #include "board_tables.h"
@@ -142,6 +143,32 @@ static void read_codename(const jd_sysroot *sr, jd_board *b)
         b->codename[0] = (char) toupper((unsigned char) b->codename[0]);
 }
 
+/* What firmware writers leave in a DMI field they did not fill in: no
+ * name, so not shown as one. */
+static bool dmi_placeholder(const char *s)
+{
+        static const char *const fillers[] = {
+                "", "To Be Filled By O.E.M.", "System manufacturer", "System Product Name", "Default string",
+                "Not Applicable", "Not Specified", "O.E.M.", "OEM", "None",
+        };
+        for (size_t i = 0; i < sizeof(fillers) / sizeof(fillers[0]); i++)
+                if (strcasecmp(s, fillers[i]) == 0)
+                        return true;
+        return false;
+}
+
+/* Not a device-tree machine: a PC tells its name through DMI, vendor and
+ * product ("LENOVO 20L7S0ET00"), either alone where the other is missing. */
+static void read_dmi_model(const jd_sysroot *sr, jd_board *b)
+{
+        char vendor[60], product[60];
+        bool v = jd_read_str(sr, vendor, sizeof(vendor), "/sys/class/dmi/id/sys_vendor") && !dmi_placeholder(vendor);
+        bool p = jd_read_str(sr, product, sizeof(product), "/sys/class/dmi/id/product_name") &&
+                 !dmi_placeholder(product);
+        if (v || p)
+                snprintf(b->model, sizeof(b->model), "%s%s%s", v ? vendor : "", v && p ? " " : "", p ? product : "");
+}
+
 static void read_identity(const jd_sysroot *sr, jd_board *b)
 {
         read_dt_string(sr, "model", b->model, sizeof(b->model));
@@ -181,15 +208,8 @@ static void read_identity(const jd_sysroot *sr, jd_board *b)
         if (module)
                 jd_strlcpy(b->module, module, sizeof(b->module));
 
-        if (!b->model[0]) {
-                /* Not a device-tree machine: a PC tells its name through DMI. */
-                char vendor[60], product[60];
-                bool v = jd_read_str(sr, vendor, sizeof(vendor), "/sys/class/dmi/id/sys_vendor");
-                bool p = jd_read_str(sr, product, sizeof(product), "/sys/class/dmi/id/product_name");
-                if (v || p)
-                        snprintf(b->model, sizeof(b->model), "%s%s%s", v ? vendor : "",
-                                 v && p ? " " : "", p ? product : "");
-        }
+        if (!b->model[0])
+                read_dmi_model(sr, b);
 }
 
 static void read_release(const jd_sysroot *sr, const jd_dpkg *db, jd_board *b)
@@ -279,6 +299,11 @@ void jd_board_read(jd_board *b, const jd_sysroot *sr)
                 if (uname(&u) == 0)
                         jd_strlcpy(b->machine, u.machine, sizeof(b->machine));
         }
+        /* A machine that names itself nowhere (no device tree, no DMI: a
+         * VM, a container without /sys/class/dmi) is still named, by its
+         * architecture: "x86_64 PC", never an empty Model. */
+        if (!b->model[0])
+                snprintf(b->model, sizeof(b->model), "%s%sPC", b->machine, b->machine[0] ? " " : "");
         jd_libraries_read(sr, &db, b);
         jd_dpkg_free(&db);
 }

@@ -18,7 +18,7 @@ typedef struct {
 
 typedef struct {
         bool is_jetson;             /* an NVIDIA Tegra SoC was identified */
-        char model[128];            /* device-tree model, else DMI vendor + product */
+        char model[128];            /* device-tree model, else DMI vendor + product, else "x86_64 PC" */
         char module[96];            /* "NVIDIA Jetson AGX Orin (64GB ram)" */
         char part_number[32];       /* "699-13701-0005-500 M.0" from the module EEPROM */
         char p_number[32];          /* "p3701-0005" */

@@ -25,6 +25,7 @@ struct jd_nvml {
         nvml_pci_fn *pci;
         nvml_utilization_fn *utilization;
         nvml_memory_fn *memory;
+        nvml_memory_v2_fn *memory_v2;
         nvml_temperature_fn *temperature;
         nvml_device_uint_fn *power, *power_limit, *fan;
         nvml_device_ull_fn *energy, *throttle;
@@ -62,6 +63,7 @@ static void resolve(jd_nvml *n)
         n->pci = symbol(l, "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", NULL);
         n->utilization = symbol(l, "nvmlDeviceGetUtilizationRates", NULL);
         n->memory = symbol(l, "nvmlDeviceGetMemoryInfo", NULL);
+        n->memory_v2 = symbol(l, "nvmlDeviceGetMemoryInfo_v2", NULL);
         n->temperature = symbol(l, "nvmlDeviceGetTemperature", NULL);
         n->power = symbol(l, "nvmlDeviceGetPowerUsage", NULL);
         n->power_limit = symbol(l, "nvmlDeviceGetEnforcedPowerLimit", NULL);
@@ -180,6 +182,20 @@ static jd_nvml_process *process_slot(jd_nvml_gpu *g, unsigned pid)
 #define LIST_TRIES 4
 #define LIST_SLACK 16
 
+/* INFO, from the compute or the graphics list, into P. A process in both
+ * lists has one memory, counted once: the later list's (graphics is read
+ * second), the newer reading of memory that grows between the calls, as
+ * nvitop keeps it; the earlier one stays where the later has none. */
+static void merge_process(jd_nvml_process *p, const nvmlProcessInfo_t *info, bool compute)
+{
+        if (compute)
+                p->compute = true;
+        else
+                p->graphics = true;
+        if (info->usedGpuMemory != NVML_VALUE_NOT_AVAILABLE)
+                JD_SET(p->mem_kib, info->usedGpuMemory / 1024);
+}
+
 /* One of NVML's process lists, all of it. */
 static void read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t dev, bool compute)
 {
@@ -202,13 +218,7 @@ static void read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t d
                 jd_nvml_process *p = process_slot(g, infos[i].pid);
                 if (!p)
                         break;
-                if (compute)
-                        p->compute = true;
-                else
-                        p->graphics = true;
-                /* In both lists: the same memory, counted once. */
-                if (infos[i].usedGpuMemory != NVML_VALUE_NOT_AVAILABLE && !p->mem_kib.present)
-                        JD_SET(p->mem_kib, infos[i].usedGpuMemory / 1024);
+                merge_process(p, &infos[i], compute);
         }
         free(infos);
 }
@@ -250,6 +260,27 @@ static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsign
         free(samples);
 }
 
+/* Memory as nvidia-smi shows it: v2's used leaves the driver's
+ * reservation out (615 MiB on an idle H200, where v1 says 615 used and
+ * nvidia-smi 0). v1 where the driver has no v2 (before R510) or v2 fails;
+ * then there is no reserved value. False once the GPU is lost. */
+static bool read_memory(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+{
+        nvmlMemory_v2_t v2 = { .version = nvmlMemory_v2 };
+        nvmlReturn_t r = CALL(n->memory_v2, dev, &v2);
+        if (r == NVML_SUCCESS)
+                return set_u64(g, r, &g->mem_used_kib, v2.used / 1024) &&
+                       set_u64(g, r, &g->mem_total_kib, v2.total / 1024) &&
+                       set_u64(g, r, &g->mem_reserved_kib, v2.reserved / 1024);
+        if (r == NVML_ERROR_GPU_IS_LOST) {
+                g->lost = true;
+                return false;
+        }
+        nvmlMemory_t v1 = { 0 };
+        r = CALL(n->memory, dev, &v1);
+        return set_u64(g, r, &g->mem_used_kib, v1.used / 1024) && set_u64(g, r, &g->mem_total_kib, v1.total / 1024);
+}
+
 /* Every value of G; stops at the first sign that the GPU is lost. */
 static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index)
 {
@@ -271,9 +302,7 @@ static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned i
         r = CALL(n->utilization, dev, &util);
         if (!set_u64(g, r, &g->load, util.gpu) || !set_u64(g, r, &g->mem_load, util.memory))
                 return;
-        nvmlMemory_t mem = { 0 };
-        r = CALL(n->memory, dev, &mem);
-        if (!set_u64(g, r, &g->mem_used_kib, mem.used / 1024) || !set_u64(g, r, &g->mem_total_kib, mem.total / 1024))
+        if (!read_memory(n, g, dev))
                 return;
         static const struct {
                 int type;

@@ -40,6 +40,7 @@ typedef struct {
         char pci_bus_id[32];          /* "00000000:01:00.0" as NVML gives it */
         jd_opt_u64 load, mem_load;    /* % */
         jd_opt_u64 mem_used_kib, mem_total_kib;
+        jd_opt_u64 mem_reserved_kib;  /* the driver's own, left out of mem_used (NVML v2 only) */
         jd_opt_u64 freq_khz, sm_freq_khz, mem_freq_khz;
         jd_opt_u64 max_freq_khz, max_sm_freq_khz, max_mem_freq_khz;
         jd_opt_u64 temp_c;

@@ -19,6 +19,7 @@ enum {
         NVML_ERROR_LIBRARY_NOT_FOUND = 12,
         NVML_ERROR_FUNCTION_NOT_FOUND = 13,
         NVML_ERROR_GPU_IS_LOST = 15,
+        NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
         NVML_ERROR_UNKNOWN = 999,
 };
 
@@ -39,8 +40,18 @@ typedef struct {
 } nvmlUtilization_t;
 
 typedef struct {
-        unsigned long long total, free, used; /* bytes */
+        unsigned long long total, free, used; /* bytes; used counts what the driver reserves */
 } nvmlMemory_t;
+
+/* nvmlDeviceGetMemoryInfo_v2's (drivers from R510 on): used leaves the
+ * driver's reservation out, as nvidia-smi shows it. The caller sets
+ * version; NVML answers NVML_ERROR_ARGUMENT_VERSION_MISMATCH otherwise. */
+typedef struct {
+        unsigned int version;
+        unsigned long long total, reserved, free, used; /* bytes */
+} nvmlMemory_v2_t;
+#define NVML_STRUCT_VERSION(data, ver) ((unsigned int) (sizeof(nvml##data##_v##ver##_t) | ((ver) << 24U)))
+#define nvmlMemory_v2 NVML_STRUCT_VERSION(Memory, 2)
 
 /* The _v2/_v3 process lists' element. */
 typedef struct {
@@ -72,6 +83,7 @@ typedef nvmlReturn_t nvml_device_string_fn(nvmlDevice_t device, char *buf, unsig
 typedef nvmlReturn_t nvml_pci_fn(nvmlDevice_t device, nvmlPciInfo_t *pci);
 typedef nvmlReturn_t nvml_utilization_fn(nvmlDevice_t device, nvmlUtilization_t *util);
 typedef nvmlReturn_t nvml_memory_fn(nvmlDevice_t device, nvmlMemory_t *memory);
+typedef nvmlReturn_t nvml_memory_v2_fn(nvmlDevice_t device, nvmlMemory_v2_t *memory);
 typedef nvmlReturn_t nvml_temperature_fn(nvmlDevice_t device, int sensor, unsigned int *temp);
 typedef nvmlReturn_t nvml_device_uint_fn(nvmlDevice_t device, unsigned int *value);
 typedef nvmlReturn_t nvml_device_ull_fn(nvmlDevice_t device, unsigned long long *value);

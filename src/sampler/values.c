@@ -350,6 +350,7 @@ void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
                 ADD(v, JD_VALUE_DOUBLE, d, (double) g->mem_load.value, "dgpu.%u.mem_load", n);
         ADD_OPT_U64(v, g->mem_used_kib, 1, "dgpu.%u.mem_used", n);
         ADD_OPT_U64(v, g->mem_total_kib, 1, "dgpu.%u.mem_total", n);
+        ADD_OPT_U64(v, g->mem_reserved_kib, 1, "dgpu.%u.mem_reserved", n);
         ADD_OPT_U32(v, g->freq_khz, 1, "dgpu.%u.freq", n);
         ADD_OPT_U32(v, g->sm_freq_khz, 1, "dgpu.%u.sm_freq", n);
         ADD_OPT_U32(v, g->mem_freq_khz, 1, "dgpu.%u.mem_freq", n);

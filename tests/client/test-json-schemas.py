@@ -172,7 +172,13 @@ def check_gpu_text():
                     r"^  GPU +PID USER +GPU MEM +SM% +CPU%  COMMAND$",
                     r"^  0 +4242 alice +1024 MiB +35 +\S+  python3$",
                     r"^  0 +2345 alice +256 MiB +- +\S+  firefox-esr$",
-                    r"^  1 +4242 alice +100 MiB +2 +\S+  python3$"):
+                    r"^  1 +4242 alice +100 MiB +2 +\S+  python3$",
+                    # a PC: named by DMI; Power with its RAPL zones and GPUs, no total
+                    r"^LENOVO 20L7S0ET00$",
+                    r"^Power +no board total \(no input rail\); its parts:$",
+                    r"^  RAPL_PACKAGE_0 +\d+ mW$",
+                    r"^  dGPU 0 +231000 mW of 450000 mW$",
+                    r"^  dGPU 1 +27000 mW of 70000 mW$"):
         assert re.search(pattern, text, re.M), f"no line matching {pattern!r} in:\n{text}"
     assert all(len(line) <= 80 for line in text.splitlines()), text
     # measure integrates each GPU's power from the capture stream, like a rail.
@@ -181,6 +187,12 @@ def check_gpu_text():
         p = m["power"][gpu]
         assert p["mean_power_mw"] == mw and p["peak_power_mw"] == mw, (gpu, p)
         assert abs(p["energy_j"] - mw / 1000 * m["duration_s"]) < mw / 1000 * 0.05, (gpu, p, m["duration_s"])
+    # ... and keeps each GPU's load, maximum clocks and temperature, peak memory.
+    assert m["dgpus"]["dgpu.0"] == {"load_percent": {"mean": 37.0, "max": 37.0}, "freq_max_khz": 2520000,
+                                    "sm_freq_max_khz": 2520000, "mem_freq_max_khz": 10501000,
+                                    "temp_max_celsius": 61.0, "mem_used_max_kib": 1342177280 // 1024}, m["dgpus"]
+    assert m["dgpus"]["dgpu.1"]["load_percent"] == {"mean": 5.0, "max": 5.0} and \
+        m["dgpus"]["dgpu.1"]["mem_used_max_kib"] == 314572800 // 1024, m["dgpus"]
 
 
 def run_board(board, jetson, writes=False, nvml=False):

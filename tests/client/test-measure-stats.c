@@ -54,6 +54,46 @@ static void test_energy(void **state)
         jc_measure_free(m);
 }
 
+/* A PC's discrete GPUs: each one's load mean and max, clocks,
+ * temperature and memory maxima, per window; GPUs in NVML's order
+ * whatever the columns' order; a field a GPU lacks stays absent. */
+static void test_dgpus(void **state)
+{
+        (void) state;
+        char *cols[] = { "dgpu.10.load", "dgpu.0.load", "dgpu.0.freq",     "dgpu.0.sm_freq", "dgpu.0.mem_freq",
+                         "dgpu.0.temp",  "dgpu.0.mem_used", "dgpu.0.power", "dgpu.0.mem_total", "dgpu.x.load", NULL };
+        jc_measure *m = jc_measure_new(cols, 10, 0);
+        assert_int_equal(m->n_dgpu, 2);
+        assert_string_equal(m->dgpu_name[0], "dgpu.0");
+        assert_string_equal(m->dgpu_name[1], "dgpu.10");
+        assert_int_equal(m->dgpu_col[0 * JC_DGPU_FIELDS + JC_DGPU_LOAD], 1);
+        assert_int_equal(m->dgpu_col[1 * JC_DGPU_FIELDS + JC_DGPU_LOAD], 0);
+        assert_true(m->dgpu_col[1 * JC_DGPU_FIELDS + JC_DGPU_TEMP] == JC_NO_COLUMN);
+        assert_int_equal(m->n_power, 1); /* dgpu.0.power: energy as before */
+        double a[] = { 5, 20, 1000000, 1100000, 5000000, 40, 1000, 70000, 4000, 1 };
+        double b[] = { 7, 80, 2000000, 2100000, 5000000, 60, 3000, 90000, 4000, 1 };
+        double c[] = { NAN, 50, 1500000, 1600000, 5001000, 50, 2000, 80000, 4000, 1 };
+        jc_measure_record(m, 10 * MS, a);
+        jc_measure_record(m, 20 * MS, b);
+        jc_measure_phase(m, 25 * MS, "second");
+        jc_measure_record(m, 30 * MS, c);
+        jc_measure_finish(m, 40 * MS);
+        const jc_window *w = &m->whole;
+        const double *max = &w->dgpu_max[0];
+        assert_true(fabs(jc_window_dgpu_mean(w, 0, JC_DGPU_LOAD) - 50) < 1e-9);
+        assert_true(max[JC_DGPU_LOAD] == 80 && max[JC_DGPU_FREQ] == 2000000 && max[JC_DGPU_SM_FREQ] == 2100000);
+        assert_true(max[JC_DGPU_MEM_FREQ] == 5001000 && max[JC_DGPU_TEMP] == 60 && max[JC_DGPU_MEM_USED] == 3000);
+        assert_true(fabs(jc_window_dgpu_mean(w, 1, JC_DGPU_LOAD) - 6) < 1e-9); /* the NAN left out */
+        assert_true(isnan(w->dgpu_max[JC_DGPU_FIELDS + JC_DGPU_TEMP]));
+        /* The phases: each its own records. */
+        const jc_window *p1 = m->phases[0], *p2 = m->phases[1];
+        assert_true(fabs(jc_window_dgpu_mean(p1, 0, JC_DGPU_LOAD) - 50) < 1e-9 && p1->dgpu_max[JC_DGPU_TEMP] == 60);
+        assert_true(fabs(jc_window_dgpu_mean(p2, 0, JC_DGPU_LOAD) - 50) < 1e-9 && p2->dgpu_max[JC_DGPU_TEMP] == 50);
+        assert_true(p2->dgpu_max[JC_DGPU_MEM_USED] == 2000 && p2->dgpu_max[JC_DGPU_LOAD] == 50);
+        assert_true(isnan(jc_window_dgpu_mean(p2, 1, JC_DGPU_LOAD)));
+        jc_measure_free(m);
+}
+
 static void test_phases(void **state)
 {
         (void) state;
@@ -94,6 +134,7 @@ int main(void)
                 cmocka_unit_test(test_columns),
                 cmocka_unit_test(test_energy),
                 cmocka_unit_test(test_phases),
+                cmocka_unit_test(test_dgpus),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -823,6 +823,18 @@ def test_pc_two_gpus(stack):
         screen = top.wait_for_frame(lambda s: len(process_rows(s)) == 3 and "python3" in s and "firefox-esr" in s,
                                     "the PC's screen")
         assert re.search(r"^GPU0 +\[\|+ +\] +37%", screen, re.M) and re.search(r"^GPU1 +\[", screen, re.M), screen
+        # A PC named by DMI; each GPU's device line under its load; the
+        # Power section with the RAPL zones and the GPUs against their limits.
+        assert screen.split("\n")[0].startswith("LENOVO 20L7S0ET00"), screen
+        for n, name in ((0, "NVIDIA GeForce RTX 4090"), (1, "Tesla T4")):
+            used, total = snap[f"dgpu.{n}.mem_used"] // 1024, snap[f"dgpu.{n}.mem_total"] // 1024
+            line = (f"      {name}  MEM {used} MiB/{total} MiB  {snap[f'dgpu.{n}.temp']:.0f}°C  "
+                    f"{snap[f'dgpu.{n}.power'] / 1000:.0f}/{snap[f'dgpu.{n}.power_limit'] / 1000:.0f} W")
+            assert re.search("^" + re.escape(line) + ("  fan 40%" if n == 0 else "") + " *$", screen, re.M), \
+                (line, screen)
+        assert re.search(r"^Power *$", screen, re.M) and re.search(r"  RAPL_PACKAGE_0 +\d+ mW", screen), screen
+        assert re.search(rf"  GPU0 of 450 W +{snap['dgpu.0.power']} mW", screen), screen
+        assert re.search(rf"  GPU1 of 70 W +{snap['dgpu.1.power']} mW", screen), screen
         rows = process_rows(screen)
         # %CPU needs two readings: "-" until then
         # GPU, PID and its contexts (compute), user, GPU-MEM, %SM, %CPU, %MEM, TIME, command
@@ -844,10 +856,18 @@ def test_pc_two_gpus(stack):
             used, total = snap[f"dgpu.{n}.mem_used"] // 1024, snap[f"dgpu.{n}.mem_total"] // 1024
             assert f"MEM {used} MiB / {total} MiB" in screen and f"UTIL {snap[f'dgpu.{n}.load']:3.0f}%" in screen
         assert "fan 40%" in screen and f"graphics {snap['dgpu.0.freq'] // 1000} MHz" in screen, screen
+        top.keys("5")
+        screen = top.wait_for(lambda s: "RAIL" in s and "GPU1 of 70 W" in s, "the power page with the GPUs")
+        assert re.search(rf"(^| )GPU0 of 450 W +{snap['dgpu.0.power']} mW +(\d+ mW|measuring\.\.\.)", screen, re.M), screen
+        top.keys("3")
         tmux("resize-window", "-x", "80", "-y", "24")
         small = top.wait_for(lambda s: len(s.split("\n")) >= 24 and "GPU0 NVIDIA" in s and
                              s.split("\n")[23].startswith(" q quit"), "the GPU page at 80x24")
         assert all(len(line) <= 80 for line in small.split("\n"))
+        # The overview's device line whole at 80 columns, the fan included.
+        top.keys("1")
+        small = top.wait_for(lambda s: "GeForce RTX 4090  MEM" in s, "the overview at 80x24")
+        assert re.search(r"^      NVIDIA GeForce RTX 4090  MEM .* W  fan 40%$", small, re.M), small
     finally:
         top.close()
 

@@ -305,6 +305,10 @@ def test_board_without_fan():
         _, values = snapshot()
         for n in (0, 1):
             assert json.loads(p.data(f"now-dgpu-{n}", "value")) == values[f"dgpu.{n}.load"], n
+        # Memory as nvidia-smi shows it (NVML v2: 1.25 GiB, not v1's 1.85
+        # with the driver's reservation); the PC named by DMI.
+        assert p.text("now-dgpu-0").endswith("1.3 GiB of 24 GiB"), p.text("now-dgpu-0")
+        assert p.text("board-Model") == "LENOVO 20L7S0ET00"
         p.wait("return document.getElementById('chart-gpu').dataset.series === 'dgpu.0.load dgpu.1.load'",
                "both NVIDIA GPUs in the GPU chart")
         assert p.js("return document.getElementById('fans').children.length") == 0

@@ -7,6 +7,7 @@
  * makes every call on the device sleep that long (a hung driver). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <json-glib/json-glib.h>
 #include <pthread.h>
@@ -34,6 +35,7 @@ nvml_device_string_fn nvmlDeviceGetName, nvmlDeviceGetUUID;
 nvml_pci_fn nvmlDeviceGetPciInfo_v3;
 nvml_utilization_fn nvmlDeviceGetUtilizationRates;
 nvml_memory_fn nvmlDeviceGetMemoryInfo;
+nvml_memory_v2_fn nvmlDeviceGetMemoryInfo_v2;
 nvml_temperature_fn nvmlDeviceGetTemperature;
 nvml_device_uint_fn nvmlDeviceGetPowerUsage, nvmlDeviceGetEnforcedPowerLimit, nvmlDeviceGetFanSpeed;
 nvml_device_ull_fn nvmlDeviceGetTotalEnergyConsumption, nvmlDeviceGetCurrentClocksEventReasons;
@@ -404,15 +406,60 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtili
         return r == NVML_SUCCESS ? get_uint(device, "utilization.memory", &util->memory) : r;
 }
 
+/* memory.reserved, 0 when the file leaves it out. */
+static nvmlReturn_t get_reserved(nvmlDevice_t device, unsigned long long *reserved)
+{
+        *reserved = 0;
+        nvmlReturn_t r = get_number(device, "memory.reserved", reserved);
+        return r == NVML_ERROR_NOT_SUPPORTED ? NVML_SUCCESS : r;
+}
+
+/* v1: used counts the driver's reservation, as real NVML's v1 does. */
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
         if (!memory)
                 return NVML_ERROR_INVALID_ARGUMENT;
+        unsigned long long reserved = 0;
         nvmlReturn_t r = get_number(device, "memory.total", &memory->total);
         if (r == NVML_SUCCESS)
                 r = get_number(device, "memory.used", &memory->used);
         if (r == NVML_SUCCESS)
                 r = get_number(device, "memory.free", &memory->free);
+        if (r == NVML_SUCCESS)
+                r = get_reserved(device, &reserved);
+        memory->used += reserved;
+        return r;
+}
+
+/* The top-level "memory_v2": false makes the driver one from before R510:
+ * the call is not found (jetsond falls back to v1 as it does when the
+ * symbol is missing). */
+static bool has_memory_v2(void)
+{
+        pthread_mutex_lock(&lock);
+        reload();
+        JsonNode *root = parser ? json_parser_get_root(parser) : NULL;
+        JsonNode *flag = root && JSON_NODE_HOLDS_OBJECT(root) ? field(json_node_get_object(root), "memory_v2") : NULL;
+        bool has = !flag || !JSON_NODE_HOLDS_VALUE(flag) || json_node_get_boolean(flag);
+        pthread_mutex_unlock(&lock);
+        return has;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
+{
+        if (!memory)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (!has_memory_v2())
+                return NVML_ERROR_FUNCTION_NOT_FOUND;
+        if (memory->version != nvmlMemory_v2)
+                return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+        nvmlReturn_t r = get_number(device, "memory.total", &memory->total);
+        if (r == NVML_SUCCESS)
+                r = get_number(device, "memory.used", &memory->used);
+        if (r == NVML_SUCCESS)
+                r = get_number(device, "memory.free", &memory->free);
+        if (r == NVML_SUCCESS)
+                r = get_reserved(device, &memory->reserved);
         return r;
 }
 
@@ -525,8 +572,13 @@ static nvmlReturn_t processes(nvmlDevice_t device, const char *type, unsigned in
                         continue;
                 if (n < *count && infos) {
                         infos[n].pid = (unsigned) int_field(p, "pid", 0);
-                        infos[n].usedGpuMemory = field(p, "used_memory") ? (unsigned long long) int_field(p, "used_memory", 0)
-                                                                         : NVML_VALUE_NOT_AVAILABLE;
+                        /* A process in both lists may have grown between the
+                         * calls: graphics_used_memory is the graphics list's. */
+                        const char *mem = strcmp(type, "graphics") == 0 && field(p, "graphics_used_memory")
+                                                  ? "graphics_used_memory"
+                                                  : "used_memory";
+                        infos[n].usedGpuMemory = field(p, mem) ? (unsigned long long) int_field(p, mem, 0)
+                                                               : NVML_VALUE_NOT_AVAILABLE;
                         infos[n].gpuInstanceId = infos[n].computeInstanceId = 0xFFFFFFFFu;
                 }
                 n++;

@@ -51,10 +51,10 @@ class GpuStack(harness.Stack):
             self.close()  # no "with" body yet: nothing else stops what started
             raise
 
-    def set_devices(self, devices):
+    def set_devices(self, devices, **top):
         # A new inode: the fake sees the change on its next call.
         with open(self.nvml_file + ".new", "w") as f:
-            json.dump({"devices": devices}, f)
+            json.dump({"devices": devices, **top}, f)
         os.rename(self.nvml_file + ".new", self.nvml_file)
 
     def snapshot(self):
@@ -88,7 +88,8 @@ def check_fixture_values(v, source):
     want("dgpu.0.load", 37.0, float)
     want("dgpu.0.mem_load", 12.0, float)
     want("dgpu.0.mem_total", 25757220864 // 1024, None)       # KiB
-    want("dgpu.0.mem_used", 1342177280 // 1024, None)
+    want("dgpu.0.mem_used", 1342177280 // 1024, None)         # NVML v2: nvidia-smi's used
+    want("dgpu.0.mem_reserved", 644874240 // 1024, None)      # the driver's, not in mem_used
     want("dgpu.0.freq", 2520000, None)                         # kHz
     want("dgpu.0.mem_freq", 10501000, None)
     want("dgpu.0.temp", 61.0, num)
@@ -154,6 +155,15 @@ def test_values():
         d[0]["processes"][1]["type"] = "both"
         s.set_devices(d)
         s.wait_snapshot(lambda v: v.get("process.2345.dgpu.0.type") == "compute+graphics", "2345 as compute+graphics")
+        # ... with the later (graphics) list's memory, as nvitop keeps it
+        d[0]["processes"][1]["graphics_used_memory"] = 300 * 1048576
+        s.set_devices(d)
+        s.wait_snapshot(lambda v: v.get("process.2345.dgpu.0.mem") == 300 * 1024, "2345 with the graphics list's memory")
+        # A driver before R510 (no nvmlDeviceGetMemoryInfo_v2): v1's used,
+        # the reservation counted in it, and no mem_reserved.
+        s.set_devices(devices(), memory_v2=False)
+        v = s.wait_snapshot(lambda v: v.get("dgpu.0.mem_used") == (1342177280 + 644874240) // 1024, "v1's used")
+        assert "dgpu.0.mem_reserved" not in v and v["dgpu.0.mem_total"] == 25757220864 // 1024
         s.set_devices(devices())
         harness.wait_for(lambda: "NVML: driver 595.78 (fake), 2 GPUs" in s.log(), 5, "NVML in the log")
         # One object per GPU, listed by the ObjectManager like the fans.

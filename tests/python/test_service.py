@@ -382,13 +382,49 @@ def test_measure_matches_jetsonctl_measure(static, tmp_path):
     same mean and peak powers, temperatures and maxima, member for member."""
     if not JETSONCTL:
         pytest.skip("no jetsonctl")
+    compare_measures(static.address, tmp_path)
+
+
+def test_measure_dgpus_match_jetsonctl_measure(tmp_path):
+    """The same on the PC fake board with two NVIDIA GPUs (fake NVML): each
+    GPU's load, maximum clocks and temperature and peak memory, equal in
+    both and equal to the fixture's readings."""
+    import json
+    lib = os.environ.get("FAKE_NVML")
+    if not lib or not JETSONCTL:
+        pytest.skip("FAKE_NVML (the fake libnvidia-ml.so.1) or jetsonctl not given")
+    path = os.path.join(HERE, "..", "fixtures", "x86-pc.nvml.json")
+    fixture = json.load(open(path))["devices"]
+    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
+    os.environ["FAKE_NVML_CONFIG"] = path
+    try:
+        with Stack(JETSOND, None, board="x86-pc") as s:
+            s.start_daemon(["--nvml-library", lib])
+            with jetsond.Jetson(s.address) as j:
+                wait_for(lambda: len([g for g in j.gpus() if "load_percent" in g]) == 2, 10, "both GPUs' readings")
+            ctl = compare_measures(s.address, tmp_path)
+    finally:
+        os.environ.pop("FAKE_NVML_CONFIG", None)
+        if old is not None:
+            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+    for n, f in enumerate(fixture):
+        load = float(f["utilization"]["gpu"])
+        assert ctl["dgpus"]["dgpu.%d" % n] == {
+            "load_percent": {"mean": load, "max": load}, "freq_max_khz": f["clocks_mhz"]["graphics"] * 1000,
+            "sm_freq_max_khz": f["clocks_mhz"]["sm"] * 1000, "mem_freq_max_khz": f["clocks_mhz"]["mem"] * 1000,
+            "temp_max_celsius": f["temperature"], "mem_used_max_kib": f["memory"]["used"] // 1024}, ctl["dgpus"]
+
+
+def compare_measures(address, tmp_path):
+    """jetsonctl measure --json and jetsond.measure() around the same
+    child on the board at ADDRESS, compared; returns jetsonctl's."""
     import json
     out = str(tmp_path / "py.json")
     child = ("import json, sys, time, jetsond\n"
              "with jetsond.measure() as m:\n"
              "    time.sleep(0.5)\n"
              "json.dump(m.result.to_dict(), open(sys.argv[1], 'w'))\n")
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=static.address,
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address,
                PYTHONPATH=os.path.join(HERE, "..", "..", "python"))
     r = subprocess.run([JETSONCTL, "measure", "--json", "--", "/usr/bin/python3", "-c", child, out], env=env,
                        stdout=subprocess.PIPE, universal_newlines=True, timeout=120)
@@ -407,6 +443,16 @@ def test_measure_matches_jetsonctl_measure(static, tmp_path):
             a, b = py[k][stat], ctl[k][stat]
             assert (a is None and b is None) or abs(a - b) <= 0.005 + 1e-9, (k, stat, a, b)
     assert set(py) <= set(ctl) | {"phases"} and set(py["processes"]) == set(ctl["processes"])
+    # Each discrete GPU: the same members; loads to jetsonctl's 0.01 %.
+    assert set(py["dgpus"]) == set(ctl["dgpus"])
+    for gpu, c in ctl["dgpus"].items():
+        p = dict(py["dgpus"][gpu])
+        for stat in ("mean", "max"):
+            a, b = p["load_percent"][stat], c["load_percent"][stat]
+            assert (a is None and b is None) or abs(a - b) <= 0.005 + 1e-9, (gpu, stat, a, b)
+        p["load_percent"] = c["load_percent"]
+        assert p == c, (gpu, p, c)
+    return ctl
 
 
 def test_discrete_gpus():

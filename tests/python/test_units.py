@@ -129,10 +129,36 @@ def test_stats_absent_power():
     assert w["cpu_load_percent"] == {"mean": 5.0, "max": 5.0}
 
 
+def test_stats_dgpus():
+    """A PC's discrete GPUs, as client/measure_stats.c keeps them (the C
+    unit test's records): GPUs in NVML's order, each field's mean and
+    maximum per window, what a GPU lacks null."""
+    nan = float("nan")
+    cols = ["dgpu.10.load", "dgpu.0.load", "dgpu.0.freq", "dgpu.0.sm_freq", "dgpu.0.mem_freq", "dgpu.0.temp",
+            "dgpu.0.mem_used", "dgpu.0.power", "dgpu.0.mem_total", "dgpu.x.load"]
+    st = Stats(cols, 0)
+    st.record(10 * 10**6, [5, 20, 1000000, 1100000, 5000000, 40, 1000, 70000, 4000, 1])
+    st.record(20 * 10**6, [7, 80, 2000000, 2100000, 5000000, 60, 3000, 90000, 4000, 1])
+    st.phase(25 * 10**6, "second")
+    st.record(30 * 10**6, [nan, 50, 1500000, 1600000, 5001000, 50, 2000, 80000, 4000, 1])
+    st.finish(40 * 10**6)
+    whole = st.window_dict(st.whole)["dgpus"]
+    assert list(whole) == ["dgpu.0", "dgpu.10"]
+    assert whole["dgpu.0"] == {"load_percent": {"mean": 50.0, "max": 80}, "freq_max_khz": 2000000,
+                               "sm_freq_max_khz": 2100000, "mem_freq_max_khz": 5001000, "temp_max_celsius": 60,
+                               "mem_used_max_kib": 3000}
+    assert whole["dgpu.10"] == {"load_percent": {"mean": 6.0, "max": 7}, "freq_max_khz": None,
+                                "sm_freq_max_khz": None, "mem_freq_max_khz": None, "temp_max_celsius": None,
+                                "mem_used_max_kib": None}
+    second = st.window_dict(st.phases[1])["dgpus"]
+    assert second["dgpu.0"]["temp_max_celsius"] == 50 and second["dgpu.0"]["load_percent"] == {"mean": 50, "max": 50}
+    assert second["dgpu.10"]["load_percent"] == {"mean": None, "max": None}
+
+
 SNAP = {"cpu.load": 12.5, "cpu.0.online": True, "cpu.0.load": 10.0, "cpu.0.freq": 1200000,
         "cpu.1.online": False, "cpu.10.freq": 800, "gpu.load": 34.6, "gpu.freq": 306000,
         "gpu.gpc0.freq": 305990, "gpu.gpc1.freq": 306010, "gpu.3d_scaling": True,
-        "dgpu.0.mem_used": 1024, "dgpu.0.power": 70000, "dgpu.0.temp": 51.0,
+        "dgpu.0.mem_used": 1024, "dgpu.0.mem_reserved": 512, "dgpu.0.power": 70000, "dgpu.0.temp": 51.0,
         "ram.total": 64302080, "ram.used": 1000, "swap.total": 0, "emc.freq": 2133000,
         "power.VDD_IN.power": 8000, "power.VDD_IN.voltage": 5000, "power.total": 8000,
         "power.total_is_sum": False, "energy.VDD_IN": 12, "energy.total": 12, "temp.cpu": 40.5,
@@ -150,7 +176,7 @@ def test_views():
     g = views.gpus(SNAP)
     assert g[0]["integrated"] and g[0]["freq_khz"] == 306000 and g[0]["gpc_freq_khz"] == [305990, 306010]
     assert g[0]["scaling_3d"] is True
-    assert g[1] == {"index": 0, "integrated": False, "mem_used_kib": 1024, "power_mw": 70000, "temp_celsius": 51.0}
+    assert g[1] == {"index": 0, "integrated": False, "mem_used_kib": 1024, "mem_reserved_kib": 512, "power_mw": 70000, "temp_celsius": 51.0}
     m = views.memory(SNAP)
     assert m["ram"] == {"total_kib": 64302080, "used_kib": 1000} and m["emc"] == {"freq_khz": 2133000}
     p = views.power(SNAP)

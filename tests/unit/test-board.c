@@ -123,6 +123,28 @@ static void test_x86_pc(void **state)
         jd_sysroot_free(sr);
 }
 
+/* A PC named nowhere (no DMI, or DMI's placeholders) is named by its
+ * architecture; one field of DMI alone is the name. */
+static void test_pc_without_dmi(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("x86-pc", &dir);
+        jd_board b;
+        fixture_write_str(dir, "sys/devices/virtual/dmi/id/sys_vendor", "To Be Filled By O.E.M.\n");
+        jd_board_read(&b, sr);
+        assert_string_equal(b.model, "20L7S0ET00");
+        fixture_write_str(dir, "sys/devices/virtual/dmi/id/product_name", "System Product Name\n");
+        jd_board_read(&b, sr);
+        assert_string_equal(b.model, "x86_64 PC");
+        fixture_unlink(dir, "sys/devices/virtual/dmi/id/sys_vendor");
+        fixture_unlink(dir, "sys/devices/virtual/dmi/id/product_name");
+        jd_board_read(&b, sr);
+        assert_string_equal(b.model, "x86_64 PC");
+        assert_false(b.is_jetson);
+        fixture_remove_copy(sr, dir);
+}
+
 /* Every new BSP starts missing from the table: report its L4T, JetPack from
  * the nvidia-jetpack package if installed, else unknown. Never fail. */
 static void test_unknown_l4t(void **state)
@@ -175,7 +197,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_agx_orin),   cmocka_unit_test(test_orin_nano),
                 cmocka_unit_test(test_xavier_nx),  cmocka_unit_test(test_nano),
-                cmocka_unit_test(test_x86_pc),     cmocka_unit_test(test_unknown_l4t),
+                cmocka_unit_test(test_x86_pc), cmocka_unit_test(test_pc_without_dmi),     cmocka_unit_test(test_unknown_l4t),
                 cmocka_unit_test(test_erased_eeprom),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

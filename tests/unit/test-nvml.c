@@ -51,14 +51,16 @@ static const char TWO_GPUS[] =
         "{\"devices\": ["
         "{\"name\": \"NVIDIA GeForce RTX 4090\", \"uuid\": \"GPU-4090\", \"pci_bus_id\": \"00000000:01:00.0\","
         " \"utilization\": {\"gpu\": 37, \"memory\": 12},"
-        " \"memory\": {\"total\": 25757220864, \"used\": 1073741824, \"free\": 24683479040},"
+        " \"memory\": {\"total\": 25757220864, \"used\": 1073741824, \"free\": 24038612992,"
+        "            \"reserved\": 644874240},"
         " \"temperature\": 61, \"power_mw\": 231000, \"energy_mj\": 123456789, \"power_limit_mw\": 450000,"
         " \"clocks_mhz\": {\"graphics\": 2520, \"sm\": 2520, \"mem\": 10501},"
         " \"max_clocks_mhz\": {\"graphics\": 3105, \"sm\": 3105, \"mem\": 10501},"
         " \"fan\": 40, \"encoder\": 0, \"decoder\": 3, \"pstate\": 2, \"throttle\": 4,"
         " \"pcie_kbps\": {\"tx\": 100, \"rx\": 2000},"
         " \"processes\": [{\"pid\": 4242, \"type\": \"compute\", \"used_memory\": 1073741824, \"sm\": 35},"
-        "                 {\"pid\": 1834, \"type\": \"both\", \"used_memory\": 20971520},"
+        "                 {\"pid\": 1834, \"type\": \"both\", \"used_memory\": 20971520,"
+        "                  \"graphics_used_memory\": 31457280},"
         "                 {\"pid\": 77, \"type\": \"graphics\"}],"
         " \"unknown_field\": 1},"
         "{\"name\": \"Tesla T4\", \"uuid\": \"GPU-T4\", \"pci_bus_id\": \"00000000:02:00.0\","
@@ -98,7 +100,8 @@ static void test_values(void **state)
         assert_int_equal(g.load.value, 37);
         assert_int_equal(g.mem_load.value, 12);
         assert_int_equal(g.mem_total_kib.value, 25757220864ULL / 1024);   /* bytes -> KiB */
-        assert_int_equal(g.mem_used_kib.value, 1048576);
+        assert_int_equal(g.mem_used_kib.value, 1048576);                 /* v2: reserved left out */
+        assert_int_equal(g.mem_reserved_kib.value, 644874240 / 1024);
         assert_int_equal(g.freq_khz.value, 2520000);                      /* MHz -> kHz */
         assert_int_equal(g.mem_freq_khz.value, 10501000);
         assert_int_equal(g.max_freq_khz.value, 3105000);
@@ -124,7 +127,8 @@ static void test_values(void **state)
                         assert_int_equal(p->sm.value, 35);
                 } else if (p->pid == 1834) {
                         assert_true(p->compute && p->graphics);
-                        assert_int_equal(p->mem_kib.value, 20480);
+                        /* The later (graphics) list's memory, not the sum, not the first. */
+                        assert_int_equal(p->mem_kib.value, 30720);
                         assert_false(p->sm.present);
                 } else {
                         assert_int_equal(p->pid, 77);
@@ -146,6 +150,29 @@ static void test_values(void **state)
         assert_int_equal(g.n_processes, 0);
 
         assert_false(read_gpu(n, 2, &g));
+        jd_nvml_gpu_clear(&g);
+        jd_nvml_close(n);
+}
+
+/* A driver before R510 has no nvmlDeviceGetMemoryInfo_v2: v1's used,
+ * which counts the driver's reservation, and no reserved value. */
+static void test_memory_v1_fallback(void **state)
+{
+        (void) state;
+        g_autofree char *old_driver = g_strdup_printf("{\"memory_v2\": false, %s", TWO_GPUS + 1);
+        write_config(old_driver);
+        jd_nvml *n = open_fake();
+        jd_nvml_gpu g = { 0 };
+        assert_true(read_gpu(n, 0, &g));
+        assert_false(g.lost);
+        assert_int_equal(g.mem_used_kib.value, (1073741824 + 644874240) / 1024);
+        assert_int_equal(g.mem_total_kib.value, 25757220864ULL / 1024);
+        assert_false(g.mem_reserved_kib.present);
+        /* The same file with v2: nvidia-smi's used. */
+        write_config(TWO_GPUS);
+        assert_true(read_gpu(n, 0, &g));
+        assert_int_equal(g.mem_used_kib.value, 1073741824 / 1024);
+        assert_true(g.mem_reserved_kib.present);
         jd_nvml_gpu_clear(&g);
         jd_nvml_close(n);
 }
@@ -300,6 +327,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_many_processes, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_values, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_memory_v1_fallback, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_lost_and_back, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_no_devices_no_library, setup, teardown),
