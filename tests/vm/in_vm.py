@@ -210,7 +210,7 @@ def writes_for(snap):
                 break
             say("     (mode %d needs a reboot: %s)" % (m, p.stderr.strip()))
         cur2 = int(current()["nvpmodel.mode"])
-        check(cur2 != cur, "NVPModel.SetMode away from mode %d: now %d" % (cur, cur2), p.stderr.strip())
+        check(cur2 != cur, "NVPModel.SetMode away from mode %d as alice: now %d" % (cur, cur2), p.stderr.strip())
         yield "NVPModel.SetMode %d" % cur, ["call", IFACE + "NVPModel", "SetMode", "u", str(cur)], None
         other = [m for m in nvpmodel_prop("Modes") if m != default][0]
         yield "NVPModel.SetDefaultMode %d" % other, ["call", IFACE + "NVPModel", "SetDefaultMode", "u", str(other)], None
