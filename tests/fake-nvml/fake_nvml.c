@@ -6,14 +6,17 @@
  * answers NVML_ERROR_GPU_IS_LOST to every call on the device; "delay_ms"
  * makes every call on the device sleep that long (a hung driver). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <json-glib/json-glib.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nvml_api.h"
 
@@ -46,6 +49,8 @@ static JsonParser *parser;            /* the file as last read; NULL: no file */
 static struct stat loaded;            /* its identity when read */
 static int initialized;               /* nvmlInit count */
 
+static void load_profile(void);
+
 /* Reads the file again if it changed (or appeared, or went away). Under
  * the lock. */
 static void reload(void)
@@ -69,7 +74,130 @@ static void reload(void)
         g_clear_object(&parser);
         parser = p;
         loaded = st;
+        load_profile();
 }
+
+/* ---- what the driver's calls cost, and how many were made -------------
+ * (README.md: "costs", "costs_profile", FAKE_NVML_CALLS). */
+
+static JsonParser *profile;           /* the costs_profile file; NULL: none */
+static char *profile_path;
+
+/* Loads the profile the config names (relative to the config's folder),
+ * once per name. Under the lock. */
+static void load_profile(void)
+{
+        JsonNode *root = parser ? json_parser_get_root(parser) : NULL;
+        JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+        const char *name = o && json_object_has_member(o, "costs_profile")
+                                   ? json_object_get_string_member(o, "costs_profile") : NULL;
+        if (!name) {
+                g_clear_object(&profile);
+                g_clear_pointer(&profile_path, g_free);
+                return;
+        }
+        g_autofree char *dir = g_path_get_dirname(getenv("FAKE_NVML_CONFIG"));
+        g_autofree char *path = g_path_is_absolute(name) ? g_strdup(name) : g_build_filename(dir, name, NULL);
+        if (profile_path && strcmp(profile_path, path) == 0)
+                return;
+        g_clear_object(&profile);
+        g_free(profile_path);
+        profile_path = g_steal_pointer(&path);
+        profile = json_parser_new();
+        if (!json_parser_load_from_file(profile, profile_path, NULL))
+                g_clear_object(&profile);
+}
+
+/* FN's entry in the "costs" object of ROOT, or NULL. */
+static JsonObject *cost_entry(JsonParser *from, const char *fn)
+{
+        JsonNode *root = from ? json_parser_get_root(from) : NULL;
+        if (!root || !JSON_NODE_HOLDS_OBJECT(root))
+                return NULL;
+        JsonObject *o = json_node_get_object(root);
+        JsonNode *costs = json_object_get_member(o, "costs");
+        if (!costs || !JSON_NODE_HOLDS_OBJECT(costs))
+                return NULL;
+        JsonNode *e = json_object_get_member(json_node_get_object(costs), fn);
+        return e && JSON_NODE_HOLDS_OBJECT(e) ? json_node_get_object(e) : NULL;
+}
+
+static double now_s(clockid_t clock)
+{
+        struct timespec ts;
+        clock_gettime(clock, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* Counts per entry point, in the file FAKE_NVML_CALLS names: a table of
+ * CALL_SLOTS slots, each a NUL-padded name and a count (little-endian
+ * uint64), shared with whoever reads the file while the library runs. */
+#define CALL_SLOTS 64
+typedef struct {
+        char name[56];
+        uint64_t count;
+} call_slot;
+static call_slot *calls;              /* mapped; NULL: not counting */
+
+static void map_calls(void)
+{
+        const char *path = getenv("FAKE_NVML_CALLS");
+        if (calls || !path)
+                return;
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return;
+        size_t size = CALL_SLOTS * sizeof(call_slot);
+        if (ftruncate(fd, (off_t) size) == 0) {
+                void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+                calls = m == MAP_FAILED ? NULL : m;
+        }
+        close(fd);
+}
+
+/* Under the lock. */
+static void count_call(const char *fn)
+{
+        map_calls();
+        for (size_t i = 0; calls && i < CALL_SLOTS; i++) {
+                if (!calls[i].name[0])
+                        snprintf(calls[i].name, sizeof(calls[i].name), "%s", fn);
+                if (strcmp(calls[i].name, fn) == 0) {
+                        __atomic_fetch_add(&calls[i].count, 1, __ATOMIC_RELAXED);
+                        return;
+                }
+        }
+}
+
+/* Every entry point starts here: FN is counted, then costs what its entry
+ * in the config's "costs" (else its costs_profile's) says: cpu_us of
+ * this thread's CPU time spent spinning, then wall_us asleep, without
+ * the lock, so GPUs read in parallel pay in parallel, as with a driver. */
+static void call_cost(const char *fn)
+{
+        pthread_mutex_lock(&lock);
+        reload();
+        count_call(fn);
+        JsonObject *e = cost_entry(parser, fn);
+        if (!e)
+                e = cost_entry(profile, fn);
+        double cpu_us = e && json_object_has_member(e, "cpu_us") ? json_object_get_double_member(e, "cpu_us") : 0;
+        double wall_us = e && json_object_has_member(e, "wall_us") ? json_object_get_double_member(e, "wall_us") : 0;
+        pthread_mutex_unlock(&lock);
+        if (cpu_us > 0) {
+                double until = now_s(CLOCK_THREAD_CPUTIME_ID) + cpu_us / 1e6;
+                while (now_s(CLOCK_THREAD_CPUTIME_ID) < until)
+                        ;
+        }
+        if (wall_us > 0) {
+                struct timespec ts = { .tv_sec = (time_t) (wall_us / 1e6),
+                                       .tv_nsec = (long) ((long long) wall_us % 1000000) * 1000 };
+                while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+                        ;
+        }
+}
+
+#define COST() call_cost(__func__)
 
 static JsonArray *devices(void)
 {
@@ -209,6 +337,7 @@ static nvmlReturn_t get_string(nvmlDevice_t device, const char *path, char *buf,
 
 EXPORT nvmlReturn_t nvmlInit_v2(void)
 {
+        COST();
         pthread_mutex_lock(&lock);
         initialized++;
         reload();
@@ -218,6 +347,7 @@ EXPORT nvmlReturn_t nvmlInit_v2(void)
 
 EXPORT nvmlReturn_t nvmlShutdown(void)
 {
+        COST();
         pthread_mutex_lock(&lock);
         nvmlReturn_t r = initialized ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
         if (initialized && --initialized == 0)
@@ -242,6 +372,7 @@ EXPORT const char *nvmlErrorString(nvmlReturn_t result)
 
 EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned int length)
 {
+        COST();
         static const char version[] = "595.78 (fake)";
         if (!buf || length < sizeof(version))
                 return NVML_ERROR_INSUFFICIENT_SIZE;
@@ -251,6 +382,7 @@ EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned int length)
 
 EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
 {
+        COST();
         if (!count)
                 return NVML_ERROR_INVALID_ARGUMENT;
         pthread_mutex_lock(&lock);
@@ -263,6 +395,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
 
 EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
+        COST();
         if (!device)
                 return NVML_ERROR_INVALID_ARGUMENT;
         pthread_mutex_lock(&lock);
@@ -277,16 +410,19 @@ EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice
 
 EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
 {
+        COST();
         return get_string(device, "name", name, length);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
 {
+        COST();
         return get_string(device, "uuid", uuid, length);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
+        COST();
         if (!pci)
                 return NVML_ERROR_INVALID_ARGUMENT;
         memset(pci, 0, sizeof(*pci));
@@ -298,6 +434,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *
 
 EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *util)
 {
+        COST();
         if (!util)
                 return NVML_ERROR_INVALID_ARGUMENT;
         nvmlReturn_t r = get_uint(device, "utilization.gpu", &util->gpu);
@@ -306,6 +443,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtili
 
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
+        COST();
         if (!memory)
                 return NVML_ERROR_INVALID_ARGUMENT;
         nvmlReturn_t r = get_number(device, "memory.total", &memory->total);
@@ -318,21 +456,25 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *m
 
 EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp)
 {
+        COST();
         return sensor == NVML_TEMPERATURE_GPU ? get_uint(device, "temperature", temp) : NVML_ERROR_INVALID_ARGUMENT;
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *mw)
 {
+        COST();
         return get_uint(device, "power_mw", mw);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *mj)
 {
+        COST();
         return mj ? get_number(device, "energy_mj", mj) : NVML_ERROR_INVALID_ARGUMENT;
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *mw)
 {
+        COST();
         return get_uint(device, "power_limit_mw", mw);
 }
 
@@ -344,6 +486,7 @@ static const char *clock_name(int type)
 
 EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *mhz)
 {
+        COST();
         if (!clock_name(type))
                 return NVML_ERROR_NOT_SUPPORTED;
         g_autofree char *path = g_strdup_printf("clocks_mhz.%s", clock_name(type));
@@ -352,6 +495,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsign
 
 EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, int type, unsigned int *mhz)
 {
+        COST();
         if (!clock_name(type))
                 return NVML_ERROR_NOT_SUPPORTED;
         g_autofree char *path = g_strdup_printf("max_clocks_mhz.%s", clock_name(type));
@@ -360,6 +504,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, int type, uns
 
 EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *percent)
 {
+        COST();
         return get_uint(device, "fan", percent);
 }
 
@@ -373,16 +518,19 @@ static nvmlReturn_t codec(nvmlDevice_t device, const char *path, unsigned int *u
 
 EXPORT nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *util, unsigned int *period_us)
 {
+        COST();
         return codec(device, "encoder", util, period_us);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *util, unsigned int *period_us)
 {
+        COST();
         return codec(device, "decoder", util, period_us);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, int *pstate)
 {
+        COST();
         unsigned int v = 0;
         nvmlReturn_t r = pstate ? get_uint(device, "pstate", &v) : NVML_ERROR_INVALID_ARGUMENT;
         if (r == NVML_SUCCESS)
@@ -392,11 +540,13 @@ EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, int *psta
 
 EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons)
 {
+        COST();
         return reasons ? get_number(device, "throttle", reasons) : NVML_ERROR_INVALID_ARGUMENT;
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, int counter, unsigned int *kbps)
 {
+        COST();
         return get_uint(device, counter == NVML_PCIE_UTIL_TX_BYTES ? "pcie_kbps.tx" : "pcie_kbps.rx", kbps);
 }
 
@@ -440,12 +590,14 @@ static nvmlReturn_t processes(nvmlDevice_t device, const char *type, unsigned in
 EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
                                                             nvmlProcessInfo_t *infos)
 {
+        COST();
         return processes(device, "compute", count, infos);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
                                                              nvmlProcessInfo_t *infos)
 {
+        COST();
         return processes(device, "graphics", count, infos);
 }
 
@@ -453,6 +605,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device
 EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *samples,
                                                     unsigned int *count, unsigned long long last_seen_us)
 {
+        COST();
         (void) last_seen_us;
         if (!count)
                 return NVML_ERROR_INVALID_ARGUMENT;
