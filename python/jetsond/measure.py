@@ -15,7 +15,7 @@ from .capture import Capture, monotonic_ns, parse_records
 
 LOADS = ("cpu.load", "gpu.load", "emc.load")
 FREQS = ("gpu.freq", "emc.freq")
-PATTERNS = ("power.*.power", "dgpu.*.power", "power.total", "cpu.load", "gpu.load", "emc.load",
+PATTERNS = ("power.*.power", "dgpu.*.power", "dgpu.*.energy", "power.total", "cpu.load", "gpu.load", "emc.load",
             "gpu.freq", "emc.freq", "temp.*")
 
 
@@ -38,6 +38,10 @@ class Window:
         self.load_max = [math.nan] * len(LOADS)
         self.freq_max = [math.nan] * len(FREQS)
         self.temp_max = [math.nan] * n_temp
+        # A discrete GPU's energy counter where it stepped in the window:
+        # (time_ns, mJ) of the first and last step, per power column.
+        self.counter_first = [None] * n_power  # type: List[Optional[Tuple[int, float]]]
+        self.counter_last = [None] * n_power  # type: List[Optional[Tuple[int, float]]]
         self.processes = {}  # type: Dict[str, Any]
 
     @property
@@ -68,6 +72,10 @@ class Stats:
         if "power.total" in columns:
             self.power_col.append(list(columns).index("power.total"))
             self.power_name.append("total")
+        # A discrete GPU's counter (dgpu.N.energy) beside its power.
+        self.energy_col = [list(columns).index(n + ".energy") if n.startswith("dgpu.") and n + ".energy" in columns
+                           else -1 for n in self.power_name]
+        self.counter_mj = [math.nan] * len(self.power_col)
         self.load_col = [list(columns).index(k) if k in columns else -1 for k in LOADS]
         self.freq_col = [list(columns).index(k) if k in columns else -1 for k in FREQS]
         self.whole = self._window("whole", start_ns)
@@ -107,6 +115,28 @@ class Stats:
             if math.isfinite(x):
                 w.energy_mj[i] += x * dt
         w.last_ns = w.end_ns = max(end_ns, w.start_ns)
+        # A counter that stepped twice or more: its mean power between
+        # the steps over the whole window (it is exact where the power key
+        # is an average; issue 35).
+        for i, (first, last) in enumerate(zip(w.counter_first, w.counter_last)):
+            if first and last and last[0] > first[0]:
+                w.energy_mj[i] = (last[1] - first[1]) / ((last[0] - first[0]) / 1e9) * w.seconds
+
+    def _counters(self, t: int, v: Sequence[float]) -> None:
+        # A step is where the counter was read, as near as the records
+        # tell; the value before the first step was read at an unknown time.
+        for i, c in enumerate(self.energy_col):
+            if c < 0 or not math.isfinite(v[c]):
+                continue
+            before, self.counter_mj[i] = self.counter_mj[i], v[c]
+            if not math.isfinite(before) or v[c] == before:
+                continue
+            for w in (self.whole, self.phases[-1]):
+                if v[c] < before:  # the driver reloaded: the counter starts again
+                    w.counter_first[i] = None
+                if w.counter_first[i] is None:
+                    w.counter_first[i] = (t, v[c])
+                w.counter_last[i] = (t, v[c])
 
     def record(self, time_ns: int, values: Sequence[float]) -> None:
         now = [values[c] for c in self.power_col]
@@ -115,6 +145,7 @@ class Stats:
             self.settled += 1
         self._account(self.whole, time_ns, values)
         self._account(self.phases[-1], time_ns, values)
+        self._counters(time_ns, values)
 
     def phase(self, time_ns: int, label: str) -> Window:
         """Starts phase LABEL at TIME_NS; returns the phase it ends."""
