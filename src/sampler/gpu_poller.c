@@ -245,7 +245,6 @@ static void *run_gpu(void *data)
         jd_nvml_gpu *g = calloc(1, sizeof(*g));
         pthread_mutex_lock(&p->mu);
         while (g && !p->stop) {
-                uint64_t period = p->period;
                 pthread_mutex_unlock(&p->mu);
                 uint64_t start = jd_monotonic_us();
                 bool there = read_gpu(t, g);
@@ -259,7 +258,9 @@ static void *run_gpu(void *data)
                         publish(t, g);
                 jd_nvml_gpu_clear(g);
                 pthread_mutex_lock(&p->mu);
-                wait_until(p, start + period);
+                /* A shorter period (a capture opened) counts at once. */
+                while (!p->stop && jd_monotonic_us() < start + p->period)
+                        wait_once(p, start + p->period);
         }
         pthread_mutex_unlock(&p->mu);
         free(g);
