@@ -220,7 +220,8 @@ static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsign
 {
         nvmlProcessUtilizationSample_t *samples = NULL;
         unsigned count = 0, room = (unsigned) g->n_processes + LIST_SLACK;
-        unsigned long long since = index < MAX_GPUS ? n->last_seen_us[index] : 0;
+        /* Atomic: two threads may read one GPU's parts (gpu_poller.c). */
+        unsigned long long since = index < MAX_GPUS ? __atomic_load_n(&n->last_seen_us[index], __ATOMIC_RELAXED) : 0;
         nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
         for (int tries = 0; r == NVML_ERROR_INSUFFICIENT_SIZE && tries < LIST_TRIES; tries++) {
                 nvmlProcessUtilizationSample_t *bigger = realloc(samples, room * sizeof(*samples));
@@ -253,7 +254,7 @@ static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsign
                         newest = samples[i].timeStamp;
         }
         if (index < MAX_GPUS)
-                n->last_seen_us[index] = newest;
+                __atomic_store_n(&n->last_seen_us[index], newest, __ATOMIC_RELAXED);
         free(samples);
 }
 

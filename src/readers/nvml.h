@@ -69,7 +69,7 @@ unsigned jd_nvml_count(jd_nvml *n);
 /* Reads GPU INDEX into OUT. False if NVML has no such GPU (then OUT is
  * not valid); a GPU that fell off the bus is true with OUT->lost. Safe to
  * call for different GPUs from different threads (NVML is thread-safe
- * after init); not for the same GPU from two threads. */
+ * after init), and for one GPU from two threads into different OUTs. */
 bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *out);
 
 /* A GPU's values by what they cost (issue 35: on an H200 a read of all

@@ -6,7 +6,11 @@
  * all) it tries again every JD_NVML_REPROBE_US, and it looks for GPUs
  * added since. Each GPU thread publishes refcounted readings; the engine
  * leaves out the keys of a GPU whose latest reading is stale, as it does
- * for a tier. */
+ * for a tier. A GPU's values are read at the rate they change (issue 35):
+ * its thread reads the constants once and the cheap values every period;
+ * a second thread per GPU reads the costly ones on their own cadence
+ * (below), and each reading takes in their latest, so the cheap ones
+ * never wait on the costly ones. */
 #pragma once
 
 #include <stdatomic.h>
