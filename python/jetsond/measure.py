@@ -11,7 +11,7 @@ import resource
 import threading
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .capture import Capture, monotonic_ns, parse_records
+from .capture import Capture, load_trace, monotonic_ns, parse_records
 
 LOADS = ("cpu.load", "gpu.load", "emc.load")
 FREQS = ("gpu.freq", "emc.freq")
@@ -424,3 +424,21 @@ class measure:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def trace_energy_j(path: str) -> Dict[str, Optional[float]]:
+    """The energy in J of each rail, each NVIDIA GPU ("dgpu.N") and the
+    total over a Recorder's trace, from its start to its stop, as measure()
+    computes it: a GPU's from its NVML counter (dgpu.N.energy, which
+    jetsond reads every 100 ms while a capture has it) where the trace has
+    that column, else from its power. None where nothing was recorded."""
+    t = load_trace(path)
+    records = list(t.iter_records())
+    start = t.start_ns or (records[0].time_ns if records else 0)
+    stop = t.stop_ns or (records[-1].time_ns if records else start)
+    st = Stats(t.header.columns, start)
+    for r in records:
+        if start <= r.time_ns <= stop:
+            st.record(r.time_ns, r.values)
+    st.finish(stop)
+    return {name: d["energy_j"] for name, d in st.window_dict(st.whole)["power"].items()}

@@ -144,6 +144,27 @@ def test_stats_dgpu_counter():
         assert abs(st.window_dict(w)["power"]["dgpu.0"]["energy_j"] - 450) < 4.5
 
 
+def test_trace_energy():
+    """A Recorder's trace: the GPU's energy from its counter (300 W) over
+    the trace's start to stop (3 s), not its power key's (200 W)."""
+    from jetsond.measure import trace_energy_j
+    ms = 10**6
+    rows = []
+    for t in range(1004 * ms, 4000 * ms, 10 * ms):
+        read = (t - 10 * ms) // (100 * ms) * (100 * ms) + 3 * ms
+        rows.append((t, 0, [200000.0, 1e9 + 300000.0 * read / 1e9]))
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "t.trace")
+        write_trace(p, rows, columns=("dgpu.0.power", "dgpu.0.energy"))
+        # write_trace's trailer says start 1000 ns, stop 9000 ns: patch in the run's
+        data = bytearray(open(p, "rb").read())
+        struct.pack_into("=QQ", data, len(data) - 48 + 16, 1000 * ms, 4000 * ms)  # the footer's start, stop
+        open(p, "wb").write(bytes(data))
+        e = trace_energy_j(p)
+    got = e["dgpu.0"]
+    assert got is not None and abs(got - 900) < 9, e
+
+
 def test_stats_absent_power():
     st = Stats(["power.total", "cpu.load"], 0)
     st.record(10**7, [float("nan"), 5.0])
