@@ -4,20 +4,19 @@
  * change a GPU while jetsond runs. The format is in README.md beside this
  * file. A field left out answers NVML_ERROR_NOT_SUPPORTED; "lost": true
  * answers NVML_ERROR_GPU_IS_LOST to every call on the device; "delay_ms"
- * makes every call on the device sleep that long (a hung driver). */
+ * makes every call on the device sleep that long (a hung driver). Every
+ * entry point is counted and costs what the config says (costs.c). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <json-glib/json-glib.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "costs.h"
 #include "nvml_api.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -49,8 +48,6 @@ static JsonParser *parser;            /* the file as last read; NULL: no file */
 static struct stat loaded;            /* its identity when read */
 static int initialized;               /* nvmlInit count */
 
-static void load_profile(void);
-
 /* Reads the file again if it changed (or appeared, or went away). Under
  * the lock. */
 static void reload(void)
@@ -59,6 +56,7 @@ static void reload(void)
         struct stat st;
         if (!path || stat(path, &st) != 0) {
                 g_clear_object(&parser);
+                fake_load_profile(NULL, NULL);
                 memset(&loaded, 0, sizeof(loaded));
                 return;
         }
@@ -74,127 +72,19 @@ static void reload(void)
         g_clear_object(&parser);
         parser = p;
         loaded = st;
-        load_profile();
+        fake_load_profile(parser, path);
 }
 
-/* ---- what the driver's calls cost, and how many were made -------------
- * (README.md: "costs", "costs_profile", FAKE_NVML_CALLS). */
-
-static JsonParser *profile;           /* the costs_profile file; NULL: none */
-static char *profile_path;
-
-/* Loads the profile the config names (relative to the config's folder),
- * once per name. Under the lock. */
-static void load_profile(void)
-{
-        JsonNode *root = parser ? json_parser_get_root(parser) : NULL;
-        JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
-        const char *name = o && json_object_has_member(o, "costs_profile")
-                                   ? json_object_get_string_member(o, "costs_profile") : NULL;
-        if (!name) {
-                g_clear_object(&profile);
-                g_clear_pointer(&profile_path, g_free);
-                return;
-        }
-        g_autofree char *dir = g_path_get_dirname(getenv("FAKE_NVML_CONFIG"));
-        g_autofree char *path = g_path_is_absolute(name) ? g_strdup(name) : g_build_filename(dir, name, NULL);
-        if (profile_path && strcmp(profile_path, path) == 0)
-                return;
-        g_clear_object(&profile);
-        g_free(profile_path);
-        profile_path = g_steal_pointer(&path);
-        profile = json_parser_new();
-        if (!json_parser_load_from_file(profile, profile_path, NULL))
-                g_clear_object(&profile);
-}
-
-/* FN's entry in the "costs" object of ROOT, or NULL. */
-static JsonObject *cost_entry(JsonParser *from, const char *fn)
-{
-        JsonNode *root = from ? json_parser_get_root(from) : NULL;
-        if (!root || !JSON_NODE_HOLDS_OBJECT(root))
-                return NULL;
-        JsonObject *o = json_node_get_object(root);
-        JsonNode *costs = json_object_get_member(o, "costs");
-        if (!costs || !JSON_NODE_HOLDS_OBJECT(costs))
-                return NULL;
-        JsonNode *e = json_object_get_member(json_node_get_object(costs), fn);
-        return e && JSON_NODE_HOLDS_OBJECT(e) ? json_node_get_object(e) : NULL;
-}
-
-static double now_s(clockid_t clock)
-{
-        struct timespec ts;
-        clock_gettime(clock, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-/* Counts per entry point, in the file FAKE_NVML_CALLS names: a table of
- * CALL_SLOTS slots, each a NUL-padded name and a count (little-endian
- * uint64), shared with whoever reads the file while the library runs. */
-#define CALL_SLOTS 64
-typedef struct {
-        char name[56];
-        uint64_t count;
-} call_slot;
-static call_slot *calls;              /* mapped; NULL: not counting */
-
-static void map_calls(void)
-{
-        const char *path = getenv("FAKE_NVML_CALLS");
-        if (calls || !path)
-                return;
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return;
-        size_t size = CALL_SLOTS * sizeof(call_slot);
-        if (ftruncate(fd, (off_t) size) == 0) {
-                void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-                calls = m == MAP_FAILED ? NULL : m;
-        }
-        close(fd);
-}
-
-/* Under the lock. */
-static void count_call(const char *fn)
-{
-        map_calls();
-        for (size_t i = 0; calls && i < CALL_SLOTS; i++) {
-                if (!calls[i].name[0])
-                        snprintf(calls[i].name, sizeof(calls[i].name), "%s", fn);
-                if (strcmp(calls[i].name, fn) == 0) {
-                        __atomic_fetch_add(&calls[i].count, 1, __ATOMIC_RELAXED);
-                        return;
-                }
-        }
-}
-
-/* Every entry point starts here: FN is counted, then costs what its entry
- * in the config's "costs" (else its costs_profile's) says: cpu_us of
- * this thread's CPU time spent spinning, then wall_us asleep, without
- * the lock, so GPUs read in parallel pay in parallel, as with a driver. */
+/* Every entry point starts here: FN is counted and costs what the config
+ * says (costs.c), paid without the lock. */
 static void call_cost(const char *fn)
 {
         pthread_mutex_lock(&lock);
         reload();
-        count_call(fn);
-        JsonObject *e = cost_entry(parser, fn);
-        if (!e)
-                e = cost_entry(profile, fn);
-        double cpu_us = e && json_object_has_member(e, "cpu_us") ? json_object_get_double_member(e, "cpu_us") : 0;
-        double wall_us = e && json_object_has_member(e, "wall_us") ? json_object_get_double_member(e, "wall_us") : 0;
+        fake_count_call(fn);
+        fake_cost cost = fake_cost_of(parser, fn);
         pthread_mutex_unlock(&lock);
-        if (cpu_us > 0) {
-                double until = now_s(CLOCK_THREAD_CPUTIME_ID) + cpu_us / 1e6;
-                while (now_s(CLOCK_THREAD_CPUTIME_ID) < until)
-                        ;
-        }
-        if (wall_us > 0) {
-                struct timespec ts = { .tv_sec = (time_t) (wall_us / 1e6),
-                                       .tv_nsec = (long) ((long long) wall_us % 1000000) * 1000 };
-                while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-                        ;
-        }
+        fake_spend(cost);
 }
 
 #define COST() call_cost(__func__)
@@ -477,7 +367,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, uns
         nvmlReturn_t r = get_number(device, "energy_mj", mj);
         unsigned long long rate = 0;
         if (r == NVML_SUCCESS && get_number(device, "energy_rate_mw", &rate) == NVML_SUCCESS)
-                *mj += (unsigned long long) ((double) rate * now_s(CLOCK_MONOTONIC));
+                *mj += (unsigned long long) ((double) rate * fake_now_s(CLOCK_MONOTONIC));
         return r;
 }
 
