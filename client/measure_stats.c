@@ -21,6 +21,10 @@ static void window_init(const jc_measure *m, jc_window *w, const char *name, uin
         w->name = g_strdup(name);
         w->start_ns = w->end_ns = w->last_ns = start_ns;
         w->energy_mj = g_new0(double, m->n_power + 1);
+        w->counter_first_mj = g_new0(double, m->n_power + 1);
+        w->counter_last_mj = g_new0(double, m->n_power + 1);
+        w->counter_first_ns = g_new0(uint64_t, m->n_power + 1);
+        w->counter_last_ns = g_new0(uint64_t, m->n_power + 1);
         w->peak_mw = g_new(double, m->n_power + 1);
         w->last_mw = g_new(double, m->n_power + 1);
         for (size_t i = 0; i < m->n_power; i++)
@@ -44,6 +48,10 @@ static void window_clear(jc_window *w)
 {
         g_free(w->name);
         g_free(w->energy_mj);
+        g_free(w->counter_first_mj);
+        g_free(w->counter_last_mj);
+        g_free(w->counter_first_ns);
+        g_free(w->counter_last_ns);
         g_free(w->peak_mw);
         g_free(w->last_mw);
         g_free(w->temp_max);
@@ -141,6 +149,16 @@ jc_measure *jc_measure_new(char *const *columns, size_t n, uint64_t start_ns)
         m->n_power = pc->len;
         m->power_col = (size_t *) g_array_free(pc, FALSE);
         m->power_name = (char **) g_ptr_array_free(pn, FALSE);
+        m->energy_col = g_new(size_t, m->n_power + 1);
+        m->counter_mj = g_new(double, m->n_power + 1);
+        for (size_t i = 0; i < m->n_power; i++) {
+                m->counter_mj[i] = NAN;
+                m->energy_col[i] = JC_NO_COLUMN;
+                if (g_str_has_prefix(m->power_name[i], "dgpu.")) {
+                        g_autofree char *key = g_strdup_printf("%s.energy", m->power_name[i]);
+                        m->energy_col[i] = find(columns, n, key);
+                }
+        }
         m->n_temp = tc->len;
         m->temp_col = (size_t *) g_array_free(tc, FALSE);
         m->temp_name = (char **) g_ptr_array_free(tn, FALSE);
@@ -170,6 +188,8 @@ void jc_measure_free(jc_measure *m)
         }
         g_free(m->phases);
         g_free(m->power_col);
+        g_free(m->energy_col);
+        g_free(m->counter_mj);
         g_strfreev(m->power_name);
         g_free(m->temp_col);
         g_strfreev(m->temp_name);
@@ -218,7 +238,8 @@ static void account(const jc_measure *m, jc_window *w, uint64_t time_ns, const d
                 w->last_ns = time_ns;
 }
 
-/* The powers in LAST_MW count from W's last record up to END_NS. */
+/* The powers in LAST_MW count from W's last record up to END_NS; a
+ * counter that stepped twice or more gives the energy instead. */
 static void close_window(const jc_measure *m, jc_window *w, uint64_t end_ns, const double *last_mw)
 {
         double dt = end_ns > w->last_ns ? (double) (end_ns - w->last_ns) / 1e9 : 0;
@@ -226,6 +247,53 @@ static void close_window(const jc_measure *m, jc_window *w, uint64_t end_ns, con
                 if (isfinite(last_mw[i]))
                         w->energy_mj[i] += last_mw[i] * dt;
         w->last_ns = w->end_ns = end_ns > w->start_ns ? end_ns : w->start_ns;
+        for (size_t i = 0; i < m->n_power; i++) {
+                uint64_t first = w->counter_first_ns[i], last = w->counter_last_ns[i];
+                if (!first || last <= first)
+                        continue;
+                double mean_mw = (w->counter_last_mj[i] - w->counter_first_mj[i]) / ((double) (last - first) / 1e9);
+                w->energy_mj[i] = mean_mw * jc_window_seconds(w);
+        }
+}
+
+/* A step of power column I's counter, to VALUE at TIME_NS: the time the
+ * counter was read, as near as the records tell (the value it held
+ * before was read at an unknown time). */
+static void counter_step(jc_window *w, size_t i, uint64_t time_ns, double value)
+{
+        if (!w->counter_first_ns[i]) {
+                w->counter_first_ns[i] = time_ns;
+                w->counter_first_mj[i] = value;
+        }
+        w->counter_last_ns[i] = time_ns;
+        w->counter_last_mj[i] = value;
+}
+
+static void counter_restart(jc_window *w, size_t i)
+{
+        w->counter_first_ns[i] = w->counter_last_ns[i] = 0;
+}
+
+static void account_counters(jc_measure *m, uint64_t time_ns, const double *values)
+{
+        jc_window *phase = m->phases[m->n_phases - 1];
+        for (size_t i = 0; i < m->n_power; i++) {
+                if (m->energy_col[i] == JC_NO_COLUMN)
+                        continue;
+                double v = values[m->energy_col[i]], before = m->counter_mj[i];
+                if (!isfinite(v))
+                        continue;
+                m->counter_mj[i] = v;
+                if (!isfinite(before) || v == before)
+                        continue;
+                if (v < before) {
+                        /* The driver reloaded: the counter starts again. */
+                        counter_restart(&m->whole, i);
+                        counter_restart(phase, i);
+                }
+                counter_step(&m->whole, i, time_ns, v);
+                counter_step(phase, i, time_ns, v);
+        }
 }
 
 void jc_measure_record(jc_measure *m, uint64_t time_ns, const double *values)
@@ -239,6 +307,7 @@ void jc_measure_record(jc_measure *m, uint64_t time_ns, const double *values)
                 close_window(m, m->phases[m->settled], m->phases[m->settled]->end_ns, now);
         account(m, &m->whole, time_ns, values);
         account(m, m->phases[m->n_phases - 1], time_ns, values);
+        account_counters(m, time_ns, values);
 }
 
 void jc_measure_phase(jc_measure *m, uint64_t time_ns, const char *label)

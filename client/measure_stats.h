@@ -31,6 +31,11 @@ typedef struct {
         uint64_t last_ns;          /* the last record's time */
         size_t records;
         double *energy_mj, *peak_mw, *last_mw;  /* per power column; NAN: none yet */
+        /* A discrete GPU's energy counter (dgpu.N.energy) where it
+         * stepped within the window: the first and last step, per power
+         * column (times 0: none). */
+        double *counter_first_mj, *counter_last_mj;
+        uint64_t *counter_first_ns, *counter_last_ns;
         double load_sum[JC_LOADS], load_max[JC_LOADS];
         size_t load_n[JC_LOADS];
         double *temp_max;          /* per temperature column; NAN: none */
@@ -46,6 +51,8 @@ typedef struct {
          * its input rail where there is one) if there is one. */
         size_t n_power;
         size_t *power_col;
+        size_t *energy_col;        /* per power column: its counter (dgpu.N.energy) or JC_NO_COLUMN */
+        double *counter_mj;        /* per power column: the counter's value in the last record; NAN: none */
         char **power_name;         /* "VDD_GPU_SOC", ..., "total" */
         size_t load_col[JC_LOADS], freq_col[JC_FREQS];
         size_t n_temp;
@@ -65,7 +72,11 @@ typedef struct {
 jc_measure *jc_measure_new(char *const *columns, size_t n, uint64_t start_ns);
 void jc_measure_free(jc_measure *m);
 /* A record at TIME_NS: the power of each column counts from the previous
- * record (or the window's start) to TIME_NS. */
+ * record (or the window's start) to TIME_NS. A discrete GPU whose records
+ * have its energy counter (dgpu.N.energy) gets the counter's energy
+ * instead, where it stepped twice or more in the window: the counter's
+ * mean power between its first and last step, over the whole window (the
+ * counter is exact where the power key is an average, issue 35). */
 void jc_measure_record(jc_measure *m, uint64_t time_ns, const double *values);
 /* A sync point at TIME_NS: the open phase ends, one called LABEL begins. */
 void jc_measure_phase(jc_measure *m, uint64_t time_ns, const char *label);

@@ -6,10 +6,11 @@ from .aio import AsyncJetson
 from .client import Jetson, Sample, Subscription
 from .errors import (AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgs, JetsondError,
                      NotFound, NotRunning, NotSupported, RebootRequired, Timeout)
-from .measure import Measurement, measure
+from .measure import Measurement, measure, trace_energy_j
 
 __version__ = "0.1.0"
 
 __all__ = ["Jetson", "AsyncJetson", "Sample", "Subscription", "Recorder", "AsyncRecorder", "read_trace", "load_trace", "measure", "Measurement",
+           "trace_energy_j",
            "JetsondError", "NotRunning", "AccessDenied", "InteractiveAuthorizationRequired", "NotSupported",
            "Busy", "Failed", "Timeout", "RebootRequired", "InvalidArgs", "NotFound"]

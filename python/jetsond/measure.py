@@ -12,13 +12,13 @@ import resource
 import threading
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .capture import Capture, monotonic_ns, parse_records
+from .capture import Capture, load_trace, monotonic_ns, parse_records
 
 LOADS = ("cpu.load", "gpu.load", "emc.load")
 FREQS = ("gpu.freq", "emc.freq")
 # Each discrete GPU's (dgpu.N.FIELD): the mean and the maximum of each.
 DGPU_FIELDS = ("load", "freq", "sm_freq", "mem_freq", "temp", "mem_used")
-PATTERNS = ("power.*.power", "dgpu.*.power", "power.total", "cpu.load", "gpu.load", "emc.load",
+PATTERNS = ("power.*.power", "dgpu.*.power", "dgpu.*.energy", "power.total", "cpu.load", "gpu.load", "emc.load",
             "gpu.freq", "emc.freq", "temp.*") + tuple("dgpu.*." + f for f in DGPU_FIELDS)
 _DGPU_COLUMN = re.compile(r"dgpu\.([0-9]+)\.(%s)$" % "|".join(DGPU_FIELDS))
 
@@ -46,6 +46,10 @@ class Window:
         self.dgpu_sum = [[0.0] * len(DGPU_FIELDS) for _ in range(n_dgpu)]
         self.dgpu_n = [[0] * len(DGPU_FIELDS) for _ in range(n_dgpu)]
         self.dgpu_max = [[math.nan] * len(DGPU_FIELDS) for _ in range(n_dgpu)]
+        # A discrete GPU's energy counter where it stepped in the window:
+        # (time_ns, mJ) of the first and last step, per power column.
+        self.counter_first = [None] * n_power  # type: List[Optional[Tuple[int, float]]]
+        self.counter_last = [None] * n_power  # type: List[Optional[Tuple[int, float]]]
         self.processes = {}  # type: Dict[str, Any]
 
     @property
@@ -76,6 +80,10 @@ class Stats:
         if "power.total" in columns:
             self.power_col.append(list(columns).index("power.total"))
             self.power_name.append("total")
+        # A discrete GPU's counter (dgpu.N.energy) beside its power.
+        self.energy_col = [list(columns).index(n + ".energy") if n.startswith("dgpu.") and n + ".energy" in columns
+                           else -1 for n in self.power_name]
+        self.counter_mj = [math.nan] * len(self.power_col)
         self.load_col = [list(columns).index(k) if k in columns else -1 for k in LOADS]
         self.freq_col = [list(columns).index(k) if k in columns else -1 for k in FREQS]
         # Discrete GPUs in NVML's order, a column per field or -1.
@@ -129,6 +137,28 @@ class Stats:
             if math.isfinite(x):
                 w.energy_mj[i] += x * dt
         w.last_ns = w.end_ns = max(end_ns, w.start_ns)
+        # A counter that stepped twice or more: its mean power between
+        # the steps over the whole window (it is exact where the power key
+        # is an average; issue 35).
+        for i, (first, last) in enumerate(zip(w.counter_first, w.counter_last)):
+            if first and last and last[0] > first[0]:
+                w.energy_mj[i] = (last[1] - first[1]) / ((last[0] - first[0]) / 1e9) * w.seconds
+
+    def _counters(self, t: int, v: Sequence[float]) -> None:
+        # A step is where the counter was read, as near as the records
+        # tell; the value before the first step was read at an unknown time.
+        for i, c in enumerate(self.energy_col):
+            if c < 0 or not math.isfinite(v[c]):
+                continue
+            before, self.counter_mj[i] = self.counter_mj[i], v[c]
+            if not math.isfinite(before) or v[c] == before:
+                continue
+            for w in (self.whole, self.phases[-1]):
+                if v[c] < before:  # the driver reloaded: the counter starts again
+                    w.counter_first[i] = None
+                if w.counter_first[i] is None:
+                    w.counter_first[i] = (t, v[c])
+                w.counter_last[i] = (t, v[c])
 
     def record(self, time_ns: int, values: Sequence[float]) -> None:
         now = [values[c] for c in self.power_col]
@@ -137,6 +167,7 @@ class Stats:
             self.settled += 1
         self._account(self.whole, time_ns, values)
         self._account(self.phases[-1], time_ns, values)
+        self._counters(time_ns, values)
 
     def phase(self, time_ns: int, label: str) -> Window:
         """Starts phase LABEL at TIME_NS; returns the phase it ends."""
@@ -429,3 +460,21 @@ class measure:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def trace_energy_j(path: str) -> Dict[str, Optional[float]]:
+    """The energy in J of each rail, each NVIDIA GPU ("dgpu.N") and the
+    total over a Recorder's trace, from its start to its stop, as measure()
+    computes it: a GPU's from its NVML counter (dgpu.N.energy, which
+    jetsond reads every 100 ms while a capture has it) where the trace has
+    that column, else from its power. None where nothing was recorded."""
+    t = load_trace(path)
+    records = list(t.iter_records())
+    start = t.start_ns or (records[0].time_ns if records else 0)
+    stop = t.stop_ns or (records[-1].time_ns if records else start)
+    st = Stats(t.header.columns, start)
+    for r in records:
+        if start <= r.time_ns <= stop:
+            st.record(r.time_ns, r.values)
+    st.finish(stop)
+    return {name: d["energy_j"] for name, d in st.window_dict(st.whole)["power"].items()}

@@ -223,11 +223,15 @@ static void read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t d
         free(infos);
 }
 
-static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index)
+/* Each process's SM use over NVML's last interval. LISTED_ONLY: only
+ * for G's listed processes (a sample may outlive its process); else a
+ * process for each sample, for jd_nvml_gpu_merge to match later. */
+static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index, bool listed_only)
 {
         nvmlProcessUtilizationSample_t *samples = NULL;
         unsigned count = 0, room = (unsigned) g->n_processes + LIST_SLACK;
-        unsigned long long since = index < MAX_GPUS ? n->last_seen_us[index] : 0;
+        /* Atomic: two threads may read one GPU's parts (gpu_poller.c). */
+        unsigned long long since = index < MAX_GPUS ? __atomic_load_n(&n->last_seen_us[index], __ATOMIC_RELAXED) : 0;
         nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
         for (int tries = 0; r == NVML_ERROR_INSUFFICIENT_SIZE && tries < LIST_TRIES; tries++) {
                 nvmlProcessUtilizationSample_t *bigger = realloc(samples, room * sizeof(*samples));
@@ -247,16 +251,20 @@ static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsign
         }
         unsigned long long newest = since;
         for (unsigned i = 0; i < count && i < room; i++) {
-                /* Only processes NVML lists as running: a sample may
-                 * outlive its process. */
-                for (size_t k = 0; k < g->n_processes; k++)
-                        if (g->processes[k].pid == samples[i].pid)
-                                JD_SET(g->processes[k].sm, samples[i].smUtil);
+                if (listed_only) {
+                        for (size_t k = 0; k < g->n_processes; k++)
+                                if (g->processes[k].pid == samples[i].pid)
+                                        JD_SET(g->processes[k].sm, samples[i].smUtil);
+                } else {
+                        jd_nvml_process *p = process_slot(g, samples[i].pid);
+                        if (p)
+                                JD_SET(p->sm, samples[i].smUtil);
+                }
                 if (samples[i].timeStamp > newest)
                         newest = samples[i].timeStamp;
         }
         if (index < MAX_GPUS)
-                n->last_seen_us[index] = newest;
+                __atomic_store_n(&n->last_seen_us[index], newest, __ATOMIC_RELAXED);
         free(samples);
 }
 
@@ -281,8 +289,8 @@ static bool read_memory(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
         return set_u64(g, r, &g->mem_used_kib, v1.used / 1024) && set_u64(g, r, &g->mem_total_kib, v1.total / 1024);
 }
 
-/* Every value of G; stops at the first sign that the GPU is lost. */
-static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index)
+/* The values that never change while the driver runs. */
+static void read_constants(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
 {
         nvmlReturn_t r = CALL(n->name, dev, g->name, sizeof(g->name));
         if (r == NVML_ERROR_GPU_IS_LOST) {
@@ -297,28 +305,44 @@ static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned i
         nvmlPciInfo_t pci = { 0 };
         if (CALL(n->pci, dev, &pci) == NVML_SUCCESS)
                 snprintf(g->pci_bus_id, sizeof(g->pci_bus_id), "%s", pci.busId);
+        static const struct {
+                int type;
+                size_t max;
+        } clocks[] = {
+                { NVML_CLOCK_GRAPHICS, offsetof(jd_nvml_gpu, max_freq_khz) },
+                { NVML_CLOCK_SM, offsetof(jd_nvml_gpu, max_sm_freq_khz) },
+                { NVML_CLOCK_MEM, offsetof(jd_nvml_gpu, max_mem_freq_khz) },
+        };
+        for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+                unsigned mhz = 0;
+                r = CALL(n->max_clock, dev, clocks[i].type, &mhz);
+                if (!set_u64(g, r, (jd_opt_u64 *) ((char *) g + clocks[i].max), (unsigned long long) mhz * 1000))
+                        return;
+        }
+}
 
+/* The values of every sample, a few microseconds each; stops at the
+ * first sign that the GPU is lost. */
+static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+{
         nvmlUtilization_t util = { 0 };
-        r = CALL(n->utilization, dev, &util);
+        nvmlReturn_t r = CALL(n->utilization, dev, &util);
         if (!set_u64(g, r, &g->load, util.gpu) || !set_u64(g, r, &g->mem_load, util.memory))
                 return;
         if (!read_memory(n, g, dev))
                 return;
         static const struct {
                 int type;
-                size_t now, max;
+                size_t now;
         } clocks[] = {
-                { NVML_CLOCK_GRAPHICS, offsetof(jd_nvml_gpu, freq_khz), offsetof(jd_nvml_gpu, max_freq_khz) },
-                { NVML_CLOCK_SM, offsetof(jd_nvml_gpu, sm_freq_khz), offsetof(jd_nvml_gpu, max_sm_freq_khz) },
-                { NVML_CLOCK_MEM, offsetof(jd_nvml_gpu, mem_freq_khz), offsetof(jd_nvml_gpu, max_mem_freq_khz) },
+                { NVML_CLOCK_GRAPHICS, offsetof(jd_nvml_gpu, freq_khz) },
+                { NVML_CLOCK_SM, offsetof(jd_nvml_gpu, sm_freq_khz) },
+                { NVML_CLOCK_MEM, offsetof(jd_nvml_gpu, mem_freq_khz) },
         };
         for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
                 unsigned mhz = 0;
                 r = CALL(n->clock, dev, clocks[i].type, &mhz);
                 if (!set_u64(g, r, (jd_opt_u64 *) ((char *) g + clocks[i].now), (unsigned long long) mhz * 1000))
-                        return;
-                r = CALL(n->max_clock, dev, clocks[i].type, &mhz);
-                if (!set_u64(g, r, (jd_opt_u64 *) ((char *) g + clocks[i].max), (unsigned long long) mhz * 1000))
                         return;
         }
         /* One call at a time: each value is read after its call returns. */
@@ -333,9 +357,6 @@ static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned i
                 return;
         r = CALL(n->power_limit, dev, &v);
         if (!set_u64(g, r, &g->power_limit_mw, v))
-                return;
-        r = CALL(n->energy, dev, &ull);
-        if (!set_u64(g, r, &g->energy_mj, ull))
                 return;
         r = CALL(n->fan, dev, &v);
         if (!set_u64(g, r, &g->fan, v))
@@ -355,17 +376,66 @@ static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned i
                 r = NVML_ERROR_NOT_SUPPORTED;
         if (!set_u64(g, r, &g->pstate, (unsigned long long) pstate))
                 return;
+        read_processes(g, n->compute, dev, true);
+        read_processes(g, n->graphics, dev, false);
+}
+
+static void read_energy(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+{
+        unsigned long long mj = 0;
+        nvmlReturn_t r = CALL(n->energy, dev, &mj);
+        set_u64(g, r, &g->energy_mj, mj);
+}
+
+static void read_pcie(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+{
         /* KB/s in NVML's words; 1024 bytes, as nvidia-smi and nvitop count. */
-        r = CALL(n->pcie, dev, NVML_PCIE_UTIL_RX_BYTES, &v);
+        unsigned v = 0;
+        nvmlReturn_t r = CALL(n->pcie, dev, NVML_PCIE_UTIL_RX_BYTES, &v);
         if (!set_u64(g, r, &g->pcie_rx, (unsigned long long) v * 1024))
                 return;
         r = CALL(n->pcie, dev, NVML_PCIE_UTIL_TX_BYTES, &v);
-        if (!set_u64(g, r, &g->pcie_tx, (unsigned long long) v * 1024))
-                return;
-        read_processes(g, n->compute, dev, true);
-        read_processes(g, n->graphics, dev, false);
-        if (!g->lost && g->n_processes)
-                read_process_sm(n, g, dev, index);
+        set_u64(g, r, &g->pcie_tx, (unsigned long long) v * 1024);
+}
+
+/* PARTS of G; stops at the first sign that the GPU is lost. */
+static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index, unsigned parts)
+{
+        if (parts & JD_NVML_CONSTANTS)
+                read_constants(n, g, dev);
+        if (!g->lost && (parts & JD_NVML_CHEAP))
+                read_cheap(n, g, dev);
+        if (!g->lost && (parts & JD_NVML_ENERGY))
+                read_energy(n, g, dev);
+        if (!g->lost && (parts & JD_NVML_PCIE))
+                read_pcie(n, g, dev);
+        /* With the lists: only while NVML lists a process. */
+        bool listed_only = parts & JD_NVML_CHEAP;
+        if (!g->lost && (parts & JD_NVML_PROCESS_SM) && (!listed_only || g->n_processes))
+                read_process_sm(n, g, dev, index, listed_only);
+}
+
+void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts)
+{
+        if (parts & JD_NVML_CONSTANTS) {
+                memcpy(dst->name, src->name, sizeof(dst->name));
+                memcpy(dst->uuid, src->uuid, sizeof(dst->uuid));
+                memcpy(dst->pci_bus_id, src->pci_bus_id, sizeof(dst->pci_bus_id));
+                dst->integrated = src->integrated;
+                dst->max_freq_khz = src->max_freq_khz;
+                dst->max_sm_freq_khz = src->max_sm_freq_khz;
+                dst->max_mem_freq_khz = src->max_mem_freq_khz;
+        }
+        if (parts & JD_NVML_ENERGY)
+                dst->energy_mj = src->energy_mj;
+        if (parts & JD_NVML_PCIE) {
+                dst->pcie_rx = src->pcie_rx;
+                dst->pcie_tx = src->pcie_tx;
+        }
+        for (size_t i = 0; (parts & JD_NVML_PROCESS_SM) && i < dst->n_processes; i++)
+                for (size_t k = 0; k < src->n_processes; k++)
+                        if (src->processes[k].pid == dst->processes[i].pid)
+                                dst->processes[i].sm = src->processes[k].sm;
 }
 
 void jd_nvml_gpu_clear(jd_nvml_gpu *g)
@@ -386,12 +456,17 @@ bool jd_nvml_gpu_copy(jd_nvml_gpu *dst, const jd_nvml_gpu *src)
 
 bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *g)
 {
+        return jd_nvml_read_parts(n, index, JD_NVML_ALL, g);
+}
+
+bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu *g)
+{
         nvmlDevice_t dev;
         memset(g, 0, sizeof(*g));
         g->index = index;
         if (n->handle(index, &dev) != NVML_SUCCESS)
                 return false;
-        read_values(n, g, dev, index);
+        read_values(n, g, dev, index, parts);
         /* Lost: no value read before the loss stands either. */
         if (g->lost) {
                 jd_nvml_gpu_clear(g);

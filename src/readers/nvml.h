@@ -70,8 +70,36 @@ unsigned jd_nvml_count(jd_nvml *n);
 /* Reads GPU INDEX into OUT. False if NVML has no such GPU (then OUT is
  * not valid); a GPU that fell off the bus is true with OUT->lost. Safe to
  * call for different GPUs from different threads (NVML is thread-safe
- * after init); not for the same GPU from two threads. */
+ * after init), and for one GPU from two threads into different OUTs. */
 bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *out);
+
+/* A GPU's values by what they cost (issue 35: on an H200 a read of all
+ * of them took 10-12 ms of CPU and waited 42 ms), so that each is read at
+ * the rate it changes (gpu_poller.c says when). */
+enum {
+        /* name, UUID, PCI id, max clocks (the integrated flag from the
+         * name): never change while the driver runs; 1.6 ms per max clock */
+        JD_NVML_CONSTANTS = 1u << 0,
+        /* load, memory (with its total: the same call), clocks,
+         * temperature, power, limit, pstate, clock event reasons, fan,
+         * encoder, decoder, the process lists: 2-33 us each */
+        JD_NVML_CHEAP = 1u << 1,
+        JD_NVML_ENERGY = 1u << 2,     /* the energy counter: ~4 ms of CPU */
+        JD_NVML_PCIE = 1u << 3,       /* rx and tx: ~0.8 ms of CPU and ~21 ms of waiting each */
+        /* each process's SM use, ~2 ms: with CHEAP, only while a process
+         * is listed and only for the listed ones; without CHEAP, every
+         * process NVML has a sample for */
+        JD_NVML_PROCESS_SM = 1u << 4,
+        JD_NVML_ALL = (1u << 5) - 1,
+};
+/* Reads the PARTS of GPU INDEX into OUT, as jd_nvml_read_gpu (which reads
+ * JD_NVML_ALL); values of the other parts are absent. */
+bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu *out);
+/* Copies into DST the values of PARTS (JD_NVML_CONSTANTS, JD_NVML_ENERGY,
+ * JD_NVML_PCIE, JD_NVML_PROCESS_SM: the SM use of each of DST's processes
+ * that SRC has) that SRC holds, for a read of the cheap part completed
+ * with the others' latest. */
+void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts);
 /* OUT's process list, which jd_nvml_read_gpu allocates, freed (OUT keeps
  * its values, with no processes). Every read is followed by one. */
 void jd_nvml_gpu_clear(jd_nvml_gpu *out);

@@ -108,6 +108,17 @@ static bool flush(jd_capture *c)
         return c->buf_len == 0;
 }
 
+bool jd_capture_has_column(const jd_capture *c, const char *pattern)
+{
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init(&it, c->column_of);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                if (g_pattern_match_simple(pattern, key))
+                        return true;
+        return false;
+}
+
 jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const char *const *columns, size_t n,
                            int *read_fd)
 {

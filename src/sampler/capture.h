@@ -34,6 +34,8 @@ jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const ch
                            int *read_fd);
 void jd_capture_free(jd_capture *c);
 uint64_t jd_capture_interval(const jd_capture *c);
+/* Whether a column's name matches the glob PATTERN ("dgpu.*.energy"). */
+bool jd_capture_has_column(const jd_capture *c, const char *pattern);
 
 /* For the fast tier: is a record due at the tick of DEADLINE_US, whose
  * reading STARTED_US? If so the capture moves on to its next due time,

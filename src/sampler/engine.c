@@ -113,8 +113,15 @@ static void retime(jd_sampling_engine *e)
                 if (e->tiers[i])
                         jd_tier_thread_set_timing(e->tiers[i], &timings[i]);
         }
-        if (e->gpus)
-                jd_gpu_poller_set_period(e->gpus, e->period[JD_TIER_INDEX_MEDIUM]);
+        if (!e->gpus)
+                return;
+        jd_gpu_poller_set_period(e->gpus, e->period[JD_TIER_INDEX_MEDIUM]);
+        /* A capture of a GPU's energy counter (jetsonctl measure) has it
+         * fresh, not as old as the costly values may be. */
+        bool energy = false;
+        for (guint i = 0; i < e->captures->len && !energy; i++)
+                energy = jd_capture_has_column(g_ptr_array_index(e->captures, i), "dgpu.*.energy");
+        jd_gpu_poller_set_energy_period(e->gpus, energy ? JD_NVML_ENERGY_EXACT_PERIOD_US : 0);
 }
 
 /* The values that combine tiers (ram.shared: meminfo, else the nvmap

@@ -25,9 +25,15 @@ struct jd_gpu_poller {
         uint64_t period;
         gpu_thread *gpus[JD_MAX_DGPUS];
         unsigned n_gpus;
+        uint64_t energy_period;       /* 0: the costly values' own */
         GQueue messages;
         atomic_bool sysfs_load;       /* jd_gpu_poller_set_sysfs_load */
 };
+
+/* The costly parts of a GPU (nvml.h), each with the time of its latest
+ * read, kept by its own thread for the cheap reads to take in. */
+enum { COSTLY_ENERGY, COSTLY_PCIE, COSTLY_SM, COSTLY_PARTS };
+static const unsigned costly_part[COSTLY_PARTS] = { JD_NVML_ENERGY, JD_NVML_PCIE, JD_NVML_PROCESS_SM };
 
 struct gpu_thread {
         jd_gpu_poller *poller;
@@ -36,6 +42,16 @@ struct gpu_thread {
         jd_values builder;            /* the thread's own; keys spelled only when they change */
         jd_gpu_reading *latest;       /* under poller->mu */
         bool was_lost;                /* the thread's own */
+        /* The cheap thread's own: the constants, read with the first
+         * full read (again after the GPU was lost). */
+        jd_nvml_gpu constants;
+        bool have_constants;
+        /* The costly thread (off the cheap reads' path: a PCIe read waits
+         * ~42 ms) and, under poller->mu, what it read last. */
+        pthread_t costly_thread;
+        bool costly_started;
+        jd_nvml_gpu costly;
+        uint64_t costly_at[COSTLY_PARTS]; /* CLOCK_MONOTONIC µs; 0: none */
 };
 
 jd_gpu_reading *jd_gpu_reading_ref(jd_gpu_reading *r)
@@ -96,6 +112,132 @@ static void publish(gpu_thread *t, const jd_nvml_gpu *g)
         jd_gpu_reading_unref(old);
 }
 
+/* Under mu: how often the costly parts are read. */
+static uint64_t costly_period(const jd_gpu_poller *p, int part)
+{
+        uint64_t period = p->period > JD_NVML_COSTLY_PERIOD_US ? p->period : JD_NVML_COSTLY_PERIOD_US;
+        if (part == COSTLY_ENERGY && p->energy_period && p->energy_period < period)
+                period = p->energy_period > p->period ? p->energy_period : p->period;
+        return period;
+}
+
+/* Under mu: G's PARTS (costly ones) become T's latest, read at AT. */
+static void store_costly(gpu_thread *t, const jd_nvml_gpu *g, unsigned parts, uint64_t at)
+{
+        for (int i = 0; i < COSTLY_PARTS; i++)
+                if (parts & costly_part[i])
+                        t->costly_at[i] = g->lost ? 0 : at;
+        if (g->lost)
+                return;
+        jd_nvml_gpu_merge(&t->costly, g, parts & (JD_NVML_ENERGY | JD_NVML_PCIE));
+        if (parts & JD_NVML_PROCESS_SM) {
+                jd_nvml_gpu_clear(&t->costly);
+                jd_nvml_gpu copy;
+                if (jd_nvml_gpu_copy(&copy, g)) {
+                        t->costly.processes = copy.processes;
+                        t->costly.n_processes = copy.n_processes;
+                        t->costly.cap_processes = copy.cap_processes;
+                }
+        }
+}
+
+/* Under mu: G, a cheap read finished at NOW, takes in the costly parts
+ * read recently enough (a costly thread stuck in NVML leaves them out
+ * after three of its periods, as a stalled tier's keys). */
+static void merge_costly(const gpu_thread *t, jd_nvml_gpu *g, uint64_t now)
+{
+        for (int i = 0; i < COSTLY_PARTS; i++) {
+                uint64_t at = t->costly_at[i];
+                if (at && (now < at || now - at <= 3 * costly_period(t->poller, i)))
+                        jd_nvml_gpu_merge(g, &t->costly, costly_part[i]);
+        }
+}
+
+/* Waits on the poller's condition once: until DEADLINE, stop, or a
+ * change of the periods (under mu). */
+static void wait_once(jd_gpu_poller *p, uint64_t deadline)
+{
+        if (p->stop || jd_monotonic_us() >= deadline)
+                return;
+        struct timespec ts = { .tv_sec = (time_t) (deadline / 1000000u), .tv_nsec = (long) (deadline % 1000000u) * 1000 };
+        pthread_cond_timedwait(&p->wake, &p->mu, &ts);
+}
+
+/* The costly parts of one GPU, each at its own period (the cheap thread's
+ * first full read counts as the first of each). */
+static void *run_costly(void *data)
+{
+        gpu_thread *t = data;
+        jd_gpu_poller *p = t->poller;
+        jd_nvml_gpu *g = calloc(1, sizeof(*g));
+        uint64_t last[COSTLY_PARTS];
+        uint64_t now = jd_monotonic_us();
+        for (int i = 0; i < COSTLY_PARTS; i++)
+                last[i] = now;
+        pthread_mutex_lock(&p->mu);
+        while (g && !p->stop) {
+                now = jd_monotonic_us();
+                unsigned parts = 0;
+                uint64_t next = UINT64_MAX;
+                for (int i = 0; i < COSTLY_PARTS; i++) {
+                        uint64_t due = last[i] + costly_period(p, i);
+                        if (now >= due) {
+                                parts |= costly_part[i];
+                                last[i] = now;
+                                due = now + costly_period(p, i);
+                        }
+                        next = due < next ? due : next;
+                }
+                /* Per-process SM use only while NVML lists a process. */
+                if (!t->latest || !t->latest->gpu.n_processes)
+                        parts &= ~(unsigned) JD_NVML_PROCESS_SM;
+                if (!parts) {
+                        wait_once(p, next);
+                        continue;
+                }
+                pthread_mutex_unlock(&p->mu);
+                bool there = jd_nvml_read_parts(p->nvml, t->index, parts, g);
+                uint64_t done = jd_monotonic_us();
+                pthread_mutex_lock(&p->mu);
+                if (there)
+                        store_costly(t, g, parts, done);
+                jd_nvml_gpu_clear(g);
+        }
+        pthread_mutex_unlock(&p->mu);
+        free(g);
+        return NULL;
+}
+
+/* One read of T's GPU into G: the cheap part, with the constants kept
+ * and the costly parts' latest; everything where there is no costly
+ * thread, and on the first read (so the first reading has every key). */
+static bool read_gpu(gpu_thread *t, jd_nvml_gpu *g)
+{
+        jd_gpu_poller *p = t->poller;
+        bool full = !t->have_constants || !t->costly_started;
+        unsigned parts = full ? JD_NVML_ALL : JD_NVML_CHEAP;
+        if (!jd_nvml_read_parts(p->nvml, t->index, parts, g))
+                return false;
+        if (g->lost) {
+                t->have_constants = false;
+                return true;
+        }
+        uint64_t now = jd_monotonic_us();
+        pthread_mutex_lock(&p->mu);
+        if (full) {
+                store_costly(t, g, JD_NVML_ENERGY | JD_NVML_PCIE | JD_NVML_PROCESS_SM, now);
+        } else {
+                jd_nvml_gpu_merge(g, &t->constants, JD_NVML_CONSTANTS);
+                merge_costly(t, g, now);
+        }
+        pthread_mutex_unlock(&p->mu);
+        if (!t->have_constants) {
+                jd_nvml_gpu_merge(&t->constants, g, JD_NVML_CONSTANTS);
+                t->have_constants = true;
+        }
+        return true;
+}
+
 static void *run_gpu(void *data)
 {
         gpu_thread *t = data;
@@ -103,10 +245,9 @@ static void *run_gpu(void *data)
         jd_nvml_gpu *g = calloc(1, sizeof(*g));
         pthread_mutex_lock(&p->mu);
         while (g && !p->stop) {
-                uint64_t period = p->period;
                 pthread_mutex_unlock(&p->mu);
                 uint64_t start = jd_monotonic_us();
-                bool there = jd_nvml_read_gpu(p->nvml, t->index, g);
+                bool there = read_gpu(t, g);
                 if (there && g->lost != t->was_lost) {
                         t->was_lost = g->lost;
                         message(p, g->lost ? g_strdup_printf("GPU %u fell off the bus (NVML: GPU is lost); its "
@@ -117,7 +258,9 @@ static void *run_gpu(void *data)
                         publish(t, g);
                 jd_nvml_gpu_clear(g);
                 pthread_mutex_lock(&p->mu);
-                wait_until(p, start + period);
+                /* A shorter period (a capture opened) counts at once. */
+                while (!p->stop && jd_monotonic_us() < start + p->period)
+                        wait_once(p, start + p->period);
         }
         pthread_mutex_unlock(&p->mu);
         free(g);
@@ -132,7 +275,11 @@ static void start_gpu(jd_gpu_poller *p, unsigned index)
         t->poller = p;
         t->index = index;
         jd_values_init(&t->builder);
+        /* Both threads begin by taking mu: they see the poller as it is
+         * when it is released. */
+        pthread_mutex_lock(&p->mu);
         if (pthread_create(&t->thread, NULL, run_gpu, t) != 0) {
+                pthread_mutex_unlock(&p->mu);
                 jd_values_clear(&t->builder);
                 free(t);
                 return;
@@ -140,7 +287,12 @@ static void start_gpu(jd_gpu_poller *p, unsigned index)
         char name[16];
         snprintf(name, sizeof(name), "jetsond-gpu%u", index);
         pthread_setname_np(t->thread, name);
-        pthread_mutex_lock(&p->mu);
+        /* Without its costly thread, the GPU's own reads everything. */
+        t->costly_started = pthread_create(&t->costly_thread, NULL, run_costly, t) == 0;
+        if (t->costly_started) {
+                snprintf(name, sizeof(name), "jetsond-gpu%u+", index);
+                pthread_setname_np(t->costly_thread, name);
+        }
         p->gpus[p->n_gpus++] = t;
         pthread_mutex_unlock(&p->mu);
 }
@@ -242,14 +394,18 @@ void jd_gpu_poller_free(jd_gpu_poller *p, uint64_t timeout_us)
         pthread_mutex_unlock(&p->mu);
         uint64_t deadline = jd_monotonic_us() + timeout_us;
         bool all = join_until(p->probe, deadline);
-        for (unsigned i = 0; i < p->n_gpus; i++)
+        for (unsigned i = 0; i < p->n_gpus; i++) {
                 all = join_until(p->gpus[i]->thread, deadline) && all;
+                if (p->gpus[i]->costly_started)
+                        all = join_until(p->gpus[i]->costly_thread, deadline) && all;
+        }
         /* A thread stuck in NVML still uses the library and the poller. */
         if (!all)
                 return;
         for (unsigned i = 0; i < p->n_gpus; i++) {
                 jd_gpu_reading_unref(p->gpus[i]->latest);
                 jd_values_clear(&p->gpus[i]->builder);
+                jd_nvml_gpu_clear(&p->gpus[i]->costly);
                 free(p->gpus[i]);
         }
         jd_nvml_close(p->nvml);
@@ -266,6 +422,14 @@ void jd_gpu_poller_set_period(jd_gpu_poller *p, uint64_t period_us)
 {
         pthread_mutex_lock(&p->mu);
         p->period = period_us > JD_NVML_MIN_PERIOD_US ? period_us : JD_NVML_MIN_PERIOD_US;
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->mu);
+}
+
+void jd_gpu_poller_set_energy_period(jd_gpu_poller *p, uint64_t period_us)
+{
+        pthread_mutex_lock(&p->mu);
+        p->energy_period = period_us;
         pthread_cond_broadcast(&p->wake);
         pthread_mutex_unlock(&p->mu);
 }

@@ -6,7 +6,11 @@
  * all) it tries again every JD_NVML_REPROBE_US, and it looks for GPUs
  * added since. Each GPU thread publishes refcounted readings; the engine
  * leaves out the keys of a GPU whose latest reading is stale, as it does
- * for a tier. */
+ * for a tier. A GPU's values are read at the rate they change (issue 35):
+ * its thread reads the constants once and the cheap values every period;
+ * a second thread per GPU reads the costly ones on their own cadence
+ * (below), and each reading takes in their latest, so the cheap ones
+ * never wait on the costly ones. */
 #pragma once
 
 #include <stdatomic.h>
@@ -15,7 +19,17 @@
 #include "nvml.h"
 #include "values.h"
 
-#define JD_NVML_MIN_PERIOD_US 100000u     /* NVML's own sampling is 1/6 s to 1 s */
+/* The cheap values (nvml.h: load, power, temperature, clocks, ...) at
+ * the sample period, down to 10 ms: the driver refreshes them every
+ * 100-200 ms, and a change reaches a 10 ms Sample within a period. */
+#define JD_NVML_MIN_PERIOD_US 10000u
+/* The costly ones (the energy counter, PCIe rx/tx, each process's SM use:
+ * ~8 ms of CPU and 42 ms of waiting on an H200) in a thread of their own
+ * per GPU, every 10 s or at the sample period if slower... */
+#define JD_NVML_COSTLY_PERIOD_US 10000000u
+/* ...and the energy counter every 100 ms while a capture has it as a
+ * column (jetsonctl measure, jetsond.measure(): energy from the counter). */
+#define JD_NVML_ENERGY_EXACT_PERIOD_US 100000u
 #define JD_NVML_REPROBE_US 10000000u
 
 typedef struct {
@@ -41,6 +55,9 @@ void jd_gpu_poller_free(jd_gpu_poller *p, uint64_t timeout_us);
 /* How often each GPU is read (never faster than JD_NVML_MIN_PERIOD_US). */
 void jd_gpu_poller_set_period(jd_gpu_poller *p, uint64_t period_us);
 uint64_t jd_gpu_poller_period(jd_gpu_poller *p);
+/* How often the energy counter is read (0: as the other costly values,
+ * JD_NVML_COSTLY_PERIOD_US); never faster than the period. */
+void jd_gpu_poller_set_energy_period(jd_gpu_poller *p, uint64_t period_us);
 /* Whether the integrated GPU's sysfs node has a load file, told by the
  * fast tier: then gpu.load is sysfs's, never also NVML's. */
 void jd_gpu_poller_set_sysfs_load(jd_gpu_poller *p, bool has_load);

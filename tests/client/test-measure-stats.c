@@ -2,6 +2,7 @@
  * records: energy is power x time whatever the record spacing, phases
  * split the run without gap or overlap, absent values stay absent. */
 #include <math.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -128,6 +129,42 @@ static void test_phases(void **state)
         jc_measure_free(m);
 }
 
+/* A discrete GPU whose power key (an average, 200 W here) is not what
+ * its energy counter says (300 W): the counter, read every 100 ms and
+ * seen 7 ms later in a record every 10 ms, gives the energy over the run
+ * within 1 %, whole and per phase; a GPU with no counter column keeps the
+ * power's. */
+static void test_dgpu_counter(void **state)
+{
+        (void) state;
+        char *cols[] = { "dgpu.0.power", "dgpu.0.energy", "dgpu.1.power", NULL };
+        uint64_t start = 5000 * MS, end = start + 3000 * MS, mark = start + 1500 * MS;
+        jc_measure *m = jc_measure_new(cols, 3, start);
+        assert_int_equal(m->n_power, 2);
+        assert_int_equal(m->energy_col[0], 1);
+        assert_true(m->energy_col[1] == JC_NO_COLUMN);
+        bool marked = false;
+        for (uint64_t t = start + 4 * MS; t < end; t += 10 * MS) {
+                if (!marked && t >= mark) {
+                        jc_measure_phase(m, mark, "second");
+                        marked = true;
+                }
+                /* The newest counter read at least 7 ms ago, reads at
+                 * 3 ms past each 100 ms, counting from long before. */
+                uint64_t seen = t - 7 * MS, read = (seen - 3 * MS) / (100 * MS) * (100 * MS) + 3 * MS;
+                double counter = 1e9 + 300000.0 * (double) read / 1e9;
+                double v[3] = { 200000, counter, 50000 };
+                jc_measure_record(m, t, v);
+        }
+        jc_measure_finish(m, end);
+        assert_true(fabs(m->whole.energy_mj[0] - 900000) < 9000);
+        assert_true(fabs(m->whole.energy_mj[1] - 150000) < 1e-3);
+        assert_int_equal(m->n_phases, 2);
+        for (size_t i = 0; i < 2; i++)
+                assert_true(fabs(m->phases[i]->energy_mj[0] - 450000) < 4500);
+        jc_measure_free(m);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -135,6 +172,7 @@ int main(void)
                 cmocka_unit_test(test_energy),
                 cmocka_unit_test(test_phases),
                 cmocka_unit_test(test_dgpus),
+                cmocka_unit_test(test_dgpu_counter),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

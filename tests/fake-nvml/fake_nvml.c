@@ -4,7 +4,8 @@
  * change a GPU while jetsond runs. The format is in README.md beside this
  * file. A field left out answers NVML_ERROR_NOT_SUPPORTED; "lost": true
  * answers NVML_ERROR_GPU_IS_LOST to every call on the device; "delay_ms"
- * makes every call on the device sleep that long (a hung driver). */
+ * makes every call on the device sleep that long (a hung driver). Every
+ * entry point is counted and costs what the config says (costs.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "costs.h"
 #include "nvml_api.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -59,6 +61,7 @@ static void reload(void)
         struct stat st;
         if (!path || stat(path, &st) != 0) {
                 g_clear_object(&parser);
+                fake_load_profile(NULL, NULL);
                 memset(&loaded, 0, sizeof(loaded));
                 return;
         }
@@ -74,7 +77,22 @@ static void reload(void)
         g_clear_object(&parser);
         parser = p;
         loaded = st;
+        fake_load_profile(parser, path);
 }
+
+/* Every entry point starts here: FN is counted and costs what the config
+ * says (costs.c), paid without the lock. */
+static void call_cost(const char *fn)
+{
+        pthread_mutex_lock(&lock);
+        reload();
+        fake_count_call(fn);
+        fake_cost cost = fake_cost_of(parser, fn);
+        pthread_mutex_unlock(&lock);
+        fake_spend(cost);
+}
+
+#define COST() call_cost(__func__)
 
 static JsonArray *devices(void)
 {
@@ -303,6 +321,7 @@ static void close_device_nodes(void)
 
 EXPORT nvmlReturn_t nvmlInit_v2(void)
 {
+        COST();
         pthread_mutex_lock(&lock);
         reload();
         nvmlReturn_t r = initialized ? NVML_SUCCESS : open_control_node();
@@ -314,6 +333,7 @@ EXPORT nvmlReturn_t nvmlInit_v2(void)
 
 EXPORT nvmlReturn_t nvmlShutdown(void)
 {
+        COST();
         pthread_mutex_lock(&lock);
         nvmlReturn_t r = initialized ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
         if (initialized && --initialized == 0) {
@@ -342,6 +362,7 @@ EXPORT const char *nvmlErrorString(nvmlReturn_t result)
 
 EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned int length)
 {
+        COST();
         static const char version[] = "595.78 (fake)";
         if (!buf || length < sizeof(version))
                 return NVML_ERROR_INSUFFICIENT_SIZE;
@@ -351,6 +372,7 @@ EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned int length)
 
 EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
 {
+        COST();
         if (!count)
                 return NVML_ERROR_INVALID_ARGUMENT;
         pthread_mutex_lock(&lock);
@@ -363,6 +385,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
 
 EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
+        COST();
         if (!device)
                 return NVML_ERROR_INVALID_ARGUMENT;
         pthread_mutex_lock(&lock);
@@ -379,16 +402,19 @@ EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice
 
 EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
 {
+        COST();
         return get_string(device, "name", name, length);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
 {
+        COST();
         return get_string(device, "uuid", uuid, length);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
+        COST();
         if (!pci)
                 return NVML_ERROR_INVALID_ARGUMENT;
         memset(pci, 0, sizeof(*pci));
@@ -400,6 +426,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *
 
 EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *util)
 {
+        COST();
         if (!util)
                 return NVML_ERROR_INVALID_ARGUMENT;
         nvmlReturn_t r = get_uint(device, "utilization.gpu", &util->gpu);
@@ -417,6 +444,7 @@ static nvmlReturn_t get_reserved(nvmlDevice_t device, unsigned long long *reserv
 /* v1: used counts the driver's reservation, as real NVML's v1 does. */
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
+        COST();
         if (!memory)
                 return NVML_ERROR_INVALID_ARGUMENT;
         unsigned long long reserved = 0;
@@ -447,6 +475,7 @@ static bool has_memory_v2(void)
 
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
+        COST();
         if (!memory)
                 return NVML_ERROR_INVALID_ARGUMENT;
         if (!has_memory_v2())
@@ -465,21 +494,34 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v
 
 EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp)
 {
+        COST();
         return sensor == NVML_TEMPERATURE_GPU ? get_uint(device, "temperature", temp) : NVML_ERROR_INVALID_ARGUMENT;
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *mw)
 {
+        COST();
         return get_uint(device, "power_mw", mw);
 }
 
+/* energy_mj, plus energy_rate_mw (mJ per second) times CLOCK_MONOTONIC's
+ * seconds where the device has it: a counter that runs, the same in every
+ * process, so a test can tell what it read over any span. */
 EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *mj)
 {
-        return mj ? get_number(device, "energy_mj", mj) : NVML_ERROR_INVALID_ARGUMENT;
+        COST();
+        if (!mj)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        nvmlReturn_t r = get_number(device, "energy_mj", mj);
+        unsigned long long rate = 0;
+        if (r == NVML_SUCCESS && get_number(device, "energy_rate_mw", &rate) == NVML_SUCCESS)
+                *mj += (unsigned long long) ((double) rate * fake_now_s(CLOCK_MONOTONIC));
+        return r;
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *mw)
 {
+        COST();
         return get_uint(device, "power_limit_mw", mw);
 }
 
@@ -491,6 +533,7 @@ static const char *clock_name(int type)
 
 EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *mhz)
 {
+        COST();
         if (!clock_name(type))
                 return NVML_ERROR_NOT_SUPPORTED;
         g_autofree char *path = g_strdup_printf("clocks_mhz.%s", clock_name(type));
@@ -499,6 +542,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsign
 
 EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, int type, unsigned int *mhz)
 {
+        COST();
         if (!clock_name(type))
                 return NVML_ERROR_NOT_SUPPORTED;
         g_autofree char *path = g_strdup_printf("max_clocks_mhz.%s", clock_name(type));
@@ -507,6 +551,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, int type, uns
 
 EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *percent)
 {
+        COST();
         return get_uint(device, "fan", percent);
 }
 
@@ -520,16 +565,19 @@ static nvmlReturn_t codec(nvmlDevice_t device, const char *path, unsigned int *u
 
 EXPORT nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *util, unsigned int *period_us)
 {
+        COST();
         return codec(device, "encoder", util, period_us);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *util, unsigned int *period_us)
 {
+        COST();
         return codec(device, "decoder", util, period_us);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, int *pstate)
 {
+        COST();
         unsigned int v = 0;
         nvmlReturn_t r = pstate ? get_uint(device, "pstate", &v) : NVML_ERROR_INVALID_ARGUMENT;
         if (r == NVML_SUCCESS)
@@ -539,11 +587,13 @@ EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, int *psta
 
 EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons)
 {
+        COST();
         return reasons ? get_number(device, "throttle", reasons) : NVML_ERROR_INVALID_ARGUMENT;
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, int counter, unsigned int *kbps)
 {
+        COST();
         return get_uint(device, counter == NVML_PCIE_UTIL_TX_BYTES ? "pcie_kbps.tx" : "pcie_kbps.rx", kbps);
 }
 
@@ -592,12 +642,14 @@ static nvmlReturn_t processes(nvmlDevice_t device, const char *type, unsigned in
 EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
                                                             nvmlProcessInfo_t *infos)
 {
+        COST();
         return processes(device, "compute", count, infos);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
                                                              nvmlProcessInfo_t *infos)
 {
+        COST();
         return processes(device, "graphics", count, infos);
 }
 
@@ -605,6 +657,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device
 EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *samples,
                                                     unsigned int *count, unsigned long long last_seen_us)
 {
+        COST();
         (void) last_seen_us;
         if (!count)
                 return NVML_ERROR_INVALID_ARGUMENT;

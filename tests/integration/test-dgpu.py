@@ -27,7 +27,7 @@ SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402  (the bus, board and jetsond stack)
 
-JETSOND, FAKE_NVML = (os.path.abspath(a) for a in sys.argv[1:3])
+JETSOND, FAKE_NVML, JETSONCTL = (os.path.abspath(a) for a in sys.argv[1:4])
 FIXTURE = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json")
 
 
@@ -177,6 +177,30 @@ def test_values():
         assert dict(g1["MaxClocks"])["mem"] == 5001000
 
 
+def test_measure_energy():
+    """jetsonctl measure gives a GPU's energy over the run as NVML's
+    counter counts it (issue 35): the fake's counter runs at 300 W while
+    its power key says 231 W, so power x time would be 23 % short. The
+    counter runs on CLOCK_MONOTONIC, so its difference over the run is
+    300 W x the run's duration."""
+    d = devices()
+    d[0]["energy_rate_mw"] = 300000
+    with GpuStack() as s:
+        s.set_devices(d)
+        s.wait_snapshot(lambda v: "dgpu.0.energy" in v, "the energy counter")
+        r = subprocess.run([JETSONCTL, "--json", "measure", "--", "sleep", "3"], capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        m = json.loads(r.stdout)
+        expected = 300 * m["duration_s"]
+        got = m["power"]["dgpu.0"]["energy_j"]
+        print(f"figure: jetsonctl measure dgpu.0 energy {got:.3f} J, counter {expected:.3f} J over "
+              f"{m['duration_s']:.3f} s")
+        assert abs(got - expected) <= 0.01 * expected, (got, expected)
+        # The other GPU has a still counter: the power key's energy
+        assert abs(m["power"]["dgpu.1"]["energy_j"] - 27 * m["duration_s"]) <= 0.01 * 27 * m["duration_s"]
+
+
 def test_once():
     os.environ["FAKE_NVML_CONFIG"] = FIXTURE
     root = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc")
@@ -258,5 +282,5 @@ def test_driver_appears_later():
 
 
 if __name__ == "__main__":
-    sys.exit(harness.run_tests([test_once, test_values, test_lost_and_back, test_hung_gpu, test_no_library,
+    sys.exit(harness.run_tests([test_once, test_values, test_measure_energy, test_lost_and_back, test_hung_gpu, test_no_library,
                                 test_driver_appears_later]))

@@ -320,11 +320,20 @@ def check_writes(board, b, snap):
     left = [f for f in changed(initial, final) if "railgate" in f or "3d_scaling" in f
             or f.endswith("/governor") or "power/control" in f]
     check(not left, board + ": RestoreDefaults put the fan, GPU and clock files back", " ".join(left[:10]))
-    snap2, _ = snapshot()
-    for k in ("nvpmodel.mode", "jetson_clocks.active", "gpu.3d_scaling", "gpu.railgate", "fan.0.profile"):
-        if k in snap and snap2 is not None:
-            want = snap[k] if k != "nvpmodel.mode" else snap2.get(k)
-            check(snap2.get(k) == want, board + ": after RestoreDefaults %s = %r (was %r)" % (k, snap2.get(k), snap[k]))
+    time.sleep(2.5)                     # a sample taken after the restore
+    snap2 = current()
+    want = {"jetson_clocks.active": False, "gpu.3d_scaling": True, "gpu.railgate": True}
+    if "nvpmodel.mode" in snap:
+        default = nvpmodel_prop("DefaultMode")
+        # A default mode that needs a reboot applies at the next boot.
+        if not re.search(r'"nvpmodel: [^"]*-> %d [^"]*needs a reboot' % default, p.stdout):
+            want["nvpmodel.mode"] = default
+    for k, v in sorted(want.items()):
+        if k in snap:
+            check(snap2.get(k) == v, board + ": after RestoreDefaults %s = %r (default %r)" % (k, snap2.get(k), v))
+    if "fan.0.profile" in snap:         # the fan is nvfancontrol's again
+        check(snap2.get("fan.0.profile") not in (None, "manual"),
+              board + ": after RestoreDefaults fan.0.profile = %r, not manual" % snap2.get("fan.0.profile"))
 
 
 def meminfo(field):
@@ -402,15 +411,15 @@ def exporter():
     run(["systemctl", "start", "jetsond-exporter.socket"], check_rc=True)
     port = re.search(r":(\d+)", unit_prop("jetsond-exporter.socket", "Listen")).group(1)
     body = ""
+    families = ("jetson_up 1", "jetson_cpu_frequency_hertz{", "jetson_dgpu_power_watts{")
     for _ in range(90):
-        p = run(["curl", "-sf", "http://127.0.0.1:%s/metrics" % port])
-        body = p.stdout
-        if "jetson_up 1" in body:
+        body = run(["curl", "-sf", "http://127.0.0.1:%s/metrics" % port]).stdout
+        if all(f in body for f in families):
             break
         time.sleep(1)
-    if "jetson_up 1" not in body:
+    else:
         say(run(["journalctl", "-b", "--no-pager", "-n", "60"]).stdout)
-    families = ("jetson_up 1", "jetson_cpu_frequency_hertz{", "jetson_dgpu_power_watts{")
+        say(body[:3000])
     check(all(f in body for f in families),
           "exporter: a scrape on 127.0.0.1:%s has jetson_up 1, the PC's CPU and its NVML GPUs" % port,
           " ".join(sorted({l.split("{")[0].split()[0] for l in body.splitlines() if l.startswith("jetson_")})))
