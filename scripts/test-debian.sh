@@ -99,18 +99,10 @@ echo "   jetsond, jetsonctl, jetsond-exporter ${version}_arm64.deb"
 # ---- a clean Debian 12 root -----------------------------------------------
 step "mmdebstrap a Debian 12 root with dbus, polkitd and the packages (cockpit-bridge by dependency)"
 root=$work/root
+rc=0
 # shellcheck disable=SC2086
-if ! mmdebstrap --variant=apt --quiet --include="dbus,polkitd,$(echo $debs | tr ' ' ',')" \
-        --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
-        bookworm "$root" >"$work/mmdebstrap.log" 2>&1; then
-        if grep -q -i -e 'Temporary failure resolving' -e 'Could not resolve' -e 'Failed to fetch' \
-                -e 'Unable to connect' "$work/mmdebstrap.log"; then
-                echo "SKIP (debian): mmdebstrap cannot reach a Debian mirror"
-                exit 77
-        fi
-        tail -30 "$work/mmdebstrap.log"
-        fail "mmdebstrap"
-fi
+sh scripts/mmdebstrap-root.sh debian "$root" "$work/mmdebstrap.log" "dbus,polkitd,$(echo $debs | tr ' ' ',')" || rc=$?
+[ "$rc" -eq 0 ] || exit "$rc"
 in_root() { chroot "$root" env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 
 # By name: dpkg says installed (not merely unpacked, nor config files left).

@@ -55,18 +55,10 @@ echo "   $(echo "$debs" | tr ',' '\n' | sed 's|.*/||' | tr '\n' ' ')"
 # ---- the root ------------------------------------------------------------------
 step "mmdebstrap a bootable Debian 12 root with systemd, dbus, polkitd, a kernel and the packages"
 root=$work/root
-if ! mmdebstrap --variant=apt --quiet \
-        --include="systemd-sysv,dbus,polkitd,udev,linux-image-amd64,python3,libfuse3-3,procps,kmod,curl,iproute2,libnss-systemd$debs" \
-        --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
-        bookworm "$root" >"$work/mmdebstrap.log" 2>&1; then
-        if grep -q -i -e 'Temporary failure resolving' -e 'Could not resolve' -e 'Failed to fetch' \
-                -e 'Unable to connect' "$work/mmdebstrap.log"; then
-                echo "SKIP (vm): mmdebstrap cannot reach a Debian mirror"
-                exit 77
-        fi
-        tail -30 "$work/mmdebstrap.log"
-        fail "mmdebstrap"
-fi
+rc=0
+sh scripts/mmdebstrap-root.sh vm "$root" "$work/mmdebstrap.log" \
+        "systemd-sysv,dbus,polkitd,udev,linux-image-amd64,python3,libfuse3-3,procps,kmod,curl,iproute2,libnss-systemd$debs" || rc=$?
+[ "$rc" -eq 0 ] || exit "$rc"
 in_root() { chroot "$root" env PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 
 step "the test harness in the root"
