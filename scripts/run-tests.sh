@@ -70,31 +70,25 @@ JETSOND_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --er
 echo "== build: jetsond-exporter under valgrind in its service tests"
 EXPORTER_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp" \
         $MESON_TEST -C build exporter-service --print-errorlogs
+# A part that skips itself (exit 77, with a SKIP line saying why) where
+# this machine cannot run it; any other failure ends the run.
+optional_part() { # WHAT-IF-SKIPPED COMMAND...
+        what=$1; shift
+        rc=0
+        "$@" || rc=$?
+        if [ "$rc" -eq 77 ]; then
+                echo "($what not run on this machine: see the SKIP line above)"
+        elif [ "$rc" -ne 0 ]; then
+                exit "$rc"
+        fi
+}
 echo "== build-aarch64: the unit and service suites again with aarch64 binaries under qemu"
-rc=0
-sh scripts/test-aarch64.sh || rc=$?
-if [ "$rc" -eq 77 ]; then
-        echo "(aarch64 not run on this machine: see the SKIP line above)"
-elif [ "$rc" -ne 0 ]; then
-        exit "$rc"
-fi
+optional_part aarch64 sh scripts/test-aarch64.sh
 echo "== debian: packages built, linted, installed in a clean Debian 12 root, upgraded and purged"
-rc=0
-JETSOND_DEBS_OUT=$PWD/build-debs sh scripts/test-debian.sh || rc=$?
-if [ "$rc" -eq 77 ]; then
-        echo "(Debian packages not installed on this machine: see the SKIP line above)"
-elif [ "$rc" -ne 0 ]; then
-        exit "$rc"
-fi
+optional_part "Debian packages" env JETSOND_DEBS_OUT="$PWD/build-debs" sh scripts/test-debian.sh
 elapsed
 echo "== vm: the packages in a booted Debian 12 VM, jetsond under its own unit on three boards"
-rc=0
-JETSOND_DEBS_DIR=$PWD/build-debs sh scripts/test-vm.sh || rc=$?
-if [ "$rc" -eq 77 ]; then
-        echo "(VM not booted on this machine: see the SKIP line above)"
-elif [ "$rc" -ne 0 ]; then
-        exit "$rc"
-fi
+optional_part VM env JETSOND_DEBS_DIR="$PWD/build-debs" sh scripts/test-vm.sh
 elapsed
 if [ "$under_load" = 1 ]; then
         for round in 1 2 3; do
