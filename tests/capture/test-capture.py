@@ -272,6 +272,32 @@ class Capture(unittest.TestCase):
         self.assertTrue(tarfile.is_tarfile(archive))
         self.assertEqual(sorted(os.listdir(self.tmp)), ["a.tar.gz", "root"])
 
+    def test_import_as_fixture(self):
+        root = self.path("root")
+        make_sysroot("x86-pc", root)
+        config = os.path.join(FIXTURES, "x86-pc.nvml.json")
+        archive = self.path("pc.tar.gz")
+        capture(root, archive, nvml_config=config)
+        fixtures = self.path("fixtures")
+        os.makedirs(fixtures)
+        subprocess.run(["/usr/bin/python3", os.path.join(FIXTURES, "gen", "import_capture.py"), archive, "my-pc",
+                        "--jetsond", JETSOND, "--fake-nvml", FAKE_NVML, "--fixtures", fixtures],
+                       check=True, stdout=subprocess.DEVNULL)
+        imported = os.path.join(fixtures, "my-pc")
+        self.assertEqual(sorted(os.listdir(fixtures)),
+                         ["my-pc", "my-pc.capture.txt", "my-pc.expected.md", "my-pc.nvml.json"])
+        self.assertFalse(os.path.exists(os.path.join(imported, ".capture")))
+        # As make-sysroot.sh copies a board (links kept).
+        copy = self.path("copy")
+        shutil.copytree(imported, copy, symlinks=True)
+        first = once(root, config)
+        replay = once(copy, os.path.join(fixtures, "my-pc.nvml.json"))
+        self.assert_same_reading(first, replay, identity_skip=("serial",))
+        with open(os.path.join(fixtures, "my-pc.expected.md")) as f:
+            md = f.read()
+        self.assertIn(first["board"]["model"], md)
+        self.assertIn("`dgpu.0.mem_total`", md)
+
     def test_figure_agx_orin(self):
         root = self.path("root")
         make_sysroot("agx-orin-jp72", root)
