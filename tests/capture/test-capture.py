@@ -71,6 +71,8 @@ def once(sysroot, nvml_config=None):
 
 def capture(sysroot, archive, *extra, nvml_config=None, wrap=()):
     args, env = nvml_args(nvml_config)
+    if "strace" in wrap:   # LeakSanitizer cannot run under ptrace
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
     cmd = list(wrap) + [JETSOND, "--capture", archive, "--interval", INTERVAL] + args + list(extra)
     if sysroot:
         cmd += ["--sysroot", sysroot]
