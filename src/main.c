@@ -22,7 +22,7 @@ static void complain_about_file(const char *path, const char *why, void *data)
 int main(int argc, char **argv)
 {
         g_autofree char *sysroot_dir = NULL;
-        gint interval_ms = 1000;
+        gint interval_ms = 1000, duration_s = 0;
         gboolean once = FALSE, json = FALSE, system_bus = FALSE, session_bus = FALSE, verbose = FALSE;
         gboolean version = FALSE, no_redact = FALSE;
         g_autofree char *address = NULL, *nvml_library = NULL, *capture = NULL;
@@ -44,6 +44,8 @@ int main(int argc, char **argv)
                 { "capture", 0, 0, G_OPTION_ARG_FILENAME, &capture,
                   "Write the files the probe and two samples read to ARCHIVE (.tar.gz), print a report, exit",
                   "ARCHIVE" },
+                { "duration", 0, 0, G_OPTION_ARG_INT, &duration_s,
+                  "With --capture: also the files that change, every --interval for SECONDS", "SECONDS" },
                 { "no-redact", 0, 0, G_OPTION_ARG_NONE, &no_redact,
                   "With --capture: keep serials, MACs, host and user names (for your own use)", NULL },
                 { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
@@ -64,6 +66,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "jetsond: --interval must be between 10 and 3600000 ms\n");
                 return EXIT_USAGE;
         }
+        if (duration_s < 0 || duration_s > 3600 || (duration_s && !capture)) {
+                fprintf(stderr, "jetsond: --duration goes with --capture, from 0 to 3600 seconds\n");
+                return EXIT_USAGE;
+        }
         if (system_bus + session_bus + (address != NULL) > 1) {
                 fprintf(stderr, "jetsond: --system, --session and --address exclude each other\n");
                 return EXIT_USAGE;
@@ -82,6 +88,7 @@ int main(int argc, char **argv)
         int ret;
         if (capture) {
                 jc_capture_options o = { .archive = capture, .interval_ms = (unsigned) interval_ms,
+                                         .duration_ms = (unsigned) duration_s * 1000u,
                                          .redact = !no_redact, .nvml_library = nvml };
                 ret = jc_run_capture(sr, &o);
         } else if (once) {

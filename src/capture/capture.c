@@ -11,6 +11,7 @@
 #include "board.h"
 #include "capture_nvml.h"
 #include "capture_redact.h"
+#include "capture_series.h"
 #include "capture_tar.h"
 #include "capture_tree.h"
 #include "nvml.h"
@@ -63,7 +64,7 @@ static void append_found_nothing(GString *s, const jd_sample *x, unsigned n_gpus
 }
 
 static char *make_summary(const jc_capture_options *o, const jd_board *b, const jd_sample *x, unsigned n_gpus,
-                          const jc_tree *t, const GPtrArray *redacted)
+                          const jc_tree *t, const jc_series *series, const GPtrArray *redacted)
 {
         GString *s = g_string_new(NULL);
         g_string_append_printf(s, "jetsond %s capture: %s\n", JETSOND_VERSION, o->archive);
@@ -75,6 +76,9 @@ static char *make_summary(const jc_capture_options *o, const jd_board *b, const 
         g_string_append_printf(s, "NVIDIA GPUs through NVML: %u\n", n_gpus);
         append_found_nothing(s, x, n_gpus);
         g_string_append_printf(s, "Files, links and directories captured: %u\n", g_hash_table_size(t->entries));
+        if (series->steps->len)
+                g_string_append_printf(s, "Time series: %u steps of %u ms, %u changed files\n", series->steps->len,
+                                       o->interval_ms, jc_series_files(series));
         GList *paths = g_list_sort(g_hash_table_get_keys(t->notes), (GCompareFunc) strcmp);
         g_string_append_printf(s, "Unreadable or left out: %u\n", g_list_length(paths));
         for (GList *l = paths; l; l = l->next)
@@ -92,8 +96,8 @@ static char *make_summary(const jc_capture_options *o, const jd_board *b, const 
 
 /* The archive: the tree's entries in order (parents first), then the
  * capture's own files under .capture/. */
-static int write_archive(const char *dest, const jc_tree *t, const char *summary, const char *nvml_json,
-                         GString *skipped, const char **why)
+static int write_archive(const char *dest, const jc_tree *t, const jc_series *series, const char *summary,
+                         const char *nvml_json, GString *skipped, const char **why)
 {
         jc_tar *tar = jc_tar_open(dest, why);
         if (!tar)
@@ -111,7 +115,8 @@ static int write_archive(const char *dest, const jc_tree *t, const char *summary
         }
         bool ok = jc_tar_add_dir(tar, ".capture") &&
                   jc_tar_add_file(tar, ".capture/summary.txt", summary, strlen(summary)) &&
-                  (!nvml_json || jc_tar_add_file(tar, ".capture/nvml.json", nvml_json, strlen(nvml_json)));
+                  (!nvml_json || jc_tar_add_file(tar, ".capture/nvml.json", nvml_json, strlen(nvml_json))) &&
+                  jc_series_write(series, tar);
         if (!ok) {
                 jc_tar_abandon(tar);
                 *why = "cannot write the archive";
@@ -157,16 +162,23 @@ int jc_run_capture(jd_sysroot *sr, const jc_capture_options *o)
         g_hash_table_iter_init(&it, rec.listings);
         while (g_hash_table_iter_next(&it, &key, NULL))
                 jc_tree_add_listing(&tree, key);
+        jc_series series;
+        jc_series_init(&series);
+        if (o->duration_ms)
+                jc_series_record(&series, &tree, o->interval_ms, o->duration_ms);
         g_autoptr(GPtrArray) redacted = o->redact ? g_ptr_array_new_with_free_func(g_free) : NULL;
-        if (redacted)
-                jc_redact(&tree, own_uid(), redacted);
+        if (redacted) {
+                jc_redaction *r = jc_redact(&tree, own_uid(), redacted);
+                jc_series_redact(&series, r);
+                jc_redaction_free(r);
+        }
 
         g_autofree char *nvml_json = nv.n ? jc_nvml_json(nv.gpus, nv.n, o->redact) : NULL;
-        g_autofree char *summary = make_summary(o, &board, x, nv.n, &tree, redacted);
+        g_autofree char *summary = make_summary(o, &board, x, nv.n, &tree, &series, redacted);
         g_autoptr(GString) skipped = g_string_new(NULL);
         const char *why = NULL;
         int ret = 0;
-        if (write_archive(o->archive, &tree, summary, nvml_json, skipped, &why) < 0) {
+        if (write_archive(o->archive, &tree, &series, summary, nvml_json, skipped, &why) < 0) {
                 fprintf(stderr, "jetsond: %s: %s\n", o->archive, why);
                 ret = 1;
         } else {
@@ -177,6 +189,7 @@ int jc_run_capture(jd_sysroot *sr, const jc_capture_options *o)
                         printf("Archive: %s (%lld bytes). Attach it to the issue with the lines above.\n", o->archive,
                                (long long) st.st_size);
         }
+        jc_series_clear(&series);
         jc_tree_clear(&tree);
         jd_nvml_reading_clear(&nv);
         jd_sampler_free(sampler);

@@ -10,7 +10,8 @@
 
 typedef struct {
         const char *archive;
-        unsigned interval_ms;       /* between the two samples */
+        unsigned interval_ms;       /* between the two samples, and the steps of a series */
+        unsigned duration_ms;       /* 0: no time series */
         bool redact;
         const char *nvml_library;   /* NULL: no NVML */
 } jc_capture_options;

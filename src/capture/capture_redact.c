@@ -73,6 +73,11 @@ static unsigned replace_all(GByteArray *data, const char *needle, const char *wi
         return count;
 }
 
+struct jc_redaction {
+        GPtrArray *needles, *withs;   /* replaced in every file */
+        GArray *words;                /* gboolean: whole words only */
+};
+
 static unsigned replace_everywhere(jc_tree *t, const char *needle, const char *with, bool words)
 {
         GHashTableIter it;
@@ -85,6 +90,17 @@ static unsigned replace_everywhere(jc_tree *t, const char *needle, const char *w
                         files++;
         }
         return files;
+}
+
+/* A replacement made now in every file, and kept for later versions of
+ * them (jc_redaction_apply). */
+static unsigned rule(jc_redaction *r, jc_tree *t, const char *needle, const char *with, bool words)
+{
+        gboolean w = words;
+        g_ptr_array_add(r->needles, g_strdup(needle));
+        g_ptr_array_add(r->withs, g_strdup(with));
+        g_array_append_val(r->words, w);
+        return replace_everywhere(t, needle, with, words);
 }
 
 /* "aa:bb:cc:dd:ee:ff" (or with '-'): each hex digit made '0'. */
@@ -118,7 +134,7 @@ static char *trimmed_text(const GByteArray *d)
 /* The serials the serial files and the EEPROM hold, then every file made
  * free of them (a serial recurs in uevent files and the kernel's command
  * line: androidboot.serialno=). */
-static void redact_serials(jc_tree *t, GPtrArray *report)
+static void redact_serials(jc_redaction *r, jc_tree *t, GPtrArray *report)
 {
         g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func(g_free);
         GHashTableIter it;
@@ -151,7 +167,7 @@ static void redact_serials(jc_tree *t, GPtrArray *report)
                         continue;
                 g_autofree char *zeros = g_strdup(s);
                 zero_alnum((guint8 *) zeros, strlen(zeros));
-                files += replace_everywhere(t, s, zeros, false);
+                files += rule(r, t, s, zeros, false);
         }
         g_ptr_array_add(report, g_strdup_printf("serial numbers and machine ids (device tree, DMI, EEPROM, machine-id): %u file(s)", files));
 }
@@ -171,7 +187,7 @@ static void redact_macs(jc_tree *t, GPtrArray *report)
 }
 
 /* The host name as the root's files and (for "/") the kernel give it. */
-static void redact_host_name(jc_tree *t, GPtrArray *report)
+static void redact_host_name(jc_redaction *r, jc_tree *t, GPtrArray *report)
 {
         static const char *const sources[] = { "/etc/hostname", "/proc/sys/kernel/hostname" };
         g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
@@ -189,13 +205,13 @@ static void redact_host_name(jc_tree *t, GPtrArray *report)
         unsigned files = 0;
         for (guint i = 0; i < names->len; i++)
                 if (strlen(names->pdata[i]) >= 2)
-                        files += replace_everywhere(t, names->pdata[i], "redacted-host", true);
+                        files += rule(r, t, names->pdata[i], "redacted-host", true);
         g_ptr_array_add(report, g_strdup_printf("the host name: %u file(s)", files));
 }
 
 /* People's accounts in /etc/passwd: name and full name replaced, the uid
  * kept; their names then replaced wherever they recur (/home/NAME). */
-static void redact_users(jc_tree *t, GPtrArray *report)
+static void redact_users(jc_redaction *r, jc_tree *t, GPtrArray *report)
 {
         jc_entry *pw = g_hash_table_lookup(t->entries, "etc/passwd");
         if (!pw || !pw->data) {
@@ -225,7 +241,7 @@ static void redact_users(jc_tree *t, GPtrArray *report)
         g_string_free(out, TRUE);
         for (guint i = 0; i < names->len; i++)
                 if (strlen(names->pdata[i]) >= 2)
-                        replace_everywhere(t, names->pdata[i], aliases->pdata[i], true);
+                        rule(r, t, names->pdata[i], aliases->pdata[i], true);
         g_ptr_array_add(report, g_strdup_printf("user names and full names (uid 1000 and up, uids kept): %u account(s)", names->len));
 }
 
@@ -268,11 +284,35 @@ static void redact_command_lines(jc_tree *t, uid_t own_uid, GPtrArray *report)
         g_ptr_array_add(report, g_strdup_printf("other users' command lines (and every environment): %u", n));
 }
 
-void jc_redact(jc_tree *t, uid_t own_uid, GPtrArray *report)
+jc_redaction *jc_redact(jc_tree *t, uid_t own_uid, GPtrArray *report)
 {
-        redact_serials(t, report);
+        jc_redaction *r = g_new0(jc_redaction, 1);
+        r->needles = g_ptr_array_new_with_free_func(g_free);
+        r->withs = g_ptr_array_new_with_free_func(g_free);
+        r->words = g_array_new(FALSE, FALSE, sizeof(gboolean));
+        redact_serials(r, t, report);
         redact_macs(t, report);
-        redact_host_name(t, report);
-        redact_users(t, report);
+        redact_host_name(r, t, report);
+        redact_users(r, t, report);
         redact_command_lines(t, own_uid, report);
+        return r;
+}
+
+void jc_redaction_apply(const jc_redaction *r, const char *path, GByteArray *data)
+{
+        if (is_serial_file(path))
+                zero_alnum(data->data, data->len);
+        zero_macs(data);
+        for (guint i = 0; i < r->needles->len; i++)
+                replace_all(data, r->needles->pdata[i], r->withs->pdata[i], g_array_index(r->words, gboolean, i));
+}
+
+void jc_redaction_free(jc_redaction *r)
+{
+        if (!r)
+                return;
+        g_ptr_array_unref(r->needles);
+        g_ptr_array_unref(r->withs);
+        g_array_unref(r->words);
+        g_free(r);
 }

@@ -10,7 +10,14 @@
 
 #include "capture_tree.h"
 
+typedef struct jc_redaction jc_redaction;
+
 /* OWN_UID: the user taking the capture (whose processes and root's keep
  * their command lines). Adds one line per kind of secret to REPORT, with
- * how many were hidden, never the secret itself. */
-void jc_redact(jc_tree *t, uid_t own_uid, GPtrArray *report);
+ * how many were hidden, never the secret itself. Returns what it did,
+ * for later versions of the files (a time series). */
+jc_redaction *jc_redact(jc_tree *t, uid_t own_uid, GPtrArray *report);
+/* The same serials, MACs, host and user names hidden in a later version
+ * of the in-root file PATH (without its leading "/"). */
+void jc_redaction_apply(const jc_redaction *r, const char *path, GByteArray *data);
+void jc_redaction_free(jc_redaction *r);

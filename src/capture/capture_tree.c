@@ -55,49 +55,53 @@ static jc_entry *put(jc_tree *t, const char *canon, jc_kind kind)
         return e;
 }
 
-/* Reads a regular file, never blocking in open(2) (O_NONBLOCK: a FIFO
- * swapped in after lstat), nor following a link, at most max_file bytes. */
-static void take_contents(jc_tree *t, const char *canon, const char *host)
+GByteArray *jc_read_regular(const char *host, size_t max, char **why)
 {
-        jc_entry *e = put(t, canon, JC_FILE);
-        if (e->data)
-                return;
+        *why = NULL;
         int fd = open(host, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
         if (fd < 0) {
-                note(t, canon, "unreadable (%s): left out", g_strerror(errno));
-                g_hash_table_remove(t->entries, canon + 1);
-                return;
+                *why = g_strdup_printf("unreadable (%s): left out", g_strerror(errno));
+                return NULL;
         }
         struct stat st;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                note(t, canon, "not a regular file: left out");
-                g_hash_table_remove(t->entries, canon + 1);
+                *why = g_strdup("not a regular file: left out");
                 close(fd);
-                return;
+                return NULL;
         }
         GByteArray *data = g_byte_array_new();
         char buf[65536];
-        bool failed = false;
-        while (data->len < t->max_file) {
-                size_t want = MIN(sizeof(buf), t->max_file - data->len);
-                ssize_t n = read(fd, buf, want);
+        while (data->len < max) {
+                ssize_t n = read(fd, buf, MIN(sizeof(buf), max - data->len));
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0) {
                         /* An attribute the driver refuses to read now
                          * (EAGAIN, EIO): jetsond saw no value either. */
-                        note(t, canon, "read failed (%s): kept as far as read", g_strerror(errno));
-                        failed = true;
+                        *why = g_strdup_printf("read failed (%s): kept as far as read", g_strerror(errno));
                         break;
                 }
                 if (n == 0)
                         break;
                 g_byte_array_append(data, (const guint8 *) buf, (guint) n);
         }
-        if (!failed && data->len >= t->max_file)
-                note(t, canon, "longer than %zu bytes (endless?): cut there", t->max_file);
+        if (!*why && data->len >= max)
+                *why = g_strdup_printf("longer than %zu bytes (endless?): cut there", max);
         close(fd);
-        e->data = data;
+        return data;
+}
+
+static void take_contents(jc_tree *t, const char *canon, const char *host)
+{
+        jc_entry *e = put(t, canon, JC_FILE);
+        if (e->data)
+                return;
+        char *why;
+        e->data = jc_read_regular(host, t->max_file, &why);
+        if (why)
+                g_hash_table_replace(t->notes, g_strdup(canon), why);
+        if (!e->data)
+                g_hash_table_remove(t->entries, canon + 1);
 }
 
 /* Walks PATH as jetsond's sysroot does (src/readers/sysroot.c), recording
@@ -241,9 +245,14 @@ static gint by_path(gconstpointer a, gconstpointer b)
         return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
+void jc_sort_paths(const char **paths, guint n)
+{
+        qsort(paths, n, sizeof(*paths), (int (*)(const void *, const void *)) by_path);
+}
+
 const char **jc_tree_paths(const jc_tree *t, guint *n)
 {
         const char **keys = (const char **) g_hash_table_get_keys_as_array(t->entries, n);
-        qsort(keys, *n, sizeof(*keys), (int (*)(const void *, const void *)) by_path);
+        jc_sort_paths(keys, *n);
         return keys;
 }

@@ -29,5 +29,11 @@ void jc_tree_clear(jc_tree *t);
 void jc_tree_add_path(jc_tree *t, const char *path);
 /* The same for a directory, and the name and kind of each entry in it. */
 void jc_tree_add_listing(jc_tree *t, const char *dir);
+/* Reads the regular file HOST (never a FIFO or device, never through a
+ * link, never blocking in open(2)), at most MAX bytes. NULL if it cannot;
+ * *WHY (g_free) says what went wrong, if anything. */
+GByteArray *jc_read_regular(const char *host, size_t max, char **why);
 /* Sorted in-root paths (parents before children); g_free the array only. */
 const char **jc_tree_paths(const jc_tree *t, guint *n);
+/* Sorts paths so that a directory comes before what is in it. */
+void jc_sort_paths(const char **paths, guint n);

@@ -13,6 +13,8 @@
   redacted) and keys (but processes, which come and go, and loads, rates
   that a still file cannot give), and nothing written but the archive
   (strace).
+- With --duration 1 on this machine, played back by replay-series.py: the
+  loads too.
 - No secret survives: a serial, a MAC, a host name and a user name planted
   in a copy of the AGX Orin, where jetsond reads, are in the archive with
   --no-redact and nowhere in it nor in the report without.
@@ -60,9 +62,9 @@ def nvml_args(config):
     return ["--nvml-library", FAKE_NVML], env
 
 
-def once(sysroot, nvml_config=None):
+def once(sysroot, nvml_config=None, interval=INTERVAL):
     args, env = nvml_args(nvml_config)
-    cmd = [JETSOND, "--once", "--json", "--interval", INTERVAL] + args
+    cmd = [JETSOND, "--once", "--json", "--interval", interval] + args
     if sysroot:
         cmd += ["--sysroot", sysroot]
     out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, env=env, timeout=60).stdout
@@ -184,6 +186,31 @@ class Capture(unittest.TestCase):
             return reading
         self.assert_same_reading(steady(before), steady(replay), identity_skip=("serial",))
 
+    def test_this_machine_series(self):
+        """With --duration the files that change come along, and played
+        back (replay-series.py) they give the loads a still tree cannot."""
+        archive = self.path("host.tar.gz")
+        before = once(None)
+        report = capture(None, archive, "--duration", "1").stdout
+        self.assertRegex(report, "Time series: 10 steps of 100 ms, [1-9][0-9]* changed files")
+        unpacked = self.path("replay")
+        unpack(archive, unpacked)
+        with open(os.path.join(unpacked, ".capture", "series", "index")) as f:
+            self.assertEqual(len([l for l in f if not l.startswith("#")]), 10)
+        self.assertTrue(os.path.exists(os.path.join(unpacked, ".capture", "series", "0001", "proc", "stat")))
+        player = subprocess.Popen(["/usr/bin/python3", os.path.join(FIXTURES, "replay-series.py"), unpacked, "--loop"])
+        try:
+            time.sleep(0.2)
+            replay = once(unpacked, interval="400")
+        finally:
+            player.terminate()
+            player.wait(10)
+        def steady(reading):
+            reading["values"] = {k: v for k, v in reading["values"].items() if not k.startswith("process.")}
+            return reading
+        self.assert_same_reading(steady(before), steady(replay), identity_skip=("serial",))
+        self.assertIn("cpu.load", replay["values"])
+
     def plant_secrets(self, root):
         secrets = {"serial": "SN77XQ2049RTY", "mac": "4a:5b:6c:7d:8e:9f",
                    "host": "orin-of-mallory", "user": "mallory"}
@@ -279,7 +306,7 @@ class Capture(unittest.TestCase):
         make_sysroot("x86-pc", root)
         config = os.path.join(FIXTURES, "x86-pc.nvml.json")
         archive = self.path("pc.tar.gz")
-        capture(root, archive, nvml_config=config)
+        capture(root, archive, "--duration", "1", nvml_config=config)
         fixtures = self.path("fixtures")
         os.makedirs(fixtures)
         subprocess.run(["/usr/bin/python3", os.path.join(FIXTURES, "gen", "import_capture.py"), archive, "my-pc",
@@ -288,7 +315,8 @@ class Capture(unittest.TestCase):
         imported = os.path.join(fixtures, "my-pc")
         self.assertEqual(sorted(os.listdir(fixtures)),
                          ["my-pc", "my-pc.capture.txt", "my-pc.expected.md", "my-pc.nvml.json"])
-        self.assertFalse(os.path.exists(os.path.join(imported, ".capture")))
+        self.assertEqual(sorted(os.listdir(os.path.join(imported, ".capture"))), ["series"])
+        self.assertTrue(os.path.exists(os.path.join(imported, ".capture", "series", "index")))
         # As make-sysroot.sh copies a board (links kept).
         copy = self.path("copy")
         shutil.copytree(imported, copy, symlinks=True)
