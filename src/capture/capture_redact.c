@@ -193,9 +193,11 @@ static void redact_host_name(jc_redaction *r, jc_tree *t, GPtrArray *report)
         g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
         for (size_t i = 0; i < G_N_ELEMENTS(sources); i++) {
                 g_autofree char *host = g_strconcat(t->root, sources[i], NULL);
-                g_autofree char *text = NULL;
-                if (g_file_get_contents(host, &text, NULL, NULL)) {
-                        char *name = g_strdup(g_strstrip(text));
+                g_autofree char *why = NULL;
+                GByteArray *text = jc_read_regular(host, 256, &why);
+                if (text) {
+                        char *name = trimmed_text(text);
+                        g_byte_array_unref(text);
                         char *dot = strchr(name, '.');
                         g_ptr_array_add(names, name);
                         if (dot)   /* "board.example.org": "board" alone too */
