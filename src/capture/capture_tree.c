@@ -4,11 +4,41 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define MAX_SYMLINKS 40
+/* A read that takes longer is a stuck driver or file system (a debugfs
+ * node, a FUSE file): given up, not waited for. */
+#define READ_DEADLINE_S 2
+
+static volatile sig_atomic_t deadline_passed;
+
+static void on_deadline(int sig)
+{
+        (void) sig;
+        deadline_passed = 1;
+}
+
+/* SIGALRM without SA_RESTART, so that the read the timer interrupts
+ * returns EINTR (a FUSE file system is asked to interrupt it). The
+ * capture runs on one thread, the only one the signal can reach. */
+static void arm_deadline(unsigned seconds)
+{
+        static bool installed;
+        if (!installed) {
+                struct sigaction sa = { .sa_handler = on_deadline };
+                sigemptyset(&sa.sa_mask);
+                sigaction(SIGALRM, &sa, NULL);
+                installed = true;
+        }
+        deadline_passed = 0;
+        struct itimerval t = { .it_value = { .tv_sec = seconds } };
+        setitimer(ITIMER_REAL, &t, NULL);
+}
 
 static void free_entry(gpointer p)
 {
@@ -71,8 +101,15 @@ GByteArray *jc_read_regular(const char *host, size_t max, char **why)
         }
         GByteArray *data = g_byte_array_new();
         char buf[65536];
+        arm_deadline(READ_DEADLINE_S);
         while (data->len < max) {
-                ssize_t n = read(fd, buf, MIN(sizeof(buf), max - data->len));
+                ssize_t n = deadline_passed ? -1 : read(fd, buf, MIN(sizeof(buf), max - data->len));
+                if (deadline_passed) {
+                        *why = g_strdup_printf("no answer within %d s (a stuck driver?): left out", READ_DEADLINE_S);
+                        g_byte_array_unref(data);
+                        data = NULL;
+                        break;
+                }
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0) {
@@ -85,6 +122,7 @@ GByteArray *jc_read_regular(const char *host, size_t max, char **why)
                         break;
                 g_byte_array_append(data, (const guint8 *) buf, (guint) n);
         }
+        arm_deadline(0);
         if (!*why && data->len >= max)
                 *why = g_strdup_printf("longer than %zu bytes (endless?): cut there", max);
         close(fd);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """jetsond --capture: capture, redact, replay (issue 38).
 
-    test-capture.py JETSOND FAKE_NVML
+    test-capture.py JETSOND FAKE_NVML [SLOWFS]
 
 - Round trip on every fake board in tests/fixtures: capture a copy made by
   make-sysroot.sh (its GPUs through the fake NVML where the board has a
@@ -20,7 +20,8 @@
   --no-redact and nowhere in it nor in the report without.
 - Bad input: a FIFO, an unreadable file, an endless file, a loop of links
   and a link out of the root, all where jetsond reads: the capture ends,
-  says each in the report, takes none of them (the links as links only).
+  says each in the report, takes none of them (the links as links only);
+  a file whose read never returns (slowfs) is given up after 2 s.
 - The archive appears whole or not at all.
 - figure: size and time of the AGX Orin (JetPack 7.2) capture."""
 
@@ -39,6 +40,7 @@ SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")
 FIXTURES = os.path.join(SOURCE_DIR, "tests", "fixtures")
 JETSOND = os.path.abspath(sys.argv[1])
 FAKE_NVML = os.path.abspath(sys.argv[2])
+SLOWFS = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
 INTERVAL = "100"
 # Not of the files: statvfs() of the sysroot directory itself, and the
 # energy jetsond integrates over its own run's time.
@@ -283,6 +285,41 @@ class Capture(unittest.TestCase):
             self.assertTrue(members["sys/class/thermal/" + link].issym())
         self.assertFalse([n for n in members if n.startswith("sys/class/thermal/thermal_zone97/")])
         self.assertEqual(sorted(os.listdir(self.tmp)), ["bad.tar.gz", "root"])
+
+    @unittest.skipUnless(SLOWFS and os.path.exists("/dev/fuse"), "slowfs and /dev/fuse")
+    def test_stuck_file(self):
+        """A file whose read never returns (slowfs "block": a stuck
+        driver), one jetsond only tests for, costs the capture 2 s."""
+        source = self.path("source")
+        make_sysroot("agx-orin-jp72", source)
+        mount, control = self.path("mnt"), self.path("control")
+        os.makedirs(mount)
+        os.makedirs(control)
+        stuck = "etc/systemd/system/nvfancontrol.service"
+        with open(os.path.join(control, "block"), "w") as f:
+            f.write(stuck + "\n")
+        fs = subprocess.Popen([SLOWFS, source, mount, control], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(os.path.join(mount, "proc", "stat")):
+                self.assertLess(time.monotonic(), deadline, "slowfs did not mount")
+                self.assertIsNone(fs.poll(), "slowfs ended")
+                time.sleep(0.01)
+            archive = self.path("stuck.tar.gz")
+            start = time.monotonic()
+            report = capture(mount, archive).stdout
+            took = time.monotonic() - start
+            self.assertRegex(report, "/%s: no answer within 2 s" % stuck)
+            self.assertLess(took, 20)
+            with tarfile.open(archive, "r:gz") as t:
+                self.assertNotIn(stuck, t.getnames())
+                self.assertIn("proc/stat", t.getnames())
+        finally:
+            with open(os.path.join(control, "block"), "w") as f:
+                f.write("")
+            fs.terminate()
+            fs.wait(30)
+            subprocess.run(["fusermount3", "-u", "-z", mount], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def test_atomic(self):
         root = self.path("root")
