@@ -144,8 +144,15 @@ class Capture(unittest.TestCase):
                 self.assertEqual(nvml_of(unpacked) is not None, config is not None)
                 replay = once(unpacked, nvml_of(unpacked))
                 self.assert_same_reading(first, replay, static)
-                # Redacted: the same but for the serial and user names.
+                # Redacted: the same but for the serial and user names;
+                # no NVML UUID left.
                 capture(root, archive, nvml_config=config)
+                if config:
+                    with open(config) as f:
+                        uuids = [d["uuid"] for d in json.load(f)["devices"] if d.get("uuid")]
+                    blob = archive_bytes(archive)
+                    for uuid in uuids:
+                        self.assertNotIn(uuid.encode(), blob)
                 redacted = self.path(board, "redacted")
                 unpack(archive, redacted)
                 replay = once(redacted, nvml_of(redacted))
