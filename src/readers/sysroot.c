@@ -96,15 +96,18 @@ void jd_sysroot_set_complaints(jd_sysroot *sr, jd_sysroot_complaint_fn fn, void 
 void jd_sysroot_set_recorder(jd_sysroot *sr, jd_sysroot_record_fn fn, void *data)
 {
         pthread_mutex_lock(&sr->complaints->mu);
-        sr->complaints->record = fn;
         sr->complaints->record_data = data;
+        __atomic_store_n(&sr->complaints->record, fn, __ATOMIC_RELEASE);
         pthread_mutex_unlock(&sr->complaints->mu);
 }
 
-/* The recorder is called under the lock: it only adds to a set. */
+/* The recorder is called under the lock: it only adds to a set. Without
+ * one (the daemon, always) a path costs one atomic load, no lock. */
 static void record(const jd_sysroot *sr, const char *path, bool listed)
 {
         complaints *c = sr->complaints;
+        if (!__atomic_load_n(&c->record, __ATOMIC_ACQUIRE))
+                return;
         pthread_mutex_lock(&c->mu);
         if (c->record)
                 c->record(path, listed, c->record_data);
