@@ -371,6 +371,23 @@ class Capture(unittest.TestCase):
             md = f.read()
         self.assertIn(first["board"]["model"], md)
         self.assertIn("`dgpu.0.mem_total`", md)
+        # An archive that writes through its own link out of the tree is refused.
+        evil = self.path("evil.tar.gz")
+        outside = self.path("outside")
+        os.makedirs(outside)
+        with tarfile.open(evil, "w:gz") as t:
+            link = tarfile.TarInfo("sys")
+            link.type, link.linkname = tarfile.SYMTYPE, outside
+            t.addfile(link)
+            data = tarfile.TarInfo("sys/owned")
+            data.size = 5
+            t.addfile(data, io.BytesIO(b"owned"))
+        r = subprocess.run(["/usr/bin/python3", os.path.join(FIXTURES, "gen", "import_capture.py"), evil, "evil",
+                            "--jetsond", JETSOND, "--fixtures", fixtures], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("goes through a link out of the tree", r.stderr)
+        self.assertEqual(os.listdir(outside), [])
 
     def test_figure_agx_orin(self):
         root = self.path("root")
