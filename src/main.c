@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "capture.h"
 #include "daemon.h"
 #include "log.h"
 #include "once.h"
@@ -21,10 +22,10 @@ static void complain_about_file(const char *path, const char *why, void *data)
 int main(int argc, char **argv)
 {
         g_autofree char *sysroot_dir = NULL;
-        gint interval_ms = 1000;
+        gint interval_ms = 1000, duration_s = 0;
         gboolean once = FALSE, json = FALSE, system_bus = FALSE, session_bus = FALSE, verbose = FALSE;
-        gboolean version = FALSE;
-        g_autofree char *address = NULL, *nvml_library = NULL;
+        gboolean version = FALSE, no_redact = FALSE;
+        g_autofree char *address = NULL, *nvml_library = NULL, *capture = NULL;
         GOptionEntry entries[] = {
                 { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot_dir,
                   "Resolve every hardware path under DIR (default /)", "DIR" },
@@ -40,6 +41,13 @@ int main(int argc, char **argv)
                 { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log debug messages", NULL },
                 { "once", 0, 0, G_OPTION_ARG_NONE, &once, "Print one sample and exit", NULL },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "With --once: print JSON", NULL },
+                { "capture", 0, 0, G_OPTION_ARG_FILENAME, &capture,
+                  "Write the files the probe and two samples read to ARCHIVE (.tar.gz), print a report, exit",
+                  "ARCHIVE" },
+                { "duration", 0, 0, G_OPTION_ARG_INT, &duration_s,
+                  "With --capture: also the files that change, every --interval for SECONDS", "SECONDS" },
+                { "no-redact", 0, 0, G_OPTION_ARG_NONE, &no_redact,
+                  "With --capture: keep serials, MACs, host and user names (for your own use)", NULL },
                 { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
                 { NULL },
         };
@@ -58,6 +66,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "jetsond: --interval must be between 10 and 3600000 ms\n");
                 return EXIT_USAGE;
         }
+        if (duration_s < 0 || duration_s > 3600 || (duration_s && !capture)) {
+                fprintf(stderr, "jetsond: --duration goes with --capture, from 0 to 3600 seconds\n");
+                return EXIT_USAGE;
+        }
         if (system_bus + session_bus + (address != NULL) > 1) {
                 fprintf(stderr, "jetsond: --system, --session and --address exclude each other\n");
                 return EXIT_USAGE;
@@ -74,7 +86,12 @@ int main(int argc, char **argv)
         /* A fake board's GPUs are the test's: never the host's NVML. */
         const char *nvml = nvml_library ? nvml_library : jd_sysroot_is_host(sr) ? "libnvidia-ml.so.1" : NULL;
         int ret;
-        if (once) {
+        if (capture) {
+                jc_capture_options o = { .archive = capture, .interval_ms = (unsigned) interval_ms,
+                                         .duration_ms = (unsigned) duration_s * 1000u,
+                                         .redact = !no_redact, .nvml_library = nvml };
+                ret = jc_run_capture(sr, &o);
+        } else if (once) {
                 ret = jd_run_once(sr, (unsigned) interval_ms, json, nvml);
         } else {
                 jd_bus_kind kind = address ? JD_BUS_ADDRESS : session_bus ? JD_BUS_SESSION : JD_BUS_SYSTEM;

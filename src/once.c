@@ -98,13 +98,7 @@ static void add_values(JsonBuilder *b, const jd_values *v)
         json_builder_end_object(b);
 }
 
-/* Every GPU NVML sees, read once (NULL without NVML). */
-typedef struct {
-        jd_nvml_gpu *gpus;
-        unsigned n;
-} nvml_reading;
-
-static void read_nvml(nvml_reading *out, const char *library)
+void jd_nvml_reading_read(jd_nvml_reading *out, const char *library)
 {
         char why[256];
         out->gpus = NULL;
@@ -120,9 +114,7 @@ static void read_nvml(nvml_reading *out, const char *library)
         jd_nvml_close(n);
 }
 
-/* Their processes join the process reader's, as the daemon's engine
- * passes them. */
-static void pass_gpu_users(jd_sampler *sampler, const nvml_reading *nv)
+void jd_nvml_reading_pass_users(const jd_nvml_reading *nv, jd_sampler *sampler)
 {
         jd_gpu_user *users = NULL;
         size_t n = 0, cap = 0;
@@ -130,6 +122,15 @@ static void pass_gpu_users(jd_sampler *sampler, const nvml_reading *nv)
                 n = jd_nvml_add_gpu_users(&users, &cap, n, &nv->gpus[i]);
         jd_sampler_set_gpu_users(sampler, users, n);
         free(users);
+}
+
+void jd_nvml_reading_clear(jd_nvml_reading *nv)
+{
+        for (unsigned i = 0; i < nv->n; i++)
+                jd_nvml_gpu_clear(&nv->gpus[i]);
+        free(nv->gpus);
+        nv->gpus = NULL;
+        nv->n = 0;
 }
 
 /* State that is not a sample value: lists of modes, profiles, swaps. */
@@ -226,9 +227,9 @@ int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json, const cha
                 fprintf(stderr, "jetsond: out of memory\n");
                 return 1;
         }
-        nvml_reading nv;
-        read_nvml(&nv, nvml_library);
-        pass_gpu_users(sampler, &nv);
+        jd_nvml_reading nv;
+        jd_nvml_reading_read(&nv, nvml_library);
+        jd_nvml_reading_pass_users(&nv, sampler);
         struct timespec wait = { .tv_sec = interval_ms / 1000, .tv_nsec = (long) (interval_ms % 1000) * 1000000L };
         while (clock_nanosleep(CLOCK_MONOTONIC, 0, &wait, &wait) != 0)
                 ;
@@ -258,9 +259,7 @@ int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json, const cha
                 print_text(&board, &values);
         }
         jd_values_clear(&values);
-        for (unsigned i = 0; i < nv.n; i++)
-                jd_nvml_gpu_clear(&nv.gpus[i]);
-        free(nv.gpus);
+        jd_nvml_reading_clear(&nv);
         jd_sampler_free(sampler);
         return 0;
 }

@@ -22,6 +22,8 @@ typedef struct {
         GHashTable *told;         /* in-root paths */
         jd_sysroot_complaint_fn fn;
         void *data;
+        jd_sysroot_record_fn record;
+        void *record_data;
 } complaints;
 
 struct jd_sysroot {
@@ -89,6 +91,27 @@ void jd_sysroot_set_complaints(jd_sysroot *sr, jd_sysroot_complaint_fn fn, void 
         sr->complaints->fn = fn;
         sr->complaints->data = data;
         pthread_mutex_unlock(&sr->complaints->mu);
+}
+
+void jd_sysroot_set_recorder(jd_sysroot *sr, jd_sysroot_record_fn fn, void *data)
+{
+        pthread_mutex_lock(&sr->complaints->mu);
+        sr->complaints->record_data = data;
+        __atomic_store_n(&sr->complaints->record, fn, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&sr->complaints->mu);
+}
+
+/* The recorder is called under the lock: it only adds to a set. Without
+ * one (the daemon, always) a path costs one atomic load, no lock. */
+static void record(const jd_sysroot *sr, const char *path, bool listed)
+{
+        complaints *c = sr->complaints;
+        if (!__atomic_load_n(&c->record, __ATOMIC_ACQUIRE))
+                return;
+        pthread_mutex_lock(&c->mu);
+        if (c->record)
+                c->record(path, listed, c->record_data);
+        pthread_mutex_unlock(&c->mu);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -247,6 +270,7 @@ int jd_sysroot_resolve(const jd_sysroot *sr, const char *path, char *out, size_t
 int jd_sysroot_host_path(const jd_sysroot *sr, const char *path, char *out, size_t out_size)
 {
         char canon[PATH_MAX];
+        record(sr, path, false);
         int r = jd_sysroot_resolve(sr, path, canon, sizeof(canon));
         if (r < 0) {
                 /* A directory on the way the sandbox made inaccessible. */
@@ -335,6 +359,8 @@ static int open_regular(const char *path, int flags)
 int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags)
 {
         char host[PATH_MAX];
+        if (sr->host)
+                record(sr, path, false);
         int r = sr->host ? 0 : jd_sysroot_host_path(sr, path, host, sizeof(host));
         if (r < 0)
                 return r;
@@ -424,6 +450,7 @@ size_t jd_sysroot_list(const jd_sysroot *sr, const char *dir, char ***names)
         struct dirent **ents = NULL;
 
         *names = NULL;
+        record(sr, dir, true);
         if (jd_sysroot_host_path(sr, dir, host, sizeof(host)) < 0)
                 return 0;
         int n = scandir(host, &ents, not_dots, versionsort);

@@ -59,6 +59,12 @@ char *jd_sysroot_read_whole(const jd_sysroot *sr, const char *path, size_t max, 
 typedef void (*jd_sysroot_complaint_fn)(const char *path, const char *why, void *data);
 void jd_sysroot_set_complaints(jd_sysroot *sr, jd_sysroot_complaint_fn fn, void *data);
 
+/* Who hears of every in-root path resolved (opened, tested, looked up)
+ * or listed, as asked, from whichever thread: jetsond --capture records
+ * them (src/capture). LISTED is true for a directory listing. */
+typedef void (*jd_sysroot_record_fn)(const char *path, bool listed, void *data);
+void jd_sysroot_set_recorder(jd_sysroot *sr, jd_sysroot_record_fn fn, void *data);
+
 /* A file hidden or made read-only by the service's sandbox (the systemd
  * unit's ProtectSystem=, ProtectKernelTunables=, ReadWritePaths=,
  * InaccessiblePaths=, a capability bounding set without CAP_DAC_OVERRIDE,

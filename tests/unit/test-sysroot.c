@@ -168,6 +168,31 @@ static void test_list_sorted_naturally(void **state)
         jd_names_free(names, n);
 }
 
+/* jetsond --capture's hook: every path asked for, as asked, and every
+ * listing apart; nothing once the recorder is gone. */
+static void record_into(const char *path, bool listed, void *data)
+{
+        g_string_append_printf(data, "%s %s\n", listed ? "list" : "path", path);
+}
+
+static void test_recorder(void **state)
+{
+        scratch *s = *state;
+        g_autoptr(GString) seen = g_string_new(NULL);
+        jd_sysroot_set_recorder(s->sr, record_into, seen);
+        g_free(jd_sysroot_read_file(s->sr, "/proc/device-tree/model", 64, NULL));
+        assert_false(jd_sysroot_exists(s->sr, "/etc/loop1"));
+        char **names;
+        size_t n = jd_sysroot_list(s->sr, "/sys/class/hwmon", &names);
+        jd_names_free(names, n);
+        jd_sysroot_set_recorder(s->sr, NULL, NULL);
+        assert_true(jd_sysroot_exists(s->sr, "/sys/class/hwmon/hwmon3/name"));
+        assert_string_equal(seen->str, "path /proc/device-tree/model\n"
+                                       "path /etc/loop1\n"
+                                       "list /sys/class/hwmon\n"
+                                       "path /sys/class/hwmon\n");
+}
+
 static void test_find_tool(void **state)
 {
         scratch *s = *state;
@@ -284,6 +309,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_loops_and_missing, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_list_sorted_naturally, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_find_tool, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_recorder, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_odd_files_refused, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_sandbox_refusals, setup, teardown),
                 cmocka_unit_test(test_bad_sysroots),
