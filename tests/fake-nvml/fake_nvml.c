@@ -441,6 +441,20 @@ static nvmlReturn_t get_reserved(nvmlDevice_t device, unsigned long long *reserv
         return r == NVML_ERROR_NOT_SUPPORTED ? NVML_SUCCESS : r;
 }
 
+/* The "memory" fields, as v2 gives them (used without the reservation). */
+static nvmlReturn_t get_memory(nvmlDevice_t device, unsigned long long *total, unsigned long long *used,
+                               unsigned long long *free, unsigned long long *reserved)
+{
+        nvmlReturn_t r = get_number(device, "memory.total", total);
+        if (r == NVML_SUCCESS)
+                r = get_number(device, "memory.used", used);
+        if (r == NVML_SUCCESS)
+                r = get_number(device, "memory.free", free);
+        if (r == NVML_SUCCESS)
+                r = get_reserved(device, reserved);
+        return r;
+}
+
 /* v1: used counts the driver's reservation, as real NVML's v1 does. */
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
@@ -448,13 +462,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *m
         if (!memory)
                 return NVML_ERROR_INVALID_ARGUMENT;
         unsigned long long reserved = 0;
-        nvmlReturn_t r = get_number(device, "memory.total", &memory->total);
-        if (r == NVML_SUCCESS)
-                r = get_number(device, "memory.used", &memory->used);
-        if (r == NVML_SUCCESS)
-                r = get_number(device, "memory.free", &memory->free);
-        if (r == NVML_SUCCESS)
-                r = get_reserved(device, &reserved);
+        nvmlReturn_t r = get_memory(device, &memory->total, &memory->used, &memory->free, &reserved);
         memory->used += reserved;
         return r;
 }
@@ -482,14 +490,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v
                 return NVML_ERROR_FUNCTION_NOT_FOUND;
         if (memory->version != nvmlMemory_v2)
                 return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-        nvmlReturn_t r = get_number(device, "memory.total", &memory->total);
-        if (r == NVML_SUCCESS)
-                r = get_number(device, "memory.used", &memory->used);
-        if (r == NVML_SUCCESS)
-                r = get_number(device, "memory.free", &memory->free);
-        if (r == NVML_SUCCESS)
-                r = get_reserved(device, &memory->reserved);
-        return r;
+        return get_memory(device, &memory->total, &memory->used, &memory->free, &memory->reserved);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp)
