@@ -289,6 +289,22 @@ static bool read_memory(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
         return set_u64(g, r, &g->mem_used_kib, v1.used / 1024) && set_u64(g, r, &g->mem_total_kib, v1.total / 1024);
 }
 
+/* The graphics, SM and memory clocks through FN (the current clocks, or
+ * the maximum ones), in kHz; false once the GPU is lost. */
+static bool read_clocks(nvml_clock_fn *fn, jd_nvml_gpu *g, nvmlDevice_t dev, jd_opt_u64 *graphics, jd_opt_u64 *sm,
+                        jd_opt_u64 *mem)
+{
+        const int types[] = { NVML_CLOCK_GRAPHICS, NVML_CLOCK_SM, NVML_CLOCK_MEM };
+        jd_opt_u64 *out[] = { graphics, sm, mem };
+        for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+                unsigned mhz = 0;
+                nvmlReturn_t r = CALL(fn, dev, types[i], &mhz);
+                if (!set_u64(g, r, out[i], (unsigned long long) mhz * 1000))
+                        return false;
+        }
+        return true;
+}
+
 /* The values that never change while the driver runs. */
 static void read_constants(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
 {
@@ -305,20 +321,7 @@ static void read_constants(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
         nvmlPciInfo_t pci = { 0 };
         if (CALL(n->pci, dev, &pci) == NVML_SUCCESS)
                 snprintf(g->pci_bus_id, sizeof(g->pci_bus_id), "%s", pci.busId);
-        static const struct {
-                int type;
-                size_t max;
-        } clocks[] = {
-                { NVML_CLOCK_GRAPHICS, offsetof(jd_nvml_gpu, max_freq_khz) },
-                { NVML_CLOCK_SM, offsetof(jd_nvml_gpu, max_sm_freq_khz) },
-                { NVML_CLOCK_MEM, offsetof(jd_nvml_gpu, max_mem_freq_khz) },
-        };
-        for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
-                unsigned mhz = 0;
-                r = CALL(n->max_clock, dev, clocks[i].type, &mhz);
-                if (!set_u64(g, r, (jd_opt_u64 *) ((char *) g + clocks[i].max), (unsigned long long) mhz * 1000))
-                        return;
-        }
+        read_clocks(n->max_clock, g, dev, &g->max_freq_khz, &g->max_sm_freq_khz, &g->max_mem_freq_khz);
 }
 
 /* The values of every sample, a few microseconds each; stops at the
@@ -331,20 +334,8 @@ static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
                 return;
         if (!read_memory(n, g, dev))
                 return;
-        static const struct {
-                int type;
-                size_t now;
-        } clocks[] = {
-                { NVML_CLOCK_GRAPHICS, offsetof(jd_nvml_gpu, freq_khz) },
-                { NVML_CLOCK_SM, offsetof(jd_nvml_gpu, sm_freq_khz) },
-                { NVML_CLOCK_MEM, offsetof(jd_nvml_gpu, mem_freq_khz) },
-        };
-        for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
-                unsigned mhz = 0;
-                r = CALL(n->clock, dev, clocks[i].type, &mhz);
-                if (!set_u64(g, r, (jd_opt_u64 *) ((char *) g + clocks[i].now), (unsigned long long) mhz * 1000))
-                        return;
-        }
+        if (!read_clocks(n->clock, g, dev, &g->freq_khz, &g->sm_freq_khz, &g->mem_freq_khz))
+                return;
         /* One call at a time: each value is read after its call returns. */
         unsigned v = 0, period = 0;
         unsigned long long ull = 0;
