@@ -320,14 +320,19 @@ def nvml_setup(stack, board):
     return ["--nvml-library", FAKE_NVML]
 
 
+def on_board(board, accesses):
+    """(access, board path) of each access inside the board, its symlinks
+    resolved in the board."""
+    for a in accesses:
+        path = board.board_path(a.host)
+        if path is not None:
+            yield a, board.resolve(path, a.follow)
+
+
 def judge(sandbox, board, accesses):
     """[(board path, what, rule)] of what SANDBOX refuses."""
     refused, seen = [], set()
-    for a in accesses:
-        path = board.board_path(a.host)
-        if path is None:
-            continue
-        path = board.resolve(path, a.follow)
+    for a, path in on_board(board, accesses):
         if a.is_device(path):
             key = ("dev", path, a.open_access)
             rule = sandbox.device_rule(path, unit_sandbox.device_names(path), a.open_access)
@@ -353,11 +358,7 @@ def judge(sandbox, board, accesses):
 
 def collected(board, accesses):
     paths, devices = set(), set()
-    for a in accesses:
-        path = board.board_path(a.host)
-        if path is None:
-            continue
-        path = board.resolve(path, a.follow)
+    for a, path in on_board(board, accesses):
         if a.is_device(path):
             devices.add(path)
         elif a.writes:
