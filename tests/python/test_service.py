@@ -6,6 +6,7 @@ coming back, the Recorder at 1 kHz and measure() on a static board.
 Run by meson as: python3 -m pytest test_service.py (JETSOND in the
 environment: the built daemon)."""
 
+import contextlib
 import math
 import os
 import subprocess
@@ -49,6 +50,22 @@ def simulated():
             s.start_daemon()
             yield s
     finally:
+        if old is not None:
+            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+
+
+@contextlib.contextmanager
+def pc_with_fake_nvml(lib, config):
+    """jetsond on the PC fake board with the fake NVML LIB answering from
+    CONFIG; the environment put back after."""
+    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
+    os.environ["FAKE_NVML_CONFIG"] = config
+    try:
+        with Stack(JETSOND, None, board="x86-pc") as s:
+            s.start_daemon(["--nvml-library", lib])
+            yield s
+    finally:
+        os.environ.pop("FAKE_NVML_CONFIG", None)
         if old is not None:
             os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
 
@@ -395,18 +412,10 @@ def test_measure_dgpus_match_jetsonctl_measure(tmp_path):
         pytest.skip("FAKE_NVML (the fake libnvidia-ml.so.1) or jetsonctl not given")
     path = os.path.join(HERE, "..", "fixtures", "x86-pc.nvml.json")
     fixture = json.load(open(path))["devices"]
-    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
-    os.environ["FAKE_NVML_CONFIG"] = path
-    try:
-        with Stack(JETSOND, None, board="x86-pc") as s:
-            s.start_daemon(["--nvml-library", lib])
-            with jetsond.Jetson(s.address) as j:
-                wait_for(lambda: len([g for g in j.gpus() if "load_percent" in g]) == 2, 10, "both GPUs' readings")
-            ctl = compare_measures(s.address, tmp_path)
-    finally:
-        os.environ.pop("FAKE_NVML_CONFIG", None)
-        if old is not None:
-            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+    with pc_with_fake_nvml(lib, path) as s:
+        with jetsond.Jetson(s.address) as j:
+            wait_for(lambda: len([g for g in j.gpus() if "load_percent" in g]) == 2, 10, "both GPUs' readings")
+        ctl = compare_measures(s.address, tmp_path)
     for n, f in enumerate(fixture):
         load = float(f["utilization"]["gpu"])
         assert ctl["dgpus"]["dgpu.%d" % n] == {
@@ -464,29 +473,21 @@ def test_discrete_gpus():
     if not lib:
         pytest.skip("FAKE_NVML (the fake libnvidia-ml.so.1) not given")
     fixture = json.load(open(os.path.join(HERE, "..", "fixtures", "x86-pc.nvml.json")))["devices"]
-    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
-    os.environ["FAKE_NVML_CONFIG"] = os.path.join(HERE, "..", "fixtures", "x86-pc.nvml.json")
-    try:
-        with Stack(JETSOND, None, board="x86-pc") as s:
-            s.start_daemon(["--nvml-library", lib])
-            with jetsond.Jetson(s.address) as j:
-                gpus = wait_for(lambda: [g for g in j.gpus() if "load_percent" in g], 10, "both GPUs' readings")
-                snap = j.snapshot()
-                assert [g["index"] for g in j.gpus()] == list(range(len(fixture)))
-                for g, f in zip(j.gpus(), fixture):
-                    n = g["index"]
-                    assert not g["integrated"] and g["name"] == f["name"] and g["uuid"] == f["uuid"]
-                    assert g["pci_bus_id"] == f["pci_bus_id"] and g["memory_total_bytes"] == f["memory"]["total"]
-                    if "load_percent" in g:
-                        assert g["load_percent"] == snap["dgpu.%d.load" % n] == f["utilization"]["gpu"]
-                        assert g["temp_celsius"] == f["temperature"] and g["power_mw"] == f["power_mw"]
-                        assert g["mem_used_kib"] == f["memory"]["used"] // 1024
-                        assert g["freq_khz"] == f["clocks_mhz"]["graphics"] * 1000
-                assert gpus
-    finally:
-        os.environ.pop("FAKE_NVML_CONFIG", None)
-        if old is not None:
-            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+    with pc_with_fake_nvml(lib, os.path.join(HERE, "..", "fixtures", "x86-pc.nvml.json")) as s:
+        with jetsond.Jetson(s.address) as j:
+            gpus = wait_for(lambda: [g for g in j.gpus() if "load_percent" in g], 10, "both GPUs' readings")
+            snap = j.snapshot()
+            assert [g["index"] for g in j.gpus()] == list(range(len(fixture)))
+            for g, f in zip(j.gpus(), fixture):
+                n = g["index"]
+                assert not g["integrated"] and g["name"] == f["name"] and g["uuid"] == f["uuid"]
+                assert g["pci_bus_id"] == f["pci_bus_id"] and g["memory_total_bytes"] == f["memory"]["total"]
+                if "load_percent" in g:
+                    assert g["load_percent"] == snap["dgpu.%d.load" % n] == f["utilization"]["gpu"]
+                    assert g["temp_celsius"] == f["temperature"] and g["power_mw"] == f["power_mw"]
+                    assert g["mem_used_kib"] == f["memory"]["used"] // 1024
+                    assert g["freq_khz"] == f["clocks_mhz"]["graphics"] * 1000
+            assert gpus
 
 
 def test_gpu_energy_from_counter(tmp_path):
@@ -503,27 +504,19 @@ def test_gpu_energy_from_counter(tmp_path):
     config = str(tmp_path / "nvml.json")
     with open(config, "w") as f:
         json.dump({"devices": devices}, f)
-    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
-    os.environ["FAKE_NVML_CONFIG"] = config
-    try:
-        with Stack(JETSOND, None, board="x86-pc") as s:
-            s.start_daemon(["--nvml-library", lib])
-            with jetsond.Jetson(s.address) as j:
-                wait_for(lambda: "dgpu.0.energy" in j.snapshot(), 10, "the energy counter")
-            with jetsond.measure(address=s.address) as m:
-                time.sleep(2)
-            got, duration = m.result.power["dgpu.0"]["energy_j"], m.result.duration_s
-            print("figure: measure() dgpu.0 energy %.3f J, counter %.3f J" % (got, 300 * duration))
-            assert abs(got - 300 * duration) <= 0.01 * 300 * duration, (got, duration)
-            path = str(tmp_path / "run.trace")
-            with jetsond.Recorder(path, rate_hz=100, address=s.address):
-                time.sleep(2)
-            t = jetsond.load_trace(path)
-            e = jetsond.trace_energy_j(path)["dgpu.0"]
-            expected = 300 * (t.stop_ns - t.start_ns) / 1e9
-            print("figure: Recorder trace dgpu.0 energy %.3f J, counter %.3f J" % (e, expected))
-            assert e is not None and abs(e - expected) <= 0.01 * expected, (e, expected)
-    finally:
-        os.environ.pop("FAKE_NVML_CONFIG", None)
-        if old is not None:
-            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+    with pc_with_fake_nvml(lib, config) as s:
+        with jetsond.Jetson(s.address) as j:
+            wait_for(lambda: "dgpu.0.energy" in j.snapshot(), 10, "the energy counter")
+        with jetsond.measure(address=s.address) as m:
+            time.sleep(2)
+        got, duration = m.result.power["dgpu.0"]["energy_j"], m.result.duration_s
+        print("figure: measure() dgpu.0 energy %.3f J, counter %.3f J" % (got, 300 * duration))
+        assert abs(got - 300 * duration) <= 0.01 * 300 * duration, (got, duration)
+        path = str(tmp_path / "run.trace")
+        with jetsond.Recorder(path, rate_hz=100, address=s.address):
+            time.sleep(2)
+        t = jetsond.load_trace(path)
+        e = jetsond.trace_energy_j(path)["dgpu.0"]
+        expected = 300 * (t.stop_ns - t.start_ns) / 1e9
+        print("figure: Recorder trace dgpu.0 energy %.3f J, counter %.3f J" % (e, expected))
+        assert e is not None and abs(e - expected) <= 0.01 * expected, (e, expected)
