@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bus.h"
+#include "common/bus.h"
 #include "jetsonctl.h"
-#include "json_out.h"
-#include "parse.h"
-#include "output.h"
+#include "common/json_out.h"
+#include "common/parse.h"
+#include "common/output.h"
 
 #define BUSCTL "busctl --system"
 #define DEST "org.jetsond.Jetson1 /org/jetsond/Jetson1"

@@ -1,6 +1,6 @@
 """``jetsond.measure()``: energy, power, loads, temperatures and this
 process tree's resources around a block of code, per phase, from a capture
-stream; the statistics are jetsonctl measure's (client/measure_stats.c):
+stream; the statistics are jetsonctl measure's (client/profiling/measure_stats.c):
 each power counts over the interval that ends with the record holding it,
 and the last power known runs on to the end of a phase."""
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bus.h"
+#include "common/bus.h"
 #include "jetsond-dbus.h"
 
 /* jc_report_error() on a NAME/MESSAGE error; its stderr in *LINE. */

@@ -1,4 +1,4 @@
-/* The GPU process list of status (client/gpu_procs.c): a row per process
+/* The GPU process list of status (client/commands/gpu_procs.c): a row per process
  * and GPU, the SoC's share of process.PID.gpu_mem, the order. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <glib.h>
 
-#include "gpu_procs.h"
+#include "commands/gpu_procs.h"
 
 static jc_sample sample_of(const char *values);
 

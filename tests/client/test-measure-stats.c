@@ -1,4 +1,4 @@
-/* jetsonctl measure's arithmetic (client/measure_stats.c) on made-up
+/* jetsonctl measure's arithmetic (client/profiling/measure_stats.c) on made-up
  * records: energy is power x time whatever the record spacing, phases
  * split the run without gap or overlap, absent values stay absent. */
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "measure_stats.h"
+#include "profiling/measure_stats.h"
 
 #define MS 1000000ull
 

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "output.h"
-#include "parse.h"
+#include "common/output.h"
+#include "common/parse.h"
 
 static void test_sizes(void **state)
 {

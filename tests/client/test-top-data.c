@@ -1,4 +1,4 @@
-/* jetsonctl top's numbers (client/top_data.c): average power from the
+/* jetsonctl top's numbers (client/top/top_data.c): average power from the
  * energy counters (its process list is tests/client/test-gpu-procs.c's). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <glib.h>
 
-#include "top_data.h"
+#include "top/top_data.h"
 
 /* A sample from GVariant text, e.g. "{'energy.total': <uint64 1000>}". */
 static jc_sample sample_at(uint64_t usec, const char *values)

@@ -1,5 +1,5 @@
-/* jetsonctl top's history and graph characters (client/top_history.c,
- * client/top_graph.c), without a bus or a terminal. */
+/* jetsonctl top's history and graph characters (client/top/top_history.c,
+ * client/top/top_graph.c), without a bus or a terminal. */
 #include <math.h>
 #include <stdio.h>
 #include <stdarg.h>
@@ -8,8 +8,8 @@
 #include <cmocka.h>
 #include <glib.h>
 
-#include "top_graph.h"
-#include "top_history.h"
+#include "top/top_graph.h"
+#include "top/top_history.h"
 
 static void feed(jc_top_history *h, const char *values)
 {

@@ -1,6 +1,6 @@
-/* jetsonctl top's process list (client/top_procs.c: nvitop's columns,
+/* jetsonctl top's process list (client/top/top_procs.c: nvitop's columns,
  * sort both ways, filters, TIME, the tree from jetsond's ppid), its SGR
- * mouse reports (client/top_sgr.c) and its signals (client/top_signal.c:
+ * mouse reports (client/top/top_sgr.c) and its signals (client/top/top_signal.c:
  * refusals and a signal to a child of this test), without a bus or a
  * terminal. */
 #include <signal.h>
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "top_mouse.h"
-#include "top_procs.h"
-#include "top_signal.h"
+#include "top/top_mouse.h"
+#include "top/top_procs.h"
+#include "top/top_signal.h"
 
 static jc_sample sample;
 

@@ -509,9 +509,9 @@ def test_type_filter(stack):
 
 
 def test_help_lists_every_key(stack):
-    """Every key client/top_keys.c binds on the screen is on the help
+    """Every key client/top/top_keys.c binds on the screen is on the help
     screen."""
-    source = open(os.path.join(SOURCE_DIR, "client", "top_keys.c")).read()
+    source = open(os.path.join(SOURCE_DIR, "client", "top", "top_keys.c")).read()
     body = source[source.index("bool jc_top_key("):]
     body = body[body.index("t->message[0] = '\\0';"):]
     names = {"KEY_DOWN": "Down", "KEY_UP": "Up", "KEY_HOME": "Home", "KEY_END": "End", "KEY_LEFT": "Left",

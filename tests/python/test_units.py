@@ -175,7 +175,7 @@ def test_stats_absent_power():
 
 
 def test_stats_dgpus():
-    """A PC's discrete GPUs, as client/measure_stats.c keeps them (the C
+    """A PC's discrete GPUs, as client/profiling/measure_stats.c keeps them (the C
     unit test's records): GPUs in NVML's order, each field's mean and
     maximum per window, what a GPU lacks null."""
     nan = float("nan")

@@ -2,10 +2,10 @@
  * also reads what it changes, before and after). */
 #include <stdio.h>
 
-#include "bus.h"
-#include "json_docs.h"
-#include "json_out.h"
-#include "props.h"
+#include "common/bus.h"
+#include "common/json_docs.h"
+#include "common/json_out.h"
+#include "common/props.h"
 #include "jetsond-dbus.h"
 
 int jc_cmd_drop_caches(jc_ctx *c, int argc, char **argv)

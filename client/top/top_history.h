@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sample.h"
+#include "common/sample.h"
 
 /* An hour at the default 1 s; the widest window a graph can ask for. */
 #define JC_TOP_HISTORY_LEN 3600

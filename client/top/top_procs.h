@@ -7,8 +7,8 @@
 #include <glib.h>
 #include <stdbool.h>
 
-#include "gpu_procs.h"
-#include "sample.h"
+#include "commands/gpu_procs.h"
+#include "common/sample.h"
 
 typedef enum {
         JC_COL_GPU, JC_COL_PID, JC_COL_USER, JC_COL_GPU_MEM, JC_COL_SM, JC_COL_CPU, JC_COL_MEM, JC_COL_TIME,

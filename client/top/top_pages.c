@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "output.h"
+#include "common/output.h"
 #include "top.h"
 #include "top_draw.h"
 

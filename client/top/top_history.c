@@ -1,5 +1,5 @@
 #include "top_history.h"
-#include "variant_number.h"
+#include "common/variant_number.h"
 
 #include <math.h>
 #include <string.h>

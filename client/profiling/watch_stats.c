@@ -1,10 +1,10 @@
 #include "watch_stats.h"
-#include "variant_number.h"
+#include "common/variant_number.h"
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 
-#include "json_out.h"
+#include "common/json_out.h"
 
 typedef struct {
         double sum, min, max;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <systemd/sd-event.h>
 
-#include "bus.h"
+#include "common/bus.h"
 #include "jetsond-dbus.h"
 #include "top.h"
 

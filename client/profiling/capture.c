@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bus.h"
+#include "common/bus.h"
 #include "jetsond-dbus.h"
 
 #define MAGIC "JDCAPTUR"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_out.h"
+#include "common/json_out.h"
 
 /* V rounded to DECIMALS places (the sources' resolution: µJ, 0.1 mW,
  * 0.01 %, 1 kHz, 1 m°C, 1 ns), or null if there is none. */

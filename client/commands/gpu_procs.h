@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sample.h"
+#include "common/sample.h"
 
 #define JC_GPU_SOC (-1)
 

@@ -2,12 +2,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bus.h"
-#include "json_docs.h"
-#include "json_out.h"
+#include "common/bus.h"
+#include "common/json_docs.h"
+#include "common/json_out.h"
 #include "jetsond-dbus.h"
-#include "parse.h"
-#include "props.h"
+#include "common/parse.h"
+#include "common/props.h"
 
 #define NO_CLOCKS JC_NO_JETSON_CLOCKS
 

@@ -2,7 +2,7 @@
  * metrics screen. */
 #include <string.h>
 
-#include "output.h"
+#include "common/output.h"
 #include "top.h"
 #include "top_draw.h"
 

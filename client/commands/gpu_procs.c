@@ -1,9 +1,9 @@
 #include "gpu_procs.h"
-#include "variant_number.h"
+#include "common/variant_number.h"
 
 #include <string.h>
 
-#include "parse.h"
+#include "common/parse.h"
 
 /* What the process.PID.* keys say of one process. */
 typedef struct {

@@ -2,7 +2,7 @@
  * graphs, then every /proc/meminfo number the samples carry. */
 #include <string.h>
 
-#include "output.h"
+#include "common/output.h"
 #include "top.h"
 #include "top_draw.h"
 

@@ -8,7 +8,7 @@
 #include <locale.h>
 #include <string.h>
 
-#include "output.h"
+#include "common/output.h"
 #include "top.h"
 #include "top_draw.h"
 #include "top_mouse.h"

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sample.h"
+#include "common/sample.h"
 
 /* ---- average power from energy counters -------------------------------- */
 typedef struct jc_top_energy jc_top_energy;

@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "gpu_procs.h"
-#include "json_docs.h"
-#include "json_out.h"
+#include "common/json_docs.h"
+#include "common/json_out.h"
 #include "jetsond-dbus.h"
-#include "output.h"
-#include "props.h"
-#include "sample.h"
+#include "common/output.h"
+#include "common/props.h"
+#include "common/sample.h"
 
 #define LABEL_WIDTH 8
 #define BAR_WIDTH 20

@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bus.h"
-#include "json_docs.h"
-#include "json_out.h"
+#include "common/bus.h"
+#include "common/json_docs.h"
+#include "common/json_out.h"
 #include "jetsond-dbus.h"
-#include "output.h"
-#include "parse.h"
-#include "props.h"
+#include "common/output.h"
+#include "common/parse.h"
+#include "common/props.h"
 
 /* The swap document for a write's result (null members if unreadable). */
 static JsonNode *fetch_doc(jc_ctx *c)

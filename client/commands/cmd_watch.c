@@ -10,12 +10,12 @@
 #include <time.h>
 #include <systemd/sd-event.h>
 
-#include "bus.h"
-#include "json_out.h"
+#include "common/bus.h"
+#include "common/json_out.h"
 #include "jetsond-dbus.h"
-#include "parse.h"
-#include "sample.h"
-#include "watch_stats.h"
+#include "common/parse.h"
+#include "common/sample.h"
+#include "profiling/watch_stats.h"
 
 typedef struct {
         jc_ctx *c;

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bus.h"
-#include "json_docs.h"
-#include "json_out.h"
+#include "common/bus.h"
+#include "common/json_docs.h"
+#include "common/json_out.h"
 #include "jetsond-dbus.h"
-#include "parse.h"
-#include "props.h"
+#include "common/parse.h"
+#include "common/props.h"
 
 /* The gpu document for a write's result (null if unreadable). */
 static JsonNode *fetch_doc(jc_ctx *c)

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "parse.h"
+#include "common/parse.h"
 
 const char *jc_top_col_name(jc_top_col col)
 {

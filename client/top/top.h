@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "jetsonctl.h"
-#include "sample.h"
-#include "gpu_procs.h"
+#include "common/sample.h"
+#include "commands/gpu_procs.h"
 #include "top_data.h"
 #include "top_graph.h"
 #include "top_history.h"

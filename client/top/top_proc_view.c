@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "output.h"
+#include "common/output.h"
 #include "top.h"
 #include "top_draw.h"
 #include "top_signal.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "common/parse.h"
 
 typedef struct {
         uint64_t first_mj, first_usec, last_mj, last_usec;

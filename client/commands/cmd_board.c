@@ -1,11 +1,11 @@
 /* jetsonctl board: the Board interface's properties, like jetson_release. */
 #include <stdio.h>
 
-#include "json_docs.h"
-#include "json_out.h"
+#include "common/json_docs.h"
+#include "common/json_out.h"
 #include "jetsond-dbus.h"
-#include "output.h"
-#include "props.h"
+#include "common/output.h"
+#include "common/props.h"
 
 /* Property -> label, in print order. */
 static const struct {

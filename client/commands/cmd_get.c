@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_out.h"
-#include "parse.h"
-#include "sample.h"
+#include "common/json_out.h"
+#include "common/parse.h"
+#include "common/sample.h"
 
 gboolean jc_get_value_only;
 

@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "bus.h"
+#include "common/bus.h"
 #include "capture_run.h"
 #include "jetsond-dbus.h"
 #include "measure_output.h"
