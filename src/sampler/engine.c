@@ -401,6 +401,7 @@ static const jd_memory_sample no_memory;
 static const jd_power_sample no_power;
 static const jd_engines_sample no_engines;
 static const jd_thermal_sample no_thermal;
+static const jd_throttle_sample no_throttle;
 static const jd_fan_sample no_fans;
 static const jd_nvpmodel_sample no_nvpmodel;
 static const jd_swap_sample no_swap;
@@ -451,6 +452,7 @@ void jd_engine_snapshot(jd_sampling_engine *e, jd_snapshot *s, uint64_t now_us)
         x->jetson_clocks_active = s->tier[JD_TIER_INDEX_FAST]->part.jetson_clocks_active;
         x->power = PART(JD_TIER_INDEX_MEDIUM, power);
         x->engines = PART(JD_TIER_INDEX_MEDIUM, engines);
+        x->throttle = PART(JD_TIER_INDEX_MEDIUM, throttle);
         x->thermal = PART(JD_TIER_INDEX_SLOW, thermal);
         x->fans = PART(JD_TIER_INDEX_SLOW, fans);
         x->nvpmodel = PART(JD_TIER_INDEX_SLOW, nvpmodel);

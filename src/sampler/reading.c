@@ -76,6 +76,9 @@ jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_valu
         COPY_ARRAY(power, rails, n);
         COPY_PART(engines);
         COPY_ARRAY(engines, engines, n);
+        COPY_PART(throttle);
+        COPY_ARRAY(throttle, oc, n_oc);
+        COPY_ARRAY(throttle, caps, n_caps);
         COPY_PART(thermal);
         COPY_ARRAY(thermal, zones, n);
         COPY_PART(fans);
@@ -128,6 +131,10 @@ void jd_reading_unref(jd_reading *r)
                 free(r->fans.fans[i].profiles);
         if (r->part.fans)
                 free(r->fans.fans);
+        if (r->part.throttle) {
+                free(r->throttle.oc);
+                free(r->throttle.caps);
+        }
         if (r->part.thermal)
                 free(r->thermal.zones);
         free(r->values.items);

@@ -32,6 +32,7 @@ typedef struct {
         jd_power_sample power;
         jd_engines_sample engines;
         jd_thermal_sample thermal;
+        jd_throttle_sample throttle;
         jd_fan_sample fans;
         jd_nvpmodel_sample nvpmodel;
         jd_swap_sample swap;

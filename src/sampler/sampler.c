@@ -15,6 +15,7 @@ struct jd_sampler {
         jd_swap_reader *swap;
         jd_power_reader *power;
         jd_thermal_reader *thermal;
+        jd_throttle_reader *throttle;
         jd_fan_reader *fans;
         jd_nvpmodel_reader *nvpmodel;
         jd_process_reader *processes;
@@ -75,6 +76,7 @@ jd_sampler *jd_sampler_new_tiers(const jd_sysroot *sr, unsigned tiers, _Atomic(c
         if (tiers & JD_TIER_MEDIUM) {
                 NEW_READER(power, jd_power_reader_new);
                 NEW_READER(engines, jd_engines_reader_new);
+                NEW_READER(throttle, jd_throttle_reader_new);
         }
         if (tiers & JD_TIER_SLOW) {
                 NEW_READER(swap, jd_swap_reader_new);
@@ -104,6 +106,7 @@ void jd_sampler_free(jd_sampler *s)
         jd_swap_reader_free(s->swap);
         jd_power_reader_free(s->power);
         jd_thermal_reader_free(s->thermal);
+        jd_throttle_reader_free(s->throttle);
         jd_fan_reader_free(s->fans);
         jd_nvpmodel_reader_free(s->nvpmodel);
         jd_process_reader_free(s->processes);
@@ -133,6 +136,7 @@ const jd_sample *jd_sampler_sample(jd_sampler *s, unsigned tiers)
         if (tiers & JD_TIER_MEDIUM) {
                 READ(power, jd_power_reader_sample(s->power, now));
                 READ(engines, jd_engines_reader_sample(s->engines));
+                READ(throttle, jd_throttle_reader_sample(s->throttle));
         }
         if (tiers & JD_TIER_SLOW) {
                 /* The fast readers' limits change only through tools. */

@@ -1,6 +1,6 @@
 /* The sampler owns every hardware reader and runs them in three tiers,
  * as a profiler would: fast (CPU, GPU, EMC, RAM: cheap sysfs reads),
- * medium (power rails and engines: ~0.5 ms per I2C read on a real board)
+ * medium (power rails, engines and throttling: ~0.5 ms per I2C read on a real board)
  * and slow (thermal, fans, modes, limits, swap, processes, disk).
  * Whoever drives it (the daemon's timers, --once, the benchmark) decides
  * when each tier runs; the sample always holds the latest of each. */
@@ -20,6 +20,7 @@
 #include "swap.h"
 #include "system.h"
 #include "thermal.h"
+#include "throttle.h"
 
 typedef enum {
         JD_TIER_FAST = 1 << 0,
@@ -41,6 +42,7 @@ typedef struct {
         const jd_swap_sample *swap;
         const jd_power_sample *power;
         const jd_thermal_sample *thermal;
+        const jd_throttle_sample *throttle;
         const jd_fan_sample *fans;
         const jd_nvpmodel_sample *nvpmodel;
         const jd_process_sample *processes;

@@ -219,6 +219,43 @@ static void add_thermal(jd_values *v, const jd_thermal_sample *t)
                         ADD_OPT_DBL(v, t->zones[i].temp_c, "temp.%s", t->zones[i].key);
 }
 
+/* Over-current counters, thermal caps and the one summary every view
+ * shows (throttle.h). The summary's reasons appear only where the board
+ * can report them, so "no key" means "cannot tell", not "not throttled". */
+static void add_throttle(jd_values *v, const jd_throttle_sample *t)
+{
+        for (size_t i = 0; i < t->n_oc; i++) {
+                const jd_oc_channel *oc = &t->oc[i];
+                ADD_OPT_U64(v, oc->events, 1, "throttle.oc%u.events", oc->channel);
+                ADD_OPT_BOOL(v, oc->armed, "throttle.oc%u.armed", oc->channel);
+                ADD(v, JD_VALUE_U64, t, oc->counted, "throttle.oc%u.events_counted", oc->channel);
+                add_str(v, jd_oc_counter_state_name(oc->state), "throttle.oc%u.counter", oc->channel);
+        }
+        for (size_t i = 0; i < t->n_caps; i++) {
+                ADD_OPT_U32(v, t->caps[i].state, 1, "throttle.cap.%s.state", t->caps[i].type);
+                ADD_OPT_U32(v, t->caps[i].max_state, 1, "throttle.cap.%s.max_state", t->caps[i].type);
+        }
+        bool any_reason = false, active = false;
+        for (int r = 0; r < JD_THROTTLE_REASONS; r++) {
+                if (!t->has_reason[r])
+                        continue;
+                any_reason = true;
+                active = active || t->active[r];
+                ADD(v, JD_VALUE_BOOL, b, t->active[r], "throttle.reason.%s.active",
+                    jd_throttle_reason_name((jd_throttle_reason) r));
+        }
+        if (!any_reason)
+                return;
+        char reasons[JD_VALUE_STR_MAX];
+        jd_throttle_reasons_text(t, reasons, sizeof(reasons));
+        ADD(v, JD_VALUE_BOOL, b, active, "throttle.active");
+        add_str(v, reasons, "throttle.reasons");
+        if (t->n_oc) {
+                ADD_OPT_U64(v, t->oc_events_since_boot, 1, "throttle.oc_events");
+                ADD(v, JD_VALUE_U64, t, t->oc_events_counted, "throttle.oc_events_counted");
+        }
+}
+
 static void add_fans(jd_values *v, const jd_fan_sample *f)
 {
         for (size_t i = 0; i < f->n; i++) {
@@ -280,6 +317,8 @@ void jd_values_add_sample(jd_values *out, const jd_sample *s)
                 add_power(out, s->power);
         if (s->thermal)
                 add_thermal(out, s->thermal);
+        if (s->throttle)
+                add_throttle(out, s->throttle);
         if (s->fans)
                 add_fans(out, s->fans);
         if (s->nvpmodel)
@@ -367,6 +406,11 @@ void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
                 ADD(v, JD_VALUE_DOUBLE, d, (double) g->decoder_load.value, "dgpu.%u.decoder_load", n);
         ADD_OPT_U32(v, g->pstate, 1, "dgpu.%u.pstate", n);
         ADD_OPT_U64(v, g->throttle, 1, "dgpu.%u.throttle", n);
+        if (g->throttle.present) {
+                char names[JD_VALUE_STR_MAX];
+                jd_nvml_clock_reasons_text(g->throttle.value, names, sizeof(names));
+                add_str(v, names, "dgpu.%u.throttle_reasons", n);
+        }
         ADD_OPT_U64(v, g->pcie_rx, 1, "dgpu.%u.pcie_rx", n);
         ADD_OPT_U64(v, g->pcie_tx, 1, "dgpu.%u.pcie_tx", n);
         for (size_t i = 0; i < g->n_processes; i++) {

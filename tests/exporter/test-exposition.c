@@ -321,7 +321,7 @@ static GPtrArray *xml_keys(void)
                 g_auto(GStrv) parts = g_strsplit(key, ".", -1);
                 for (char **p = parts; *p; p++) {
                         if (!strcmp(*p, "N") || !strcmp(*p, "NAME") || !strcmp(*p, "RAIL") || !strcmp(*p, "ZONE") ||
-                            !strcmp(*p, "PID")) {
+                            !strcmp(*p, "TYPE") || !strcmp(*p, "PID")) {
                                 g_free(*p);
                                 *p = g_strdup("*");
                         } else if (g_str_has_suffix(*p, "N") && g_ascii_islower((*p)[0])) {

@@ -28,6 +28,9 @@ static const struct {
         { "process.*.user", 's' }, { "process.*.cpu", 'd' }, { "process.*.gpu_mem", 't' },
         { "process.*.rss", 't' }, { "process.*.ppid", 'u' }, { "process.*.start_time", 'd' },
         { "uptime", 't' }, { "disk.*", 't' }, { "net.*", 't' },
+        { "throttle.oc*.events", 't' }, { "throttle.oc*.events_counted", 't' }, { "throttle.oc*.armed", 'b' },
+        { "throttle.oc*.counter", 's' }, { "throttle.cap.*state", 'u' }, { "throttle.reason.*.active", 'b' },
+        { "throttle.active", 'b' }, { "throttle.reasons", 's' }, { "throttle.oc_events*", 't' },
 };
 
 static void test_key_types(void **state)

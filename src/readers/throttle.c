@@ -1,0 +1,285 @@
+#include "throttle.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "parse.h"
+
+/* The tegra234-oc-event driver has oc1..oc3; more channels are looked for
+ * so that a later SoC's fourth is not silently left out. */
+#define MAX_OC_CHANNEL 16
+
+/* The files of one OC channel or cooling device, beside its sample entry. */
+typedef struct {
+        jd_file value, other;   /* ocN_event_cnt and ocN_throt_en; cur_state and max_state */
+} file_pair;
+
+struct jd_throttle_reader {
+        file_pair *oc_files, *cap_files;
+        size_t cap_oc, cap_oc_files, cap_caps, cap_cap_files;
+        jd_throttle_sample sample;
+};
+
+/* Room for one more entry in ITEMS and its FILES; false without memory. */
+static bool room(void **items, size_t *cap, void **files, size_t *cap_files, size_t n, size_t size)
+{
+        void *p = jd_grow(*items, cap, n + 1, size);
+        if (!p)
+                return false;
+        *items = p;
+        p = jd_grow(*files, cap_files, n + 1, sizeof(file_pair));
+        if (!p)
+                return false;
+        *files = p;
+        return true;
+}
+
+static bool has_prefix(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+static bool has_suffix(const char *s, const char *x)
+{
+        size_t n = strlen(s), m = strlen(x);
+        return n >= m && strcmp(s + n - m, x) == 0;
+}
+
+/* Which reason a cooling device's cap is, or false for one that is no
+ * throttle (the fan's pwm-fan, whose state is its speed step). */
+static bool cap_reason(const char *type, jd_throttle_reason *out)
+{
+        bool cpufreq = has_prefix(type, "cpufreq-"), devfreq = has_prefix(type, "devfreq-");
+        if (!cpufreq && !devfreq && !has_suffix(type, "-alert"))
+                return false;
+        if (cpufreq || has_prefix(type, "cpu-"))
+                *out = JD_THROTTLE_THERMAL_CPU;
+        else if (strstr(type, "gpu"))
+                *out = JD_THROTTLE_THERMAL_GPU;
+        else
+                *out = JD_THROTTLE_THERMAL_SOC;
+        return true;
+}
+
+static void add_oc(jd_throttle_reader *r, const jd_sysroot *sr, const char *dir)
+{
+        for (unsigned ch = 1; ch <= MAX_OC_CHANNEL; ch++) {
+                jd_file count = JD_FILE_INIT;
+                if (!jd_file_open(&count, sr, "%s/oc%u_event_cnt", dir, ch))
+                        continue;
+                jd_throttle_sample *s = &r->sample;
+                if (!room((void **) &s->oc, &r->cap_oc, (void **) &r->oc_files, &r->cap_oc_files, s->n_oc,
+                          sizeof(*s->oc))) {
+                        jd_file_close(&count);
+                        break;
+                }
+                memset(&s->oc[s->n_oc], 0, sizeof(*s->oc));
+                s->oc[s->n_oc].channel = ch;
+                file_pair *f = &r->oc_files[s->n_oc];
+                f->value = count;
+                f->other = JD_FILE_INIT;
+                jd_file_open(&f->other, sr, "%s/oc%u_throt_en", dir, ch);
+                s->n_oc++;
+        }
+        r->sample.has_reason[JD_THROTTLE_OVER_CURRENT] = r->sample.n_oc > 0;
+}
+
+static void find_oc(jd_throttle_reader *r, const jd_sysroot *sr)
+{
+        char **names;
+        size_t n = jd_sysroot_list(sr, "/sys/class/hwmon", &names);
+        for (size_t i = 0; i < n; i++) {
+                char dir[128], hwname[32];
+                snprintf(dir, sizeof(dir), "/sys/class/hwmon/%s", names[i]);
+                if (jd_read_str(sr, hwname, sizeof(hwname), "%s/name", dir) && strcmp(hwname, "soctherm_oc") == 0) {
+                        add_oc(r, sr, dir);
+                        break;
+                }
+        }
+        jd_names_free(names, n);
+}
+
+static void find_caps(jd_throttle_reader *r, const jd_sysroot *sr)
+{
+        char **names;
+        size_t n = jd_sysroot_list(sr, "/sys/class/thermal", &names);
+        jd_throttle_sample *s = &r->sample;
+        for (size_t i = 0; i < n; i++) {
+                char dir[128], type[48];
+                jd_throttle_reason reason;
+                if (!has_prefix(names[i], "cooling_device"))
+                        continue;
+                snprintf(dir, sizeof(dir), "/sys/class/thermal/%s", names[i]);
+                if (!jd_read_str(sr, type, sizeof(type), "%s/type", dir) || !cap_reason(type, &reason))
+                        continue;
+                jd_file state = JD_FILE_INIT;
+                if (!jd_file_open(&state, sr, "%s/cur_state", dir))
+                        continue;
+                if (!room((void **) &s->caps, &r->cap_caps, (void **) &r->cap_files, &r->cap_cap_files, s->n_caps,
+                          sizeof(*s->caps))) {
+                        jd_file_close(&state);
+                        break;
+                }
+                jd_cooling_cap *c = &s->caps[s->n_caps];
+                memset(c, 0, sizeof(*c));
+                jd_strlcpy(c->type, type, sizeof(c->type));
+                c->reason = reason;
+                file_pair *f = &r->cap_files[s->n_caps];
+                f->value = state;
+                f->other = JD_FILE_INIT;
+                jd_file_open(&f->other, sr, "%s/max_state", dir);
+                s->has_reason[reason] = true;
+                s->n_caps++;
+        }
+        jd_names_free(names, n);
+}
+
+jd_throttle_reader *jd_throttle_reader_new(const jd_sysroot *sr)
+{
+        jd_throttle_reader *r = calloc(1, sizeof(*r));
+        if (!r)
+                return NULL;
+        find_oc(r, sr);
+        find_caps(r, sr);
+        return r;
+}
+
+void jd_throttle_reader_free(jd_throttle_reader *r)
+{
+        if (!r)
+                return;
+        for (size_t i = 0; i < r->sample.n_oc; i++) {
+                jd_file_close(&r->oc_files[i].value);
+                jd_file_close(&r->oc_files[i].other);
+        }
+        for (size_t i = 0; i < r->sample.n_caps; i++) {
+                jd_file_close(&r->cap_files[i].value);
+                jd_file_close(&r->cap_files[i].other);
+        }
+        free(r->oc_files);
+        free(r->cap_files);
+        free(r->sample.oc);
+        free(r->sample.caps);
+        free(r);
+}
+
+/* One counter: a step forward is that many events; a step back means the
+ * counter restarted (a driver reload), so its new value is what happened
+ * since; a failed or malformed read adds nothing and says so. Never a
+ * difference across a restart or a bad read, which would be huge. */
+static void read_oc(jd_oc_channel *oc, jd_file *count, jd_file *armed)
+{
+        uint64_t v = 0, en = 0;
+        oc->fired = false;
+        oc->events.present = jd_file_u64(count, &v);
+        oc->events.value = v;
+        oc->armed.present = jd_file_u64(armed, &en);
+        oc->armed.value = en != 0;
+        if (!oc->events.present) {
+                oc->state = count->gone ? JD_OC_COUNTER_VANISHED : JD_OC_COUNTER_UNREADABLE;
+                return;
+        }
+        uint64_t added = 0;
+        if (!oc->has_last) {
+                oc->state = JD_OC_COUNTER_OK;
+        } else if (v >= oc->last) {
+                oc->state = JD_OC_COUNTER_OK;
+                added = v - oc->last;
+        } else {
+                oc->state = JD_OC_COUNTER_WENT_BACK;
+                added = v;
+        }
+        oc->counted += added;
+        oc->fired = added > 0;
+        oc->last = v;
+        oc->has_last = true;
+}
+
+const jd_throttle_sample *jd_throttle_reader_sample(jd_throttle_reader *r)
+{
+        jd_throttle_sample *s = &r->sample;
+        memset(s->active, 0, sizeof(s->active));
+        s->oc_events_since_boot.present = false;
+        s->oc_events_since_boot.value = 0;
+        s->oc_events_counted = 0;
+        for (size_t i = 0; i < s->n_oc; i++) {
+                jd_oc_channel *oc = &s->oc[i];
+                read_oc(oc, &r->oc_files[i].value, &r->oc_files[i].other);
+                if (oc->events.present) {
+                        s->oc_events_since_boot.present = true;
+                        s->oc_events_since_boot.value += oc->events.value;
+                }
+                s->oc_events_counted += oc->counted;
+                if (oc->fired)
+                        s->active[JD_THROTTLE_OVER_CURRENT] = true;
+        }
+        for (size_t i = 0; i < s->n_caps; i++) {
+                jd_cooling_cap *c = &s->caps[i];
+                c->state.present = jd_file_u64(&r->cap_files[i].value, &c->state.value);
+                c->max_state.present = jd_file_u64(&r->cap_files[i].other, &c->max_state.value);
+                if (c->state.present && c->state.value > 0)
+                        s->active[c->reason] = true;
+        }
+        return s;
+}
+
+static const char *const reason_names[JD_THROTTLE_REASONS] = {
+        "over_current", "thermal_cpu", "thermal_gpu", "thermal_soc",
+};
+
+const char *jd_throttle_reason_name(jd_throttle_reason r)
+{
+        return r < JD_THROTTLE_REASONS ? reason_names[r] : "unknown";
+}
+
+const char *jd_oc_counter_state_name(jd_oc_counter_state s)
+{
+        static const char *const names[] = { "ok", "went_back", "unreadable", "vanished" };
+        return (size_t) s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+}
+
+/* Appends NAME to OUT (comma-separated); false when it does not fit. */
+static bool append_name(char *out, size_t size, size_t *len, const char *name)
+{
+        int n = snprintf(out + *len, size - *len, "%s%s", *len ? "," : "", name);
+        if (n < 0 || (size_t) n >= size - *len) {
+                out[*len] = '\0';
+                return false;
+        }
+        *len += (size_t) n;
+        return true;
+}
+
+void jd_throttle_reasons_text(const jd_throttle_sample *s, char *out, size_t size)
+{
+        size_t len = 0;
+        out[0] = '\0';
+        for (int i = 0; i < JD_THROTTLE_REASONS; i++)
+                if (s->active[i] && !append_name(out, size, &len, reason_names[i]))
+                        break;
+        if (!len)
+                jd_strlcpy(out, "none", size);
+}
+
+void jd_nvml_clock_reasons_text(uint64_t mask, char *out, size_t size)
+{
+        /* nvmlClocksEventReason* bits (nvml-notes.md, NVIDIA's nvml.h). */
+        static const char *const bits[] = {
+                "idle", "app_clocks", "sw_power_cap", "hw_slowdown", "sync_boost",
+                "sw_thermal", "hw_thermal", "hw_power_brake", "display_clocks",
+        };
+        size_t len = 0;
+        out[0] = '\0';
+        for (unsigned b = 0; b < 64; b++) {
+                if (!(mask & ((uint64_t) 1 << b)))
+                        continue;
+                char other[24];
+                snprintf(other, sizeof(other), "0x%llx", (unsigned long long) ((uint64_t) 1 << b));
+                if (!append_name(out, size, &len, b < sizeof(bits) / sizeof(bits[0]) ? bits[b] : other)) {
+                        /* Too many names for OUT: the mask itself, never a cut list. */
+                        snprintf(out, size, "0x%llx", (unsigned long long) mask);
+                        return;
+                }
+        }
+        if (!mask)
+                jd_strlcpy(out, "none", size);
+}

@@ -1,0 +1,199 @@
+/* Throttling (issue 39): over-current counters and thermal caps on the fake
+ * Orin and Thor, the summary, a counter that goes back, vanishes or reads
+ * garbage, and NVML's clock event reasons as names. */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "throttle.h"
+
+static const jd_cooling_cap *find_cap(const jd_throttle_sample *s, const char *type)
+{
+        for (size_t i = 0; i < s->n_caps; i++)
+                if (strcmp(s->caps[i].type, type) == 0)
+                        return &s->caps[i];
+        return NULL;
+}
+
+/* Every Orin and Thor fake has three armed channels at 0 and its throttle
+ * alerts at 0: reasons reported, none active; the fan is no cap. */
+static void test_boards_idle(void **state)
+{
+        (void) state;
+        static const char *const boards[] = { "agx-orin-jp62", "orin-nano-jp62", "agx-orin-jp72", "agx-thor-jp71" };
+        for (size_t b = 0; b < sizeof(boards) / sizeof(boards[0]); b++) {
+                jd_sysroot *sr = fixture_open(boards[b]);
+                jd_throttle_reader *r = jd_throttle_reader_new(sr);
+                const jd_throttle_sample *s = jd_throttle_reader_sample(r);
+                assert_int_equal(s->n_oc, 3);
+                for (size_t i = 0; i < 3; i++) {
+                        assert_int_equal(s->oc[i].channel, i + 1);
+                        assert_true(s->oc[i].events.present);
+                        assert_int_equal(s->oc[i].events.value, 0);
+                        assert_true(s->oc[i].armed.present && s->oc[i].armed.value);
+                        assert_int_equal(s->oc[i].state, JD_OC_COUNTER_OK);
+                }
+                assert_non_null(find_cap(s, "gpu-throttle-alert"));
+                assert_null(find_cap(s, "pwm-fan"));
+                for (int k = 0; k < JD_THROTTLE_REASONS; k++) {
+                        assert_true(s->has_reason[k]);
+                        assert_false(s->active[k]);
+                }
+                char text[64];
+                jd_throttle_reasons_text(s, text, sizeof(text));
+                assert_string_equal(text, "none");
+                jd_throttle_reader_free(r);
+                jd_sysroot_free(sr);
+        }
+}
+
+/* Xavier, Nano and the PC have none of it: no reason to report. */
+static void test_boards_without(void **state)
+{
+        (void) state;
+        static const char *const boards[] = { "xavier-nx-jp51", "nano-jp46", "x86-pc" };
+        for (size_t b = 0; b < sizeof(boards) / sizeof(boards[0]); b++) {
+                jd_sysroot *sr = fixture_open(boards[b]);
+                jd_throttle_reader *r = jd_throttle_reader_new(sr);
+                const jd_throttle_sample *s = jd_throttle_reader_sample(r);
+                assert_int_equal(s->n_oc, 0);
+                assert_false(s->has_reason[JD_THROTTLE_OVER_CURRENT]);
+                jd_throttle_reader_free(r);
+                jd_sysroot_free(sr);
+        }
+}
+
+static const char *oc_path(const char *board, int ch, char *buf, size_t size)
+{
+        snprintf(buf, size, "/sys/class/hwmon/%s/oc%d_event_cnt", strcmp(board, "agx-thor-jp71") == 0 ? "hwmon6" : "hwmon4",
+                 ch);
+        return buf;
+}
+
+static void find_cap_path(const char *dir, const char *type, char *out, size_t size)
+{
+        for (int i = 0; i < 32; i++) {
+                char p[96];
+                snprintf(p, sizeof(p), "sys/class/thermal/cooling_device%d/type", i);
+                char *host = fixture_host_path(dir, p);
+                FILE *f = fopen(host, "r");
+                g_free(host);
+                char t[64] = "";
+                if (!f)
+                        continue;
+                if (!fgets(t, sizeof(t), f))
+                        t[0] = '\0';
+                fclose(f);
+                t[strcspn(t, "\n")] = '\0';
+                if (strcmp(t, type) == 0) {
+                        snprintf(out, size, "/sys/class/thermal/cooling_device%d/cur_state", i);
+                        return;
+                }
+        }
+        fail_msg("no cooling device %s", type);
+}
+
+/* An OC event and a GPU thermal cap on Orin and Thor: the event is counted
+ * once and is the active reason for that reading only; the cap holds while
+ * its state is above 0. */
+static void test_event_and_cap(void **state)
+{
+        (void) state;
+        static const char *const boards[] = { "agx-orin-jp62", "agx-thor-jp71" };
+        for (size_t b = 0; b < 2; b++) {
+                char *dir, p[96], cap[96];
+                jd_sysroot *sr = fixture_copy(boards[b], &dir);
+                jd_throttle_reader *r = jd_throttle_reader_new(sr);
+                jd_throttle_reader_sample(r);
+                fixture_write_str(dir, oc_path(boards[b], 2, p, sizeof(p)), "3\n");
+                find_cap_path(dir, "gpu-throttle-alert", cap, sizeof(cap));
+                fixture_write_str(dir, cap, "1\n");
+                const jd_throttle_sample *s = jd_throttle_reader_sample(r);
+                assert_int_equal(s->oc[1].counted, 3);
+                assert_true(s->oc[1].fired);
+                assert_int_equal(s->oc_events_counted, 3);
+                assert_int_equal(s->oc_events_since_boot.value, 3);
+                assert_true(s->active[JD_THROTTLE_OVER_CURRENT]);
+                assert_true(s->active[JD_THROTTLE_THERMAL_GPU]);
+                assert_false(s->active[JD_THROTTLE_THERMAL_CPU]);
+                char text[64];
+                jd_throttle_reasons_text(s, text, sizeof(text));
+                assert_string_equal(text, "over_current,thermal_gpu");
+                s = jd_throttle_reader_sample(r);
+                assert_false(s->active[JD_THROTTLE_OVER_CURRENT]);
+                assert_true(s->active[JD_THROTTLE_THERMAL_GPU]);
+                assert_int_equal(s->oc_events_counted, 3);
+                jd_throttle_reader_free(r);
+                fixture_remove_copy(sr, dir);
+        }
+}
+
+/* Bad input: garbage adds nothing and says "unreadable"; a lower value
+ * (driver reload) says "went_back" and counts the new value, never a
+ * wrapped difference; a vanished file says so. counted never decreases. */
+static void test_bad_counters(void **state)
+{
+        (void) state;
+        char *dir, p[96];
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        oc_path("agx-orin-jp62", 1, p, sizeof(p));
+        fixture_write_str(dir, p, "5\n");
+        jd_throttle_reader *r = jd_throttle_reader_new(sr);
+        const jd_throttle_sample *s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->oc[0].counted, 0); /* the first reading is the baseline */
+        assert_int_equal(s->oc_events_since_boot.value, 5);
+        fixture_write_str(dir, p, "garbage\n");
+        s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->oc[0].state, JD_OC_COUNTER_UNREADABLE);
+        assert_false(s->oc[0].events.present);
+        assert_int_equal(s->oc[0].counted, 0);
+        assert_false(s->active[JD_THROTTLE_OVER_CURRENT]);
+        fixture_write_str(dir, p, "7\n");
+        s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->oc[0].state, JD_OC_COUNTER_OK);
+        assert_int_equal(s->oc[0].counted, 2);
+        fixture_write_str(dir, p, "1\n");
+        s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->oc[0].state, JD_OC_COUNTER_WENT_BACK);
+        assert_int_equal(s->oc[0].counted, 3);
+        assert_string_equal(jd_oc_counter_state_name(s->oc[0].state), "went_back");
+        fixture_write_str(dir, p, "18446744073709551615x\n");
+        s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->oc[0].state, JD_OC_COUNTER_UNREADABLE);
+        assert_int_equal(s->oc[0].counted, 3);
+        fixture_unlink(dir, p);
+        s = jd_throttle_reader_sample(r);
+        assert_false(s->oc[0].events.present);
+        assert_int_equal(s->oc[0].counted, 3);
+        jd_throttle_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
+static void test_nvml_names(void **state)
+{
+        (void) state;
+        char t[64];
+        jd_nvml_clock_reasons_text(0x4 | 0x40, t, sizeof(t));
+        assert_string_equal(t, "sw_power_cap,hw_thermal");
+        jd_nvml_clock_reasons_text(0, t, sizeof(t));
+        assert_string_equal(t, "none");
+        jd_nvml_clock_reasons_text(0x1 | 0x400, t, sizeof(t));
+        assert_string_equal(t, "idle,0x400");
+        char small[16];
+        jd_nvml_clock_reasons_text(0x4 | 0x40, small, sizeof(small));
+        assert_string_equal(small, "0x44"); /* never a cut name */
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_boards_idle),
+                cmocka_unit_test(test_boards_without),
+                cmocka_unit_test(test_event_and_cap),
+                cmocka_unit_test(test_bad_counters),
+                cmocka_unit_test(test_nvml_names),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
