@@ -9,6 +9,7 @@
 #include "gpu_procs.h"
 #include "common/json_docs.h"
 #include "common/json_out.h"
+#include "common/throttle.h"
 #include "jetsond-dbus.h"
 #include "common/output.h"
 #include "common/props.h"
@@ -371,6 +372,19 @@ static void temp_row(GString *out, const jc_sample *s, bool color)
         g_string_append_printf(out, "%s\n", lines->str);
 }
 
+/* Is it throttled, and why: the summary every view shows (common/throttle.h). */
+static void throttle_row(GString *out, const jc_sample *s, bool color)
+{
+        bool active;
+        g_autofree char *line = jc_throttle_line(s, &active);
+        if (!line)
+                return;
+        label(out, color, "Throttle");
+        g_string_append_c(out, ' ');
+        jc_append_colored(out, color, active ? JC_COLOR_RED : JC_COLOR_NONE, line);
+        g_string_append_c(out, '\n');
+}
+
 static void engine_row(GString *out, const jc_sample *s, bool color)
 {
         g_autoptr(GString) line = g_string_new(NULL);
@@ -431,6 +445,7 @@ static void print_text(const status_data *d, bool color)
         memory_rows(out, s, color);
         power_rows(out, s, d, color);
         temp_row(out, s, color);
+        throttle_row(out, s, color);
         engine_row(out, s, color);
         process_rows(out, s, color);
         fputs(out->str, stdout);

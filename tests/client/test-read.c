@@ -107,6 +107,50 @@ static void test_status_with_loads(void **state)
         jc_assert_json_double(a, "values|cpu.5.load", 0.0);
 }
 
+/* Issue 39: the simulator raises 3 over-current events on channel 2 and a
+ * GPU thermal cap on the fake Orin and Thor; status says so in one line,
+ * its JSON carries the summary keys, and the counted events are exactly 3. */
+static void status_throttled(void **state, const char *board)
+{
+        testbus *tb = jc_start(state, board, (const char *[]) { "--interval=100", NULL });
+        testbus_simulate_once(tb, (const char *[]) { "--oc-events", "2=3", "--cap", "gpu-throttle-alert=1", NULL });
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
+        for (;;) {
+                /* over_current holds only for the reading that saw the counter
+                 * rise: wait for the one after it, whose reasons are the cap. */
+                jc_result r = jc_run("get", "--value", "throttle.oc_events_counted", NULL);
+                jc_result q = jc_run("get", "--value", "throttle.reasons", NULL);
+                bool done = r.status == 0 && strcmp(r.out, "3\n") == 0 && q.status == 0 &&
+                            strcmp(q.out, "thermal_gpu\n") == 0;
+                jc_result_clear(&r);
+                jc_result_clear(&q);
+                if (done)
+                        break;
+                if (testbus_now_us() > deadline)
+                        fail_msg("%s: no sample with 3 counted over-current events within 30 s", board);
+                g_usleep(50000);
+        }
+        g_autofree char *text = jc_ok("status", NULL);
+        if (!strstr(text, "\nThrottle GPU thermal cap now; 3 over-current events since boot\n")) {
+                const char *line = strstr(text, "\nThrottle");
+                fail_msg("%s: throttle line is %.100s", board, line ? line + 1 : "(none)");
+        }
+        g_autofree char *json = jc_ok("status", "--json", NULL);
+        g_autoptr(JsonNode) a = jc_parse_json(json);
+        jc_assert_json_string(a, "values|throttle.reasons", "thermal_gpu");
+        jc_assert_json_bool(a, "values|throttle.active", TRUE);
+        jc_assert_json_bool(a, "values|throttle.reason.thermal_gpu.active", TRUE);
+        jc_assert_json_bool(a, "values|throttle.reason.over_current.active", FALSE);
+        jc_assert_json_int(a, "values|throttle.oc2.events", 3);
+        jc_assert_json_int(a, "values|throttle.oc2.events_counted", 3);
+        jc_assert_json_int(a, "values|throttle.oc1.events_counted", 0);
+        jc_assert_json_int(a, "values|throttle.cap.gpu-throttle-alert.state", 1);
+        jc_assert_json_string(a, "values|throttle.oc2.counter", "ok");
+}
+
+static void test_status_throttled_orin(void **state) { status_throttled(state, "agx-orin-jp62"); }
+static void test_status_throttled_thor(void **state) { status_throttled(state, "agx-thor-jp71"); }
+
 static void test_status_json(void **state)
 {
         jc_start(state, "agx-orin-jp62", NULL);
@@ -333,6 +377,8 @@ int main(void)
                 cmocka_unit_test_teardown(test_color, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_with_loads, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_json, testbus_teardown),
+                cmocka_unit_test_teardown(test_status_throttled_orin, testbus_teardown),
+                cmocka_unit_test_teardown(test_status_throttled_thor, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_json_pc, testbus_teardown),
                 cmocka_unit_test_teardown(test_board_json, testbus_teardown),
                 cmocka_unit_test_teardown(test_get, testbus_teardown),

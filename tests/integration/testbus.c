@@ -90,6 +90,22 @@ void testbus_start_simulator(testbus *tb)
         }
 }
 
+void testbus_simulate_once(testbus *tb, const char *const *extra)
+{
+        GPtrArray *argv = g_ptr_array_new();
+        const char *head[] = { "/usr/bin/python3", FIXTURES_DIR "/simulate.py", tb->root, "--duration-s", "0" };
+        for (size_t i = 0; i < G_N_ELEMENTS(head); i++)
+                g_ptr_array_add(argv, (gpointer) head[i]);
+        for (size_t i = 0; extra && extra[i]; i++)
+                g_ptr_array_add(argv, (gpointer) extra[i]);
+        g_ptr_array_add(argv, NULL);
+        g_autofree char *out = NULL;
+        int status = testbus_run((const char **) argv->pdata, &out);
+        g_ptr_array_free(argv, TRUE);
+        if (status != 0)
+                fail_msg("simulate.py failed (%d): %s", status, out ? out : "");
+}
+
 sd_bus *testbus_connect(void)
 {
         sd_bus *bus = NULL;

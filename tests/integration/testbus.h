@@ -37,6 +37,9 @@ void testbus_make_root(testbus *tb, const char *board);
 /* Brings tb->root to life with tests/fixtures/simulate.py (counters
  * advance, temperatures drift) until testbus_free(). */
 void testbus_start_simulator(testbus *tb);
+/* One step of simulate.py on tb->root with EXTRA arguments (NULL-terminated:
+ * "--oc-events", "2=3", "--cap", "gpu-throttle-alert=1", ...), waited for. */
+void testbus_simulate_once(testbus *tb, const char *const *extra);
 /* Whether FUSE can be used here (/dev/fuse exists). */
 bool testbus_have_fuse(void);
 /* Mounts tests/fuse/slowfs over tb->root and makes the mount tb->root
