@@ -176,6 +176,7 @@ static void read_oc(jd_oc_channel *oc, jd_file *count, jd_file *armed)
         oc->armed.value = en != 0;
         if (!oc->events.present) {
                 oc->state = count->gone ? JD_OC_COUNTER_VANISHED : JD_OC_COUNTER_UNREADABLE;
+                oc->failed_reads++;
                 return;
         }
         uint64_t added = 0;
@@ -186,6 +187,7 @@ static void read_oc(jd_oc_channel *oc, jd_file *count, jd_file *armed)
                 added = v - oc->last;
         } else {
                 oc->state = JD_OC_COUNTER_WENT_BACK;
+                oc->resets++;
                 added = v;
         }
         oc->counted += added;

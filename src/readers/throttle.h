@@ -40,6 +40,8 @@ typedef struct {
         jd_oc_counter_state state;
         uint64_t counted;          /* events jetsond saw since it started: never decreases */
         bool fired;                /* the counter rose at this reading */
+        uint64_t resets;           /* readings that found it lower than before */
+        uint64_t failed_reads;     /* readings that found no number */
         bool has_last;
         uint64_t last;             /* the last good reading */
 } jd_oc_channel;

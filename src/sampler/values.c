@@ -230,6 +230,8 @@ static void add_throttle(jd_values *v, const jd_throttle_sample *t)
                 ADD_OPT_BOOL(v, oc->armed, "throttle.oc%u.armed", oc->channel);
                 ADD(v, JD_VALUE_U64, t, oc->counted, "throttle.oc%u.events_counted", oc->channel);
                 add_str(v, jd_oc_counter_state_name(oc->state), "throttle.oc%u.counter", oc->channel);
+                ADD(v, JD_VALUE_U64, t, oc->resets, "throttle.oc%u.resets", oc->channel);
+                ADD(v, JD_VALUE_U64, t, oc->failed_reads, "throttle.oc%u.failed_reads", oc->channel);
         }
         for (size_t i = 0; i < t->n_caps; i++) {
                 ADD_OPT_U32(v, t->caps[i].state, 1, "throttle.cap.%s.state", t->caps[i].type);

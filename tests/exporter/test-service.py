@@ -307,6 +307,64 @@ def test_not_a_jetson():
         assert value(m, "jetson_temperature_celsius", zone="coretemp_package_id_0") == 51
 
 
+def simulate_once(s, *extra):
+    subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                                                     "simulate.py"), s.root, "--duration-s", "0", *extra], check=True)
+
+
+def throttle_counters(board):
+    """Issue 39: jetson_throttle_oc_events_total rises by exactly the events the
+    simulator raises, per channel, also across a counter that goes back (a
+    driver reload: its new value is counted, never a wrapped difference) and
+    one that reads garbage (nothing counted, the state says so); the cap and
+    the reasons are gauges."""
+    with up_stack(board=board, interval_ms=100) as s:
+        wait_up(s, 1)
+
+        def metrics():
+            return parse_samples(s.scrape())
+
+        def events(m, ch):
+            return value(m, "jetson_throttle_oc_events_total", channel=ch)
+
+
+        m = metrics()
+        assert events(m, "1") == 0 and events(m, "2") == 0 and events(m, "3") == 0
+        assert value(m, "jetson_throttle_oc_armed", channel="2") == 1
+        assert value(m, "jetson_throttled") == 0
+        simulate_once(s, "--oc-events", "2=3", "--cap", "gpu-throttle-alert=1")
+        wait_for(lambda: events(metrics(), "2") == 3, 30, "3 events on channel 2")
+        simulate_once(s, "--oc-events", "1=2")
+        wait_for(lambda: events(metrics(), "1") == 2, 30, "2 events on channel 1")
+        m = metrics()
+        assert events(m, "2") == 3 and events(m, "3") == 0
+        assert value(m, "jetson_throttle_oc_boot_events", channel="2") == 3
+        assert value(m, "jetson_throttle_cap_state", device="gpu-throttle-alert") == 1
+        assert value(m, "jetson_throttle_active", reason="thermal_gpu") == 1
+        assert value(m, "jetson_throttle_active", reason="thermal_cpu") == 0
+        assert value(m, "jetson_throttled") == 1
+        # Bad input: garbage counts nothing; back to 1 (below 3) counts 1.
+        simulate_once(s, "--oc-counter", "2=garbage")
+        wait_for(lambda: value(metrics(), "jetson_throttle_oc_failed_reads_total", channel="2") >= 1, 30,
+                 "channel 2 unreadable")
+        assert events(metrics(), "2") == 3
+        simulate_once(s, "--oc-counter", "2=1")
+        wait_for(lambda: value(metrics(), "jetson_throttle_oc_resets_total", channel="2") == 1, 30,
+                 "channel 2 went back")
+        assert events(metrics(), "2") == 4
+        simulate_once(s, "--cap", "gpu-throttle-alert=0")
+        wait_for(lambda: value(metrics(), "jetson_throttled") == 0, 30, "no longer throttled")
+        promtool(s.scrape())
+
+
+def test_throttle_counters_orin():
+    throttle_counters("agx-orin-jp62")
+
+
+def test_throttle_counters_thor():
+    throttle_counters("agx-thor-jp71")
+
+
 def test_signals_and_sigterm():
     with up_stack() as s:
         wait_up(s, 1)
@@ -318,5 +376,5 @@ if __name__ == "__main__":
     sys.exit(run_tests([
         test_fixture_values, test_unprivileged, test_openmetrics, test_gzip, test_jetsond_leaves_and_returns, test_exporter_first,
         test_stalled_jetsond, test_http_surface, test_concurrent_scrapes, test_listen_option, test_bus_lost,
-        test_not_a_jetson, test_signals_and_sigterm,
+        test_not_a_jetson, test_throttle_counters_orin, test_throttle_counters_thor, test_signals_and_sigterm,
     ]))

@@ -29,7 +29,7 @@ static const struct {
         { "process.*.rss", 't' }, { "process.*.ppid", 'u' }, { "process.*.start_time", 'd' },
         { "uptime", 't' }, { "disk.*", 't' }, { "net.*", 't' },
         { "throttle.oc*.events", 't' }, { "throttle.oc*.events_counted", 't' }, { "throttle.oc*.armed", 'b' },
-        { "throttle.oc*.counter", 's' }, { "throttle.cap.*state", 'u' }, { "throttle.reason.*.active", 'b' },
+        { "throttle.oc*.counter", 's' }, { "throttle.oc*.resets", 't' }, { "throttle.oc*.failed_reads", 't' }, { "throttle.cap.*state", 'u' }, { "throttle.reason.*.active", 'b' },
         { "throttle.active", 'b' }, { "throttle.reasons", 's' }, { "throttle.oc_events*", 't' },
 };
 

@@ -159,6 +159,8 @@ static void test_bad_counters(void **state)
         assert_int_equal(s->oc[0].state, JD_OC_COUNTER_WENT_BACK);
         assert_int_equal(s->oc[0].counted, 3);
         assert_string_equal(jd_oc_counter_state_name(s->oc[0].state), "went_back");
+        assert_int_equal(s->oc[0].resets, 1);
+        assert_int_equal(s->oc[0].failed_reads, 1);
         fixture_write_str(dir, p, "18446744073709551615x\n");
         s = jd_throttle_reader_sample(r);
         assert_int_equal(s->oc[0].state, JD_OC_COUNTER_UNREADABLE);
