@@ -56,6 +56,28 @@ static void dgpus_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
         json_builder_end_object(b);
 }
 
+/* {"over_current_events": N, "throttled_s": {"over_current": s, ...}} for the
+ * reasons the board reports; null events and {} where it reports none. */
+static void throttle_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
+{
+        json_builder_set_member_name(b, "throttle");
+        json_builder_begin_object(b);
+        double events = jc_window_oc_events(w);
+        if (isfinite(events)) {
+                add_uint(b, "over_current_events", (uint64_t) events);
+        } else {
+                json_builder_set_member_name(b, "over_current_events");
+                json_builder_add_null_value(b);
+        }
+        json_builder_set_member_name(b, "throttled_s");
+        json_builder_begin_object(b);
+        for (int i = 0; i < JC_THROTTLE_REASONS; i++)
+                if (m->reason_col[i] != JC_NO_COLUMN)
+                        add_double_or_null(b, jc_throttle_reasons[i], w->throttled_s[i], 9);
+        json_builder_end_object(b);
+        json_builder_end_object(b);
+}
+
 static void window_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
 {
         add_double_or_null(b, "duration_s", jc_window_seconds(w), 9);
@@ -87,6 +109,7 @@ static void window_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
                 add_double_or_null(b, m->temp_name[i], w->temp_max[i], 3);
         json_builder_end_object(b);
         dgpus_json(b, m, w);
+        throttle_json(b, m, w);
         const jc_window_procs *p = &w->procs;
         json_builder_set_member_name(b, "processes");
         json_builder_begin_object(b);
@@ -166,6 +189,33 @@ static void dgpu_text(const jc_measure *m, const jc_window *w, size_t g, const c
                 printf("%s%-17s %s\n", indent, label, line->str + 2);
 }
 
+/* "Throttled:        12.0 % of the time by over-current, 40.5 % by GPU
+ * thermal cap (3 over-current events)", or "not throttled (0 ...)". */
+static void throttle_text(const jc_measure *m, const jc_window *w, const char *indent)
+{
+        static const char *const labels[JC_THROTTLE_REASONS] = { "over-current", "CPU thermal cap",
+                                                                 "GPU thermal cap", "SoC thermal cap" };
+        double seconds = jc_window_seconds(w), events = jc_window_oc_events(w);
+        g_autoptr(GString) line = g_string_new(NULL);
+        bool any_reason = false;
+        for (int i = 0; i < JC_THROTTLE_REASONS; i++) {
+                if (m->reason_col[i] == JC_NO_COLUMN)
+                        continue;
+                any_reason = true;
+                if (w->throttled_s[i] <= 0 || seconds <= 0)
+                        continue;
+                g_string_append_printf(line, "%s%.1f %% of the time by %s", line->len ? ", " : "",
+                                       100.0 * w->throttled_s[i] / seconds, labels[i]);
+        }
+        if (!any_reason && isnan(events))
+                return;
+        if (!line->len)
+                g_string_append(line, "not throttled");
+        if (isfinite(events))
+                g_string_append_printf(line, " (%.0f over-current event%s)", events, events == 1 ? "" : "s");
+        printf("%sThrottled:        %s\n", indent, line->str);
+}
+
 static void window_text(const jc_measure *m, const jc_window *w, const char *indent)
 {
         printf("%sTime:             %.3f s (%zu records)\n", indent, jc_window_seconds(w), w->records);
@@ -199,6 +249,7 @@ static void window_text(const jc_measure *m, const jc_window *w, const char *ind
                 printf("\n");
         for (size_t g = 0; g < m->n_dgpu; g++)
                 dgpu_text(m, w, g, indent);
+        throttle_text(m, w, indent);
         const jc_window_procs *p = &w->procs;
         printf("%sProcesses:        CPU %.2f s user, %.2f s system;", indent, p->user_s, p->system_s);
         print_bytes("peak RSS", p->peak_rss_bytes);

@@ -6,6 +6,8 @@
 #include <string.h>
 
 const char *const jc_dgpu_fields[JC_DGPU_FIELDS] = { "load", "freq", "sm_freq", "mem_freq", "temp", "mem_used" };
+const char *const jc_throttle_reasons[JC_THROTTLE_REASONS] = { "over_current", "thermal_cpu", "thermal_gpu",
+                                                               "thermal_soc" };
 
 static size_t find(char *const *columns, size_t n, const char *key)
 {
@@ -42,6 +44,8 @@ static void window_init(const jc_measure *m, jc_window *w, const char *name, uin
         w->dgpu_max = g_new(double, cells + 1);
         for (size_t i = 0; i < cells; i++)
                 w->dgpu_max[i] = NAN;
+        w->oc_base = m->oc_seen;
+        w->oc_last = NAN;
 }
 
 static void window_clear(jc_window *w)
@@ -169,6 +173,12 @@ jc_measure *jc_measure_new(char *const *columns, size_t n, uint64_t start_ns)
         for (int i = 0; i < JC_FREQS; i++)
                 m->freq_col[i] = find(columns, n, freqs[i]);
         find_dgpus(m, columns, n);
+        for (int i = 0; i < JC_THROTTLE_REASONS; i++) {
+                g_autofree char *key = g_strdup_printf("throttle.reason.%s.active", jc_throttle_reasons[i]);
+                m->reason_col[i] = find(columns, n, key);
+        }
+        m->oc_col = find(columns, n, "throttle.oc_events_counted");
+        m->oc_seen = NAN;
         window_init(m, &m->whole, "whole", start_ns);
         m->phases = g_new0(jc_window *, 2);
         m->phases[0] = g_new(jc_window, 1);
@@ -232,6 +242,15 @@ static void account(const jc_measure *m, jc_window *w, uint64_t time_ns, const d
                         w->dgpu_n[i]++;
                         w->dgpu_max[i] = max_of(w->dgpu_max[i], v);
                 }
+        }
+        for (int i = 0; i < JC_THROTTLE_REASONS; i++)
+                if (m->reason_col[i] != JC_NO_COLUMN && values[m->reason_col[i]] > 0.5)
+                        w->throttled_s[i] += dt;
+        double oc = m->oc_col == JC_NO_COLUMN ? NAN : values[m->oc_col];
+        if (isfinite(oc)) {
+                if (isnan(w->oc_base))
+                        w->oc_base = oc; /* the first record: what came before it is unknown */
+                w->oc_last = oc;
         }
         w->records++;
         if (time_ns > w->last_ns)
@@ -308,6 +327,8 @@ void jc_measure_record(jc_measure *m, uint64_t time_ns, const double *values)
         account(m, &m->whole, time_ns, values);
         account(m, m->phases[m->n_phases - 1], time_ns, values);
         account_counters(m, time_ns, values);
+        if (m->oc_col != JC_NO_COLUMN && isfinite(values[m->oc_col]))
+                m->oc_seen = values[m->oc_col];
 }
 
 void jc_measure_phase(jc_measure *m, uint64_t time_ns, const char *label)
@@ -341,6 +362,15 @@ double jc_window_mean_mw(const jc_window *w, size_t i)
 {
         double s = jc_window_seconds(w);
         return s > 0 && isfinite(w->peak_mw[i]) ? w->energy_mj[i] / s : NAN;
+}
+
+double jc_window_oc_events(const jc_window *w)
+{
+        /* The count never decreases (jetsond's own); a jetsond restarted
+         * within the run starts it again: its new value is what it saw. */
+        if (isnan(w->oc_last))
+                return NAN;
+        return w->oc_last >= w->oc_base ? w->oc_last - w->oc_base : w->oc_last;
 }
 
 double jc_window_dgpu_mean(const jc_window *w, size_t gpu, int field)

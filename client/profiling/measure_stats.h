@@ -15,6 +15,9 @@ enum { JC_FREQ_GPU, JC_FREQ_EMC, JC_FREQS };
  * maximum of each of these keys' values. */
 enum { JC_DGPU_LOAD, JC_DGPU_FREQ, JC_DGPU_SM_FREQ, JC_DGPU_MEM_FREQ, JC_DGPU_TEMP, JC_DGPU_MEM_USED, JC_DGPU_FIELDS };
 extern const char *const jc_dgpu_fields[JC_DGPU_FIELDS]; /* "load", "freq", ... as in dgpu.N.FIELD */
+/* Throttle reasons (jetsond's throttle.reason.NAME.active, issue 39). */
+enum { JC_THROTTLE_REASONS = 4 };
+extern const char *const jc_throttle_reasons[JC_THROTTLE_REASONS]; /* "over_current", ... */
 
 /* What the command's processes did in a window (filled in by the caller). */
 typedef struct {
@@ -43,6 +46,12 @@ typedef struct {
         /* Per discrete GPU and field (index gpu * JC_DGPU_FIELDS + field). */
         double *dgpu_sum, *dgpu_max; /* max NAN: none */
         size_t *dgpu_n;
+        /* Time each throttle reason held (a record's reasons count over the
+         * interval it ends, as its powers do), and the over-current events
+         * counted (throttle.oc_events_counted: its last value in the window
+         * minus the last one before it; NAN base: none yet). */
+        double throttled_s[JC_THROTTLE_REASONS];
+        double oc_base, oc_last;
         jc_window_procs procs;
 } jc_window;
 
@@ -63,6 +72,8 @@ typedef struct {
         size_t n_dgpu;
         char **dgpu_name;          /* "dgpu.0", ... as the power columns name them */
         size_t *dgpu_col;
+        size_t reason_col[JC_THROTTLE_REASONS], oc_col;
+        double oc_seen;            /* the last throttle.oc_events_counted seen; NAN: none */
         jc_window whole;
         jc_window **phases;        /* NULL-terminated; the last is open */
         size_t n_phases;
@@ -86,5 +97,8 @@ void jc_measure_finish(jc_measure *m, uint64_t end_ns);
 double jc_window_seconds(const jc_window *w);
 /* Mean power in mW of power column I over the window; NAN without data. */
 double jc_window_mean_mw(const jc_window *w, size_t i);
+/* Over-current events counted in the window; NAN where the board has no
+ * counter (or the window saw no record of it). */
+double jc_window_oc_events(const jc_window *w);
 /* Mean of discrete GPU GPU's FIELD over the window's records; NAN without data. */
 double jc_window_dgpu_mean(const jc_window *w, size_t gpu, int field);

@@ -64,6 +64,9 @@ class AsyncJetson:
     async def power(self) -> Dict[str, Any]:
         return views.power(await self.snapshot())
 
+    async def throttling(self) -> Dict[str, Any]:
+        return views.throttling(await self.snapshot())
+
     async def temperatures(self) -> Dict[str, float]:
         return views.temperatures(await self.snapshot())
 

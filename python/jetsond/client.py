@@ -151,6 +151,10 @@ class Jetson:
     def processes(self) -> List[Dict[str, Any]]:
         return views.processes(self.snapshot())
 
+    def throttling(self) -> Dict[str, Any]:
+        """Is it throttled, and why (views.throttling)."""
+        return views.throttling(self.snapshot())
+
     def _optional_props(self, interface: str) -> Optional[Dict[str, Any]]:
         """The properties of INTERFACE, or None where jetsond does not
         export it on this board (a PC has no nvpmodel or jetson_clocks)."""

@@ -18,8 +18,13 @@ LOADS = ("cpu.load", "gpu.load", "emc.load")
 FREQS = ("gpu.freq", "emc.freq")
 # Each discrete GPU's (dgpu.N.FIELD): the mean and the maximum of each.
 DGPU_FIELDS = ("load", "freq", "sm_freq", "mem_freq", "temp", "mem_used")
+# Throttle reasons (throttle.reason.NAME.active) and jetsond's own count of
+# over-current events (issue 39): time held per reason, events per window.
+THROTTLE_REASONS = ("over_current", "thermal_cpu", "thermal_gpu", "thermal_soc")
+OC_COUNTED = "throttle.oc_events_counted"
 PATTERNS = ("power.*.power", "dgpu.*.power", "dgpu.*.energy", "power.total", "cpu.load", "gpu.load", "emc.load",
-            "gpu.freq", "emc.freq", "temp.*") + tuple("dgpu.*." + f for f in DGPU_FIELDS)
+            "gpu.freq", "emc.freq", "temp.*", "throttle.reason.*.active",
+            OC_COUNTED) + tuple("dgpu.*." + f for f in DGPU_FIELDS)
 _DGPU_COLUMN = re.compile(r"dgpu\.([0-9]+)\.(%s)$" % "|".join(DGPU_FIELDS))
 
 
@@ -30,7 +35,8 @@ def _none(x: float) -> Optional[float]:
 class Window:
     """The statistics of one phase (or the whole run)."""
 
-    def __init__(self, name: str, start_ns: int, n_power: int, n_temp: int, n_dgpu: int = 0) -> None:
+    def __init__(self, name: str, start_ns: int, n_power: int, n_temp: int, n_dgpu: int = 0,
+                 oc_base: float = math.nan) -> None:
         self.name = name
         self.start_ns = self.end_ns = self.last_ns = start_ns
         self.records = 0
@@ -51,6 +57,15 @@ class Window:
         self.counter_first = [None] * n_power  # type: List[Optional[Tuple[int, float]]]
         self.counter_last = [None] * n_power  # type: List[Optional[Tuple[int, float]]]
         self.processes = {}  # type: Dict[str, Any]
+        self.throttled_s = [0.0] * len(THROTTLE_REASONS)
+        self.oc_base, self.oc_last = oc_base, math.nan
+
+    @property
+    def oc_events(self) -> float:
+        """Over-current events counted in the window; NaN without a counter."""
+        if math.isnan(self.oc_last):
+            return math.nan
+        return self.oc_last - self.oc_base if self.oc_last >= self.oc_base else self.oc_last
 
     @property
     def seconds(self) -> float:
@@ -94,12 +109,16 @@ class Stats:
         self.dgpu_col = [[-1] * len(DGPU_FIELDS) for _ in indexes]
         for n, f, i in found:
             self.dgpu_col[indexes.index(n)][f] = i
+        self.reason_col = [list(columns).index("throttle.reason.%s.active" % r)
+                           if "throttle.reason.%s.active" % r in columns else -1 for r in THROTTLE_REASONS]
+        self.oc_col = list(columns).index(OC_COUNTED) if OC_COUNTED in columns else -1
+        self.oc_seen = math.nan
         self.whole = self._window("whole", start_ns)
         self.phases = [self._window("start", start_ns)]
         self.settled = 0
 
     def _window(self, name: str, start_ns: int) -> Window:
-        return Window(name, start_ns, len(self.power_col), len(self.temp_col), len(self.dgpu_col))
+        return Window(name, start_ns, len(self.power_col), len(self.temp_col), len(self.dgpu_col), self.oc_seen)
 
     def _account(self, w: Window, t: int, v: Sequence[float]) -> None:
         dt = (t - w.last_ns) / 1e9 if t > w.last_ns else 0.0
@@ -127,6 +146,14 @@ class Stats:
                     w.dgpu_sum[g][f] += v[c]
                     w.dgpu_n[g][f] += 1
                     w.dgpu_max[g][f] = _max(w.dgpu_max[g][f], v[c])
+        for i, c in enumerate(self.reason_col):
+            if c >= 0 and v[c] > 0.5:
+                w.throttled_s[i] += dt
+        oc = v[self.oc_col] if self.oc_col >= 0 else math.nan
+        if math.isfinite(oc):
+            if math.isnan(w.oc_base):
+                w.oc_base = oc  # the first record: what came before it is unknown
+            w.oc_last = oc
         w.records += 1
         if t > w.last_ns:
             w.last_ns = t
@@ -168,6 +195,8 @@ class Stats:
         self._account(self.whole, time_ns, values)
         self._account(self.phases[-1], time_ns, values)
         self._counters(time_ns, values)
+        if self.oc_col >= 0 and math.isfinite(values[self.oc_col]):
+            self.oc_seen = values[self.oc_col]
 
     def phase(self, time_ns: int, label: str) -> Window:
         """Starts phase LABEL at TIME_NS; returns the phase it ends."""
@@ -199,6 +228,10 @@ class Stats:
             d[k.replace(".", "_") + "_max_khz"] = _none(w.freq_max[i])
         d["temp_max_celsius"] = {n: _none(w.temp_max[i]) for i, n in enumerate(self.temp_name)}
         d["dgpus"] = {n: self._dgpu_dict(w, g) for g, n in enumerate(self.dgpu_name)}
+        events = w.oc_events
+        d["throttle"] = {"over_current_events": None if math.isnan(events) else int(events),
+                         "throttled_s": {r: w.throttled_s[i] for i, r in enumerate(THROTTLE_REASONS)
+                                         if self.reason_col[i] >= 0}}
         d["processes"] = dict(w.processes)
         return d
 

@@ -154,7 +154,37 @@ def system(s: Snapshot) -> Dict[str, Any]:
     return out
 
 
-VIEWS = ("cpu", "gpus", "memory", "power", "temperatures", "fans", "engines", "modes", "processes", "system")
+def throttling(s: Snapshot) -> Dict[str, Any]:
+    """Is it throttled, and why (issue 39; docs/throttling.md): {"active",
+    "reasons" (the ones holding now, [] for none), "reason_active": {NAME:
+    bool}, "oc_events_since_boot", "oc_events_counted", "channels": {N:
+    {"events", "events_counted", "armed", "counter", "resets",
+    "failed_reads"}}, "caps": {TYPE: {"state", "max_state"}}}, each when the
+    board reports it ({} on a board that reports no reason). A dGPU's
+    reasons are in gpus() as "throttle_reasons"."""
+    out = {}  # type: Dict[str, Any]
+    if "throttle.active" in s:
+        out["active"] = s["throttle.active"]
+    if "throttle.reasons" in s:
+        out["reasons"] = [] if s["throttle.reasons"] == "none" else s["throttle.reasons"].split(",")
+    for key, name in (("throttle.oc_events", "oc_events_since_boot"),
+                      ("throttle.oc_events_counted", "oc_events_counted")):
+        if key in s:
+            out[name] = s[key]
+    reasons = {n: s["throttle.reason.%s.active" % n] for n in _indices(s, r"throttle\.reason\.([^.]+)\.active$")}
+    if reasons:
+        out["reason_active"] = reasons
+    channels = {int(n): _fields(s, "throttle.oc%s." % n) for n in _indices(s, r"throttle\.oc(\d+)\.")}
+    if channels:
+        out["channels"] = channels
+    caps = {t: _fields(s, "throttle.cap.%s." % t) for t in _indices(s, r"throttle\.cap\.(.+)\.[a-z_]+$")}
+    if caps:
+        out["caps"] = caps
+    return out
+
+
+VIEWS = ("cpu", "gpus", "memory", "power", "temperatures", "fans", "engines", "modes", "processes", "system",
+         "throttling")
 
 
 def _leaves(x: Any, out: List[Any]) -> None:
@@ -172,9 +202,9 @@ def unviewed(s: Snapshot) -> Set[str]:
     """Keys of S that no view shows (a key of a newer jetsond this version
     does not know): for tests and for callers who want everything."""
     prefixes = ("cpu.", "gpu.", "dgpu.", "ram.", "swap.", "iram.", "emc.", "power.", "energy.", "temp.",
-                "fan.", "engine.", "nvpmodel.", "jetson_clocks.", "process.", "disk.", "net.")
+                "fan.", "engine.", "nvpmodel.", "jetson_clocks.", "process.", "disk.", "net.", "throttle.")
     return {k for k in s if k != "uptime" and not k.startswith(prefixes)}
 
 
 __all__ = ["cpu", "gpus", "memory", "power", "temperatures", "fans", "engines", "modes", "processes",
-           "system", "unit_name", "unviewed", "Optional"]
+           "system", "throttling", "unit_name", "unviewed", "Optional"]

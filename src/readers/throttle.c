@@ -121,6 +121,11 @@ static void find_caps(jd_throttle_reader *r, const jd_sysroot *sr)
                 }
                 jd_cooling_cap *c = &s->caps[s->n_caps];
                 memset(c, 0, sizeof(*c));
+                /* A key's parts are split at dots: devfreq-17000000.gpu is
+                 * devfreq-17000000_gpu in throttle.cap.TYPE.* (Metrics.xml). */
+                for (char *p = type; *p; p++)
+                        if (*p == '.')
+                                *p = '_';
                 jd_strlcpy(c->type, type, sizeof(c->type));
                 c->reason = reason;
                 file_pair *f = &r->cap_files[s->n_caps];

@@ -165,6 +165,41 @@ static void test_dgpu_counter(void **state)
         jc_measure_free(m);
 }
 
+/* Issue 39: the time each throttle reason held (a record's state over the
+ * interval it ends) and the over-current events per window: the counted
+ * total's rise, whole run and phases alike; no counter column: NAN. */
+static void test_throttle(void **state)
+{
+        (void) state;
+        char *cols[] = { "throttle.reason.over_current.active", "throttle.reason.thermal_gpu.active",
+                         "throttle.oc_events_counted", NULL };
+        jc_measure *m = jc_measure_new(cols, 3, 0);
+        double v[3] = { 0, 0, 7 };
+        jc_measure_record(m, 100 * MS, v);   /* 7 before the run: not its events */
+        v[1] = 1;
+        jc_measure_record(m, 200 * MS, v);   /* GPU cap over 100-200 ms */
+        jc_measure_phase(m, 250 * MS, "hot");
+        v[0] = 1, v[2] = 10;
+        jc_measure_record(m, 300 * MS, v);   /* 3 events; both reasons 250-300 ms in "hot" */
+        v[0] = 0;
+        jc_measure_record(m, 400 * MS, v);
+        jc_measure_finish(m, 400 * MS);
+        assert_true(fabs(m->whole.throttled_s[2] - 0.3) < 1e-9);
+        assert_true(fabs(m->whole.throttled_s[0] - 0.1) < 1e-9);
+        assert_true(fabs(jc_window_oc_events(&m->whole) - 3) < 1e-9);
+        assert_true(fabs(jc_window_oc_events(m->phases[0]) - 0) < 1e-9);
+        assert_true(fabs(jc_window_oc_events(m->phases[1]) - 3) < 1e-9);
+        assert_true(fabs(m->phases[1]->throttled_s[0] - 0.05) < 1e-9);
+        assert_true(fabs(m->phases[1]->throttled_s[2] - 0.15) < 1e-9);
+        assert_true(m->reason_col[1] == JC_NO_COLUMN && m->reason_col[3] == JC_NO_COLUMN);
+        jc_measure_free(m);
+        jc_measure *none = jc_measure_new(columns, N_COLUMNS, 0);
+        record(none, 100 * MS, 1, 1, 1, 1);
+        jc_measure_finish(none, 100 * MS);
+        assert_true(isnan(jc_window_oc_events(&none->whole)));
+        jc_measure_free(none);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -173,6 +208,7 @@ int main(void)
                 cmocka_unit_test(test_phases),
                 cmocka_unit_test(test_dgpus),
                 cmocka_unit_test(test_dgpu_counter),
+                cmocka_unit_test(test_throttle),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -464,6 +464,57 @@ def compare_measures(address, tmp_path):
     return ctl
 
 
+@pytest.mark.parametrize("board", ["agx-orin-jp62", "agx-thor-jp71"])
+def test_measure_throttled(board, tmp_path):
+    """Issue 39: a child measures itself with jetsond.measure(), marks a phase,
+    and the simulator raises 3 over-current events and a GPU thermal cap;
+    jetsonctl measure --json around it and the child's own measure() both
+    count exactly 3 events (the child's in its second phase, none in the
+    first) and time throttled by the GPU cap in the second phase only."""
+    import json
+    if not JETSONCTL:
+        pytest.skip("no jetsonctl")
+    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
+    try:
+        with Stack(JETSOND, None, board=board) as s:
+            s.start_daemon()
+            out = str(tmp_path / "py.json")
+            sim = [sys.executable, os.path.join(HERE, "..", "fixtures", "simulate.py"), s.root, "--duration-s", "0",
+                   "--oc-events", "2=3", "--cap", "gpu-throttle-alert=1"]
+            child = ("import json, subprocess, sys, time, jetsond\n"
+                     "with jetsond.measure() as m:\n"
+                     "    time.sleep(0.5)\n"
+                     "    m.mark('hot')\n"
+                     "    subprocess.run(json.loads(sys.argv[2]), check=True)\n"
+                     "    time.sleep(1.5)\n"
+                     "json.dump(m.result.to_dict(), open(sys.argv[1], 'w'))\n")
+            env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=s.address,
+                       PYTHONPATH=os.path.join(HERE, "..", "..", "python"))
+            r = subprocess.run([JETSONCTL, "measure", "--json", "--", "/usr/bin/python3", "-c", child, out,
+                                json.dumps(sim)], env=env, stdout=subprocess.PIPE, universal_newlines=True,
+                               timeout=120)
+            assert r.returncode == 0, r.stdout
+            ctl, py = json.loads(r.stdout), json.load(open(out))
+    finally:
+        if old is not None:
+            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+    assert ctl["throttle"]["over_current_events"] == 3, ctl["throttle"]
+    assert py["throttle"]["over_current_events"] == 3, py["throttle"]
+    assert [p["throttle"]["over_current_events"] for p in py["phases"]] == [0, 3], py["phases"]
+    reasons = {"over_current", "thermal_cpu", "thermal_gpu", "thermal_soc"}
+    assert set(ctl["throttle"]["throttled_s"]) == reasons == set(py["throttle"]["throttled_s"])
+    assert py["phases"][0]["throttle"]["throttled_s"]["thermal_gpu"] == 0
+    hot = py["phases"][1]["throttle"]["throttled_s"]["thermal_gpu"]
+    # The cap holds from the first reading after the simulator's step to the
+    # end: most of the 1.5 s; jetsonctl's window holds the child's.
+    assert 0.5 < hot <= py["phases"][1]["duration_s"], py["phases"][1]
+    assert hot <= ctl["throttle"]["throttled_s"]["thermal_gpu"] + 0.2, (hot, ctl["throttle"])
+    assert 0 < py["throttle"]["throttled_s"]["over_current"] < 1.0, py["throttle"]
+    assert py["throttle"]["throttled_s"]["thermal_cpu"] == 0 == ctl["throttle"]["throttled_s"]["thermal_cpu"]
+    print("figure: %s throttled by the GPU cap %.3f s of the child's %.3f s, by over-current %.3f s"
+          % (board, hot, py["duration_s"], py["throttle"]["throttled_s"]["over_current"]))
+
+
 def test_discrete_gpus():
     """The PC fake board with two NVIDIA GPUs from the fake NVML: gpus()
     lists both with nvitop's Device readings in units and their

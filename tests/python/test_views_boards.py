@@ -112,6 +112,21 @@ def fold(s):
         if k.startswith(("disk.", "net.")):
             put(flat, k, system.pop(k.replace(".", "_")))
     assert system == {}, "system() shows what the snapshot lacks: %s" % system
+    t = views.throttling(s)
+    for k, key in (("active", "throttle.active"), ("oc_events_since_boot", "throttle.oc_events"),
+                   ("oc_events_counted", "throttle.oc_events_counted")):
+        if k in t:
+            put(flat, key, t[k])
+    if "reasons" in t:
+        put(flat, "throttle.reasons", ",".join(t["reasons"]) or "none")
+    for name, v in t.get("reason_active", {}).items():
+        put(flat, "throttle.reason.%s.active" % name, v)
+    for n, f in t.get("channels", {}).items():
+        for k, v in f.items():
+            put(flat, "throttle.oc%d.%s" % (n, k), v)
+    for typ, f in t.get("caps", {}).items():
+        for k, v in f.items():
+            put(flat, "throttle.cap.%s.%s" % (typ, k), v)
     return flat
 
 
