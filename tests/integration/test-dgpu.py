@@ -100,6 +100,7 @@ def check_fixture_values(v, source):
     want("dgpu.0.encoder_load", 0.0, num)                      # a real 0
     want("dgpu.0.pstate", 2, None)
     want("dgpu.0.throttle", 0, None)
+    want("dgpu.0.throttle_reasons", "none", str)
     want("dgpu.0.pcie_rx", 48000 * 1024, None)                 # bytes/s
     want("process.4242.dgpu.0.mem", 1048576, None)
     want("process.4242.dgpu.0.sm", 35.0, num)
@@ -110,6 +111,7 @@ def check_fixture_values(v, source):
     want("process.4242.dgpu.1.sm", 2.0, num)
     # What the T4 does not support is absent, never 0.
     for absent in ("dgpu.1.fan", "dgpu.1.encoder_load", "dgpu.1.decoder_load", "dgpu.1.throttle",
+                   "dgpu.1.throttle_reasons",
                    "dgpu.1.pcie_rx", "process.2345.dgpu.0.sm", "dgpu.2.load"):
         assert absent not in v, f"{source}: {absent} = {v[absent]!r}, should be absent"
 
@@ -175,6 +177,23 @@ def test_values():
         assert dict(g0["MaxClocks"]) == {"graphics": 3105000, "sm": 3105000, "mem": 10501000}
         assert g1["Name"] == "Tesla T4" and g1["PciBusId"] == "00000000:02:00.0" and g1["PowerLimit"] == 70000
         assert dict(g1["MaxClocks"])["mem"] == 5001000
+
+
+def test_clock_event_reasons():
+    """Issue 39: a GPU held down by its software power cap and by hardware
+    thermal slowdown (NVML's 0x4 | 0x40) shows both names beside the
+    bitmask, in the sample and in jetsonctl status's throttle line, which
+    on a PC (no SoC reasons) holds just the GPU's."""
+    d = devices()
+    d[0]["throttle"] = 0x4 | 0x40
+    with GpuStack() as s:
+        s.set_devices(d)
+        v = s.wait_snapshot(lambda v: v.get("dgpu.0.throttle") == 0x44, "the GPU held down")
+        assert v["dgpu.0.throttle_reasons"] == "sw_power_cap,hw_thermal", v["dgpu.0.throttle_reasons"]
+        assert "throttle.reasons" not in v  # the PC has no SoC throttle reason to report
+        out = subprocess.run([JETSONCTL, "status"], capture_output=True, text=True, check=True).stdout
+        line = [x for x in out.splitlines() if x.startswith("Throttle")]
+        assert line == ["Throttle dGPU 0: sw_power_cap, hw_thermal"], line
 
 
 def test_measure_energy():
@@ -282,5 +301,5 @@ def test_driver_appears_later():
 
 
 if __name__ == "__main__":
-    sys.exit(harness.run_tests([test_once, test_values, test_measure_energy, test_lost_and_back, test_hung_gpu, test_no_library,
+    sys.exit(harness.run_tests([test_once, test_values, test_clock_event_reasons, test_measure_energy, test_lost_and_back, test_hung_gpu, test_no_library,
                                 test_driver_appears_later]))
