@@ -2,9 +2,12 @@
  * each discrete GPU) now and on average since top started (from jetsond's
  * energy counters, NVML's for a GPU;
  * "measuring..." until two samples half a second apart exist) with its
- * own graph, then the temperatures with theirs. */
+ * own graph, then the temperatures with theirs, then why the clocks are
+ * held down (the throttle line of jetsonctl status, and each cap above 0). */
+#include <inttypes.h>
 #include <string.h>
 
+#include "common/throttle.h"
 #include "top.h"
 #include "top_draw.h"
 
@@ -26,6 +29,33 @@ static GPtrArray *names(const jc_sample *s, const char *prefix, const char *suff
                 g_variant_unref(value);
         }
         return list;
+}
+
+/* "Throttle  <line>" and "Caps  gpu-throttle-alert 1/2, ..." (those above 0). */
+static void throttle_rows(const jc_sample *s, const char *line, int y, int last)
+{
+        bool active = false;
+        g_free(jc_throttle_line(s, &active));
+        jc_top_put(y, 0, jc_top_pair(JC_PAIR_TITLE), "Throttle");
+        jc_top_put(y, 10, active ? jc_top_pair(JC_PAIR_HOT) | A_BOLD : A_NORMAL, line);
+        if (++y > last)
+                return;
+        g_autoptr(GString) caps = g_string_new(NULL);
+        GVariantIter it;
+        const char *key;
+        g_variant_iter_init(&it, s->values);
+        while (g_variant_iter_next(&it, "{&sv}", &key, NULL)) {
+                uint64_t state, max;
+                if (!g_str_has_prefix(key, "throttle.cap.") || !g_str_has_suffix(key, ".state") ||
+                    !jc_sample_uint(s, key, &state) || state == 0)
+                        continue;
+                g_autofree char *type = g_strndup(key + 13, strlen(key) - 13 - strlen(".state"));
+                g_string_append_printf(caps, "%s%s %" PRIu64, caps->len ? ", " : "", type, state);
+                if (jc_sample_uintf(s, &max, "throttle.cap.%s.max_state", type))
+                        g_string_append_printf(caps, "/%" PRIu64, max);
+        }
+        jc_top_put(y, 0, jc_top_pair(JC_PAIR_TITLE), "Caps");
+        jc_top_put(y, 10, A_NORMAL, caps->len ? caps->str : "none");
 }
 
 void jc_top_draw_power_page(const jc_top *t, int y, int last)
@@ -58,6 +88,9 @@ void jc_top_draw_power_page(const jc_top *t, int y, int last)
         int per_row = COLS >= 120 ? 2 : 1, w = COLS / per_row;
         int list_rows = (int) ((rails->len + (guint) per_row - 1) / (guint) per_row) + 1 +
                         (int) ((zones->len + (guint) per_row - 1) / (guint) per_row) + 1;
+        g_autofree char *throttle = jc_throttle_line(s, NULL);
+        if (throttle)
+                list_rows += 3;
         int board_h = MAX(2, MIN(12, rows - list_rows));
         uint64_t total;
         if (jc_sample_uint(s, "power.total", &total)) {
@@ -109,4 +142,7 @@ void jc_top_draw_power_page(const jc_top *t, int y, int last)
                         jc_top_graph(t, row, x + 42, w - 43, 1, "", key, 110, 70, 85, NULL, 1);
                 }
         }
+        int below = y + (int) ((zones->len + (guint) per_row - 1) / (guint) per_row) + 1;
+        if (throttle && below <= last)
+                throttle_rows(s, throttle, below, last);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/output.h"
+#include "common/throttle.h"
 #include "top.h"
 #include "top_draw.h"
 #include "top_mouse.h"
@@ -64,6 +65,15 @@ static int draw_header(const jc_top *t, int y)
         if (jc_sample_uint(s, "uptime", &up))
                 jc_top_putf(y, x, A_NORMAL, "  up %" G_GUINT64_FORMAT "d %02" G_GUINT64_FORMAT ":%02" G_GUINT64_FORMAT,
                      up / 86400, up / 3600 % 24, up / 60 % 60);
+        /* The marker: what holds the clocks down now (the Power page says more). */
+        const char *reasons = jc_sample_string(s, "throttle.reasons");
+        if (reasons && strcmp(reasons, "none") != 0) {
+                x = jc_top_put(y, x, jc_top_pair(JC_PAIR_HOT) | A_BOLD, "  THROTTLED");
+                g_auto(GStrv) names = g_strsplit(reasons, ",", -1);
+                for (char **n = names; *n; n++)
+                        x = jc_top_putf(y, x, jc_top_pair(JC_PAIR_HOT), "%s%s", n == names ? " " : ", ",
+                                        jc_throttle_reason_label(*n));
+        }
         y++;
         x = 0;
         const char *mode = jc_sample_string(s, "nvpmodel.name");

@@ -926,6 +926,31 @@ def test_every_page_at_every_size(stack):
             top.close()
 
 
+def test_throttle_marker_and_power_page(stack):
+    """Issue 39: the simulator raises 3 over-current events and a GPU thermal
+    cap; the header's marker names the cap (the events' moment passes with
+    one reading), the Power page has status's throttle line and the cap
+    itself; the marker goes when the cap does."""
+    sim = ["/usr/bin/python3", os.path.join(SOURCE_DIR, "tests", "fixtures", "simulate.py"), stack.root,
+           "--duration-s", "0"]
+    top = Top(stack, 100, 40)
+    try:
+        top.wait_for_frame(lambda s: "THROTTLED" not in s, "no marker on the still board")
+        subprocess.run(sim + ["--oc-events", "1=3", "--cap", "gpu-throttle-alert=1"], check=True)
+        screen = top.wait_for_frame(lambda s: s.split("\n")[0].rstrip().endswith("THROTTLED GPU thermal cap"),
+                                    "the marker")
+        top.keys("5")
+        line = "Throttle  GPU thermal cap now; 3 over-current events since boot"
+        screen = top.wait_for_frame(lambda s: line in s and "Caps      gpu-throttle-alert 1/1" in s,
+                                    "the throttle rows of the power page")
+        subprocess.run(sim + ["--cap", "gpu-throttle-alert=0"], check=True)
+        screen = top.wait_for_frame(lambda s: "Throttle  none now; 3 over-current events since boot" in s and
+                                    "Caps      none" in s and "THROTTLED" not in s, "the cap gone")
+        top.keys("1")
+    finally:
+        top.close()
+
+
 def run(stack, functions):
     tests = []
     for f in functions:
@@ -946,7 +971,8 @@ def main():
                              test_power_mode_and_fan_keys, test_subscription_and_exit, test_colours,
                              test_graphs_grow_and_keep_their_width, test_pages_equal_the_snapshot,
                              test_window_and_style_keys, test_engines_control_info_and_process_screen,
-                             test_every_page_at_every_size, test_needs_a_terminal))
+                             test_every_page_at_every_size, test_throttle_marker_and_power_page,
+                             test_needs_a_terminal))
     with harness.Stack(JETSOND, None, board="nano-jp46") as stack:
         stack.start_daemon()
         status |= run(stack, (test_nano_80x24, test_every_page_at_every_size))
