@@ -17,7 +17,7 @@ import {followTheme} from "./theme.js";
 import {Session, watchJetsond} from "./jetsond.js";
 import {Charts, windowButtons} from "./charts.js";
 import {Controls} from "./controls.js";
-import {showIdentity, showNow, ProcessTable, showEngines} from "./overview.js";
+import {showIdentity, showNow, showThrottle, ProcessTable, showEngines} from "./overview.js";
 
 const body = document.body;
 const charts = new Charts($("charts"), windowButtons());
@@ -40,6 +40,7 @@ function onSample(timestamp, values) {
     samples++;
     body.dataset.samples = String(samples);
     showNow(values);
+    showThrottle(values);
     processes.update(values);
     showEngines(values);
     charts.add(timestamp, values);

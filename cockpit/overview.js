@@ -60,6 +60,39 @@ function hottest(values) {
     return best;
 }
 
+// Is it throttled, and why (issue 39): jetsond's summary, said as
+// jetsonctl status says it; an alert while a reason holds or a discrete GPU
+// is held down for more than idling, hidden otherwise. data-reasons holds
+// throttle.reasons as jetsond sent it.
+const REASON_LABELS = {
+    over_current: "over-current", thermal_cpu: "CPU thermal cap", thermal_gpu: "GPU thermal cap",
+    thermal_soc: "SoC thermal cap",
+};
+
+export function showThrottle(sample) {
+    const v = {};
+    for (const key of Object.keys(sample))
+        v[key] = value(sample, key);
+    const reasons = v["throttle.reasons"];
+    const parts = [];
+    let active = reasons !== undefined && reasons !== "none";
+    if (reasons !== undefined)
+        parts.push(`${reasons.split(",").map(r => REASON_LABELS[r] || r).join(", ")} now`);
+    if (v["throttle.oc_events"] !== undefined)
+        parts.push(`${v["throttle.oc_events"]} over-current event${v["throttle.oc_events"] === 1 ? "" : "s"} since boot`);
+    for (const key of Object.keys(v).filter(k => /^dgpu\.\d+\.throttle_reasons$/.test(k)).sort()) {
+        if (v[key] === "none" || v[key] === "idle")
+            continue;
+        active = true;
+        parts.push(`GPU ${key.split(".")[1]}: ${v[key].split(",").join(", ")}`);
+    }
+    const alert = $("throttle");
+    alert.dataset.reasons = reasons === undefined ? "" : reasons;
+    alert.dataset.ocEvents = v["throttle.oc_events"] === undefined ? "" : String(v["throttle.oc_events"]);
+    $("throttle-text").textContent = parts.join("; ");
+    alert.hidden = !active;
+}
+
 export function showNow(sample) {
     const plain = {};
     for (const key of Object.keys(sample))

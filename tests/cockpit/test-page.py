@@ -95,6 +95,27 @@ def test_identity_and_values():
             assert p.data(f"engine-{name}", "online") == ("true" if online else "false"), name
 
 
+def test_throttle_alert():
+    """Issue 39: no alert on the still AGX Orin; the simulator raises 2
+    over-current events and a GPU thermal cap, and the alert says what
+    jetsonctl status says; it goes with the cap."""
+    with Page("agx-orin-jp62") as p:
+        p.ready()
+        p.wait("return document.getElementById('throttle').dataset.reasons === 'none'", "the summary read")
+        assert p.js("return document.getElementById('throttle').hidden") is True
+        assert p.data("throttle", "ocEvents") == "0"
+        sim = ["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                                                "simulate.py"), p.stack.root, "--duration-s", "0"]
+        subprocess.run(sim + ["--oc-events", "3=2", "--cap", "gpu-throttle-alert=1"], check=True)
+        p.wait("const e = document.getElementById('throttle');"
+               " return !e.hidden && e.dataset.reasons === 'thermal_gpu' && e.dataset.ocEvents === '2'",
+               "the alert for the cap")
+        assert p.text("throttle-text") == "GPU thermal cap now; 2 over-current events since boot", \
+            p.text("throttle-text")
+        subprocess.run(sim + ["--cap", "gpu-throttle-alert=0"], check=True)
+        p.wait("return document.getElementById('throttle').hidden", "the alert gone with the cap")
+
+
 def test_process_table_sorts():
     """Sorting by a column's header (by keyboard: Enter on its button)."""
     with Page("agx-orin-jp62") as p:
@@ -444,7 +465,7 @@ def test_in_cockpit_shell():
 
 if __name__ == "__main__":
     os.makedirs(ARTIFACTS, exist_ok=True)
-    tests = [test_identity_and_values, test_process_table_sorts, test_chart_grows_while_visible,
+    tests = [test_identity_and_values, test_throttle_alert, test_process_table_sorts, test_chart_grows_while_visible,
              test_denied_write, test_allowed_writes, test_gpu_caches_and_restore, test_board_without_fan, test_jetsond_restarts,
              test_labels_and_keyboard, test_screenshots_and_phone_width, test_in_cockpit_shell]
     only = [a for a in sys.argv[4:] if a.startswith("test_")]
