@@ -7,7 +7,7 @@
 // kHz, KiB, mW, °C, %.
 /* exported PANEL_ITEMS, panelText, hottestZone, detailLines, formatPower,
    formatFrequency, formatMemory, formatTemperature, boardLine, fanLabel,
-   modeLabel, errorNotice, ERROR_REBOOT_REQUIRED */
+   modeLabel, errorNotice, throttleNotice, ERROR_REBOOT_REQUIRED */
 
 var ERROR_REBOOT_REQUIRED = 'org.jetsond.Jetson1.Error.RebootRequired';
 
@@ -196,4 +196,32 @@ function errorNotice(action, errorName, message) {
         errorName === 'org.freedesktop.DBus.Error.InteractiveAuthorizationRequired')
         return {title: `${action}: not authorized`, body: message, offer: null};
     return {title: `${action} failed`, body: message, offer: null};
+}
+
+// Issue 39: the notification when the clocks start being held down, from
+// jetsond's summary keys, in jetsonctl status's words: {title, body}, or
+// null while nothing holds them (a dGPU only idling is not held down).
+const THROTTLE_REASONS = {
+    over_current: 'over-current', thermal_cpu: 'CPU thermal cap', thermal_gpu: 'GPU thermal cap',
+    thermal_soc: 'SoC thermal cap',
+};
+
+function throttleNotice(values) {
+    const reasons = values['throttle.reasons'];
+    const parts = [];
+    if (reasons !== undefined && reasons !== 'none')
+        parts.push(reasons.split(',').map(r => THROTTLE_REASONS[r] || r).join(', '));
+    for (const key of Object.keys(values).filter(k => /^dgpu\.\d+\.throttle_reasons$/.test(k)).sort()) {
+        const names = values[key];
+        if (names !== 'none' && names !== 'idle')
+            parts.push(`GPU ${key.split('.')[1]}: ${names.split(',').join(', ')}`);
+    }
+    if (parts.length === 0)
+        return null;
+    const events = values['throttle.oc_events'];
+    return {
+        title: 'Jetson is throttled',
+        body: `Clocks held down by ${parts.join('; ')}.` +
+              (isNumber(events) ? ` ${events} over-current event${events === 1 ? '' : 's'} since boot.` : ''),
+    };
 }

@@ -95,6 +95,11 @@ class JetsondIndicator extends PanelMenu.Button {
     // ---- live values -------------------------------------------------
     _onSample(values) {
         this._values = values;
+        // A notification when throttling starts (the first sample included).
+        const notice = Format.throttleNotice(values);
+        if (notice && !this._throttled)
+            this._notifier.show(notice.title, notice.body);
+        this._throttled = notice !== null;
         this._updateLabel();
         this._updateDetails();
         for (const [index, item] of this._fanItems)

@@ -104,6 +104,19 @@ check('other errors carry the message',
     Format.errorNotice('Fan 0 profile cool', 'org.jetsond.Jetson1.Error.Busy', 'A power mode change is in progress.'),
     {title: 'Fan 0 profile cool failed', body: 'A power mode change is in progress.', offer: null});
 
+// Issue 39: the throttling notification.
+check('no notice on a board not held down',
+    Format.throttleNotice({'throttle.reasons': 'none', 'throttle.oc_events': 0, 'dgpu.0.throttle_reasons': 'idle'}),
+    null);
+check('no notice where nothing is reported', Format.throttleNotice(orin), null);
+check('a cap and over-current events',
+    Format.throttleNotice({'throttle.reasons': 'over_current,thermal_gpu', 'throttle.oc_events': 3}),
+    {title: 'Jetson is throttled',
+     body: 'Clocks held down by over-current, GPU thermal cap. 3 over-current events since boot.'});
+check('a discrete GPU at its power cap and hot',
+    Format.throttleNotice({'dgpu.0.throttle_reasons': 'sw_power_cap,hw_thermal'}),
+    {title: 'Jetson is throttled', body: 'Clocks held down by GPU 0: sw_power_cap, hw_thermal.'});
+
 if (failures > 0) {
     print(`${failures} check(s) failed`);
     System.exit(1);

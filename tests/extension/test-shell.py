@@ -421,6 +421,14 @@ def run(stack, shell):
     harness.wait_for(lambda: prop("/org/jetsond/Jetson1/fan/0", "Fan", "Profile") == "quiet", 20, "profile quiet")
     harness.wait_for(lambda: shell.eval(MENU)["fans"][0][1][1] == ["quiet", True], 10, "quiet checked in the menu")
 
+    step("throttling starts: one notification in jetsonctl status's words (issue 39)")
+    sim = ["/usr/bin/python3", os.path.join(SOURCE_DIR, "tests/fixtures/simulate.py"), stack.root, "--duration-s", "0"]
+    subprocess.run(sim + ["--oc-events", "1=2", "--cap", "gpu-throttle-alert=1"], check=True)
+    n = wait_notification(shell, "Jetson is throttled")
+    assert n["body"].startswith("Clocks held down by ") and "GPU thermal cap" in n["body"], n
+    assert "2 over-current events since boot" in n["body"], n
+    subprocess.run(sim + ["--cap", "gpu-throttle-alert=0"], check=True)
+
     step("jetsond leaves: the indicator says so")
     stack.stop_daemon()
     harness.wait_for(lambda: label(shell) == "jetsond not running", 10, "'jetsond not running'")
