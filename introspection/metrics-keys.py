@@ -4,7 +4,7 @@ table (types d, u, t, b; a string cannot be a capture column) as a C
 array, so that jetsond knows the documented keys from the contract itself
 (OpenCapture accepts such a key while the board lacks it for a moment).
 Placeholders stay as written: N and PID stand for decimal numbers, RAIL,
-ZONE and NAME for a name without a dot (src/bus/documented_keys.c)."""
+ZONE, NAME and TYPE for a name without a dot (src/bus/documented_keys.c)."""
 import re
 import sys
 

@@ -8,7 +8,7 @@
 
 /* Does the template part T[0..tn) match the key part K[0..kn)? An
  * upper-case run in T is a placeholder: N and PID take one or more
- * digits, any other (RAIL, ZONE, NAME) the rest of the part, not empty. */
+ * digits, any other (RAIL, ZONE, NAME, TYPE) the rest of the part, not empty. */
 static bool part_matches(const char *t, size_t tn, const char *k, size_t kn)
 {
         size_t i = 0, j = 0;

@@ -8,5 +8,5 @@
 #include <stdbool.h>
 
 /* KEY is a documented numeric key with its placeholders filled in: N and
- * PID by decimal numbers, RAIL, ZONE and NAME by a name without a dot. */
+ * PID by decimal numbers, RAIL, ZONE, NAME and TYPE by a name without a dot. */
 bool jd_documented_numeric_key(const char *key);

@@ -21,7 +21,7 @@ typedef struct {
         char type;
 } key_doc;
 
-/* "cpu.N.load" -> ^cpu\.[0-9]+\.load$; NAME, RAIL, ZONE: one segment. */
+/* "cpu.N.load" -> ^cpu\.[0-9]+\.load$; NAME, RAIL, ZONE, TYPE: one segment. */
 static GRegex *key_pattern(const char *key)
 {
         g_autoptr(GString) re = g_string_new("^");
@@ -32,7 +32,8 @@ static GRegex *key_pattern(const char *key)
                 size_t len = strlen(*p);
                 if (strcmp(*p, "N") == 0 || strcmp(*p, "PID") == 0)
                         g_string_append(re, "[0-9]+");
-                else if (strcmp(*p, "NAME") == 0 || strcmp(*p, "RAIL") == 0 || strcmp(*p, "ZONE") == 0)
+                else if (strcmp(*p, "NAME") == 0 || strcmp(*p, "RAIL") == 0 || strcmp(*p, "ZONE") == 0 ||
+                         strcmp(*p, "TYPE") == 0)
                         g_string_append(re, "[^.]+");
                 else if (len > 1 && (*p)[len - 1] == 'N' && g_ascii_islower((*p)[len - 2])) {
                         g_autofree char *stem = g_regex_escape_string(*p, (gint) len - 1);
