@@ -152,12 +152,31 @@ static void test_status(void **state)
         jc_result_clear(&r);
 }
 
+/* Issue 39: the command itself raises 2 over-current events and a GPU
+ * thermal cap (simulate.py) and then runs a second: the text says how much
+ * of the run the cap held and how many events it counted. */
+static void test_throttled(void **state)
+{
+        testbus *tb = jc_start(state, "agx-thor-jp71", (const char *[]) { "--interval=100", NULL });
+        g_autofree char *script = g_strdup_printf(
+                "/usr/bin/python3 %s/simulate.py %s --duration-s 0 --oc-events 1=2 --cap gpu-throttle-alert=1 "
+                "&& sleep 1",
+                FIXTURES_DIR, tb->root);
+        jc_result r = jc_run("measure", "--", "sh", "-c", script, NULL);
+        assert_int_equal(r.status, 0);
+        const char *line = strstr(r.out, "Throttled:        ");
+        if (!line || !strstr(line, "% of the time by GPU thermal cap (2 over-current events)\n"))
+                fail_msg("no throttled line in:\n%s", r.out);
+        jc_result_clear(&r);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_energy, testbus_teardown),
                 cmocka_unit_test_teardown(test_processes, testbus_teardown),
                 cmocka_unit_test_teardown(test_phases, testbus_teardown),
+                cmocka_unit_test_teardown(test_throttled, testbus_teardown),
                 cmocka_unit_test_teardown(test_status, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
