@@ -7,10 +7,6 @@
 #include "grow.h"
 #include "parse.h"
 
-/* The tegra234-oc-event driver has oc1..oc3; more channels are looked for
- * so that a later SoC's fourth is not silently left out. */
-#define MAX_OC_CHANNEL 16
-
 /* The files of one OC channel or cooling device, beside its sample entry. */
 typedef struct {
         jd_file value, other;   /* ocN_event_cnt and ocN_throt_en; cur_state and max_state */
@@ -60,9 +56,43 @@ static bool cap_reason(const char *type, jd_throttle_reason *out)
         return true;
 }
 
+static int compare_unsigned(const void *a, const void *b)
+{
+        unsigned x = *(const unsigned *) a, y = *(const unsigned *) b;
+        return x < y ? -1 : x > y;
+}
+
+/* The channels DIR lists (ocN_event_cnt), in order: the tegra234-oc-event
+ * driver has oc1..oc3, and a later SoC's fourth must not be left out. */
+static size_t oc_channels(const jd_sysroot *sr, const char *dir, unsigned **out)
+{
+        char **names;
+        size_t n = jd_sysroot_list(sr, dir, &names), found = 0, cap = 0;
+        unsigned *channels = NULL;
+        for (size_t i = 0; i < n; i++) {
+                unsigned ch;
+                char tail[16];
+                if (sscanf(names[i], "oc%u_%15s", &ch, tail) != 2 || strcmp(tail, "event_cnt") != 0)
+                        continue;
+                unsigned *grown = jd_grow(channels, &cap, found + 1, sizeof(*channels));
+                if (!grown)
+                        break;
+                channels = grown;
+                channels[found++] = ch;
+        }
+        jd_names_free(names, n);
+        if (found)
+                qsort(channels, found, sizeof(*channels), compare_unsigned);
+        *out = channels;
+        return found;
+}
+
 static void add_oc(jd_throttle_reader *r, const jd_sysroot *sr, const char *dir)
 {
-        for (unsigned ch = 1; ch <= MAX_OC_CHANNEL; ch++) {
+        unsigned *channels;
+        size_t n = oc_channels(sr, dir, &channels);
+        for (size_t k = 0; k < n; k++) {
+                unsigned ch = channels[k];
                 jd_file count = JD_FILE_INIT;
                 if (!jd_file_open(&count, sr, "%s/oc%u_event_cnt", dir, ch))
                         continue;
@@ -80,6 +110,7 @@ static void add_oc(jd_throttle_reader *r, const jd_sysroot *sr, const char *dir)
                 jd_file_open(&f->other, sr, "%s/oc%u_throt_en", dir, ch);
                 s->n_oc++;
         }
+        free(channels);
         r->sample.has_reason[JD_THROTTLE_OVER_CURRENT] = r->sample.n_oc > 0;
 }
 

@@ -173,6 +173,27 @@ static void test_bad_counters(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* Channels are those the directory lists, in number order: a twelfth is
+ * read too (no fixed number of channels). */
+static void test_more_channels(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        g_autofree char *hw = fixture_host_path(dir, "sys/class/hwmon/hwmon4");
+        g_autofree char *extra = g_build_filename(hw, "oc12_event_cnt", NULL);
+        assert_true(g_file_set_contents(extra, "5\n", -1, NULL));
+        jd_throttle_reader *r = jd_throttle_reader_new(sr);
+        const jd_throttle_sample *s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->n_oc, 4);
+        assert_int_equal(s->oc[2].channel, 3);
+        assert_int_equal(s->oc[3].channel, 12);
+        assert_int_equal(s->oc[3].events.value, 5);
+        assert_false(s->oc[3].armed.present); /* no oc12_throt_en: unknown, not false */
+        jd_throttle_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 static void test_nvml_names(void **state)
 {
         (void) state;
@@ -195,6 +216,7 @@ int main(void)
                 cmocka_unit_test(test_boards_without),
                 cmocka_unit_test(test_event_and_cap),
                 cmocka_unit_test(test_bad_counters),
+                cmocka_unit_test(test_more_channels),
                 cmocka_unit_test(test_nvml_names),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
