@@ -18,19 +18,15 @@ struct jd_throttle_reader {
         jd_throttle_sample sample;
 };
 
-/* Room for one more entry in ITEMS and its FILES; false without memory. */
-static bool room(void **items, size_t *cap, void **files, size_t *cap_files, size_t n, size_t size)
-{
-        void *p = jd_grow(*items, cap, n + 1, size);
-        if (!p)
-                return false;
-        *items = p;
-        p = jd_grow(*files, cap_files, n + 1, sizeof(file_pair));
-        if (!p)
-                return false;
-        *files = p;
-        return true;
-}
+/* ARR (of CAP elements) with room for NEED: false without memory (ARR
+ * is then unchanged and still the caller's). */
+#define GROW(arr, cap, need)                                                    \
+        ({                                                                      \
+                void *p_ = jd_grow((arr), &(cap), (need), sizeof(*(arr)));      \
+                if (p_)                                                         \
+                        (arr) = p_;                                             \
+                p_ != NULL;                                                     \
+        })
 
 static bool has_prefix(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
@@ -97,8 +93,7 @@ static void add_oc(jd_throttle_reader *r, const jd_sysroot *sr, const char *dir)
                 if (!jd_file_open(&count, sr, "%s/oc%u_event_cnt", dir, ch))
                         continue;
                 jd_throttle_sample *s = &r->sample;
-                if (!room((void **) &s->oc, &r->cap_oc, (void **) &r->oc_files, &r->cap_oc_files, s->n_oc,
-                          sizeof(*s->oc))) {
+                if (!GROW(s->oc, r->cap_oc, s->n_oc + 1) || !GROW(r->oc_files, r->cap_oc_files, s->n_oc + 1)) {
                         jd_file_close(&count);
                         break;
                 }
@@ -145,8 +140,8 @@ static void find_caps(jd_throttle_reader *r, const jd_sysroot *sr)
                 jd_file state = JD_FILE_INIT;
                 if (!jd_file_open(&state, sr, "%s/cur_state", dir))
                         continue;
-                if (!room((void **) &s->caps, &r->cap_caps, (void **) &r->cap_files, &r->cap_cap_files, s->n_caps,
-                          sizeof(*s->caps))) {
+                if (!GROW(s->caps, r->cap_caps, s->n_caps + 1) ||
+                    !GROW(r->cap_files, r->cap_cap_files, s->n_caps + 1)) {
                         jd_file_close(&state);
                         break;
                 }
