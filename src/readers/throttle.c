@@ -15,6 +15,9 @@ typedef struct {
 struct jd_throttle_reader {
         file_pair *oc_files, *cap_files;
         size_t cap_oc, cap_oc_files, cap_caps, cap_cap_files;
+        /* ocN_throt_en and max_state are settings: read again at most once
+         * a second (each OC file read is a BPMP request on the board). */
+        jd_recheck settings;
         jd_throttle_sample sample;
 };
 
@@ -197,14 +200,16 @@ void jd_throttle_reader_free(jd_throttle_reader *r)
  * counter restarted (a driver reload), so its new value is what happened
  * since; a failed or malformed read adds nothing and says so. Never a
  * difference across a restart or a bad read, which would be huge. */
-static void read_oc(jd_oc_channel *oc, jd_file *count, jd_file *armed)
+static void read_oc(jd_oc_channel *oc, jd_file *count, jd_file *armed, bool settings)
 {
         uint64_t v = 0, en = 0;
         oc->fired = false;
         oc->events.present = jd_file_u64(count, &v);
         oc->events.value = v;
-        oc->armed.present = jd_file_u64(armed, &en);
-        oc->armed.value = en != 0;
+        if (settings) {
+                oc->armed.present = jd_file_u64(armed, &en);
+                oc->armed.value = en != 0;
+        }
         if (!oc->events.present) {
                 oc->state = count->gone ? JD_OC_COUNTER_VANISHED : JD_OC_COUNTER_UNREADABLE;
                 oc->failed_reads++;
@@ -234,9 +239,10 @@ const jd_throttle_sample *jd_throttle_reader_sample(jd_throttle_reader *r)
         s->oc_events_since_boot.present = false;
         s->oc_events_since_boot.value = 0;
         s->oc_events_counted = 0;
+        bool settings = jd_recheck_due(&r->settings);
         for (size_t i = 0; i < s->n_oc; i++) {
                 jd_oc_channel *oc = &s->oc[i];
-                read_oc(oc, &r->oc_files[i].value, &r->oc_files[i].other);
+                read_oc(oc, &r->oc_files[i].value, &r->oc_files[i].other, settings);
                 if (oc->events.present) {
                         s->oc_events_since_boot.present = true;
                         s->oc_events_since_boot.value += oc->events.value;
@@ -248,7 +254,8 @@ const jd_throttle_sample *jd_throttle_reader_sample(jd_throttle_reader *r)
         for (size_t i = 0; i < s->n_caps; i++) {
                 jd_cooling_cap *c = &s->caps[i];
                 c->state.present = jd_file_u64(&r->cap_files[i].value, &c->state.value);
-                c->max_state.present = jd_file_u64(&r->cap_files[i].other, &c->max_state.value);
+                if (settings)
+                        c->max_state.present = jd_file_u64(&r->cap_files[i].other, &c->max_state.value);
                 if (c->state.present && c->state.value > 0)
                         s->active[c->reason] = true;
         }
