@@ -2,10 +2,11 @@
 """The README and docs/ are checked like code: every link of README.md and
 docs/*.md points at a file or folder that exists, and an #anchor at a
 heading of its page; every page of docs/ is reached by links from the
-README; the README stays a front door of at most README_MAX_LINES lines.
-Before judging the tree, it judges three broken copies made on the spot
-(a dead link, a dead anchor, an orphan page, a long README), so a checker
-that stopped finding anything fails too.
+README; the README stays a front door of at most README_MAX_LINES lines and
+opens with its two commands (the second is what .ci/run runs).
+Before judging the tree, it judges small broken trees made on the spot (a
+dead link, picture or anchor, an orphan page, a long README, the commands
+not first), so a checker that stopped finding anything fails too.
 
     check-docs.py SOURCE_DIR"""
 
@@ -44,6 +45,28 @@ def links(text):
     return LINK.findall(prose) + IMAGE.findall(prose) + HTML_REF.findall(prose)
 
 
+def front_commands(source):
+    """The README opens with the two commands for a fresh machine, first
+    and true: its first code block is `sh scripts/main-job.sh` and
+    `sh scripts/run-tests.sh` (each with its comment), both scripts exist,
+    and .ci/run, the CI, runs the second."""
+    with open(os.path.join(source, "README.md")) as f:
+        text = f.read()
+    first = FENCE.search(text)
+    if first and any(line.strip() and not line.startswith("#") for line in text[:first.start()].splitlines()):
+        return ["README.md: something comes before its two commands (only the title may)"]
+    commands = [line.split("#")[0].strip() for line in first.group(0).splitlines()[1:-1]] if first else []
+    want = ["sh scripts/main-job.sh", "sh scripts/run-tests.sh"]
+    if commands != want:
+        return [f"README.md: its first code block is {commands}, not the two commands {want}"]
+    problems = [f"README.md: {c} names a script that does not exist" for c in want
+                if not os.path.isfile(os.path.join(source, c.split()[1]))]
+    ci = os.path.join(source, ".ci", "run")
+    if not os.path.isfile(ci) or not re.search(r"^exec sh scripts/run-tests\.sh\s*$", open(ci).read(), re.M):
+        problems.append(".ci/run does not run the README's test command (sh scripts/run-tests.sh)")
+    return problems
+
+
 def check(source):
     source = os.path.abspath(source)
     problems = []
@@ -54,6 +77,7 @@ def check(source):
         n = len(f.read().splitlines())
     if n > README_MAX_LINES:
         problems.append(f"README.md has {n} lines, more than its {README_MAX_LINES}: move the detail to a page of docs/")
+    problems += front_commands(source)
     edges = {}
     for page in pages:
         with open(page) as f:
@@ -88,6 +112,9 @@ def check(source):
     return problems
 
 
+FRONT = "```sh\nsh scripts/main-job.sh     # the demo\nsh scripts/run-tests.sh    # every test\n```\n"
+
+
 def self_test():
     """Each kind of fault, planted in a small tree, must be found."""
     cases = {
@@ -95,16 +122,22 @@ def self_test():
         "dead picture": ("[![p](docs/gone.png)](docs/a.md)\n", {"a.md": "# A\n"}, "gone.png does not exist"),
         "dead anchor": ("[a](docs/a.md#nowhere)\n", {"a.md": "# A\n## Somewhere\n"}, "has no heading #nowhere"),
         "orphan page": ("[a](docs/a.md)\n", {"a.md": "# A\n", "b.md": "# B\n"}, "docs/b.md: no link"),
-        "long README": ("[a](docs/a.md)\n" + "line\n" * README_MAX_LINES, {"a.md": "# A\n"}, "more than its"),
+        "long README": ("[a](docs/a.md)\n" + "line\n" * (README_MAX_LINES - 4), {"a.md": "# A\n"}, "more than its"),
+        "commands not first": ("[a](docs/a.md)\n" + FRONT, {"a.md": "# A\n"}, "comes before its two commands"),
         "sound tree": ("[a](docs/a.md#two-words) ![p](docs/p.png)\n`[x](nowhere.md)`\n",
                        {"a.md": "# A\n## Two words\n[back](../README.md) [here](#two-words)\n", "p.png": ""}, None),
     }
     failed = 0
     for name, (readme, docs, expect) in cases.items():
         with tempfile.TemporaryDirectory() as tmp:
-            os.mkdir(os.path.join(tmp, "docs"))
+            for d in ("docs", "scripts", ".ci"):
+                os.mkdir(os.path.join(tmp, d))
+            for script in ("scripts/main-job.sh", "scripts/run-tests.sh"):
+                open(os.path.join(tmp, script), "w").close()
+            with open(os.path.join(tmp, ".ci", "run"), "w") as f:
+                f.write("#!/bin/sh\nexec sh scripts/run-tests.sh\n")
             with open(os.path.join(tmp, "README.md"), "w") as f:
-                f.write(readme)
+                f.write(readme if name == "commands not first" else FRONT + readme)
             for fname, text in docs.items():
                 with open(os.path.join(tmp, "docs", fname), "w") as f:
                     f.write(text)
@@ -124,7 +157,7 @@ def main():
         print("FAIL: " + p)
     if problems:
         return 1
-    print("ok: every link of README.md and docs/*.md leads somewhere, every page is reached, README within its limit")
+    print("ok: every link of README.md and docs/*.md leads somewhere, every page is reached, README within its limit and opening with its two commands")
     return 0
 
 
