@@ -125,7 +125,7 @@ static const command commands[] = {
           "the matching keys as key=value; with --json one JSON document per line. With --interval,\n"
           "asks jetsond for faster samples (Metrics.Subscribe) until jetsonctl ends; Ctrl-C ends cleanly.\n\n"
           "busctl equivalent, at the default rate (a faster one needs Subscribe from a connection that stays\n"
-          "open, which busctl's calls do not: see the README for gjs):\n"
+          "open, which busctl's calls do not: see docs/service.md for gjs):\n"
           "  " BUSCTL " monitor --match \"type='signal',interface='org.jetsond.Jetson1.Metrics',member='Sample'\"",
           watch_entries, jc_cmd_watch },
         { "top", "[--interval MS] [--compute|--only-compute|--graphics|--only-graphics]",
@@ -137,7 +137,7 @@ static const command commands[] = {
           "f choose a fan profile (polkit asks as for the commands). Asks jetsond for samples every\n"
           "--interval while it runs.\n\n"
           "busctl equivalent (a Subscribe lasts as long as the connection that made it, so busctl alone\n"
-          "cannot keep one: see the README for gdbus and gjs):\n"
+          "cannot keep one: see docs/service.md for gdbus and gjs):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot",
           top_entries, jc_cmd_top },
         { "get", "[--value] KEY|GLOB...", "Print sample keys as key=value, one per line",

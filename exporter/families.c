@@ -3,7 +3,7 @@
  * amperes, joules, celsius, seconds, ratio 0-1), _total counters for
  * energy and byte counts, one family per quantity with the instance as a
  * label. Strings (governors, profiles) become info-style families whose
- * value is 1. README "Prometheus exporter" lists this table; a test holds
+ * value is 1. docs/exporter.md lists this table; a test holds
  * it to the D-Bus key table of org.jetsond.Jetson1.Metrics.xml. */
 #include "families.h"
 
