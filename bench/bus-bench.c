@@ -212,19 +212,77 @@ static sd_bus_message *get_snapshot(sd_bus *bus)
         return reply;
 }
 
-static void bench_snapshot(sd_bus *bus, size_t calls)
+/* Keys and bytes of the reply per key family (the key up to its first
+ * dot): where a bigger reply comes from. The bytes of an entry are its
+ * marshalled size: the dict entry padded to 8, the key, the variant's
+ * signature and its value. */
+#define MAX_FAMILIES 32
+static void report_families(sd_bus_message *m)
+{
+        char names[MAX_FAMILIES][32];
+        size_t keys[MAX_FAMILIES] = { 0 }, bytes[MAX_FAMILIES] = { 0 }, n = 0;
+        uint64_t ts;
+        int r = sd_bus_message_rewind(m, true);
+        if (r >= 0)
+                r = sd_bus_message_read(m, "t", &ts);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *key, *contents;
+                char type;
+                r = sd_bus_message_read_basic(m, 's', &key);
+                if (r >= 0)
+                        r = sd_bus_message_peek_type(m, &type, &contents);
+                if (r < 0)
+                        break;
+                size_t off = 4 + strlen(key) + 1 + 3;
+                size_t a = type_alignment(contents[0]);
+                off = align_to(off, a) + (contents[0] == 'b' ? 4 : a);
+                if (contents[0] == 's') {
+                        const char *s = NULL;
+                        sd_bus_message_read(m, "v", "s", &s);
+                        off = align_to(4 + strlen(key) + 1 + 3, 4) + 4 + strlen(s ? s : "") + 1;
+                } else {
+                        sd_bus_message_skip(m, "v");
+                }
+                r = sd_bus_message_exit_container(m);
+                size_t len = strcspn(key, ".");
+                size_t f = 0;
+                while (f < n && (strlen(names[f]) != len || strncmp(names[f], key, len) != 0))
+                        f++;
+                if (f == n && n < MAX_FAMILIES)
+                        snprintf(names[n++], sizeof(names[0]), "%.*s", (int) len, key);
+                if (f < n) {
+                        keys[f]++;
+                        bytes[f] += align_to(off, 8);
+                }
+        }
+        printf("  by key family (keys, bytes):");
+        for (size_t f = 0; f < n; f++)
+                printf(" %s %zu %zu;", names[f], keys[f], bytes[f]);
+        printf("\n");
+}
+
+typedef struct cpu_source cpu_source;
+typedef struct cpu_reading cpu_reading;
+static void snapshot_cpu(const cpu_source *daemon, const cpu_source *bus_daemon, size_t calls, bool start);
+static double snapshot_cpu_us[2];         /* jetsond's, dbus-daemon's */
+
+static void bench_snapshot(sd_bus *bus, size_t calls, const cpu_source *daemon, const cpu_source *bus_daemon)
 {
         uint64_t *t = calloc(calls, sizeof(*t));
         if (!t)
                 die("out of memory", ENOMEM, NULL);
         for (int i = 0; i < WARMUP_CALLS; i++)
                 sd_bus_message_unref(get_snapshot(bus));
+        snapshot_cpu(daemon, bus_daemon, calls, true);
         for (size_t i = 0; i < calls; i++) {
                 uint64_t t0 = now_ns();
                 sd_bus_message *reply = get_snapshot(bus);
                 t[i] = now_ns() - t0;
                 sd_bus_message_unref(reply);
         }
+        snapshot_cpu(daemon, bus_daemon, calls, false);
         qsort(t, calls, sizeof(*t), compare_u64);
 
         sd_bus_message *reply = get_snapshot(bus);
@@ -237,16 +295,21 @@ static void bench_snapshot(sd_bus *bus, size_t calls)
                WARMUP_CALLS, bytes, keys);
         printf("  round trip: p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n", percentile_us(t, calls, 0.50),
                percentile_us(t, calls, 0.90), percentile_us(t, calls, 0.99), (double) t[calls - 1] / 1000.0);
+        printf("  server CPU per answer: jetsond %.1f us, dbus-daemon %.1f us, together %.1f us\n",
+               snapshot_cpu_us[0], snapshot_cpu_us[1], snapshot_cpu_us[0] + snapshot_cpu_us[1]);
+        reply = get_snapshot(bus);
+        report_families(reply);
+        sd_bus_message_unref(reply);
         free(t);
 }
 
 /* ---- 2. CPU per sample ------------------------------------------------ */
 
-typedef struct {
+struct cpu_source {
         pid_t pid;
         clockid_t clock;
         bool has_clock;
-} cpu_source;
+};
 
 static uint64_t self_cpu_ns(void)
 {
@@ -255,10 +318,10 @@ static uint64_t self_cpu_ns(void)
         return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-typedef struct {
+struct cpu_reading {
         uint64_t ticks;               /* utime + stime of /proc/PID/stat */
         uint64_t clock_ns;            /* the process CPU clock */
-} cpu_reading;
+};
 
 static cpu_source cpu_source_new(pid_t pid)
 {
@@ -289,6 +352,20 @@ static cpu_reading read_cpu(const cpu_source *s)
         if (s->has_clock && clock_gettime(s->clock, &ts) == 0)
                 c.clock_ns = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
         return c;
+}
+
+/* The server's CPU per answer over the timed calls: jetsond's and
+ * dbus-daemon's process CPU clocks before (START) and after. */
+static void snapshot_cpu(const cpu_source *daemon, const cpu_source *bus_daemon, size_t calls, bool start)
+{
+        static cpu_reading d0, b0;
+        cpu_reading d = read_cpu(daemon), b = bus_daemon ? read_cpu(bus_daemon) : (cpu_reading) { 0 };
+        if (start) {
+                d0 = d, b0 = b;
+                return;
+        }
+        snapshot_cpu_us[0] = (double) (d.clock_ns - d0.clock_ns) / 1e3 / (double) calls;
+        snapshot_cpu_us[1] = (double) (b.clock_ns - b0.clock_ns) / 1e3 / (double) calls;
 }
 
 typedef struct {
@@ -610,7 +687,7 @@ int main(int argc, char **argv)
                 die("no Sample signal within 5 s", ETIMEDOUT, NULL);
         listener_close(&first);
         sd_bus *bus = connect_bus();
-        bench_snapshot(bus, (size_t) calls);
+        bench_snapshot(bus, (size_t) calls, &daemon, busd);
         sd_bus_flush_close_unref(bus);
 
         printf("CPU per sample (window %.0f s of whole periods, CLK_TCK %ld):\n", window, sysconf(_SC_CLK_TCK));
