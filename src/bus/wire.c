@@ -1,0 +1,230 @@
+#include "wire.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+/* The kernel hands a Unix stream write to the peer in pieces of about
+ * 32 KiB + a page at least (and half the send buffer at most): a message
+ * up to this size is written whole or not at all. */
+#define ATOMIC_WRITE_MAX (32u * 1024u)
+
+unsigned long jd_wire_partial_writes;
+
+static void pad(GByteArray *b, size_t alignment)
+{
+        static const guint8 zeros[8];
+        size_t rem = b->len % alignment;
+        if (rem)
+                g_byte_array_append(b, zeros, (guint) (alignment - rem));
+}
+
+static void put_u32(GByteArray *b, uint32_t v)
+{
+        pad(b, 4);
+        g_byte_array_append(b, (const guint8 *) &v, 4);
+}
+
+static void put_u64(GByteArray *b, uint64_t v)
+{
+        pad(b, 8);
+        g_byte_array_append(b, (const guint8 *) &v, 8);
+}
+
+static void put_string(GByteArray *b, const char *s)
+{
+        size_t len = strlen(s);
+        put_u32(b, (uint32_t) len);
+        g_byte_array_append(b, (const guint8 *) s, (guint) len + 1);
+}
+
+static void put_signature(GByteArray *b, const char *sig)
+{
+        guint8 len = (guint8) strlen(sig);
+        g_byte_array_append(b, &len, 1);
+        g_byte_array_append(b, (const guint8 *) sig, (guint) len + 1);
+}
+
+/* Arrays: the length, then padding to the elements' alignment, which the
+ * length does not count. Returns where the length is, for end_array(). */
+static size_t begin_array(GByteArray *b, size_t element_alignment)
+{
+        put_u32(b, 0);
+        size_t at = b->len - 4;
+        pad(b, element_alignment);
+        return at;
+}
+
+static void end_array(GByteArray *b, size_t at, size_t element_alignment)
+{
+        size_t first = (at + 4 + element_alignment - 1) / element_alignment * element_alignment;
+        uint32_t len = (uint32_t) (b->len - first);
+        memcpy(b->data + at, &len, 4);
+}
+
+static void put_value(GByteArray *b, const jd_value *v)
+{
+        pad(b, 8);                    /* dict entry */
+        put_string(b, v->key);
+        char sig[2] = { (char) v->type, 0 };
+        put_signature(b, sig);
+        switch (v->type) {
+        case JD_VALUE_BOOL:
+                put_u32(b, v->b ? 1 : 0);
+                break;
+        case JD_VALUE_U32:
+                put_u32(b, v->u);
+                break;
+        case JD_VALUE_I32:
+                put_u32(b, (uint32_t) v->i);
+                break;
+        case JD_VALUE_U64:
+                put_u64(b, v->t);
+                break;
+        case JD_VALUE_DOUBLE: {
+                uint64_t bits;
+                memcpy(&bits, &v->d, 8);
+                put_u64(b, bits);
+                break;
+        }
+        case JD_VALUE_STRING:
+                put_string(b, v->s);
+                break;
+        }
+}
+
+void jd_wire_sample_body(GByteArray *body, uint64_t timestamp_us, const jd_values *const *lists, size_t n_lists)
+{
+        g_byte_array_set_size(body, 0);
+        put_u64(body, timestamp_us);
+        size_t at = begin_array(body, 8);
+        for (size_t l = 0; l < n_lists; l++)
+                for (size_t i = 0; i < lists[l]->n; i++)
+                        put_value(body, &lists[l]->items[i]);
+        end_array(body, at, 8);
+}
+
+void jd_wire_compact_body(GByteArray *body, uint64_t timestamp_us, uint32_t generation, const double *values,
+                          size_t n)
+{
+        g_byte_array_set_size(body, 0);
+        put_u64(body, timestamp_us);
+        put_u32(body, generation);
+        size_t at = begin_array(body, 8);
+        g_byte_array_append(body, (const guint8 *) values, (guint) (n * sizeof(double)));
+        end_array(body, at, 8);
+}
+
+enum { FIELD_PATH = 1, FIELD_INTERFACE = 2, FIELD_MEMBER = 3, FIELD_REPLY_SERIAL = 5, FIELD_DESTINATION = 6,
+       FIELD_SIGNATURE = 8 };
+
+static void put_field(GByteArray *b, guint8 code, const char *type, const char *s, uint32_t u)
+{
+        pad(b, 8);
+        g_byte_array_append(b, &code, 1);
+        put_signature(b, type);
+        if (type[0] == 'u')
+                put_u32(b, u);
+        else if (type[0] == 'g')
+                put_signature(b, s);
+        else
+                put_string(b, s);
+}
+
+void jd_wire_header(GByteArray *out, uint32_t serial, const char *path, const char *interface, const char *member,
+                    uint32_t reply_serial, const char *destination, const char *signature, size_t body_len)
+{
+        g_byte_array_set_size(out, 0);
+        const guint8 fixed[4] = {
+                G_BYTE_ORDER == G_LITTLE_ENDIAN ? 'l' : 'B',
+                reply_serial ? 2 : 4,         /* METHOD_RETURN, SIGNAL */
+                reply_serial ? 1 : 0,         /* NO_REPLY_EXPECTED, as sd-bus sets on returns */
+                1,
+        };
+        g_byte_array_append(out, fixed, 4);
+        put_u32(out, (uint32_t) body_len);
+        put_u32(out, serial);
+        size_t at = begin_array(out, 8);
+        if (reply_serial) {
+                put_field(out, FIELD_REPLY_SERIAL, "u", NULL, reply_serial);
+                put_field(out, FIELD_DESTINATION, "s", destination, 0);
+        } else {
+                put_field(out, FIELD_PATH, "o", path, 0);
+                put_field(out, FIELD_INTERFACE, "s", interface, 0);
+                put_field(out, FIELD_MEMBER, "s", member, 0);
+        }
+        put_field(out, FIELD_SIGNATURE, "g", signature, 0);
+        end_array(out, at, 8);
+        pad(out, 8);
+}
+
+uint32_t jd_wire_next_serial(void)
+{
+        static uint32_t next;
+        if (next < 0x80000000u)
+                next = 0x80000000u;
+        return next++;
+}
+
+/* The connection is a Unix stream socket (checked once per fd). */
+static bool unix_stream(int fd)
+{
+        static int checked_fd = -1;
+        static bool ok;
+        if (fd != checked_fd) {
+                int domain = 0, type = 0;
+                socklen_t len = sizeof(int);
+                ok = getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+                len = sizeof(int);
+                ok = ok && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
+                checked_fd = fd;
+        }
+        return ok;
+}
+
+bool jd_wire_send(sd_bus *bus, const GByteArray *header, const GByteArray *body)
+{
+        size_t total = header->len + body->len;
+        if (total > ATOMIC_WRITE_MAX)
+                return false;
+        /* POLLOUT: sd-bus has a message (or the rest of one) to write. */
+        int events = sd_bus_get_events(bus);
+        if (events < 0 || (events & POLLOUT))
+                return false;
+        int fd = sd_bus_get_fd(bus);
+        if (fd < 0 || !unix_stream(fd))
+                return false;
+        int sndbuf = 0;
+        socklen_t len = sizeof(sndbuf);
+        if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) < 0 || total + 64 > (size_t) sndbuf / 2)
+                return false;
+        struct iovec iov[2] = {
+                { .iov_base = header->data, .iov_len = header->len },
+                { .iov_base = body->data, .iov_len = body->len },
+        };
+        struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+        ssize_t n;
+        do
+                n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return false;         /* a full socket or a broken connection: sd-bus's to queue or report */
+        /* Cannot happen (see ATOMIC_WRITE_MAX), but the stream would be
+         * broken by anything written before the rest: finish it. */
+        jd_wire_partial_writes++;
+        for (size_t done = (size_t) n; done < total;) {
+                struct pollfd p = { .fd = fd, .events = POLLOUT };
+                if (poll(&p, 1, 1000) < 0 && errno != EINTR)
+                        break;
+                const guint8 *at = done < header->len ? header->data + done : body->data + (done - header->len);
+                size_t left = done < header->len ? header->len - done : total - done;
+                ssize_t w = send(fd, at, left, MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (w > 0)
+                        done += (size_t) w;
+                else if (w < 0 && errno != EAGAIN && errno != EINTR)
+                        break;
+        }
+        return true;
+}
