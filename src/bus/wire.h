@@ -35,7 +35,8 @@ void jd_wire_header(GByteArray *out, uint32_t serial, const char *path, const ch
  * connection is a Unix stream socket and the message goes in one piece
  * (the kernel takes a message this small whole or not at all). Returns
  * true if it was written; false if the caller must send it through sd-bus
- * instead (also when the socket is full: sd-bus queues it). */
+ * instead (also when the socket is full: sd-bus queues it, and always
+ * with JETSOND_NO_WIRE=1 in the environment, for benchmarks and tests). */
 bool jd_wire_send(sd_bus *bus, const GByteArray *header, const GByteArray *body);
 /* Writes that the kernel took in part (expected never; finished with a
  * short wait), for the log and tests. */
