@@ -24,7 +24,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "exporter"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "lib"))
 from harness import Stack  # noqa: E402
 
 spec = importlib.util.spec_from_file_location("exporter_bench", os.path.join(HERE, "exporter-bench.py"))
