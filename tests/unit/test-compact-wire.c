@@ -120,8 +120,8 @@ static void test_sample_message(void **state)
         jd_wire_sample_body(body, 1, lists, 0);
         jd_wire_header(header, 0x80000007u, NULL, NULL, NULL, 78, ":1.42", "ta{sv}", body->len);
         v = parse(header, body, &m);
-        assert_int_equal(g_variant_n_children(g_variant_get_child_value(v, 1)), 0);
-        g_variant_unref(g_variant_get_child_value(v, 1));
+        g_autoptr(GVariant) dict = g_variant_get_child_value(v, 1);
+        assert_int_equal(g_variant_n_children(dict), 0);
         g_object_unref(m);
 }
 
