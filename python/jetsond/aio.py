@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 from . import views
 from ._bus import BUS_NAME, IFACE, PATH, method_call, reply_body, system_bus_address, unwrap
 from .capture import AsyncRecorder
-from .client import Sample, _snake
+from .client import Sample, _numbers, _snake
 from .errors import InvalidArgs, NotRunning
 
 
@@ -21,6 +21,7 @@ class AsyncJetson:
         self.interactive = interactive
         self._cm = None  # type: Any
         self._router = None  # type: Any
+        self._keys = (0, [])  # type: Tuple[int, List[str]]
 
     async def __aenter__(self) -> "AsyncJetson":
         from jeepney.io.asyncio import open_dbus_router
@@ -50,6 +51,18 @@ class AsyncJetson:
     async def snapshot(self) -> Sample:
         ts, values = await self._j("Metrics", "GetSnapshot")
         return Sample(ts, {k: unwrap(v) for k, v in values.items()})
+
+    async def numbers(self) -> Sample:
+        """As Jetson.numbers(): the numeric keys through GetValues, the
+        key list asked for again only when its generation changes."""
+        for _ in range(5):
+            ts, generation, values = await self._j("Metrics", "GetValues")
+            if generation != self._keys[0]:
+                gen, keys = await self._j("Metrics", "GetKeys")
+                self._keys = (gen, list(keys))
+            if generation == self._keys[0]:
+                return Sample(ts, _numbers(self._keys[1], values))
+        raise NotRunning("jetsond's key list kept changing")
 
     async def identity(self) -> Dict[str, Any]:
         (props,) = await self._call("org.freedesktop.DBus.Properties", "GetAll", "s", (IFACE + "Board",))

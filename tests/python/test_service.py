@@ -410,6 +410,7 @@ def test_asyncio(static):
         async with jetsond.AsyncJetson(static.address, interactive=False) as board:
             ident = await board.identity()
             snap = await board.snapshot()
+            nums = await board.numbers()
             stamps = []
             async for s in board.samples(interval=0.05):
                 stamps.append(s.timestamp)
@@ -418,12 +419,13 @@ def test_asyncio(static):
             static.polkit_allow([])
             with pytest.raises(jetsond.AccessDenied):
                 await board.set_fan_speed(70)
-            return ident, snap, stamps
+            return ident, snap, nums, stamps
 
-    ident, snap, stamps = asyncio.run(main())
+    ident, snap, nums, stamps = asyncio.run(main())
     with jetsond.Jetson(static.address) as j:
         assert ident == j.identity()
         assert set(snap) == set(j.snapshot())
+        assert set(nums) == set(j.numbers()) and set(nums) == {k for k, v in snap.items() if not isinstance(v, str)}
     gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
     assert 0.04 <= gaps[len(gaps) // 2] <= 0.06, gaps
 
