@@ -222,6 +222,8 @@ bool jd_wire_send(sd_bus *bus, const GByteArray *header, const GByteArray *body)
         do
                 n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
         while (n < 0 && errno == EINTR);
+        if (n == (ssize_t) total)
+                return true;
         if (n < 0)
                 return false;         /* a full socket or a broken connection: sd-bus's to queue or report */
         /* Cannot happen (see ATOMIC_WRITE_MAX), but the stream would be
