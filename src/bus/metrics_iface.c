@@ -1,7 +1,10 @@
 /* org.jetsond.Jetson1.Metrics: the Sample signal, GetSnapshot, the
- * per-connection Subscribe() requests that set the sampling period and
- * the capture streams of OpenCapture()
- * (introspection/org.jetsond.Jetson1.Metrics.xml, capture.md). */
+ * per-connection Subscribe() requests that set the sampling period, the
+ * compact form (GetKeys, GetValues, the Values signal, SubscribeValues)
+ * and the capture streams of OpenCapture()
+ * (introspection/org.jetsond.Jetson1.Metrics.xml, capture.md). Each
+ * message body of a sample is built once and every signal and answer of
+ * that sample reuses it (wire.h). */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
