@@ -14,58 +14,85 @@
 
 unsigned long jd_wire_partial_writes;
 
-static void pad(GByteArray *b, size_t alignment)
+/* Appends to a GByteArray through a length of its own: the array grows
+ * in steps (to twice its size), not for every field, so a sample of 200
+ * keys is a few hundred stores. finish() sets the array's length. */
+typedef struct {
+        GByteArray *b;
+        size_t len;
+} writer;
+
+static writer start(GByteArray *b)
 {
-        static const guint8 zeros[8];
-        size_t rem = b->len % alignment;
+        return (writer) { .b = b, .len = 0 };
+}
+
+static guint8 *room(writer *w, size_t n)
+{
+        if (w->len + n > w->b->len)
+                g_byte_array_set_size(w->b, (guint) MAX(w->len + n, 2 * (size_t) w->b->len + 256));
+        guint8 *at = w->b->data + w->len;
+        w->len += n;
+        return at;
+}
+
+static void finish(writer *w)
+{
+        g_byte_array_set_size(w->b, (guint) w->len);
+}
+
+static void pad(writer *w, size_t alignment)
+{
+        size_t rem = w->len % alignment;
         if (rem)
-                g_byte_array_append(b, zeros, (guint) (alignment - rem));
+                memset(room(w, alignment - rem), 0, alignment - rem);
 }
 
-static void put_u32(GByteArray *b, uint32_t v)
+static void put_u32(writer *w, uint32_t v)
 {
-        pad(b, 4);
-        g_byte_array_append(b, (const guint8 *) &v, 4);
+        pad(w, 4);
+        memcpy(room(w, 4), &v, 4);
 }
 
-static void put_u64(GByteArray *b, uint64_t v)
+static void put_u64(writer *w, uint64_t v)
 {
-        pad(b, 8);
-        g_byte_array_append(b, (const guint8 *) &v, 8);
+        pad(w, 8);
+        memcpy(room(w, 8), &v, 8);
 }
 
-static void put_string(GByteArray *b, const char *s)
+static void put_string(writer *w, const char *s)
 {
         size_t len = strlen(s);
-        put_u32(b, (uint32_t) len);
-        g_byte_array_append(b, (const guint8 *) s, (guint) len + 1);
+        put_u32(w, (uint32_t) len);
+        memcpy(room(w, len + 1), s, len + 1);
 }
 
-static void put_signature(GByteArray *b, const char *sig)
+static void put_signature(writer *w, const char *sig)
 {
-        guint8 len = (guint8) strlen(sig);
-        g_byte_array_append(b, &len, 1);
-        g_byte_array_append(b, (const guint8 *) sig, (guint) len + 1);
+        size_t len = strlen(sig);
+        guint8 *at = room(w, len + 2);
+        at[0] = (guint8) len;
+        memcpy(at + 1, sig, len + 1);
 }
 
 /* Arrays: the length, then padding to the elements' alignment, which the
  * length does not count. Returns where the length is, for end_array(). */
-static size_t begin_array(GByteArray *b, size_t element_alignment)
+static size_t begin_array(writer *w, size_t element_alignment)
 {
-        put_u32(b, 0);
-        size_t at = b->len - 4;
-        pad(b, element_alignment);
+        put_u32(w, 0);
+        size_t at = w->len - 4;
+        pad(w, element_alignment);
         return at;
 }
 
-static void end_array(GByteArray *b, size_t at, size_t element_alignment)
+static void end_array(writer *w, size_t at, size_t element_alignment)
 {
         size_t first = (at + 4 + element_alignment - 1) / element_alignment * element_alignment;
-        uint32_t len = (uint32_t) (b->len - first);
-        memcpy(b->data + at, &len, 4);
+        uint32_t len = (uint32_t) (w->len - first);
+        memcpy(w->b->data + at, &len, 4);
 }
 
-static void put_value(GByteArray *b, const jd_value *v)
+static void put_value(writer *b, const jd_value *v)
 {
         pad(b, 8);                    /* dict entry */
         put_string(b, v->key);
@@ -98,33 +125,36 @@ static void put_value(GByteArray *b, const jd_value *v)
 
 void jd_wire_sample_body(GByteArray *body, uint64_t timestamp_us, const jd_values *const *lists, size_t n_lists)
 {
-        g_byte_array_set_size(body, 0);
-        put_u64(body, timestamp_us);
-        size_t at = begin_array(body, 8);
+        writer w = start(body);
+        put_u64(&w, timestamp_us);
+        size_t at = begin_array(&w, 8);
         for (size_t l = 0; l < n_lists; l++)
                 for (size_t i = 0; i < lists[l]->n; i++)
-                        put_value(body, &lists[l]->items[i]);
-        end_array(body, at, 8);
+                        put_value(&w, &lists[l]->items[i]);
+        end_array(&w, at, 8);
+        finish(&w);
 }
 
 void jd_wire_compact_body(GByteArray *body, uint64_t timestamp_us, uint32_t generation, const double *values,
                           size_t n)
 {
-        g_byte_array_set_size(body, 0);
-        put_u64(body, timestamp_us);
-        put_u32(body, generation);
-        size_t at = begin_array(body, 8);
-        g_byte_array_append(body, (const guint8 *) values, (guint) (n * sizeof(double)));
-        end_array(body, at, 8);
+        writer w = start(body);
+        put_u64(&w, timestamp_us);
+        put_u32(&w, generation);
+        size_t at = begin_array(&w, 8);
+        if (n)
+                memcpy(room(&w, n * sizeof(double)), values, n * sizeof(double));
+        end_array(&w, at, 8);
+        finish(&w);
 }
 
 enum { FIELD_PATH = 1, FIELD_INTERFACE = 2, FIELD_MEMBER = 3, FIELD_REPLY_SERIAL = 5, FIELD_DESTINATION = 6,
        FIELD_SIGNATURE = 8 };
 
-static void put_field(GByteArray *b, guint8 code, const char *type, const char *s, uint32_t u)
+static void put_field(writer *b, guint8 code, const char *type, const char *s, uint32_t u)
 {
         pad(b, 8);
-        g_byte_array_append(b, &code, 1);
+        *room(b, 1) = code;
         put_signature(b, type);
         if (type[0] == 'u')
                 put_u32(b, u);
@@ -137,28 +167,29 @@ static void put_field(GByteArray *b, guint8 code, const char *type, const char *
 void jd_wire_header(GByteArray *out, uint32_t serial, const char *path, const char *interface, const char *member,
                     uint32_t reply_serial, const char *destination, const char *signature, size_t body_len)
 {
-        g_byte_array_set_size(out, 0);
+        writer w = start(out);
         const guint8 fixed[4] = {
                 G_BYTE_ORDER == G_LITTLE_ENDIAN ? 'l' : 'B',
                 reply_serial ? 2 : 4,         /* METHOD_RETURN, SIGNAL */
                 reply_serial ? 1 : 0,         /* NO_REPLY_EXPECTED, as sd-bus sets on returns */
                 1,
         };
-        g_byte_array_append(out, fixed, 4);
-        put_u32(out, (uint32_t) body_len);
-        put_u32(out, serial);
-        size_t at = begin_array(out, 8);
+        memcpy(room(&w, 4), fixed, 4);
+        put_u32(&w, (uint32_t) body_len);
+        put_u32(&w, serial);
+        size_t at = begin_array(&w, 8);
         if (reply_serial) {
-                put_field(out, FIELD_REPLY_SERIAL, "u", NULL, reply_serial);
-                put_field(out, FIELD_DESTINATION, "s", destination, 0);
+                put_field(&w, FIELD_REPLY_SERIAL, "u", NULL, reply_serial);
+                put_field(&w, FIELD_DESTINATION, "s", destination, 0);
         } else {
-                put_field(out, FIELD_PATH, "o", path, 0);
-                put_field(out, FIELD_INTERFACE, "s", interface, 0);
-                put_field(out, FIELD_MEMBER, "s", member, 0);
+                put_field(&w, FIELD_PATH, "o", path, 0);
+                put_field(&w, FIELD_INTERFACE, "s", interface, 0);
+                put_field(&w, FIELD_MEMBER, "s", member, 0);
         }
-        put_field(out, FIELD_SIGNATURE, "g", signature, 0);
-        end_array(out, at, 8);
-        pad(out, 8);
+        put_field(&w, FIELD_SIGNATURE, "g", signature, 0);
+        end_array(&w, at, 8);
+        pad(&w, 8);
+        finish(&w);
 }
 
 uint32_t jd_wire_next_serial(void)
