@@ -416,6 +416,13 @@ def test_asyncio(static):
                 stamps.append(s.timestamp)
                 if len(stamps) == 6:
                     break
+            compact = []
+            async for s in board.samples(interval=0.05, compact=True):
+                assert "ram.total" in s and "cpu.0.governor" not in s  # a still board has no rates
+                compact.append(s.timestamp)
+                if len(compact) == 6:
+                    break
+            assert compact == sorted(compact) and compact[0] >= stamps[-1]
             static.polkit_allow([])
             with pytest.raises(jetsond.AccessDenied):
                 await board.set_fan_speed(70)
