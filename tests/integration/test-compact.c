@@ -243,6 +243,13 @@ static void test_values_stream(void **state)
                                         &w) >= 0);
         assert_true(sd_bus_match_signal(bus, &s2, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample", on_sample,
                                         &w) >= 0);
+        /* Nobody asked for Values: two Samples come, no Values. */
+        for (uint64_t end = testbus_now_us() + 60 * G_USEC_PER_SEC; w.samples < 2 && testbus_now_us() < end;)
+                testbus_pump(bus, 100000, NULL);
+        assert_true(w.samples >= 2);
+        assert_int_equal(w.values, 0);
+        w.samples = 0, w.last_sample_ts = 0, w.min_sample_gap = UINT64_MAX;
+
         sd_bus_error e = SD_BUS_ERROR_NULL;
         assert_true(sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "SubscribeValues", &e,
                                        NULL, "t", (uint64_t) 9999) < 0);
