@@ -4,19 +4,23 @@
 # Extensions app (the extension's test), Cockpit (the page's test),
 # dbus and polkitd, and trixie's lintian (the packages' test). Made once
 # with mmdebstrap and reused while DIR/root.stamp names the same package
-# list, so one run of scripts/run-tests.sh (or many, where DIR is kept)
-# pays for it once; the tests never write into it (each mounts an overlay
-# over it, scripts/debian13-overlay.sh). Prints its cost as a figure line.
+# list and is under a week old (trixie's packages move on), so one run of
+# scripts/run-tests.sh (or many, where DIR is kept) pays for it once; the
+# tests never write into it (each mounts an overlay over it,
+# tests/lib/debian13.py). Tests that start together wait for the one that
+# makes it (flock). Prints its cost as a figure line when it makes it.
 # Exit 77 with one SKIP line where mmdebstrap cannot reach a mirror.
 set -eu
 dir=$1
 include="dbus,polkitd,gnome-shell,gnome-shell-extension-prefs,cockpit-ws,cockpit-bridge,lintian"
 stamp="trixie $include"
-if [ -f "$dir/root.stamp" ] && [ "$(cat "$dir/root.stamp")" = "$stamp" ]; then
+mkdir -p "$dir"
+exec 9>"$dir/lock"
+flock 9
+if [ -n "$(find "$dir/root.stamp" -mtime -7 2>/dev/null)" ] && [ "$(cat "$dir/root.stamp")" = "$stamp" ]; then
         exit 0
 fi
 rm -rf "$dir/root" "$dir/root.stamp"
-mkdir -p "$dir"
 started=$(date +%s)
 if ! mmdebstrap --variant=apt --quiet --include="$include" --skip=check/empty \
         trixie "$dir/root" >"$dir/mmdebstrap.log" 2>&1; then

@@ -59,7 +59,7 @@ class Overlay:
     def command(self, argv, env):
         """ARGV run in the root with exactly ENV (chroot and env exec it, so
         a Popen's pid is the program's)."""
-        return ["chroot", self.path, "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
+        return ["/usr/sbin/chroot", self.path, "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
 
     def processes(self):
         found = []
