@@ -1,7 +1,7 @@
 #!/bin/sh
 # debian13-root.sh DIR: a Debian 13 (trixie) root in DIR/root for the tests
 # that need today's desktop and web console: GNOME Shell 48 with the
-# Extensions app (the extension's test), Cockpit (the page's test),
+# Extensions app (the extension's test), Cockpit with its shell (the page's test),
 # dbus and polkitd, and trixie's lintian (the packages' test). Made once
 # with mmdebstrap and reused while DIR/root.stamp names the same package
 # list and is under a week old (trixie's packages move on), so one run of
@@ -12,7 +12,7 @@
 # Exit 77 with one SKIP line where mmdebstrap cannot reach a mirror.
 set -eu
 dir=$1
-include="dbus,polkitd,gnome-shell,gnome-shell-extension-prefs,cockpit-ws,cockpit-bridge,lintian"
+include="dbus,polkitd,gnome-shell,gnome-shell-extension-prefs,cockpit-ws,cockpit-bridge,cockpit-system,lintian"
 stamp="trixie $include"
 mkdir -p "$dir"
 exec 9>"$dir/lock"
