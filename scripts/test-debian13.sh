@@ -62,7 +62,7 @@ for p in $PACKAGES; do
         echo "$debs" | grep -q "/${p}_${version}_" || fail "no $p package"
 done
 for p in jetsond jetsond-exporter; do
-        dpkg-deb -c "$(ls "$root"/tmp/src/"${p}_${version}"_*.deb)"
+        dpkg-deb -c "$(ls "$root/tmp/src/${p}_${version}"_*.deb)"
 done >"$work/units.txt"
 for unit in jetsond.service jetsond-exporter.service jetsond-exporter.socket; do
         grep -q " \./usr/lib/systemd/system/$unit\$" "$work/units.txt" || fail "$unit is not in /usr/lib/systemd/system"
