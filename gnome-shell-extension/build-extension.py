@@ -94,12 +94,17 @@ def build(flavour, src, schema, out):
     shutil.copy(schema, os.path.join(out, "schemas"))
 
 
-def pack(out, zip_path):
+def pack(out, zip_path, flavour):
     """The directory's files at the zip's top level, as gnome-extensions pack
-    makes it for extensions.gnome.org."""
+    makes it for extensions.gnome.org. GNOME Shell 44 and later compile the
+    schemas of an extension installed from a zip themselves (and the site
+    asks 45+ uploads not to carry them), so the 45+ zip has no
+    gschemas.compiled; the installed directories keep it."""
     with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
         for base, _dirs, files in sorted(os.walk(out)):
             for name in sorted(files):
+                if flavour == "esm" and name == "gschemas.compiled":
+                    continue
                 path = os.path.join(base, name)
                 z.write(path, os.path.relpath(path, out))
 
@@ -110,7 +115,7 @@ def main():
         raise SystemExit(f"unknown flavour {flavour}")
     build(flavour, src, schema, out)
     if len(sys.argv) > 5:
-        pack(out, sys.argv[5])
+        pack(out, sys.argv[5], flavour)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ org.gnome.Shell.Eval and the Screenshot API to this test) enabled.
 
     test-shell.py [--root CACHE_DIR] JETSOND EXTENSION_DIR ARTEFACT_DIR [--update-docs]
 
-EXTENSION_DIR is a built extension (build/gnome-shell-extension/...).
+EXTENSION_DIR is a built extension (build/gnome-shell-extension/...); with
+--root, its zip beside it (EXTENSION_DIR.shell-extension.zip) is installed
+with gnome-extensions, as from extensions.gnome.org.
 Without --root the shell is this machine's (GNOME Shell 43, Debian 12),
 in dbus-run-session. With --root it is the one of a Debian 13 root
 (GNOME Shell 48; tests/lib/debian13.py, made once in CACHE_DIR): the shell,
@@ -142,7 +144,17 @@ class Shell:
         self.session = session
         self.home = session.home
         extensions = session.host(os.path.join(self.home, ".local/share/gnome-shell/extensions"))
-        shutil.copytree(EXTENSION_DIR, os.path.join(extensions, UUID))
+        if ROOT_CACHE is None:
+            shutil.copytree(EXTENSION_DIR, os.path.join(extensions, UUID))
+        else:
+            # As a user installs the zip from extensions.gnome.org: built
+            # beside the directory, without a compiled schema, which
+            # gnome-extensions compiles as it unpacks it.
+            zip_inside = os.path.join(self.home, UUID + ".shell-extension.zip")
+            shutil.copy(EXTENSION_DIR + ".shell-extension.zip", session.host(zip_inside))
+            self.run(["gnome-extensions", "install", "--force", zip_inside])
+            assert os.path.exists(os.path.join(extensions, UUID, "schemas", "gschemas.compiled")), \
+                "gnome-extensions install did not compile the schema"
         helper = HELPER if ROOT_CACHE is None else os.path.join("esm", HELPER)
         shutil.copytree(os.path.join(os.path.dirname(os.path.abspath(__file__)), helper),
                         os.path.join(extensions, HELPER))
