@@ -62,7 +62,7 @@ function run(Page) {
     window.destroy();
 }
 
-const dir = ARGV[0];
+const dir = GLib.canonicalize_filename(ARGV[0], null);
 const [, source] = GLib.file_get_contents(`${dir}/preferences.js`);
 const loop = new GLib.MainLoop(null, false);
 if (new TextDecoder().decode(source).includes('\nexport function ')) {
