@@ -262,8 +262,8 @@ PYTHONPATH=python /usr/bin/python3 tests/python/examples/jtop_loop.py
 echo
 echo "== the GNOME Shell extension in a real, headless GNOME Shell 43 (its own bus, jetsond and board)"
 echo "\$ tests/extension/test-shell.py   (the steps it checks; screenshots in build/tests/extension/artefacts)"
-/usr/bin/python3 tests/extension/test-shell.py build/src/jetsond gnome-shell-extension \
-        build/gnome-shell-extension/gschemas.compiled build/tests/extension/artefacts 2> "$work/shell-test.log" ||
+/usr/bin/python3 tests/extension/test-shell.py build/src/jetsond build/gnome-shell-extension/legacy/jetsond@jetsond.org \
+        build/tests/extension/artefacts 2> "$work/shell-test.log" ||
         { cat "$work/shell-test.log"; exit 1; }
 ls build/tests/extension/artefacts
 mkdir -p build/main-job
