@@ -98,6 +98,37 @@ static int draw_igpu(const jc_top *t, int y, int last, int graph_h)
         return y;
 }
 
+/* GPU N's NVLink line, as nvitop's: the rates over all links, and each
+ * link's where the sample has them; nothing on a GPU without NVLink. */
+static int draw_dgpu_nvlink(const jc_sample *s, unsigned n, int y)
+{
+        uint64_t rx, tx;
+        bool has_rx = jc_sample_uintf(s, &rx, "dgpu.%u.nvlink_rx", n);
+        bool has_tx = jc_sample_uintf(s, &tx, "dgpu.%u.nvlink_tx", n);
+        if (!has_rx && !has_tx)
+                return y;
+        int x = jc_top_putf(y, 2, A_NORMAL, "NVLink");
+        if (has_rx) {
+                g_autofree char *r = jc_format_bytes(rx);
+                x = jc_top_putf(y, x, A_NORMAL, "  rx %s/s", r);
+        }
+        if (has_tx) {
+                g_autofree char *w = jc_format_bytes(tx);
+                x = jc_top_putf(y, x, A_NORMAL, "  tx %s/s", w);
+        }
+        /* The links, "L0 1.0G/0.5G", as far as the line goes. */
+        for (unsigned l = 0; l < 18 && x < COLS - 16; l++) {
+                uint64_t lr = 0, lt = 0;
+                bool r = jc_sample_uintf(s, &lr, "dgpu.%u.nvlink.%u.rx", n, l);
+                bool w = jc_sample_uintf(s, &lt, "dgpu.%u.nvlink.%u.tx", n, l);
+                if (!r && !w)
+                        continue;
+                g_autofree char *a = jc_format_bytes(lr), *b = jc_format_bytes(lt);
+                x = jc_top_putf(y, x, A_DIM, "  L%u %s/%s", l, r ? a : "-", w ? b : "-");
+        }
+        return y + 1;
+}
+
 /* One discrete GPU as nvitop's device panel: name, fan, temperature,
  * performance state, power against its limit, memory, load and clocks,
  * then its load and memory graphs. */
@@ -149,6 +180,8 @@ static int draw_dgpu(const jc_top *t, unsigned n, int y, int last, int graph_h)
                 x = jc_top_putf(y, x, A_NORMAL, "dec %.0f%%  ", load);
         if (x > 2)
                 y++;
+        y = draw_dgpu_nvlink(s, n, y);
+        y = draw_dgpu_nvlink(s, n, y);
         if (graph_h >= 2 && y + graph_h - 1 <= last) {
                 int w = COLS / 2;
                 g_autofree char *load_key = g_strdup_printf("dgpu.%u.load", n);

@@ -47,6 +47,7 @@ nvml_codec_fn nvmlDeviceGetEncoderUtilization, nvmlDeviceGetDecoderUtilization;
 nvml_pcie_fn nvmlDeviceGetPcieThroughput;
 nvml_processes_fn nvmlDeviceGetComputeRunningProcesses_v3, nvmlDeviceGetGraphicsRunningProcesses_v3;
 nvml_process_util_fn nvmlDeviceGetProcessUtilization;
+nvml_field_values_fn nvmlDeviceGetFieldValues;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static JsonParser *parser;            /* the file as last read; NULL: no file */
@@ -691,4 +692,86 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlPro
         r = !n ? NVML_ERROR_NOT_FOUND : n > *count || !samples ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
         *count = n;
         return r;
+}
+
+/* One NVLink counter (DIR "rx" or "tx") of link LINK at NOW_US: the
+ * file's "<dir>_kib" plus "<dir>_kibps" per second of CLOCK_REALTIME, the
+ * clock of NVML's timestamps, so that a rate between two reads is the
+ * file's (to a KiB). */
+static bool nvlink_counter(JsonObject *link, const char *dir, long long now_us, unsigned long long *out)
+{
+        char base[16], rate[16];
+        snprintf(base, sizeof(base), "%s_kib", dir);
+        snprintf(rate, sizeof(rate), "%s_kibps", dir);
+        if (!field(link, base))
+                return false;
+        double kib = (double) int_field(link, base, 0) + (double) int_field(link, rate, 0) * ((double) now_us / 1e6);
+        *out = (unsigned long long) kib;
+        return true;
+}
+
+/* The NVLink fields: "nvlink": [{"rx_kib", "tx_kib", "rx_kibps",
+ * "tx_kibps"}, ...], one object per link; each field answers with its own
+ * return code, as NVML's do. "nvlink_all_links": false: the all-links
+ * scope is NOT_SUPPORTED (an older driver). */
+EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int count, nvmlFieldValue_t *values)
+{
+        COST();
+        if (count < 0 || (count && !values))
+                return NVML_ERROR_INVALID_ARGUMENT;
+        JsonObject *dev;
+        nvmlReturn_t r = begin(device, &dev);
+        if (r != NVML_SUCCESS)
+                return r;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        long long now_us = (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+        JsonNode *list = field(dev, "nvlink");
+        JsonArray *links = list && JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list) : NULL;
+        unsigned n_links = links ? json_array_get_length(links) : 0;
+        JsonNode *all = field(dev, "nvlink_all_links");
+        bool all_scope = !all || !JSON_NODE_HOLDS_VALUE(all) || json_node_get_boolean(all);
+        for (int i = 0; i < count; i++) {
+                nvmlFieldValue_t *f = &values[i];
+                f->timestamp = now_us;
+                f->latencyUsec = 0;
+                f->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+                f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+                unsigned long long v = 0;
+                if (!links)
+                        continue;
+                if (f->fieldId == NVML_FI_DEV_NVLINK_LINK_COUNT) {
+                        f->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+                        f->value.uiVal = n_links;
+                        f->nvmlReturn = NVML_SUCCESS;
+                        continue;
+                }
+                const char *dir = f->fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX   ? "rx"
+                                  : f->fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX ? "tx"
+                                                                                         : NULL;
+                if (!dir)
+                        continue;
+                bool ok = true;
+                if (f->scopeId == NVML_SCOPE_ALL_LINKS) {
+                        ok = all_scope;
+                        for (unsigned l = 0; ok && l < n_links; l++) {
+                                unsigned long long one = 0;
+                                ok = nvlink_counter(json_array_get_object_element(links, l), dir, now_us, &one);
+                                v += one;
+                        }
+                } else {
+                        ok = f->scopeId < n_links &&
+                             nvlink_counter(json_array_get_object_element(links, f->scopeId), dir, now_us, &v);
+                }
+                if (!ok) {
+                        f->nvmlReturn = f->scopeId == NVML_SCOPE_ALL_LINKS || f->scopeId < n_links
+                                                ? NVML_ERROR_NOT_SUPPORTED
+                                                : NVML_ERROR_INVALID_ARGUMENT;
+                        continue;
+                }
+                f->value.ullVal = v;
+                f->nvmlReturn = NVML_SUCCESS;
+        }
+        end();
+        return NVML_SUCCESS;
 }

@@ -34,13 +34,13 @@ FIXTURE = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json")
 class GpuStack(harness.Stack):
     """The PC board with the fake NVML's file in the stack's directory."""
 
-    def __init__(self, library=FAKE_NVML):
+    def __init__(self, library=FAKE_NVML, first_devices=None):
         super().__init__(JETSOND, None, board="x86-pc", interval_ms=200)
         self.bus = None
         try:
             self.nvml_file = os.path.join(self.dir, "nvml.json")
             os.environ["FAKE_NVML_CONFIG"] = self.nvml_file
-            self.set_devices(json.load(open(FIXTURE))["devices"])
+            self.set_devices(first_devices or json.load(open(FIXTURE))["devices"])
             self.start_daemon(["--nvml-library", library])
             # A connection of its own (dbus.SystemBus() is one per
             # process, and each test has a bus of its own).
@@ -261,6 +261,25 @@ def test_hung_gpu():
         harness.wait_for(lambda: "GPU 1 (NVML) readings are on time again" in s.log(), 30, "the recovery logged")
 
 
+def test_nvlink():
+    """Issue 42: GPU 0 with two NVLink links whose counters run at known
+    rates, the T4 without NVLink. The counters are in the first sample; the
+    rates, the means between two reads of the costly thread (every 10 s),
+    after the second; the T4 has no NVLink key."""
+    d = devices()
+    d[0]["nvlink"] = [{"rx_kib": 0, "tx_kib": 0, "rx_kibps": 300000, "tx_kibps": 100000},
+                      {"rx_kib": 0, "tx_kib": 0, "rx_kibps": 200000, "tx_kibps": 0}]
+    with GpuStack(first_devices=d) as s:
+        v = s.wait_snapshot(lambda v: "dgpu.0.nvlink_rx_total" in v, "NVLink's counters")
+        assert not [k for k in v if k.startswith("dgpu.1.nvlink")], sorted(v)
+        v = s.wait_snapshot(lambda v: "dgpu.0.nvlink.1.rx" in v, "NVLink's rates", timeout=25)
+        for key, kibps in (("dgpu.0.nvlink_rx", 500000), ("dgpu.0.nvlink_tx", 100000),
+                           ("dgpu.0.nvlink.0.rx", 300000), ("dgpu.0.nvlink.1.rx", 200000),
+                           ("dgpu.0.nvlink.1.tx", 0)):
+            assert abs(v[key] - kibps * 1024) <= 1024, f"{key} = {v[key]}, expected {kibps * 1024} bytes/s"
+        assert not [k for k in v if k.startswith("dgpu.1.nvlink")], sorted(v)
+
+
 def test_no_library():
     with GpuStack(library="/nonexistent/libnvidia-ml.so.1") as s:
         v = s.snapshot()
@@ -282,5 +301,5 @@ def test_driver_appears_later():
 
 
 if __name__ == "__main__":
-    sys.exit(harness.run_tests([test_once, test_values, test_measure_energy, test_lost_and_back, test_hung_gpu, test_no_library,
+    sys.exit(harness.run_tests([test_once, test_values, test_measure_energy, test_lost_and_back, test_hung_gpu, test_nvlink, test_no_library,
                                 test_driver_appears_later]))

@@ -235,6 +235,12 @@ def test_views():
                                       "dgpu": {0: {"mem_kib": 512}}}]
     assert views.system(SNAP) == {"uptime_s": 12345, "disk_read_bytes": 7, "net_rx_bytes": 9}
     assert views.unviewed(SNAP) == set() and views.unviewed({"newkey.x": 1}) == {"newkey.x"}
+    # NVLink (issue 42): the sums with units, each link in a list by number.
+    nv = views.gpus({"dgpu.1.nvlink_rx": 5, "dgpu.1.nvlink_tx_total": 7, "dgpu.1.nvlink.10.rx": 3,
+                     "dgpu.1.nvlink.2.tx": 4, "dgpu.1.nvlink.2.rx": 1})
+    assert nv == [{"index": 1, "integrated": False, "nvlink_rx_bytes_per_s": 5, "nvlink_tx_total_bytes": 7,
+                   "nvlink_links": [{"link": 2, "rx_bytes_per_s": 1, "tx_bytes_per_s": 4},
+                                    {"link": 10, "rx_bytes_per_s": 3}]}]
 
 
 def test_errors():

@@ -2,6 +2,7 @@
  * (tests/fake-nvml): loading, units, NOT_SUPPORTED as absent, a lost GPU,
  * processes from both lists, the file changing under a running reader,
  * and no library at all. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,11 +323,93 @@ static void test_many_processes(void **state)
         jd_nvml_close(n);
 }
 
+/* NVLink (issue 42): a GPU with two links whose counters run at known
+ * rates, one whose driver lacks the all-links scope, one without NVLink. */
+static const char NVLINK_GPUS[] =
+        "{\"devices\": ["
+        "{\"name\": \"NVIDIA H200\", \"nvlink\": ["
+        "  {\"rx_kib\": 1000, \"tx_kib\": 2000, \"rx_kibps\": 500000, \"tx_kibps\": 250000},"
+        "  {\"rx_kib\": 0, \"tx_kib\": 0, \"rx_kibps\": 100000, \"tx_kibps\": 0}]},"
+        "{\"name\": \"NVIDIA H100\", \"nvlink_all_links\": false, \"nvlink\": ["
+        "  {\"rx_kib\": 10, \"tx_kib\": 20}, {\"rx_kib\": 30, \"tx_kib\": 40}]},"
+        "{\"name\": \"NVIDIA L4\", \"utilization\": {\"gpu\": 1, \"memory\": 0}}"
+        "]}";
+
+static uint64_t key_u64(const jd_values *v, const char *key)
+{
+        const jd_value *x = jd_values_find(v, key);
+        if (!x)
+                fail_msg("no key %s", key);
+        return x->t;
+}
+
+static void test_nvlink(void **state)
+{
+        (void) state;
+        write_config(NVLINK_GPUS);
+        jd_nvml *n = open_fake();
+        jd_nvml_gpu a = { 0 }, b = { 0 };
+        assert_true(jd_nvml_read_parts(n, 0, JD_NVML_NVLINK, &a));
+        g_usleep(200000);
+        assert_true(jd_nvml_read_parts(n, 0, JD_NVML_NVLINK, &b));
+        assert_int_equal(b.nvlink.links, 2);
+        assert_true(b.nvlink.at_us > a.nvlink.at_us);
+        assert_true(b.nvlink.link_rx_kib[0].present && b.nvlink.link_rx_kib[1].present);
+        jd_nvml_nvlink_rates(&a.nvlink, &b.nvlink, &b.nvlink_rate);
+        /* KiB/s * 1024, to a KiB over the span (and its rounding); the
+         * all-links rate is the links' sum. */
+        double dt = (double) (b.nvlink.at_us - a.nvlink.at_us) / 1e6, slack = 2 * 1024 / dt;
+        assert_true(fabs((double) b.nvlink_rate.rx.value - 600000.0 * 1024) <= slack);
+        assert_true(fabs((double) b.nvlink_rate.tx.value - 250000.0 * 1024) <= slack);
+        assert_true(fabs((double) b.nvlink_rate.link_rx[0].value - 500000.0 * 1024) <= slack);
+        assert_true(fabs((double) b.nvlink_rate.link_rx[1].value - 100000.0 * 1024) <= slack);
+        assert_true(b.nvlink_rate.link_tx[1].present && b.nvlink_rate.link_tx[1].value == 0); /* an idle link: 0 */
+        assert_false(b.nvlink_rate.link_rx[2].present);
+
+        /* The keys: bytes and bytes/s. */
+        jd_values v;
+        jd_values_init(&v);
+        jd_values_begin(&v);
+        jd_values_add_nvml_gpu(&v, &b, false);
+        jd_values_end(&v);
+        assert_int_equal(key_u64(&v, "dgpu.0.nvlink_rx_total"), b.nvlink.rx_kib.value * 1024);
+        assert_int_equal(key_u64(&v, "dgpu.0.nvlink_tx"), b.nvlink_rate.tx.value);
+        assert_int_equal(key_u64(&v, "dgpu.0.nvlink.1.rx"), b.nvlink_rate.link_rx[1].value);
+        assert_null(jd_values_find(&v, "dgpu.0.nvlink.2.rx"));
+        jd_values_clear(&v);
+
+        /* A counter that went back (the driver reloaded): no rate. */
+        jd_nvml_nvlink_rates(&b.nvlink, &a.nvlink, &a.nvlink_rate);
+        assert_false(a.nvlink_rate.rx.present);
+
+        /* Without the all-links scope: the sum of every link. */
+        assert_true(jd_nvml_read_parts(n, 1, JD_NVML_NVLINK, &a));
+        assert_int_equal(a.nvlink.links, 2);
+        assert_int_equal(a.nvlink.rx_kib.value, 40);
+        assert_int_equal(a.nvlink.tx_kib.value, 60);
+
+        /* Without NVLink: nothing, and no key. */
+        assert_true(jd_nvml_read_gpu(n, 2, &a));
+        assert_int_equal(a.nvlink.links, 0);
+        assert_false(a.nvlink.rx_kib.present);
+        jd_values_init(&v);
+        jd_values_begin(&v);
+        jd_values_add_nvml_gpu(&v, &a, false);
+        jd_values_end(&v);
+        assert_true(jd_values_find(&v, "dgpu.2.load") != NULL);
+        for (size_t i = 0; i < v.n; i++)
+                assert_null(strstr(v.items[i].key, "nvlink"));
+        jd_values_clear(&v);
+        jd_nvml_gpu_clear(&a);
+        jd_nvml_close(n);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_many_processes, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_values, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_nvlink, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_memory_v1_fallback, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_lost_and_back, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
