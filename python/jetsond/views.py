@@ -76,6 +76,9 @@ def gpus(s: Snapshot) -> List[Dict[str, Any]]:
             d["nvlink_links"] = [dict(link=int(l_), **{k + "_bytes_per_s": v for k, v in
                                                        _fields(s, "dgpu.%s.nvlink.%s." % (n, l_)).items()})
                                  for l_ in links]
+        migs = _indices(s, r"dgpu\.%s\.mig\.(\d+)\." % n)
+        if migs:  # MIG on: each MIG device as a device of its own, by slot
+            d["mig"] = [dict(slot=int(m), **_fields(s, "dgpu.%s.mig.%s." % (n, m))) for m in migs]
         out.append(d)
     return out
 

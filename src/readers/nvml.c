@@ -36,6 +36,9 @@ struct jd_nvml {
         nvml_processes_fn *compute, *graphics;
         nvml_process_util_fn *process_util;
         nvml_field_values_fn *field_values;
+        nvml_mig_mode_fn *mig_mode;
+        nvml_device_uint_fn *max_migs, *gpu_instance, *compute_instance;
+        nvml_mig_handle_fn *mig_handle;
         unsigned long long last_seen_us[MAX_GPUS];
 };
 
@@ -84,6 +87,11 @@ static void resolve(jd_nvml *n)
                              "nvmlDeviceGetGraphicsRunningProcesses_v2", NULL);
         n->process_util = symbol(l, "nvmlDeviceGetProcessUtilization", NULL);
         n->field_values = symbol(l, "nvmlDeviceGetFieldValues", NULL);
+        n->mig_mode = symbol(l, "nvmlDeviceGetMigMode", NULL);
+        n->max_migs = symbol(l, "nvmlDeviceGetMaxMigDeviceCount", NULL);
+        n->mig_handle = symbol(l, "nvmlDeviceGetMigDeviceHandleByIndex", NULL);
+        n->gpu_instance = symbol(l, "nvmlDeviceGetGpuInstanceId", NULL);
+        n->compute_instance = symbol(l, "nvmlDeviceGetComputeInstanceId", NULL);
 }
 
 jd_nvml *jd_nvml_open(const char *library, char *why, size_t why_len)
@@ -221,6 +229,9 @@ static void read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t d
                 if (!p)
                         break;
                 merge_process(p, &infos[i], compute);
+                /* With MIG on, NVML says in which GPU instance (else ~0). */
+                if (g->mig && infos[i].gpuInstanceId != 0xFFFFFFFFu)
+                        JD_SET(p->gpu_instance, infos[i].gpuInstanceId);
         }
         free(infos);
 }
@@ -274,21 +285,69 @@ static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsign
  * reservation out (615 MiB on an idle H200, where v1 says 615 used and
  * nvidia-smi 0). v1 where the driver has no v2 (before R510) or v2 fails;
  * then there is no reserved value. False once the GPU is lost. */
-static bool read_memory(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+static bool read_memory_of(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, jd_opt_u64 *used, jd_opt_u64 *total,
+                           jd_opt_u64 *reserved)
 {
         nvmlMemory_v2_t v2 = { .version = nvmlMemory_v2 };
         nvmlReturn_t r = CALL(n->memory_v2, dev, &v2);
         if (r == NVML_SUCCESS)
-                return set_u64(g, r, &g->mem_used_kib, v2.used / 1024) &&
-                       set_u64(g, r, &g->mem_total_kib, v2.total / 1024) &&
-                       set_u64(g, r, &g->mem_reserved_kib, v2.reserved / 1024);
+                return set_u64(g, r, used, v2.used / 1024) && set_u64(g, r, total, v2.total / 1024) &&
+                       (!reserved || set_u64(g, r, reserved, v2.reserved / 1024));
         if (r == NVML_ERROR_GPU_IS_LOST) {
                 g->lost = true;
                 return false;
         }
         nvmlMemory_t v1 = { 0 };
         r = CALL(n->memory, dev, &v1);
-        return set_u64(g, r, &g->mem_used_kib, v1.used / 1024) && set_u64(g, r, &g->mem_total_kib, v1.total / 1024);
+        return set_u64(g, r, used, v1.used / 1024) && set_u64(g, r, total, v1.total / 1024);
+}
+
+static bool read_memory(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+{
+        return read_memory_of(n, g, dev, &g->mem_used_kib, &g->mem_total_kib, &g->mem_reserved_kib);
+}
+
+/* With MIG on, each MIG device: its instances, UUID, memory and (where
+ * NVML has it) utilization; false once the GPU is lost. MIG off (or a
+ * driver without MIG): nothing, g->mig false. */
+static bool read_migs(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+{
+        unsigned current = 0, pending = 0, slots = 0;
+        nvmlReturn_t r = CALL(n->mig_mode, dev, &current, &pending);
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        if (r != NVML_SUCCESS || current != NVML_DEVICE_MIG_ENABLE)
+                return !g->lost;
+        g->mig = true;
+        r = CALL(n->max_migs, dev, &slots);
+        for (unsigned slot = 0; r == NVML_SUCCESS && slot < slots && g->n_migs < JD_MAX_MIGS; slot++) {
+                nvmlDevice_t mig;
+                nvmlReturn_t h = CALL(n->mig_handle, dev, slot, &mig);
+                if (h == NVML_ERROR_GPU_IS_LOST)
+                        g->lost = true;
+                if (h != NVML_SUCCESS)
+                        continue; /* NOT_FOUND: an empty slot */
+                jd_nvml_mig *m = &g->migs[g->n_migs++];
+                *m = (jd_nvml_mig) { .slot = slot };
+                if (CALL(n->uuid, mig, m->uuid, sizeof(m->uuid)) != NVML_SUCCESS)
+                        m->uuid[0] = '\0';
+                /* One call at a time: each value is read after its call returns. */
+                unsigned gi = 0, ci = 0;
+                nvmlReturn_t rg = CALL(n->gpu_instance, mig, &gi);
+                if (!set_u64(g, rg, &m->gpu_instance, gi))
+                        return false;
+                nvmlReturn_t rc = CALL(n->compute_instance, mig, &ci);
+                if (!set_u64(g, rc, &m->compute_instance, ci) ||
+                    !read_memory_of(n, g, mig, &m->mem_used_kib, &m->mem_total_kib, NULL))
+                        return false;
+                nvmlUtilization_t util = { 0 };
+                nvmlReturn_t ru = CALL(n->utilization, mig, &util);
+                if (!set_u64(g, ru, &m->load, util.gpu))
+                        return false;
+        }
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        return !g->lost;
 }
 
 /* The graphics, SM and memory clocks through FN (the current clocks, or
@@ -368,6 +427,8 @@ static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
         if (r == NVML_SUCCESS && (pstate < 0 || pstate >= NVML_PSTATE_UNKNOWN))
                 r = NVML_ERROR_NOT_SUPPORTED;
         if (!set_u64(g, r, &g->pstate, (unsigned long long) pstate))
+                return;
+        if (!read_migs(n, g, dev))
                 return;
         read_processes(g, n->compute, dev, true);
         read_processes(g, n->graphics, dev, false);

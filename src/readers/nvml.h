@@ -46,11 +46,25 @@ typedef struct {
         jd_opt_u64 link_rx[JD_MAX_NVLINKS], link_tx[JD_MAX_NVLINKS];
 } jd_nvlink_rates;
 
+/* MIG devices a GPU can be split into: 7 on A100, H100 and H200. */
+#define JD_MAX_MIGS 8
+
+/* One MIG device (a GPU instance with a compute instance) of a GPU with
+ * MIG on. */
+typedef struct {
+        unsigned slot;                /* nvmlDeviceGetMigDeviceHandleByIndex's index */
+        char uuid[96];                /* "MIG-...", for CUDA_VISIBLE_DEVICES */
+        jd_opt_u64 gpu_instance, compute_instance;
+        jd_opt_u64 mem_used_kib, mem_total_kib;
+        jd_opt_u64 load;              /* %: where NVML gives it (so far it does not) */
+} jd_nvml_mig;
+
 typedef struct {
         unsigned pid;
         bool compute, graphics;       /* in which of NVML's lists */
         jd_opt_u64 mem_kib;           /* GPU memory it uses */
         jd_opt_u64 sm;                /* %, SM utilization over the last interval */
+        jd_opt_u64 gpu_instance;      /* with MIG on: the GPU instance it runs in */
 } jd_nvml_process;
 
 typedef struct {
@@ -72,6 +86,9 @@ typedef struct {
         jd_opt_u64 pstate;            /* 0 (fastest) to 15 */
         jd_opt_u64 throttle;          /* clock event reasons, NVML's bitmask */
         jd_opt_u64 pcie_rx, pcie_tx;  /* bytes/s */
+        bool mig;                     /* MIG mode on (then the migs, read with the cheap part) */
+        jd_nvml_mig migs[JD_MAX_MIGS];
+        unsigned n_migs;
         jd_nvlink_counters nvlink;    /* this read's counters */
         jd_nvlink_rates nvlink_rate;  /* since the read before (jd_nvml_nvlink_rates) */
         jd_nvml_process *processes;   /* every one NVML lists (malloc'ed) */
@@ -105,7 +122,9 @@ enum {
         JD_NVML_CONSTANTS = 1u << 0,
         /* load, memory (with its total: the same call), clocks,
          * temperature, power, limit, pstate, clock event reasons, fan,
-         * encoder, decoder, the process lists: 2-33 us each */
+         * encoder, decoder, the process lists: 2-33 us each; with MIG
+         * on, each MIG device's memory and instances (a few calls each,
+         * not measured) */
         JD_NVML_CHEAP = 1u << 1,
         JD_NVML_ENERGY = 1u << 2,     /* the energy counter: ~4 ms of CPU */
         JD_NVML_PCIE = 1u << 3,       /* rx and tx: ~0.8 ms of CPU and ~21 ms of waiting each */

@@ -355,6 +355,25 @@ static void add_nvlink(jd_values *v, const jd_nvml_gpu *g)
         }
 }
 
+/* With MIG on, each MIG device as a device of its own, by its slot:
+ * dgpu.N.mig.M.*; nothing with MIG off. */
+static void add_migs(jd_values *v, const jd_nvml_gpu *g)
+{
+        for (unsigned i = 0; g->mig && i < g->n_migs; i++) {
+                const jd_nvml_mig *m = &g->migs[i];
+                char inst[32]; /* "N.mig.M": a key has one instance */
+                snprintf(inst, sizeof(inst), "%u.mig.%u", g->index, m->slot);
+                ADD_OPT_U64(v, m->mem_used_kib, 1, "dgpu.%s.mem_used", inst);
+                ADD_OPT_U64(v, m->mem_total_kib, 1, "dgpu.%s.mem_total", inst);
+                if (m->load.present)
+                        ADD(v, JD_VALUE_DOUBLE, d, (double) m->load.value, "dgpu.%s.load", inst);
+                ADD_OPT_U32(v, m->gpu_instance, 1, "dgpu.%s.gpu_instance", inst);
+                ADD_OPT_U32(v, m->compute_instance, 1, "dgpu.%s.compute_instance", inst);
+                if (m->uuid[0])
+                        add_str(v, m->uuid, "dgpu.%s.uuid", inst);
+        }
+}
+
 /* A discrete GPU's keys, or the integrated one's (above). NVML's whole
  * percentages become doubles, as every load and speed of the contract
  * is. */
@@ -393,11 +412,13 @@ void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
         ADD_OPT_U64(v, g->pcie_rx, 1, "dgpu.%u.pcie_rx", n);
         ADD_OPT_U64(v, g->pcie_tx, 1, "dgpu.%u.pcie_tx", n);
         add_nvlink(v, g);
+        add_migs(v, g);
         for (size_t i = 0; i < g->n_processes; i++) {
                 const jd_nvml_process *p = &g->processes[i];
                 char inst[32];
                 snprintf(inst, sizeof(inst), "%u.dgpu.%u", p->pid, n);
                 ADD_OPT_U64(v, p->mem_kib, 1, "process.%s.mem", inst);
+                ADD_OPT_U32(v, p->gpu_instance, 1, "process.%s.gpu_instance", inst);
                 if (p->sm.present)
                         ADD(v, JD_VALUE_DOUBLE, d, (double) p->sm.value, "process.%s.sm", inst);
                 /* Which of NVML's lists it is in, as nvitop's C, G, C+G. */

@@ -280,6 +280,39 @@ def test_nvlink():
         assert not [k for k in v if k.startswith("dgpu.1.nvlink")], sorted(v)
 
 
+H100_MIG = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-h100", "pci_bus_id": "00000000:19:00.0",
+            "memory": {"total": 85899345920, "used": 32212254720, "free": 53687091200},
+            "temperature": 45, "power_mw": 300000, "utilization": {"gpu": 0, "memory": 0},
+            "processes": [{"pid": 4242, "used_memory": 10737418240, "gpu_instance": 9, "compute_instance": 0}],
+            "mig": {"mode": 1, "max_devices": 7, "devices": [
+                {"slot": 1, "uuid": "MIG-1111", "gpu_instance": 2, "compute_instance": 0, "utilization": {"gpu": 80, "memory": 1},
+                 "memory": {"total": 21474836480, "used": 1073741824, "free": 20401094656}},
+                {"slot": 5, "uuid": "MIG-5555", "gpu_instance": 9, "compute_instance": 0,
+                 "memory": {"total": 10737418240, "used": 10737418240, "free": 0}}]}}
+
+
+def test_mig():
+    """Issue 42: an H100 with MIG on, two MIG devices (slots 1 and 5) and a
+    process in GPU instance 9: dgpu.0.mig.M.* and the process's instance in
+    GetSnapshot, a line per MIG device in jetsonctl status; MIG switched
+    off: the MIG keys leave."""
+    with GpuStack(first_devices=[H100_MIG]) as s:
+        v = s.wait_snapshot(lambda v: "dgpu.0.mig.5.mem_used" in v, "the MIG devices")
+        assert v["dgpu.0.mig.5.mem_total"] == 10737418240 // 1024 and v["dgpu.0.mig.1.load"] == 80.0, v
+        assert v["dgpu.0.mig.1.uuid"] == "MIG-1111" and v["dgpu.0.mig.5.gpu_instance"] == 9, v
+        assert v["process.4242.dgpu.0.gpu_instance"] == 9, v
+        assert "dgpu.0.mig.0.mem_used" not in v and "dgpu.0.mig.5.load" not in v, sorted(v)
+        r = subprocess.run([JETSONCTL, "status"], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        lines = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("MIG ")]
+        assert len(lines) == 2 and lines[0].startswith("MIG 1  GI 2 CI 0") and lines[0].endswith("80%"), r.stdout
+        assert lines[1].startswith("MIG 5  GI 9 CI 0"), r.stdout
+        off = dict(H100_MIG, mig={"mode": 0, "max_devices": 7})
+        s.set_devices([off])
+        v = s.wait_snapshot(lambda v: "dgpu.0.load" in v and not [k for k in v if ".mig." in k or "gpu_instance" in k],
+                            "MIG off: no MIG key")
+
+
 def test_no_library():
     with GpuStack(library="/nonexistent/libnvidia-ml.so.1") as s:
         v = s.snapshot()
@@ -301,5 +334,5 @@ def test_driver_appears_later():
 
 
 if __name__ == "__main__":
-    sys.exit(harness.run_tests([test_once, test_values, test_measure_energy, test_lost_and_back, test_hung_gpu, test_nvlink, test_no_library,
+    sys.exit(harness.run_tests([test_once, test_values, test_measure_energy, test_lost_and_back, test_hung_gpu, test_nvlink, test_mig, test_no_library,
                                 test_driver_appears_later]))
