@@ -7,10 +7,11 @@ from .client import Jetson, Sample, Subscription
 from .errors import (AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgs, JetsondError,
                      NotFound, NotRunning, NotSupported, RebootRequired, Timeout)
 from .measure import Measurement, measure, trace_energy_j
+from .select import cuda_devices, cuda_from, parse_size, select_devices, select_from
 
 __version__ = "0.1.0"
 
 __all__ = ["Jetson", "AsyncJetson", "Sample", "Subscription", "Recorder", "AsyncRecorder", "read_trace", "load_trace", "measure", "Measurement",
-           "trace_energy_j",
+           "trace_energy_j", "select_devices", "select_from", "cuda_devices", "cuda_from", "parse_size",
            "JetsondError", "NotRunning", "AccessDenied", "InteractiveAuthorizationRequired", "NotSupported",
            "Busy", "Failed", "Timeout", "RebootRequired", "InvalidArgs", "NotFound"]

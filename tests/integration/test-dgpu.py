@@ -313,6 +313,44 @@ def test_mig():
                             "MIG off: no MIG key")
 
 
+def select(*args):
+    r = subprocess.run([JETSONCTL, "select", *args], capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout
+
+
+def test_select():
+    """Issue 42: jetsonctl select and jetsond.select_devices() on the two
+    fixture GPUs (the RTX 4090, index 0: 1.25 GiB used of 24 GiB, 37 %;
+    the T4, index 1: 300 MiB of 15 GiB, 5 %), then on an H100 with MIG."""
+    sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
+    import jetsond
+    four, t4 = (d["uuid"] for d in devices())
+    with GpuStack() as s:
+        s.wait_snapshot(lambda v: "dgpu.1.mem_used" in v and "dgpu.0.mem_used" in v, "both GPUs")
+        assert select() == (0, "1,0\n")                              # least memory in use first
+        assert select("-S", "--newline") == (0, "0\n1\n")
+        assert select("-f", "16G") == (0, "0\n")                     # the T4 has 14.7 GiB free
+        assert select("-f", "16G", "--tolerance", "10") == (0, "1,0\n")
+        assert select("-G", "10", "-O", "uuid") == (0, t4 + "\n")
+        assert select("-M", "10", "-0") == (0, "1")                    # mem load: 12 % and 1 %
+        assert select("-n", "1", "-s", ";") == (0, "1\n")
+        assert select("-c", "3")[0] == 1 and select("-t", "20G", "-c", "1") == (0, "0\n")
+        # Inherit: CUDA's ordinals in PCI bus order, or UUID prefixes.
+        # (-S keeps the list's order.)
+        assert select("-i", "1,0", "-S") == (0, "1,0\n") and select("-i", t4[:12]) == (0, "1\n")
+        assert select("--inherit=0,1", "-S") == (0, "0,1\n") and select("-i", "1,7,0") == (0, "1\n")
+        assert select("-f", "lots")[0] == 2
+        with jetsond.Jetson(address=s.address) as j:
+            assert jetsond.select_devices(j, min_free_memory="16G") == [0]
+            assert jetsond.select_devices(j, format="uuid") == [t4, four]
+            cuda = jetsond.cuda_devices(j, visible="1")
+            assert [(d["cuda_index"], d["index"]) for d in cuda] == [(0, 1)], cuda
+    with GpuStack(first_devices=[H100_MIG]) as s:
+        s.wait_snapshot(lambda v: "dgpu.0.mig.5.mem_used" in v, "the MIG devices")
+        # MIG devices, UUIDs whatever the format: slot 1 (1 GiB used) before slot 5 (full, so not with -f).
+        assert select() == (0, "MIG-1111,MIG-5555\n") and select("-f", "1G") == (0, "MIG-1111\n")
+
+
 def test_no_library():
     with GpuStack(library="/nonexistent/libnvidia-ml.so.1") as s:
         v = s.snapshot()
@@ -334,5 +372,5 @@ def test_driver_appears_later():
 
 
 if __name__ == "__main__":
-    sys.exit(harness.run_tests([test_once, test_values, test_measure_energy, test_lost_and_back, test_hung_gpu, test_nvlink, test_mig, test_no_library,
+    sys.exit(harness.run_tests([test_once, test_values, test_measure_energy, test_lost_and_back, test_hung_gpu, test_nvlink, test_mig, test_select, test_no_library,
                                 test_driver_appears_later]))

@@ -13,7 +13,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
-from jetsond import capture, errors, views  # noqa: E402
+from jetsond import capture, errors, select, views  # noqa: E402
 from jetsond.measure import Stats  # noqa: E402
 
 
@@ -241,6 +241,12 @@ def test_views():
     assert nv == [{"index": 1, "integrated": False, "nvlink_rx_bytes_per_s": 5, "nvlink_tx_total_bytes": 7,
                    "nvlink_links": [{"link": 2, "rx_bytes_per_s": 1, "tx_bytes_per_s": 4},
                                     {"link": 10, "rx_bytes_per_s": 3}]}]
+    # MIG: each MIG device by slot, units in names; a process's GPU instance.
+    mig = {"dgpu.0.load": 1.0, "dgpu.0.mig.5.mem_used": 2, "dgpu.0.mig.5.uuid": "MIG-c", "dgpu.0.mig.0.gpu_instance": 1,
+           "process.7.dgpu.0.gpu_instance": 1, "process.7.dgpu.0.mem": 3}
+    assert views.gpus(mig) == [{"index": 0, "integrated": False, "load_percent": 1.0,
+                                "mig": [{"slot": 0, "gpu_instance": 1}, {"slot": 5, "mem_used_kib": 2, "uuid": "MIG-c"}]}]
+    assert views.processes(mig) == [{"pid": 7, "dgpu": {0: {"gpu_instance": 1, "mem_kib": 3}}}]
 
 
 def test_errors():
@@ -308,6 +314,77 @@ def test_floor_checker_catches():
         here = os.path.dirname(os.path.abspath(__file__))
         r = subprocess.run([sys.executable, os.path.join(here, "check_floor.py"), d], stdout=subprocess.PIPE)
         assert r.returncode == 1 and r.stdout.count(b"needs 3.7") == 2, r.stdout
+
+
+# Four GPUs as Jetson.gpus() gives them (issue 42): NVML's index order is
+# not the PCI bus order for 2 and 3; GPU 3 has MIG on with two MIG devices.
+GIB = 1024 * 1024  # KiB
+SEL_GPUS = [
+    {"index": "gpu", "integrated": True, "load_percent": 3.0},
+    {"index": 0, "integrated": False, "uuid": "GPU-aaaa0000-1", "pci_bus_id": "00000000:01:00.0",
+     "mem_used_kib": 20 * GIB, "mem_total_kib": 80 * GIB, "load_percent": 90.0, "mem_load_percent": 50.0},
+    {"index": 1, "integrated": False, "uuid": "GPU-bbbb1111-2", "pci_bus_id": "00000000:02:00.0",
+     "mem_used_kib": 1 * GIB, "mem_total_kib": 80 * GIB, "load_percent": 10.0, "mem_load_percent": 5.0},
+    {"index": 2, "integrated": False, "uuid": "GPU-cccc2222-3", "pci_bus_id": "00000000:04:00.0",
+     "mem_used_kib": 76 * GIB, "mem_total_kib": 80 * GIB, "load_percent": 0.0, "mem_load_percent": 0.0},
+    {"index": 3, "integrated": False, "uuid": "GPU-dddd3333-4", "pci_bus_id": "00000000:03:00.0",
+     "mem_used_kib": 5 * GIB, "mem_total_kib": 80 * GIB,
+     "mig": [{"slot": 0, "uuid": "MIG-eeee", "mem_used_kib": 1 * GIB, "mem_total_kib": 40 * GIB},
+             {"slot": 2, "uuid": "MIG-ffff", "mem_used_kib": 4 * GIB, "mem_total_kib": 20 * GIB}]},
+]
+
+
+def test_parse_size():
+    assert select.parse_size("5GiB") == 5 * 1024 ** 3 and select.parse_size("5000M") == 5000 * 1024 ** 2
+    assert select.parse_size("512") == 512 and select.parse_size(7) == 7 and select.parse_size("1.5kib") == 1536
+    for bad in ("5 parsecs", "", "GiB"):
+        try:
+            select.parse_size(bad)
+        except ValueError:
+            continue
+        raise AssertionError("parse_size took %r" % bad)
+
+
+def test_select_from():
+    plain = [g for g in SEL_GPUS if g["index"] != 3]
+    # Every GPU, least memory in use first; the integrated GPU is never one.
+    assert select.select_from(plain) == [1, 0, 2]
+    assert select.select_from(plain, sort=False) == [0, 1, 2]
+    # Free memory: 2 has 4 GiB free; 10 % of tolerance lets 4 GiB pass for 4.4 GiB.
+    assert select.select_from(plain, min_free_memory="5GiB") == [1, 0]
+    assert select.select_from(plain, min_free_memory="4.4GiB") == [1, 0]
+    assert select.select_from(plain, min_free_memory="4.4GiB", tolerance=10) == [1, 0, 2]
+    assert select.select_from(plain, max_gpu_utilization=60) == [1, 2]
+    assert select.select_from(plain, max_memory_utilization=4) == [2]
+    assert select.select_from(plain, min_total_memory="81GiB") == []
+    assert select.select_from(plain, max_count=2, format="uuid") == ["GPU-bbbb1111-2", "GPU-aaaa0000-1"]
+    # Too few: nothing (nvisel fails).
+    assert select.select_from(plain, min_count=3, max_gpu_utilization=60) == []
+    # A MIG device among them: UUIDs, whatever the format; an absent utilization excludes no device.
+    # (MIG-eeee and GPU 1 hold 1 GiB each: the lower utilization first, an absent one as 0.)
+    assert select.select_from(SEL_GPUS, max_gpu_utilization=50) == ["MIG-eeee", "GPU-bbbb1111-2", "MIG-ffff",
+                                                                    "GPU-cccc2222-3"]
+    # Inherit: among CUDA_VISIBLE_DEVICES' devices only.
+    assert select.select_from(plain, inherit="GPU-aaaa,2") == [0, 2]
+    try:
+        select.select_from(plain, format="name")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("format 'name' taken")
+
+
+def test_cuda_from():
+    order = [(d["cuda_index"], d["index"], d["mig"]) for d in select.cuda_from(SEL_GPUS)]
+    # PCI bus order (2 is on bus 4, 3 on bus 3); a MIG GPU's MIG devices in its place.
+    assert order == [(0, 0, None), (1, 1, None), (2, 3, 0), (3, 3, 2), (4, 2, None)], order
+    pick = lambda visible: [(d["cuda_index"], d["index"], d["mig"]) for d in select.cuda_from(SEL_GPUS, visible)]
+    assert pick("4,0") == [(0, 2, None), (1, 0, None)]
+    assert pick("GPU-bbbb,MIG-ffff") == [(0, 1, None), (1, 3, 2)]
+    # CUDA stops at the first entry naming no device, or one named again.
+    assert pick("1,9,0") == [(0, 1, None)]
+    assert pick("1,GPU-bbbb1111-2,0") == [(0, 1, None)]
+    assert pick("GPU-") == [] and pick("") == []
 
 
 def main():
