@@ -13,7 +13,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
-from jetsond import capture, errors, select, views  # noqa: E402
+from jetsond import capture, collector, errors, select, views  # noqa: E402
 from jetsond.measure import Stats  # noqa: E402
 
 
@@ -385,6 +385,60 @@ def test_cuda_from():
     assert pick("1,9,0") == [(0, 1, None)]
     assert pick("1,GPU-bbbb1111-2,0") == [(0, 1, None)]
     assert pick("GPU-") == [] and pick("") == []
+
+
+# A known stream (issue 42): three samples of host, one NVIDIA GPU and one
+# process on it, fed to a Collector with a clock of its own.
+STREAM = [
+    {"cpu.load": 10.0, "ram.used": 1048576, "ram.total": 4194304, "power.total": 5000,
+     "dgpu.0.load": 20.0, "dgpu.0.mem_used": 1024, "dgpu.0.mem_total": 4096, "dgpu.0.power": 100000,
+     "process.42.cpu": 50.0, "process.42.rss": 2048, "process.42.dgpu.0.mem": 512, "process.42.dgpu.0.sm": 30.0},
+    {"cpu.load": 30.0, "ram.used": 2097152, "ram.total": 4194304, "power.total": 7000,
+     "dgpu.0.load": 60.0, "dgpu.0.mem_used": 2048, "dgpu.0.mem_total": 4096, "dgpu.0.power": 200000,
+     "process.42.cpu": 150.0, "process.42.rss": 4096, "process.42.dgpu.0.mem": 1536, "process.42.dgpu.0.sm": 90.0},
+    {"cpu.load": 20.0, "ram.used": 1048576, "ram.total": 4194304, "power.total": 6000,
+     "dgpu.0.load": 40.0, "dgpu.0.mem_used": 3072, "dgpu.0.mem_total": 4096},  # the process has gone
+]
+
+
+def test_collector():
+    now = [100.0]
+    c = collector.Collector(start=False, clock=lambda: now[0])
+    c.add_sample(STREAM[0])  # before any tag: counted nowhere
+    with c(tag="train"):
+        c.add_sample(STREAM[0])
+        with c(tag="batch"):
+            c.add_sample(STREAM[1])
+            now[0] = 102.5
+            m = c.collect()
+            assert m["train/batch/host/cpu_percent (%)/mean"] == 30.0 and m["train/batch/duration (s)"] == 2.5
+            assert m["train/batch/timestamp"] == 102.5
+            assert m["train/batch/pid:42/gpu:0/gpu_memory (MiB)/max"] == 1.5
+        c.add_sample(STREAM[2])
+        now[0] = 110.0
+        m = c.collect()
+    want = {"host/cpu_percent (%)": (20.0, 10.0, 30.0), "host/memory_used (GiB)": (4 / 3, 1.0, 2.0),
+            "host/memory_percent (%)": (100 / 3, 25.0, 50.0), "host/power (W)": (6.0, 5.0, 7.0),
+            "gpu:0/gpu_utilization (%)": (40.0, 20.0, 60.0), "gpu:0/memory_used (MiB)": (2.0, 1.0, 3.0),
+            "gpu:0/memory_percent (%)": (50.0, 25.0, 75.0), "gpu:0/memory_total (MiB)": (4.0, 4.0, 4.0),
+            "gpu:0/power_usage (W)": (150.0, 100.0, 200.0), "pid:42/host/cpu_percent (%)": (100.0, 50.0, 150.0),
+            "pid:42/host/host_memory (MiB)": (3.0, 2.0, 4.0), "pid:42/gpu:0/gpu_memory (MiB)": (1.0, 0.5, 1.5),
+            "pid:42/gpu:0/gpu_sm_utilization (%)": (60.0, 30.0, 90.0)}
+    for name, (mean, lo, hi) in want.items():
+        got = (m["train/%s/mean" % name], m["train/%s/min" % name], m["train/%s/max" % name])
+        assert all(math.isclose(a, b) for a, b in zip(got, (mean, lo, hi))), (name, got)
+    assert m["train/duration (s)"] == 10.0
+    assert len(m) == 3 * len(want) + 2, sorted(m)
+    # collect() starts the figures anew; outside a tag it is an error.
+    with c(tag="eval"):
+        now[0] = 111.0
+        assert c.collect() == {"eval/duration (s)": 1.0, "eval/timestamp": 111.0}  # no sample: no metric
+    try:
+        c.collect()
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("collect() outside a tag")
 
 
 def main():
