@@ -112,6 +112,7 @@ const jc_top_key_help jc_top_keys[] = {
         { "x", "GPU contexts shown: all, compute (C, C+G), only C, graphics (G, C+G), only G" },
         { "I, T, K", "send SIGINT, SIGTERM, SIGKILL to the selected process (y confirms)" },
         { "Enter", "the selected process's metrics (Esc or Enter: back)" },
+        { "e", "the selected process's environment, read with your rights (Esc or e: back)" },
         { "c, S, G", "control page: jetson_clocks, GPU 3D scaling, GPU rail gating (polkit)" },
         { "m", "power mode (polkit)" },
         { "f", "fan profile (polkit)" },
