@@ -15,7 +15,7 @@ arithmetic is the same."""
 
 import threading
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 # (key suffix after "dgpu.N.", metric name with unit, scale from the key's unit)
 _GPU = [("load", "gpu_utilization (%)", 1.0), ("mem_load", "memory_utilization (%)", 1.0),
@@ -31,11 +31,26 @@ def _num(v: Any) -> Optional[float]:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def sample_metrics(s: Mapping[str, Any]) -> Dict[str, float]:
+def _descends(s: Mapping[str, Any], pid: str, roots: Set[int]) -> bool:
+    """Whether PID is one of ROOTS or below one, by the sample's ppid keys."""
+    seen = set()  # type: Set[int]
+    p = int(pid)  # type: Optional[int]
+    while p is not None and p not in seen:
+        if p in roots:
+            return True
+        seen.add(p)
+        parent = s.get("process.%d.ppid" % p)
+        p = int(parent) if isinstance(parent, int) else None
+    return False
+
+
+def sample_metrics(s: Mapping[str, Any], root_pids: Optional[Set[int]] = None) -> Dict[str, float]:
     """One sample's metrics as {"<scope>/<metric (unit)>": value}: host
     (CPU, memory, swap, board power), the integrated GPU ("gpu"), each
     NVIDIA GPU ("gpu:N") and each process ("pid:P/host/...",
-    "pid:P/gpu:N/..."). A reading the sample lacks is left out."""
+    "pid:P/gpu:N/..."): every process jetsond lists, or with ROOT_PIDS
+    only those and their descendants (by the sample's process.PID.ppid), as
+    nvitop's root_pids. A reading the sample lacks is left out."""
     out = {}  # type: Dict[str, float]
 
     def put(name: str, value: Optional[float], scale: float = 1.0) -> None:
@@ -61,6 +76,9 @@ def sample_metrics(s: Mapping[str, Any]) -> Dict[str, float]:
             if parts[2] == "mem_used" and _num(s.get("dgpu.%s.mem_total" % parts[1])):
                 put("gpu:%s/memory_percent (%%)" % parts[1],
                     100.0 * float(value) / float(s["dgpu.%s.mem_total" % parts[1]]))
+        elif parts[0] == "process" and root_pids is not None and not (
+                parts[1].isdigit() and _descends(s, parts[1], root_pids)):
+            continue
         elif parts[0] == "process" and len(parts) == 3 and parts[1].isdigit():
             if parts[2] == "cpu":
                 put("pid:%s/host/cpu_percent (%%)" % parts[1], _num(value))
@@ -91,10 +109,13 @@ class Collector:
     context manager (tags nest: "epoch/batch"), collect() inside one. With
     a Jetson (or JETSON None and START true: a connection of its own), the
     samples arrive from Jetson.on_sample every INTERVAL seconds; without,
-    feed add_sample(). CLOCK: the time source for durations and stamps."""
+    feed add_sample(). CLOCK: the time source for durations and stamps.
+    ROOT_PIDS: only these processes and their descendants (None: all; nvitop's
+    default, the current process's tree, is root_pids={os.getpid()})."""
 
     def __init__(self, jetson: Any = None, interval: float = 1.0, start: bool = True,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, root_pids: Optional[Iterable[int]] = None) -> None:
+        self._root_pids = set(root_pids) if root_pids is not None else None  # type: Optional[Set[int]]
         self._lock = threading.Lock()
         self._tags = []  # type: List[Tuple[str, _Stats]]
         self._clock = clock
@@ -113,7 +134,7 @@ class Collector:
 
     def add_sample(self, sample: Mapping[str, Any]) -> None:
         """One sample (a flat key dict, as GetSnapshot's) into every open tag."""
-        metrics = sample_metrics(sample)
+        metrics = sample_metrics(sample, self._root_pids)
         with self._lock:
             for _, stats in self._tags:
                 stats.add(metrics)

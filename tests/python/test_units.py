@@ -439,6 +439,13 @@ def test_collector():
         pass
     else:
         raise AssertionError("collect() outside a tag")
+    # root_pids: a process and its descendants, by the sample's ppid keys.
+    tree = {"process.10.cpu": 1.0, "process.11.cpu": 2.0, "process.11.ppid": 10, "process.12.cpu": 3.0,
+            "process.12.ppid": 11, "process.13.cpu": 4.0, "process.13.ppid": 1, "process.13.dgpu.0.mem": 1024}
+    names = lambda m: sorted(k.split("/")[0] for k in m)
+    assert names(collector.sample_metrics(tree, {11})) == ["pid:11", "pid:12"]
+    assert names(collector.sample_metrics(tree, {1})) == ["pid:13", "pid:13"]
+    assert len(collector.sample_metrics(tree)) == 5
 
 
 def main():
