@@ -74,6 +74,8 @@ extern char *jc_select_format, *jc_select_sep, *jc_select_inherit;
 extern double jc_select_tolerance;
 extern gboolean jc_select_newline, jc_select_null, jc_select_no_sort;
 gboolean jc_select_inherit_arg(const char *name, const char *value, gpointer data, GError **error);
+extern GPtrArray *jc_select_free_users;
+gboolean jc_select_free_users_arg(const char *name, const char *value, gpointer data, GError **error);
 
 /* "a,b,,c" as a NULL-terminated list without the empty items. */
 char **jc_split_keys(const char *list);

@@ -19,6 +19,7 @@
 int jc_select_min_count = 0, jc_select_max_count = -1, jc_select_count = -1;
 char *jc_select_min_free, *jc_select_min_total, *jc_select_max_util, *jc_select_max_mem_util;
 char *jc_select_format, *jc_select_sep, *jc_select_inherit;
+GPtrArray *jc_select_free_users;
 double jc_select_tolerance;
 gboolean jc_select_newline, jc_select_null, jc_select_no_sort;
 
@@ -33,13 +34,26 @@ gboolean jc_select_inherit_arg(const char *name, const char *value, gpointer dat
         return TRUE;
 }
 
+gboolean jc_select_free_users_arg(const char *name, const char *value, gpointer data, GError **error)
+{
+        (void) name, (void) data, (void) error;
+        if (!jc_select_free_users)
+                jc_select_free_users = g_ptr_array_new_with_free_func(g_free);
+        /* Without a value, as nvisel's: the caller's own user. */
+        g_auto(GStrv) users = g_strsplit(value ? value : g_get_user_name(), ",", -1);
+        for (char **u = users; *u; u++)
+                if (**u)
+                        g_ptr_array_add(jc_select_free_users, g_strdup(*u));
+        return TRUE;
+}
+
 /* A device CUDA could be given: a GPU, or a MIG device of one (mig >= 0). */
 typedef struct {
         unsigned index;
         int mig;
         char uuid[96], pci[32];
-        bool has_used, has_total, has_load, has_mem_load;
-        uint64_t used_kib, total_kib;
+        bool has_used, has_total, has_load, has_mem_load, has_gi;
+        uint64_t used_kib, total_kib, gi;
         double load, mem_load;
 } device;
 
@@ -56,6 +70,7 @@ static void add_device(GArray *out, const jc_sample *s, const jc_object *g, int 
         d.has_total = jc_sample_uintf(s, &d.total_kib, "%s.mem_total", p);
         d.has_load = jc_sample_doublef(s, &d.load, "%s.load", p);
         d.has_mem_load = jc_sample_doublef(s, &d.mem_load, "%s.mem_load", p);
+        d.has_gi = mig >= 0 && jc_sample_uintf(s, &d.gi, "%s.gpu_instance", p);
         g_array_append_val(out, d);
 }
 
@@ -78,6 +93,41 @@ static GArray *candidates(const jc_sample *s, GPtrArray *gpus)
                         add_device(out, s, g, -1);
         }
         return out;
+}
+
+static bool free_user(const char *user)
+{
+        for (guint i = 0; user && jc_select_free_users && i < jc_select_free_users->len; i++)
+                if (strcmp(user, g_ptr_array_index(jc_select_free_users, i)) == 0)
+                        return true;
+        return false;
+}
+
+/* --account-as-free: the memory the named users' processes hold on each
+ * device (process.PID.dgpu.N.mem; on a MIG device, those in its GPU
+ * instance) counts as free. */
+static void account_as_free(GArray *devs, const jc_sample *s)
+{
+        GVariantIter it;
+        const char *key;
+        g_variant_iter_init(&it, s->values);
+        while (g_variant_iter_next(&it, "{&s*}", &key, NULL)) {
+                unsigned pid, n;
+                int end = 0;
+                if (sscanf(key, "process.%u.dgpu.%u.mem%n", &pid, &n, &end) != 2 || key[end] != '\0')
+                        continue;
+                g_autofree char *user_key = g_strdup_printf("process.%u.user", pid);
+                uint64_t kib, gi;
+                if (!free_user(jc_sample_string(s, user_key)) || !jc_sample_uint(s, key, &kib))
+                        continue;
+                bool has_gi = jc_sample_uintf(s, &gi, "process.%u.dgpu.%u.gpu_instance", pid, n);
+                for (guint i = 0; i < devs->len; i++) {
+                        device *d = &g_array_index(devs, device, i);
+                        if (d->index != n || !d->has_used || (d->mig >= 0 && (!has_gi || !d->has_gi || gi != d->gi)))
+                                continue;
+                        d->used_kib -= MIN(kib, d->used_kib);
+                }
+        }
 }
 
 static int by_bus(const void *a, const void *b)
@@ -229,6 +279,8 @@ int jc_cmd_select(jc_ctx *c, int argc, char **argv)
         GArray *all = candidates(&s, gpus);
         if (jc_select_inherit)
                 all = inherit(all, jc_select_inherit);
+        if (jc_select_free_users)
+                account_as_free(all, &s);
         g_autoptr(GArray) chosen = g_array_new(FALSE, TRUE, sizeof(device));
         bool any_mig = false;
         for (guint i = 0; i < all->len; i++)

@@ -9,7 +9,7 @@ jetsond first."""
 
 import os
 import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 Size = Union[int, str]
 
@@ -39,7 +39,8 @@ def candidates(gpus: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
         base = {"index": g["index"], "pci_bus_id": g.get("pci_bus_id")}
         if g.get("mig"):
             for m in g["mig"]:
-                out.append(dict(base, mig=m["slot"], uuid=m.get("uuid"), mem_used_kib=m.get("mem_used_kib"),
+                out.append(dict(base, mig=m["slot"], gpu_instance=m.get("gpu_instance"), uuid=m.get("uuid"),
+                                mem_used_kib=m.get("mem_used_kib"),
                                 mem_total_kib=m.get("mem_total_kib"), load_percent=m.get("load_percent"),
                                 mem_load_percent=None))
         else:
@@ -80,11 +81,27 @@ def cuda_from(gpus: Sequence[Mapping[str, Any]], visible: Optional[str] = None,
     return [dict(d, cuda_index=i) for i, d in enumerate(devs)]
 
 
+def _users_kib(d: Mapping[str, Any], processes: Sequence[Mapping[str, Any]], users: Iterable[str]) -> int:
+    """GPU memory (KiB) USERS' processes hold on device D (a MIG device:
+    those in its GPU instance)."""
+    wanted = set(users)
+    total = 0
+    for p in processes:
+        on = p.get("dgpu", {}).get(d["index"]) if p.get("user") in wanted else None
+        if not on or "mem_kib" not in on:
+            continue
+        if d["mig"] is not None and on.get("gpu_instance") != d.get("gpu_instance"):
+            continue
+        total += int(on["mem_kib"])
+    return total
+
+
 def select_from(gpus: Sequence[Mapping[str, Any]], format: str = "index", min_count: int = 0,
-                   max_count: Optional[int] = None, min_free_memory: Optional[Size] = None,
-                   min_total_memory: Optional[Size] = None, max_gpu_utilization: Optional[float] = None,
-                   max_memory_utilization: Optional[float] = None, tolerance: float = 0,
-                   sort: bool = True, inherit: Optional[str] = None) -> List[Union[int, str]]:
+                max_count: Optional[int] = None, min_free_memory: Optional[Size] = None,
+                min_total_memory: Optional[Size] = None, max_gpu_utilization: Optional[float] = None,
+                max_memory_utilization: Optional[float] = None, tolerance: float = 0,
+                sort: bool = True, inherit: Optional[str] = None, account_as_free: Optional[Iterable[str]] = None,
+                processes: Sequence[Mapping[str, Any]] = ()) -> List[Union[int, str]]:
     """GPUs that meet every constraint, as nvitop's select_devices: their
     NVML index (FORMAT "index") or UUID ("uuid"; with a MIG device among
     them, UUIDs whatever FORMAT says, as nvitop does). Sorted by memory in
@@ -93,10 +110,16 @@ def select_from(gpus: Sequence[Mapping[str, Any]], format: str = "index", min_co
     utilizations are percents; TOLERANCE (percent) loosens each limit.
     INHERIT: choose among the devices of a CUDA_VISIBLE_DEVICES value only.
     A reading the GPU does not give (a MIG device's utilization) does not
-    exclude it."""
+    exclude it. ACCOUNT_AS_FREE: user names whose processes' GPU memory
+    (PROCESSES, as Jetson.processes() lists them) counts as free."""
     if format not in ("index", "uuid"):
         raise ValueError("format is 'index' or 'uuid', not %r" % format)
     devs = cuda_from(gpus, inherit) if inherit is not None else candidates(gpus)
+    if account_as_free is not None:
+        users = list(account_as_free)
+        for d in devs:
+            if d.get("mem_used_kib") is not None:
+                d["mem_used_kib"] = max(0, d["mem_used_kib"] - _users_kib(d, processes, users))
     loose = 1.0 + tolerance / 100.0
     kib = 1024.0
 
@@ -138,8 +161,15 @@ def _gpus(jetson: Any) -> List[Dict[str, Any]]:
 def select_devices(jetson: Any = None, **constraints: Any) -> List[Union[int, str]]:
     """select_from on jetsond's current readings (a Jetson, or a connection
     of its own): ``jetsond.select_devices(format="uuid", min_count=2,
-    min_free_memory="8GiB")``, as nvitop's."""
-    return select_from(_gpus(jetson), **constraints)
+    min_free_memory="8GiB")``, as nvitop's; with account_as_free, the
+    processes' memory from the same connection."""
+    if constraints.get("account_as_free") is None:
+        return select_from(_gpus(jetson), **constraints)
+    if jetson is not None:
+        return select_from(jetson.gpus(), processes=jetson.processes(), **constraints)
+    from .client import Jetson
+    with Jetson() as j:
+        return select_from(j.gpus(), processes=j.processes(), **constraints)
 
 
 def cuda_devices(jetson: Any = None, visible: Optional[str] = None,

@@ -326,7 +326,8 @@ def test_select():
     import jetsond
     four, t4 = (d["uuid"] for d in devices())
     with GpuStack() as s:
-        s.wait_snapshot(lambda v: "dgpu.1.mem_used" in v and "dgpu.0.mem_used" in v, "both GPUs")
+        s.wait_snapshot(lambda v: "dgpu.1.mem_used" in v and "dgpu.0.mem_used" in v and "process.4242.user" in v,
+                        "both GPUs and alice's process")
         assert select() == (0, "1,0\n")                              # least memory in use first
         assert select("-S", "--newline") == (0, "0\n1\n")
         assert select("-f", "16G") == (0, "0\n")                     # the T4 has 14.7 GiB free
@@ -340,15 +341,20 @@ def test_select():
         assert select("-i", "1,0", "-S") == (0, "1,0\n") and select("-i", t4[:12]) == (0, "1\n")
         assert select("--inherit=0,1", "-S") == (0, "0,1\n") and select("-i", "1,7,0") == (0, "1\n")
         assert select("-f", "lots")[0] == 2
+        # Alice's process 4242 holds 1 GiB on the 4090: counted as free, 23.75 GiB of it are.
+        assert select("-f", "23G") == (0, "") and select("-f", "23G", "--account-as-free=bob,alice") == (0, "0\n")
         with jetsond.Jetson(address=s.address) as j:
             assert jetsond.select_devices(j, min_free_memory="16G") == [0]
             assert jetsond.select_devices(j, format="uuid") == [t4, four]
+            assert jetsond.select_devices(j, min_free_memory="23G", account_as_free=["alice"]) == [0]
             cuda = jetsond.cuda_devices(j, visible="1")
             assert [(d["cuda_index"], d["index"]) for d in cuda] == [(0, 1)], cuda
     with GpuStack(first_devices=[H100_MIG]) as s:
-        s.wait_snapshot(lambda v: "dgpu.0.mig.5.mem_used" in v, "the MIG devices")
+        s.wait_snapshot(lambda v: "dgpu.0.mig.5.mem_used" in v and "process.4242.user" in v, "the MIG devices")
         # MIG devices, UUIDs whatever the format: slot 1 (1 GiB used) before slot 5 (full, so not with -f).
         assert select() == (0, "MIG-1111,MIG-5555\n") and select("-f", "1G") == (0, "MIG-1111\n")
+        # Alice's 10 GiB in GPU instance 9 (slot 5) as free: slot 5 empty, first.
+        assert select("-f", "10G", "--account-as-free=alice") == (0, "MIG-5555,MIG-1111\n")
 
 
 def test_no_library():

@@ -10,6 +10,7 @@ import os
 import struct
 import sys
 import tempfile
+from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
@@ -319,6 +320,8 @@ def test_floor_checker_catches():
 # Four GPUs as Jetson.gpus() gives them (issue 42): NVML's index order is
 # not the PCI bus order for 2 and 3; GPU 3 has MIG on with two MIG devices.
 GIB = 1024 * 1024  # KiB
+SEL_MIGS = [{"slot": 0, "uuid": "MIG-eeee", "mem_used_kib": 1 * GIB, "mem_total_kib": 40 * GIB},
+            {"slot": 2, "uuid": "MIG-ffff", "mem_used_kib": 4 * GIB, "mem_total_kib": 20 * GIB}]
 SEL_GPUS = [
     {"index": "gpu", "integrated": True, "load_percent": 3.0},
     {"index": 0, "integrated": False, "uuid": "GPU-aaaa0000-1", "pci_bus_id": "00000000:01:00.0",
@@ -328,9 +331,7 @@ SEL_GPUS = [
     {"index": 2, "integrated": False, "uuid": "GPU-cccc2222-3", "pci_bus_id": "00000000:04:00.0",
      "mem_used_kib": 76 * GIB, "mem_total_kib": 80 * GIB, "load_percent": 0.0, "mem_load_percent": 0.0},
     {"index": 3, "integrated": False, "uuid": "GPU-dddd3333-4", "pci_bus_id": "00000000:03:00.0",
-     "mem_used_kib": 5 * GIB, "mem_total_kib": 80 * GIB,
-     "mig": [{"slot": 0, "uuid": "MIG-eeee", "mem_used_kib": 1 * GIB, "mem_total_kib": 40 * GIB},
-             {"slot": 2, "uuid": "MIG-ffff", "mem_used_kib": 4 * GIB, "mem_total_kib": 20 * GIB}]},
+     "mem_used_kib": 5 * GIB, "mem_total_kib": 80 * GIB, "mig": SEL_MIGS},
 ]
 
 
@@ -364,6 +365,18 @@ def test_select_from():
     # (MIG-eeee and GPU 1 hold 1 GiB each: the lower utilization first, an absent one as 0.)
     assert select.select_from(SEL_GPUS, max_gpu_utilization=50) == ["MIG-eeee", "GPU-bbbb1111-2", "MIG-ffff",
                                                                     "GPU-cccc2222-3"]
+    # Account as free: alice's 16 GiB on GPU 2 and 3 GiB in MIG-ffff's instance (GI 4) count as free.
+    procs = [{"pid": 5, "user": "alice", "dgpu": {2: {"mem_kib": 16 * GIB}, 3: {"mem_kib": 3 * GIB, "gpu_instance": 4}}},
+             {"pid": 6, "user": "bob", "dgpu": {2: {"mem_kib": 8 * GIB}}}]
+    mig = [dict(g) for g in SEL_GPUS]  # type: List[Dict[str, Any]]
+    mig[4]["mig"] = [dict(SEL_MIGS[0], gpu_instance=3), dict(SEL_MIGS[1], gpu_instance=4)]
+    assert select.select_from(plain, min_free_memory="10GiB") == [1, 0]
+    assert select.select_from(plain, min_free_memory="10GiB", account_as_free=["alice"], processes=procs) == [1, 0, 2]
+    assert select.select_from(plain, account_as_free=["bob"], processes=procs, sort=True) == [1, 0, 2]
+    # (MIG-ffff: 1 GiB left in use, as MIG-eeee, whose lower slot goes first; GPU 2: 60 GiB.)
+    assert select.select_from(mig, min_free_memory="19GiB", account_as_free=["alice"], processes=procs) == [
+        "MIG-eeee", "MIG-ffff", "GPU-bbbb1111-2", "GPU-aaaa0000-1", "GPU-cccc2222-3"]
+    assert select.select_from(mig, min_free_memory="19GiB") == ["MIG-eeee", "GPU-bbbb1111-2", "GPU-aaaa0000-1"]
     # Inherit: among CUDA_VISIBLE_DEVICES' devices only.
     assert select.select_from(plain, inherit="GPU-aaaa,2") == [0, 2]
     try:
