@@ -14,6 +14,7 @@ appears after start found by the re-probe."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -307,6 +308,16 @@ def test_mig():
         lines = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("MIG ")]
         assert len(lines) == 2 and lines[0].startswith("MIG 1  GI 2 CI 0") and lines[0].endswith("80%"), r.stdout
         assert lines[1].startswith("MIG 5  GI 9 CI 0"), r.stdout
+        # top's process list names the MIG device (GPU 0, slot 5) as nvitop does: 0:5.
+        sock = "jetsond-test-mig-%d" % os.getpid()
+        subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-x", "100", "-y", "40", JETSONCTL + " top"],
+                       check=True, env=dict(os.environ, TERM="xterm-256color"))
+        try:
+            harness.wait_for(lambda: re.search(r"^0:5 +4242 ", subprocess.run(
+                ["tmux", "-L", sock, "capture-pane", "-p"], capture_output=True, text=True).stdout, re.M),
+                30, "the MIG device 0:5 in top's process list")
+        finally:
+            subprocess.run(["tmux", "-L", sock, "kill-server"])
         off = dict(H100_MIG, mig={"mode": 0, "max_devices": 7})
         s.set_devices([off])
         v = s.wait_snapshot(lambda v: "dgpu.0.load" in v and not [k for k in v if ".mig." in k or "gpu_instance" in k],
