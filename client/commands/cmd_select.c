@@ -144,7 +144,8 @@ static int by_bus(const void *a, const void *b)
  * at the first entry naming no device, or one named again, as CUDA's. */
 static GArray *inherit(GArray *all, const char *visible)
 {
-        qsort(all->data, all->len, sizeof(device), by_bus);
+        if (all->len > 1) /* an empty GArray's data may be NULL, which qsort may not take */
+                qsort(all->data, all->len, sizeof(device), by_bus);
         GArray *out = g_array_new(FALSE, TRUE, sizeof(device));
         g_auto(GStrv) entries = g_strsplit(visible, ",", -1);
         g_autofree bool *taken = g_new0(bool, all->len + 1);
@@ -287,7 +288,7 @@ int jc_cmd_select(jc_ctx *c, int argc, char **argv)
                 if (fits(&g_array_index(all, device, i), &l))
                         g_array_append_val(chosen, g_array_index(all, device, i));
         g_array_unref(all);
-        if (!jc_select_no_sort)
+        if (!jc_select_no_sort && chosen->len > 1)
                 qsort(chosen->data, chosen->len, sizeof(device), by_use);
         if (jc_select_max_count >= 0 && chosen->len > (guint) jc_select_max_count)
                 g_array_set_size(chosen, (guint) jc_select_max_count);

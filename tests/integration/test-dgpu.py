@@ -35,8 +35,8 @@ FIXTURE = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json")
 class GpuStack(harness.Stack):
     """The PC board with the fake NVML's file in the stack's directory."""
 
-    def __init__(self, library=FAKE_NVML, first_devices=None):
-        super().__init__(JETSOND, None, board="x86-pc", interval_ms=200)
+    def __init__(self, library=FAKE_NVML, first_devices=None, interval_ms=200):
+        super().__init__(JETSOND, None, board="x86-pc", interval_ms=interval_ms)
         self.bus = None
         try:
             self.nvml_file = os.path.join(self.dir, "nvml.json")
@@ -336,7 +336,10 @@ def test_select():
     sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
     import jetsond
     four, t4 = (d["uuid"] for d in devices())
-    with GpuStack() as s:
+    # At 1 s, a GPU's keys leave the sample only after 3 s without a read
+    # (a stall jetsond logs): the many jetsonctl runs of a loaded machine
+    # (ASan) read both GPUs every time.
+    with GpuStack(interval_ms=1000) as s:
         s.wait_snapshot(lambda v: "dgpu.1.mem_used" in v and "dgpu.0.mem_used" in v and "process.4242.user" in v,
                         "both GPUs and alice's process")
         assert select() == (0, "1,0\n")                              # least memory in use first
@@ -360,7 +363,7 @@ def test_select():
             assert jetsond.select_devices(j, min_free_memory="23G", account_as_free=["alice"]) == [0]
             cuda = jetsond.cuda_devices(j, visible="1")
             assert [(d["cuda_index"], d["index"]) for d in cuda] == [(0, 1)], cuda
-    with GpuStack(first_devices=[H100_MIG]) as s:
+    with GpuStack(first_devices=[H100_MIG], interval_ms=1000) as s:
         s.wait_snapshot(lambda v: "dgpu.0.mig.5.mem_used" in v and "process.4242.user" in v, "the MIG devices")
         # MIG devices, UUIDs whatever the format: slot 1 (1 GiB used) before slot 5 (full, so not with -f).
         assert select() == (0, "MIG-1111,MIG-5555\n") and select("-f", "1G") == (0, "MIG-1111\n")
