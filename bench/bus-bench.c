@@ -2,14 +2,18 @@
  *
  * 1. GetSnapshot round trip: CALLS calls (after 100 warm-up calls), each
  *    timed on CLOCK_MONOTONIC from the call until its whole reply has
- *    been received; p50/p90/p99/max, with the reply's size on the wire
- *    and its number of keys (counted once, outside the timing).
+ *    been received and read; p50/p90/p99/max, with the reply's size on
+ *    the wire, its number of keys (counted once, outside the timing), the
+ *    server's CPU per answer (jetsond and dbus-daemon) and the keys and
+ *    bytes per key family; then the same for GetValues (the compact
+ *    form). -q stops there.
  * 2. The daemon's CPU per sample, over a window of whole sampling
  *    periods (from just after one Sample signal to just after another):
  *    (i) at the default period, with one watcher connection and no
  *    Subscribe(); (ii) with SUBSCRIBERS connections that each call
  *    Subscribe(INTERVAL) and read every value of every Sample, all pumped
- *    from this one process. The first listener is the watcher that
+ *    from this one process; (iii) the same with SubscribeValues() and
+ *    Values signals (the compact form). The first listener is the watcher that
  *    counts the samples. CPU is read from /proc/PID/stat (utime+stime, in
  *    clock ticks: too coarse for a 1 s period) and from the process CPU
  *    clock (clock_getcpuclockid, ns), for jetsond and, if its PID is
@@ -18,7 +22,7 @@
  *    (Metrics.OpenCapture) and read promptly, Samples at the default
  *    period: the fast tier at 1 kHz; records and drops are counted.
  *
- * Usage: jetsond-bus-bench [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC]
+ * Usage: jetsond-bus-bench [-q] [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC]
  *                          JETSOND_PID [DBUS_DAEMON_PID]
  * on the bus of DBUS_SYSTEM_BUS_ADDRESS (bench/run-bus-bench.sh sets up a
  * private one). Not a timed test: numbers depend on the machine. */
@@ -201,52 +205,150 @@ static double percentile_us(const uint64_t *sorted, size_t n, double q)
         return (double) sorted[rank ? rank - 1 : 0] / 1000.0;
 }
 
-static sd_bus_message *get_snapshot(sd_bus *bus)
+static sd_bus_message *call_metrics(sd_bus *bus, const char *method)
 {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
-        int r = sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "GetSnapshot", &e, &reply,
-                                   "");
+        int r = sd_bus_call_method(bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, method, &e, &reply, "");
         if (r < 0)
-                die("GetSnapshot", r, &e);
+                die(method, r, &e);
         return reply;
 }
 
-static void bench_snapshot(sd_bus *bus, size_t calls)
+static sd_bus_message *get_snapshot(sd_bus *bus)
 {
+        return call_metrics(bus, "GetSnapshot");
+}
+
+/* Reads GetValues' answer as a client would: the doubles; returns their
+ * number. */
+static int read_compact(sd_bus_message *m)
+{
+        uint64_t ts;
+        uint32_t generation;
+        const void *data;
+        size_t size;
+        int r = sd_bus_message_read(m, "tu", &ts, &generation);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'd', &data, &size);
+        double sum = 0;
+        for (size_t i = 0; r >= 0 && i < size / sizeof(double); i++)
+                sum += ((const double *) data)[i];
+        (void) sum;
+        return r < 0 ? r : (int) (size / sizeof(double));
+}
+
+/* Keys and bytes of the reply per key family (the key up to its first
+ * dot): where a bigger reply comes from. The bytes of an entry are its
+ * marshalled size: the dict entry padded to 8, the key, the variant's
+ * signature and its value. */
+#define MAX_FAMILIES 32
+static void report_families(sd_bus_message *m)
+{
+        char names[MAX_FAMILIES][32];
+        size_t keys[MAX_FAMILIES] = { 0 }, bytes[MAX_FAMILIES] = { 0 }, n = 0;
+        uint64_t ts;
+        int r = sd_bus_message_rewind(m, true);
+        if (r >= 0)
+                r = sd_bus_message_read(m, "t", &ts);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *key, *contents;
+                char type;
+                r = sd_bus_message_read_basic(m, 's', &key);
+                if (r >= 0)
+                        r = sd_bus_message_peek_type(m, &type, &contents);
+                if (r < 0)
+                        break;
+                size_t off = 4 + strlen(key) + 1 + 3;
+                size_t a = type_alignment(contents[0]);
+                off = align_to(off, a) + (contents[0] == 'b' ? 4 : a);
+                if (contents[0] == 's') {
+                        const char *s = NULL;
+                        sd_bus_message_read(m, "v", "s", &s);
+                        off = align_to(4 + strlen(key) + 1 + 3, 4) + 4 + strlen(s ? s : "") + 1;
+                } else {
+                        sd_bus_message_skip(m, "v");
+                }
+                r = sd_bus_message_exit_container(m);
+                size_t len = strcspn(key, ".");
+                size_t f = 0;
+                while (f < n && (strlen(names[f]) != len || strncmp(names[f], key, len) != 0))
+                        f++;
+                if (f == n && n < MAX_FAMILIES)
+                        snprintf(names[n++], sizeof(names[0]), "%.*s", (int) len, key);
+                if (f < n) {
+                        keys[f]++;
+                        bytes[f] += align_to(off, 8);
+                }
+        }
+        printf("  by key family (keys, bytes):");
+        for (size_t f = 0; f < n; f++)
+                printf(" %s %zu %zu;", names[f], keys[f], bytes[f]);
+        printf("\n");
+}
+
+typedef struct cpu_source cpu_source;
+typedef struct cpu_reading cpu_reading;
+static void snapshot_cpu(const cpu_source *daemon, const cpu_source *bus_daemon, size_t calls, bool start);
+static double snapshot_cpu_us[2];         /* jetsond's, dbus-daemon's */
+
+/* METHOD (GetSnapshot or GetValues) CALLS times, each answer read as a
+ * client would. */
+static void bench_calls(sd_bus *bus, const char *method, size_t calls, const cpu_source *daemon,
+                        const cpu_source *bus_daemon)
+{
+        bool compact = strcmp(method, "GetValues") == 0;
         uint64_t *t = calloc(calls, sizeof(*t));
         if (!t)
                 die("out of memory", ENOMEM, NULL);
         for (int i = 0; i < WARMUP_CALLS; i++)
-                sd_bus_message_unref(get_snapshot(bus));
+                sd_bus_message_unref(call_metrics(bus, method));
+        snapshot_cpu(daemon, bus_daemon, calls, true);
         for (size_t i = 0; i < calls; i++) {
                 uint64_t t0 = now_ns();
-                sd_bus_message *reply = get_snapshot(bus);
+                sd_bus_message *reply = call_metrics(bus, method);
+                if (compact)
+                        read_compact(reply);
+                else
+                        read_values(reply);
                 t[i] = now_ns() - t0;
                 sd_bus_message_unref(reply);
         }
+        snapshot_cpu(daemon, bus_daemon, calls, false);
         qsort(t, calls, sizeof(*t), compare_u64);
 
-        sd_bus_message *reply = get_snapshot(bus);
+        sd_bus_message *reply = call_metrics(bus, method);
         size_t bytes = wire_size(reply);
         sd_bus_message_rewind(reply, true);
-        int keys = read_values(reply);
+        int keys = compact ? read_compact(reply) : read_values(reply);
         sd_bus_message_unref(reply);
 
-        printf("GetSnapshot: %zu calls after %d warm-up, reply %zu bytes on the wire, %d keys\n", calls,
-               WARMUP_CALLS, bytes, keys);
+        printf("%s: %zu calls after %d warm-up, reply %zu bytes on the wire, %d %s\n", method, calls, WARMUP_CALLS,
+               bytes, keys, compact ? "values" : "keys");
         printf("  round trip: p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n", percentile_us(t, calls, 0.50),
                percentile_us(t, calls, 0.90), percentile_us(t, calls, 0.99), (double) t[calls - 1] / 1000.0);
+        printf("  server CPU per answer: jetsond %.1f us, dbus-daemon %.1f us, together %.1f us\n",
+               snapshot_cpu_us[0], snapshot_cpu_us[1], snapshot_cpu_us[0] + snapshot_cpu_us[1]);
+        printf("figure: %s p50 %.1f us, p99 %.1f us, server CPU %.1f us per answer (jetsond %.1f, dbus-daemon %.1f)\n",
+               method, percentile_us(t, calls, 0.50), percentile_us(t, calls, 0.99),
+               snapshot_cpu_us[0] + snapshot_cpu_us[1], snapshot_cpu_us[0], snapshot_cpu_us[1]);
+        if (!compact) {
+                reply = get_snapshot(bus);
+                report_families(reply);
+                sd_bus_message_unref(reply);
+        }
         free(t);
 }
 
 /* ---- 2. CPU per sample ------------------------------------------------ */
 
-typedef struct {
+struct cpu_source {
         pid_t pid;
         clockid_t clock;
         bool has_clock;
-} cpu_source;
+};
 
 static uint64_t self_cpu_ns(void)
 {
@@ -255,10 +357,10 @@ static uint64_t self_cpu_ns(void)
         return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-typedef struct {
+struct cpu_reading {
         uint64_t ticks;               /* utime + stime of /proc/PID/stat */
         uint64_t clock_ns;            /* the process CPU clock */
-} cpu_reading;
+};
 
 static cpu_source cpu_source_new(pid_t pid)
 {
@@ -291,33 +393,48 @@ static cpu_reading read_cpu(const cpu_source *s)
         return c;
 }
 
+/* The server's CPU per answer over the timed calls: jetsond's and
+ * dbus-daemon's process CPU clocks before (START) and after. */
+static void snapshot_cpu(const cpu_source *daemon, const cpu_source *bus_daemon, size_t calls, bool start)
+{
+        static cpu_reading d0, b0;
+        cpu_reading d = read_cpu(daemon), b = bus_daemon ? read_cpu(bus_daemon) : (cpu_reading) { 0 };
+        if (start) {
+                d0 = d, b0 = b;
+                return;
+        }
+        snapshot_cpu_us[0] = (double) (d.clock_ns - d0.clock_ns) / 1e3 / (double) calls;
+        snapshot_cpu_us[1] = (double) (b.clock_ns - b0.clock_ns) / 1e3 / (double) calls;
+}
+
 typedef struct {
         sd_bus *bus;
         sd_bus_slot *match;
         uint64_t samples;
         int keys;
+        bool compact;                 /* Values signals (SubscribeValues), not Sample */
 } listener;
 
 static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
         listener *l = userdata;
-        l->keys = read_values(m);
+        l->keys = l->compact ? read_compact(m) : read_values(m);
         l->samples++;
         return 0;
 }
 
-static void listener_open(listener *l, uint64_t subscribe_usec)
+static void listener_open(listener *l, uint64_t subscribe_usec, bool compact)
 {
-        *l = (listener) { .bus = connect_bus() };
-        int r = sd_bus_match_signal(l->bus, &l->match, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
-                                    on_sample, l);
+        *l = (listener) { .bus = connect_bus(), .compact = compact };
+        int r = sd_bus_match_signal(l->bus, &l->match, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS,
+                                    compact ? "Values" : "Sample", on_sample, l);
         if (r < 0)
                 die("AddMatch", r, NULL);
         if (subscribe_usec) {
                 sd_bus_error e = SD_BUS_ERROR_NULL;
-                r = sd_bus_call_method(l->bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", &e, NULL,
-                                       "t", subscribe_usec);
+                r = sd_bus_call_method(l->bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS,
+                                       compact ? "SubscribeValues" : "Subscribe", &e, NULL, "t", subscribe_usec);
                 if (r < 0)
                         die("Subscribe", r, &e);
         }
@@ -438,11 +555,11 @@ static void report_cpu(const char *who, const cpu_reading *a, const cpu_reading 
 }
 
 static void bench_cpu(const char *title, const cpu_source *daemon, const cpu_source *bus_daemon, size_t n,
-                      uint64_t subscribe_usec, double window_s)
+                      uint64_t subscribe_usec, bool compact, double window_s)
 {
         listener ls[MAX_LISTENERS];
         for (size_t i = 0; i < n; i++)
-                listener_open(&ls[i], subscribe_usec);
+                listener_open(&ls[i], subscribe_usec, compact);
         uint64_t period = 0;
         sd_bus_error e = SD_BUS_ERROR_NULL;
         int r = sd_bus_get_property_trivial(ls[0].bus, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval", &e,
@@ -467,7 +584,7 @@ static void bench_cpu(const char *title, const cpu_source *daemon, const cpu_sou
 
         printf("%s (Interval %llu us): %zu listener%s%s, %llu samples in %.2f s (%.1f/s), the last with %d keys",
                title, (unsigned long long) period, n, n > 1 ? "s" : "",
-               subscribe_usec ? " with Subscribe()" : ", no Subscribe()", (unsigned long long) samples, wall,
+               subscribe_usec ? (compact ? " with SubscribeValues()" : " with Subscribe()") : ", no Subscribe()", (unsigned long long) samples, wall,
                (double) samples / wall, ls[0].keys);
         if (n > 1)
                 printf("; last listener got %llu", (unsigned long long) (ls[n - 1].samples - others0));
@@ -572,7 +689,7 @@ static void bench_capture(const cpu_source *daemon, uint64_t interval_usec, doub
 
 static void usage(void)
 {
-        fprintf(stderr, "usage: jetsond-bus-bench [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC] "
+        fprintf(stderr, "usage: jetsond-bus-bench [-q] [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC] "
                         "JETSOND_PID [DBUS_DAEMON_PID]\n");
         exit(2);
 }
@@ -582,9 +699,11 @@ int main(int argc, char **argv)
         long calls = 2000, subscribers = 10;
         double window = 10.0;
         unsigned long long interval = JD_INTERVAL_MIN_USEC;
+        bool calls_only = false;
         int opt;
-        while ((opt = getopt(argc, argv, "n:w:s:i:")) != -1) {
+        while ((opt = getopt(argc, argv, "qn:w:s:i:")) != -1) {
                 switch (opt) {
+                case 'q': calls_only = true; break;
                 case 'n': calls = atol(optarg); break;
                 case 'w': window = atof(optarg); break;
                 case 's': subscribers = atol(optarg); break;
@@ -604,18 +723,22 @@ int main(int argc, char **argv)
 
         /* The first sample (at start-up) has no rates yet: wait for a tick. */
         listener first;
-        listener_open(&first, 0);
+        listener_open(&first, 0, false);
         pump(&first, 1, now_ns() + 5000000000u, 1);
         if (!first.samples)
                 die("no Sample signal within 5 s", ETIMEDOUT, NULL);
         listener_close(&first);
         sd_bus *bus = connect_bus();
-        bench_snapshot(bus, (size_t) calls);
+        bench_calls(bus, "GetSnapshot", (size_t) calls, &daemon, busd);
+        bench_calls(bus, "GetValues", (size_t) calls, &daemon, busd);
         sd_bus_flush_close_unref(bus);
+        if (calls_only)
+                return 0;
 
         printf("CPU per sample (window %.0f s of whole periods, CLK_TCK %ld):\n", window, sysconf(_SC_CLK_TCK));
-        bench_cpu("default period", &daemon, busd, 1, 0, window);
-        bench_cpu("subscribed", &daemon, busd, (size_t) subscribers, interval, window);
+        bench_cpu("default period", &daemon, busd, 1, 0, false, window);
+        bench_cpu("subscribed", &daemon, busd, (size_t) subscribers, interval, false, window);
+        bench_cpu("subscribed, compact", &daemon, busd, (size_t) subscribers, interval, true, window);
         bench_capture(&daemon, JD_CAPTURE_INTERVAL_MIN_USEC, window);
         return 0;
 }

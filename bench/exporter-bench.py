@@ -22,7 +22,7 @@ import time
 import http.client
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "exporter"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "lib"))
 from harness import Stack, wait_for  # noqa: E402
 
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build"))

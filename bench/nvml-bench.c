@@ -7,7 +7,8 @@
  * part (JD_NVML_CHEAP, what each sample reads), of turning it
  * into the GPU's keys (jd_values_add_nvml_gpu), and of a full sample of
  * the board (every tier and its keys) next to its floor, pread-ing the
- * files that sample reads with no parsing, as jetsond-bench measures it.
+ * files that sample reads with no parsing, as jetsond-bench measures it;
+ * and each part of a read (nvml.h) alone, CPU and wall time.
  * With the fake NVML of the tests the library's share is the fake's (a
  * stat() and a JSON lookup per call), not a driver's; the keys' share is
  * jetsond's own. Not a timed test: numbers depend on the machine. */
@@ -25,6 +26,36 @@ static double cpu_us(void)
         struct timespec ts;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
         return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
+}
+
+static double wall_us(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
+}
+
+/* Each part of a read on its own (nvml.h), CPU and wall time: with the
+ * fake's costs_profile these are the driver's modelled costs, to place a
+ * part in the cheap reads or the costly thread (gpu_poller.c). */
+static void print_parts(jd_nvml *n, unsigned index, jd_nvml_gpu *g, int iterations)
+{
+        static const struct {
+                unsigned part;
+                const char *name;
+        } parts[] = { { JD_NVML_CONSTANTS, "constants" }, { JD_NVML_CHEAP, "cheap" }, { JD_NVML_ENERGY, "energy" },
+                      { JD_NVML_PCIE, "pcie" },           { JD_NVML_NVLINK, "nvlink" }, { JD_NVML_PROCESS_SM, "process_sm" } };
+        for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
+                /* The costly parts wait: a tenth of the iterations. */
+                int rounds = parts[p].part == JD_NVML_CHEAP ? iterations : iterations / 10 + 1;
+                double cpu = cpu_us(), wall = wall_us();
+                for (int k = 0; k < rounds; k++) {
+                        jd_nvml_gpu_clear(g);
+                        jd_nvml_read_parts(n, index, parts[p].part, g);
+                }
+                printf("figure: GPU %u NVML part %s: %.1f us CPU, %.1f us wall per read\n", index, parts[p].name,
+                       (cpu_us() - cpu) / rounds, (wall_us() - wall) / rounds);
+        }
 }
 
 int main(int argc, char **argv)
@@ -70,6 +101,7 @@ int main(int argc, char **argv)
                         jd_nvml_read_parts(n, i, JD_NVML_CHEAP, g);
                 }
                 double cheap = (cpu_us() - start) / iterations;
+                print_parts(n, i, g, iterations);
                 jd_nvml_gpu_clear(g);
                 jd_nvml_read_gpu(n, i, g);
                 start = cpu_us();

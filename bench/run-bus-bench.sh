@@ -80,13 +80,16 @@ echo "jetsond $daemon_pid, dbus-daemon $bus_pid, simulate.py $sim_pid; $(nproc) 
 # The bench's -i and -w, if given, for the floor too.
 interval=10000
 window=10
-while getopts "n:w:s:i:" opt; do
+calls_only=""
+while getopts "qn:w:s:i:" opt; do
     case $opt in
+    q) calls_only=1 ;;
     w) window=$OPTARG ;;
     i) interval=$OPTARG ;;
     *) ;;
     esac
 done
+[ -z "$calls_only" ] || exit 0
 echo "engine floor at the subscribed period ($interval us), same board, no parsing, no D-Bus:"
 "$floor" "$dir/root" "$interval" "$window"
 echo "engine floor at the capture's 1000 us:"

@@ -51,6 +51,7 @@ int jc_cmd_serial(jc_ctx *c, int argc, char **argv);
 int jc_cmd_record(jc_ctx *c, int argc, char **argv);
 int jc_cmd_measure(jc_ctx *c, int argc, char **argv);
 int jc_cmd_top(jc_ctx *c, int argc, char **argv);
+int jc_cmd_select(jc_ctx *c, int argc, char **argv);
 
 /* Options of individual commands, filled in by main.c's option parser. */
 extern int jc_watch_interval_ms;  /* -1 (not given): do not Subscribe(), take the default period */
@@ -66,6 +67,15 @@ extern int jc_top_interval_ms;
 /* top's --compute, --only-compute, --graphics, --only-graphics. */
 extern gboolean jc_top_types[4];
 extern gboolean jc_get_value_only;
+/* jetsonctl select's options (cmd_select.c). */
+extern int jc_select_min_count, jc_select_max_count, jc_select_count;
+extern char *jc_select_min_free, *jc_select_min_total, *jc_select_max_util, *jc_select_max_mem_util;
+extern char *jc_select_format, *jc_select_sep, *jc_select_inherit;
+extern double jc_select_tolerance;
+extern gboolean jc_select_newline, jc_select_null, jc_select_no_sort;
+gboolean jc_select_inherit_arg(const char *name, const char *value, gpointer data, GError **error);
+extern GPtrArray *jc_select_free_users;
+gboolean jc_select_free_users_arg(const char *name, const char *value, gpointer data, GError **error);
 
 /* "a,b,,c" as a NULL-terminated list without the empty items. */
 char **jc_split_keys(const char *list);

@@ -93,6 +93,37 @@ static const GOptionEntry top_entries[] = {
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
+/* nvisel's options and letters. */
+static const GOptionEntry select_entries[] = {
+        { "min-count", 'c', 0, G_OPTION_ARG_INT, &jc_select_min_count,
+          "Fail (exit 1) unless at least N GPUs qualify (default 0)", "N" },
+        { "max-count", 'C', 0, G_OPTION_ARG_INT, &jc_select_max_count, "At most N GPUs (default all)", "N" },
+        { "count", 'n', 0, G_OPTION_ARG_INT, &jc_select_count, "Exactly N: both --min-count and --max-count", "N" },
+        { "min-free-memory", 'f', 0, G_OPTION_ARG_STRING, &jc_select_min_free,
+          "GPUs with at least SIZE free (8G, 5000MiB; powers of 1024)", "SIZE" },
+        { "min-total-memory", 't', 0, G_OPTION_ARG_STRING, &jc_select_min_total, "GPUs with at least SIZE in all",
+          "SIZE" },
+        { "max-gpu-utilization", 'G', 0, G_OPTION_ARG_STRING, &jc_select_max_util, "GPUs loaded at most PCT %",
+          "PCT" },
+        { "max-memory-utilization", 'M', 0, G_OPTION_ARG_STRING, &jc_select_max_mem_util,
+          "GPUs whose memory controller is loaded at most PCT %", "PCT" },
+        { "tolerance", 0, 0, G_OPTION_ARG_DOUBLE, &jc_select_tolerance,
+          "Loosen each limit by PCT % (default 0: strict)", "PCT" },
+        { "inherit", 'i', G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) jc_select_inherit_arg,
+          "Choose among these CUDA_VISIBLE_DEVICES only (no value: the environment's)", "LIST" },
+        { "account-as-free", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
+          (gpointer) jc_select_free_users_arg,
+          "Count these users' GPU memory as free (comma-separated; no value: yours)", "USERS" },
+        { "format", 'O', 0, G_OPTION_ARG_STRING, &jc_select_format,
+          "index (default) or uuid (UUIDs anyway when a MIG device is chosen)", "FORMAT" },
+        { "sep", 's', 0, G_OPTION_ARG_STRING, &jc_select_sep, "Between the GPUs (default ',')", "SEP" },
+        { "newline", 0, 0, G_OPTION_ARG_NONE, &jc_select_newline, "One GPU a line", NULL },
+        { "null", '0', 0, G_OPTION_ARG_NONE, &jc_select_null, "NUL between the GPUs, for xargs -0", NULL },
+        { "no-sort", 'S', 0, G_OPTION_ARG_NONE, &jc_select_no_sort,
+          "In NVML's order, not by memory in use and utilization", NULL },
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+};
+
 static const GOptionEntry measure_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_measure_interval_ms,
           "Integrate from a record every MS milliseconds (1 to 3600000, default 10)", "MS" },
@@ -125,7 +156,7 @@ static const command commands[] = {
           "the matching keys as key=value; with --json one JSON document per line. With --interval,\n"
           "asks jetsond for faster samples (Metrics.Subscribe) until jetsonctl ends; Ctrl-C ends cleanly.\n\n"
           "busctl equivalent, at the default rate (a faster one needs Subscribe from a connection that stays\n"
-          "open, which busctl's calls do not: see the README for gjs):\n"
+          "open, which busctl's calls do not: see docs/service.md for gjs):\n"
           "  " BUSCTL " monitor --match \"type='signal',interface='org.jetsond.Jetson1.Metrics',member='Sample'\"",
           watch_entries, jc_cmd_watch },
         { "top", "[--interval MS] [--compute|--only-compute|--graphics|--only-graphics]",
@@ -137,7 +168,7 @@ static const command commands[] = {
           "f choose a fan profile (polkit asks as for the commands). Asks jetsond for samples every\n"
           "--interval while it runs.\n\n"
           "busctl equivalent (a Subscribe lasts as long as the connection that made it, so busctl alone\n"
-          "cannot keep one: see the README for gdbus and gjs):\n"
+          "cannot keep one: see docs/service.md for gdbus and gjs):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot",
           top_entries, jc_cmd_top },
         { "get", "[--value] KEY|GLOB...", "Print sample keys as key=value, one per line",
@@ -230,6 +261,16 @@ static const command commands[] = {
           "busctl equivalent (busctl shows the columns; read the stream as introspection/capture.md says):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics OpenCapture tas 10000 0",
           measure_entries, jc_cmd_measure },
+        { "select", "[--min-count N] [--max-count N] [--min-free-memory SIZE] [--max-gpu-utilization PCT] "
+                    "[--format index|uuid] [--newline|--null] ...",
+          "Choose NVIDIA GPUs for CUDA_VISIBLE_DEVICES, like nvitop's nvisel",
+          "Prints the GPUs (NVML index, or UUID with --format uuid) that meet every constraint, least memory\n"
+          "in use first, comma-separated: export CUDA_VISIBLE_DEVICES=\"$(jetsonctl select -n 2 -f 8G)\".\n"
+          "A GPU with MIG on is offered as its MIG devices (then UUIDs). From the latest sample; any user.\n"
+          "Exit status 1 when fewer than --min-count qualify.\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot",
+          select_entries, jc_cmd_select },
 };
 
 static const command *find_command(const char *name)

@@ -58,7 +58,7 @@ typedef enum { EXP_FORMAT_PROMETHEUS, EXP_FORMAT_OPENMETRICS } exp_format;
  * may be NULL while its properties are not known yet. */
 GString *exp_render(const exp_sample *sample, const exp_board *board, exp_format format);
 
-/* Every family, for --list-metrics, the README and the tests: one line
+/* Every family, for --list-metrics, docs/exporter.md and the tests: one line
  * each, "NAME<TAB>TYPE<TAB>LABELS<TAB>SOURCE<TAB>HELP", NAME as Prometheus
  * text shows its samples (with _total or _info), LABELS comma-separated
  * ("-" for none), SOURCE the D-Bus key or property it comes from. */

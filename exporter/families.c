@@ -3,7 +3,7 @@
  * amperes, joules, celsius, seconds, ratio 0-1), _total counters for
  * energy and byte counts, one family per quantity with the instance as a
  * label. Strings (governors, profiles) become info-style families whose
- * value is 1. README "Prometheus exporter" lists this table; a test holds
+ * value is 1. docs/exporter.md lists this table; a test holds
  * it to the D-Bus key table of org.jetsond.Jetson1.Metrics.xml. */
 #include "families.h"
 
@@ -172,6 +172,30 @@ const fam_family fam_table[] = {
           { 0 }, { 0 }, "PCIe receive rate of a discrete GPU" },
         { "dgpu.*.pcie_tx", "jetson_dgpu_pcie_transmit_bytes_per_second", FAM_GAUGE, NULL, "gpu", SCALE_NONE, NULL,
           { 0 }, { 0 }, "PCIe transmit rate of a discrete GPU" },
+        { "dgpu.*.nvlink_rx", "jetson_dgpu_nvlink_receive_bytes_per_second", FAM_GAUGE, NULL, "gpu", SCALE_NONE,
+          NULL, { 0 }, { 0 }, "NVLink receive rate of a discrete GPU, all links, over the last read period" },
+        { "dgpu.*.nvlink_tx", "jetson_dgpu_nvlink_transmit_bytes_per_second", FAM_GAUGE, NULL, "gpu", SCALE_NONE,
+          NULL, { 0 }, { 0 }, "NVLink transmit rate of a discrete GPU, all links, over the last read period" },
+        { "dgpu.*.nvlink_rx_total", "jetson_dgpu_nvlink_received_bytes", FAM_COUNTER, "bytes", "gpu", SCALE_NONE,
+          NULL, { 0 }, { 0 }, "Data a discrete GPU received over NVLink since its driver loaded (NVML's counter)" },
+        { "dgpu.*.nvlink_tx_total", "jetson_dgpu_nvlink_transmitted_bytes", FAM_COUNTER, "bytes", "gpu", SCALE_NONE,
+          NULL, { 0 }, { 0 }, "Data a discrete GPU sent over NVLink since its driver loaded (NVML's counter)" },
+        { "dgpu.*.nvlink.*.rx", "jetson_dgpu_nvlink_link_receive_bytes_per_second", FAM_GAUGE, NULL, "gpu",
+          SCALE_NONE, NULL, { 0 }, { 0 }, "NVLink receive rate of one link of a discrete GPU", "link" },
+        { "dgpu.*.nvlink.*.tx", "jetson_dgpu_nvlink_link_transmit_bytes_per_second", FAM_GAUGE, NULL, "gpu",
+          SCALE_NONE, NULL, { 0 }, { 0 }, "NVLink transmit rate of one link of a discrete GPU", "link" },
+        { "dgpu.*.mig.*.mem_used", "jetson_dgpu_mig_memory_used_bytes", FAM_GAUGE, "bytes", "gpu", SCALE_KIBI, NULL,
+          { 0 }, { 0 }, "Memory in use on one MIG device of a discrete GPU with MIG on", "mig" },
+        { "dgpu.*.mig.*.mem_total", "jetson_dgpu_mig_memory_total_bytes", FAM_GAUGE, "bytes", "gpu", SCALE_KIBI,
+          NULL, { 0 }, { 0 }, "Memory of one MIG device of a discrete GPU", "mig" },
+        { "dgpu.*.mig.*.load", "jetson_dgpu_mig_load_ratio", FAM_GAUGE, "ratio", "gpu", SCALE_PERCENT, NULL, { 0 },
+          { 0 }, "Load of one MIG device of a discrete GPU, 0 to 1, where NVML gives it", "mig" },
+        { "dgpu.*.mig.*.gpu_instance", "jetson_dgpu_mig_gpu_instance", FAM_GAUGE, NULL, "gpu", SCALE_NONE, NULL,
+          { 0 }, { 0 }, "GPU instance id of one MIG device of a discrete GPU", "mig" },
+        { "dgpu.*.mig.*.compute_instance", "jetson_dgpu_mig_compute_instance", FAM_GAUGE, NULL, "gpu", SCALE_NONE,
+          NULL, { 0 }, { 0 }, "Compute instance id of one MIG device of a discrete GPU", "mig" },
+        { "dgpu.*.mig.*.uuid", "jetson_dgpu_mig_uuid", FAM_INFO, NULL, "gpu", SCALE_NONE, "uuid", { 0 }, { 0 },
+          "UUID of one MIG device of a discrete GPU, as CUDA_VISIBLE_DEVICES takes it", "mig" },
         /* Throttling (issue 39): one counter per over-current channel that
          * only rises (jetsond's own count, so a driver reload is no reset),
          * a gauge per throttle reason, the kernel's caps. */
@@ -214,6 +238,8 @@ const fam_family fam_table[] = {
           PROC_LABELS, "When a process holding GPU memory started, seconds since the Unix epoch" },
         { "process.*.dgpu.*.type", "jetson_process_dgpu_type", FAM_INFO, NULL, "pid", SCALE_NONE, "type",
           PROC_LABELS, "A process's contexts on one discrete GPU: compute, graphics or compute+graphics", "gpu" },
+        { "process.*.dgpu.*.gpu_instance", "jetson_process_dgpu_gpu_instance", FAM_GAUGE, NULL, "pid", SCALE_NONE,
+          NULL, PROC_LABELS, "With MIG on, the GPU instance a process runs in on one discrete GPU", "gpu" },
         { "process.*.name", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },
         /* A PID is no quantity: the parent is for views that draw trees. */
         { "process.*.ppid", NULL, FAM_LABEL_ONLY, NULL, NULL, SCALE_NONE, NULL, { 0 }, { 0 }, NULL },

@@ -5,16 +5,17 @@
 // the fan objects (it follows the service as it leaves and comes back), a
 // subscription to the Sample signal for live values, and method calls that
 // let polkit ask for a password (the shell's own dialog).
-// No GNOME Shell imports: the same class runs in plain gjs.
-/* exported JetsondClient, BUS_NAME, OBJECT_PATH, IFACE */
+// No GNOME Shell imports: the same class runs in plain gjs. An ES module,
+// shared by both flavours of the extension (build-extension.py).
 
-const {Gio, GLib} = imports.gi;
-const Signals = imports.signals;
+import Gio from 'gi://Gio';
+import GLib from 'gi://GLib';
+import GObject from 'gi://GObject';
 
-var BUS_NAME = 'org.jetsond.Jetson1';
-var OBJECT_PATH = '/org/jetsond/Jetson1';
+export const BUS_NAME = 'org.jetsond.Jetson1';
+export const OBJECT_PATH = '/org/jetsond/Jetson1';
 const FAN_PATH_PREFIX = '/org/jetsond/Jetson1/fan/';
-var IFACE = {
+export const IFACE = {
     board: 'org.jetsond.Jetson1.Board',
     metrics: 'org.jetsond.Jetson1.Metrics',
     nvpmodel: 'org.jetsond.Jetson1.NVPModel',
@@ -31,9 +32,18 @@ const ROOT_INTERFACES = [IFACE.board, IFACE.nvpmodel, IFACE.clocks, IFACE.gpu];
 
 // Signals: 'running' (bool) when the service appears or leaves; 'sample'
 // (values object) for every Sample; 'changed' (interface name) when the
-// properties or the objects of an interface change.
-var JetsondClient = class JetsondClient {
-    constructor(busType = Gio.BusType.SYSTEM) {
+// properties or the objects of an interface change. GObject signals, as
+// GNOME Shell 42 and 48 both have them (gjs's legacy Signals module is not
+// an ES module); whoever connects disconnects.
+export const JetsondClient = GObject.registerClass({
+    Signals: {
+        'running': {param_types: [GObject.TYPE_BOOLEAN]},
+        'sample': {param_types: [GObject.TYPE_JSOBJECT]},
+        'changed': {param_types: [GObject.TYPE_STRING]},
+    },
+}, class JetsondClient extends GObject.Object {
+    _init(busType = Gio.BusType.SYSTEM) {
+        super._init();
         this._busType = busType;
         this._cancellable = new Gio.Cancellable();
         this._manager = null;
@@ -122,7 +132,6 @@ var JetsondClient = class JetsondClient {
             this._manager = null;
         }
         this._connection = null;
-        this.disconnectAll();
     }
 
     get running() {
@@ -188,5 +197,4 @@ var JetsondClient = class JetsondClient {
                 });
         });
     }
-};
-Signals.addSignalMethods(JetsondClient.prototype);
+});

@@ -5,16 +5,13 @@
 // recursiveUnpack() gives it), so tests/extension/test-format.js runs them
 // in plain gjs, without a shell. Units in, as the Metrics contract says:
 // kHz, KiB, mW, °C, %.
-/* exported PANEL_ITEMS, panelText, hottestZone, detailLines, formatPower,
-   formatFrequency, formatMemory, formatTemperature, boardLine, fanLabel,
-   modeLabel, errorNotice, throttleNotice, ERROR_REBOOT_REQUIRED */
 
-var ERROR_REBOOT_REQUIRED = 'org.jetsond.Jetson1.Error.RebootRequired';
+export const ERROR_REBOOT_REQUIRED = 'org.jetsond.Jetson1.Error.RebootRequired';
 
 // The top-bar items, in the order shown, each with the settings key that
 // switches it on and the text it makes from a sample (null: the board has
 // no such reading, so the item is left out rather than shown as 0).
-var PANEL_ITEMS = [
+export const PANEL_ITEMS = [
     {key: 'show-gpu-load', text: v => percentItem('GPU', v['gpu.load'])},
     {key: 'show-cpu-load', text: v => percentItem('CPU', v['cpu.load'])},
     {key: 'show-board-power', text: v => isNumber(v['power.total']) ? formatPower(v['power.total']) : null},
@@ -34,7 +31,7 @@ function percentItem(label, load) {
 
 // enabled: settings key -> boolean. '' when nothing is left to show (the
 // indicator then shows only its icon).
-function panelText(values, enabled) {
+export function panelText(values, enabled) {
     return PANEL_ITEMS.filter(item => enabled[item.key])
         .map(item => item.text(values))
         .filter(text => text !== null)
@@ -42,7 +39,7 @@ function panelText(values, enabled) {
 }
 
 // The hottest temp.ZONE of a sample: {zone, celsius}, or null if none.
-function hottestZone(values) {
+export function hottestZone(values) {
     let hottest = null;
     for (const [key, value] of Object.entries(values)) {
         if (!key.startsWith('temp.') || !isNumber(value))
@@ -53,25 +50,25 @@ function hottestZone(values) {
     return hottest;
 }
 
-function formatPower(milliwatts) {
+export function formatPower(milliwatts) {
     if (milliwatts < 1000)
         return `${Math.round(milliwatts)} mW`;
     return `${(milliwatts / 1000).toFixed(milliwatts < 100000 ? 1 : 0)} W`;
 }
 
-function formatFrequency(khz) {
+export function formatFrequency(khz) {
     if (khz >= 1000000)
         return `${(khz / 1000000).toFixed(2)} GHz`;
     return `${Math.round(khz / 1000)} MHz`;
 }
 
-function formatMemory(kib) {
+export function formatMemory(kib) {
     if (kib >= 1024 * 1024)
         return `${(kib / (1024 * 1024)).toFixed(1)} GiB`;
     return `${Math.round(kib / 1024)} MiB`;
 }
 
-function formatTemperature(celsius) {
+export function formatTemperature(celsius) {
     return `${Math.round(celsius)} °C`;
 }
 
@@ -155,17 +152,17 @@ function temperatureLines(values) {
 
 // The menu's detail lines for a sample: the CPU, the GPU, memory, power
 // and temperatures, each left out when the board has none of it.
-function detailLines(values) {
+export function detailLines(values) {
     return [cpuLine(values), gpuLine(values), memoryLine(values)].filter(line => line !== null)
         .concat(powerLines(values), temperatureLines(values));
 }
 
-function boardLine(model, jetpack) {
+export function boardLine(model, jetpack) {
     const name = model || 'Unknown board';
     return jetpack ? `${name} · JetPack ${jetpack}` : name;
 }
 
-function fanLabel(index, name, profile, speed) {
+export function fanLabel(index, name, profile, speed) {
     let label = `Fan ${index}`;
     if (name)
         label += ` (${name})`;
@@ -176,7 +173,7 @@ function fanLabel(index, name, profile, speed) {
     return label;
 }
 
-function modeLabel(id, name) {
+export function modeLabel(id, name) {
     return name ? name : `Mode ${id}`;
 }
 
@@ -184,7 +181,7 @@ function modeLabel(id, name) {
 // offer is 'default-mode' when the way forward is SetDefaultMode (the
 // mode needs a reboot), else null. message is the D-Bus error's own
 // human message, which jetsond writes for people.
-function errorNotice(action, errorName, message) {
+export function errorNotice(action, errorName, message) {
     if (errorName === ERROR_REBOOT_REQUIRED) {
         return {
             title: `${action} needs a reboot`,
@@ -206,7 +203,7 @@ const THROTTLE_REASONS = {
     thermal_soc: 'SoC thermal cap',
 };
 
-function throttleNotice(values) {
+export function throttleNotice(values) {
     const reasons = values['throttle.reasons'];
     const parts = [];
     if (reasons !== undefined && reasons !== 'none')

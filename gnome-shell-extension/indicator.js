@@ -5,25 +5,29 @@
 // jetson_clocks, the GPU's 3D scaling and the fan profiles. Writes go through JetsondClient.call,
 // so polkit asks with GNOME's own dialog; failures become notifications
 // carrying the D-Bus error's message.
-/* exported JetsondIndicator */
+// An ES module shared by both flavours of the extension (build-extension.py
+// turns it into the legacy form for GNOME Shell 42-44).
 
-const {Clutter, Gio, GLib, GObject, St} = imports.gi;
-const PanelMenu = imports.ui.panelMenu;
-const PopupMenu = imports.ui.popupMenu;
-const ExtensionUtils = imports.misc.extensionUtils;
-const Me = ExtensionUtils.getCurrentExtension();
-const Format = Me.imports.format;
-const {JetsondClient, IFACE} = Me.imports.client;
-const {Notifier} = Me.imports.notify;
+import Clutter from 'gi://Clutter';
+import Gio from 'gi://Gio';
+import GLib from 'gi://GLib';
+import GObject from 'gi://GObject';
+import St from 'gi://St';
+import * as PanelMenu from 'resource:///org/gnome/shell/ui/panelMenu.js';
+import * as PopupMenu from 'resource:///org/gnome/shell/ui/popupMenu.js';
+import * as Format from './format.js';
+import {JetsondClient, IFACE} from './client.js';
+import {Notifier} from './notify.js';
 
-var JetsondIndicator = GObject.registerClass(
+export const JetsondIndicator = GObject.registerClass(
 class JetsondIndicator extends PanelMenu.Button {
-    _init(settings) {
+    // settings: the extension's Gio.Settings; extensionPath: its directory.
+    _init(settings, extensionPath) {
         super._init(0.5, 'Jetson', false);
         this._settings = settings;
         this._values = null;
 
-        const gicon = Gio.icon_new_for_string(`${Me.path}/icons/jetsond-symbolic.svg`);
+        const gicon = Gio.icon_new_for_string(`${extensionPath}/icons/jetsond-symbolic.svg`);
         const box = new St.BoxLayout({style_class: 'panel-status-menu-box'});
         box.add_child(new St.Icon({gicon, style_class: 'system-status-icon'}));
         this._label = new St.Label({text: '', y_align: Clutter.ActorAlign.CENTER});
@@ -53,14 +57,17 @@ class JetsondIndicator extends PanelMenu.Button {
         this._notifier = new Notifier(gicon);
         this._settingsId = settings.connect('changed', () => this._updateLabel());
         this._client = new JetsondClient();
-        this._client.connect('running', () => this._syncAll());
-        this._client.connect('sample', (_c, values) => this._onSample(values));
-        this._client.connect('changed', (_c, iface) => this._sync(iface));
+        this._clientIds = [
+            this._client.connect('running', () => this._syncAll()),
+            this._client.connect('sample', (_c, values) => this._onSample(values)),
+            this._client.connect('changed', (_c, iface) => this._sync(iface)),
+        ];
         this._client.start();
         this._syncAll();
     }
 
     _onDestroy() {
+        this._clientIds.forEach(id => this._client.disconnect(id));
         this._client.destroy();
         this._notifier.destroy();
         this._settings.disconnect(this._settingsId);

@@ -2,12 +2,18 @@
 //
 // The extension's notifications, from one message-tray source that lives
 // while there is something to show and is destroyed with the extension.
-/* exported Notifier */
+// An ES module shared by both flavours of the extension: GNOME Shell 46
+// changed the message tray's constructors (property objects instead of
+// arguments) and renamed showNotification() to addNotification(), so the
+// shell's version picks the calls.
 
-const Main = imports.ui.main;
-const MessageTray = imports.ui.messageTray;
+import * as Config from 'resource:///org/gnome/shell/misc/config.js';
+import * as Main from 'resource:///org/gnome/shell/ui/main.js';
+import * as MessageTray from 'resource:///org/gnome/shell/ui/messageTray.js';
 
-var Notifier = class Notifier {
+const PROPERTY_OBJECTS = Number.parseInt(Config.PACKAGE_VERSION) >= 46;
+
+export class Notifier {
     constructor(gicon) {
         this._gicon = gicon;
         this._source = null;
@@ -16,8 +22,12 @@ var Notifier = class Notifier {
     _ensureSource() {
         if (this._source)
             return this._source;
-        this._source = new MessageTray.Source('Jetson', null);
-        this._source.getIcon = () => this._gicon;
+        if (PROPERTY_OBJECTS) {
+            this._source = new MessageTray.Source({title: 'Jetson', icon: this._gicon});
+        } else {
+            this._source = new MessageTray.Source('Jetson', null);
+            this._source.getIcon = () => this._gicon;
+        }
         // The tray destroys an emptied source itself: forget it then.
         this._source.connect('destroy', () => {
             this._source = null;
@@ -29,10 +39,15 @@ var Notifier = class Notifier {
     // actions: [{label, callback}], shown as buttons on the notification.
     show(title, body, actions = []) {
         const source = this._ensureSource();
-        const notification = new MessageTray.Notification(source, title, body);
+        const notification = PROPERTY_OBJECTS
+            ? new MessageTray.Notification({source, title, body})
+            : new MessageTray.Notification(source, title, body);
         for (const {label, callback} of actions)
             notification.addAction(label, callback);
-        source.showNotification(notification);
+        if (PROPERTY_OBJECTS)
+            source.addNotification(notification);
+        else
+            source.showNotification(notification);
         return notification;
     }
 
@@ -41,4 +56,4 @@ var Notifier = class Notifier {
             this._source.destroy(MessageTray.NotificationDestroyedReason.SOURCE_CLOSED);
         this._source = null;
     }
-};
+}

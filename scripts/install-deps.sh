@@ -12,7 +12,7 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   gnome-shell gir1.2-gdkpixbuf-2.0 python3-gi
   libxml2-utils libdbus-1-dev systemd scdoc libfuse3-dev fuse3
   libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla file
-  libncurses-dev tmux bash-completion stress-ng
+  libncurses-dev tmux bash-completion stress-ng aha
   dpkg-dev debhelper lintian mmdebstrap fakeroot
   python3-jeepney python3-pytest python3-numpy mypy python3-venv python3-pip python3-setuptools
   dh-python pybuild-plugin-pyproject python3-all bubblewrap qemu-system-x86 e2fsprogs strace

@@ -8,7 +8,9 @@
 # Prometheus server scraping it, writes that polkit first denies and then
 # allows, the PC board's discrete GPUs through a fake NVML, and the GNOME
 # Shell extension in a headless GNOME Shell, and the Cockpit page in Debian's
-# Cockpit with a headless Chromium. Everything started here is stopped at the end.
+# Cockpit with a headless Chromium. It leaves the README's three pictures in
+# build/main-job/ (JETSOND_UPDATE_PICTURES=1 also copies them to docs/).
+# Everything started here is stopped at the end.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -169,6 +171,10 @@ echo "$(($(wc -l <"$work/run.csv") - 1)) records at 1 ms; the header, the first 
 head -2 "$work/run.csv"
 grep -e ',load model$' -e ',inference$' "$work/run.csv"
 run build/client/jetsonctl measure -- sh -c "$workload"
+echo
+echo "== jetsonctl top, rendered to a picture (the README's; docs/pictures.md)"
+echo "\$ scripts/render-top.sh build/client/jetsonctl build/main-job/top.png 120 40 8   (tmux, aha, headless Chromium)"
+sh scripts/render-top.sh build/client/jetsonctl build/main-job/top.png 120 40 8
 # ---- end of jetsonctl ---------------------------------------------------
 
 # ---- jetsond-exporter (exporter/, issue 14) -------------------------------
@@ -256,10 +262,12 @@ PYTHONPATH=python /usr/bin/python3 tests/python/examples/jtop_loop.py
 echo
 echo "== the GNOME Shell extension in a real, headless GNOME Shell 43 (its own bus, jetsond and board)"
 echo "\$ tests/extension/test-shell.py   (the steps it checks; screenshots in build/tests/extension/artefacts)"
-/usr/bin/python3 tests/extension/test-shell.py build/src/jetsond gnome-shell-extension \
-        build/gnome-shell-extension/gschemas.compiled build/tests/extension/artefacts 2> "$work/shell-test.log" ||
+/usr/bin/python3 tests/extension/test-shell.py build/src/jetsond build/gnome-shell-extension/legacy/jetsond@jetsond.org \
+        build/tests/extension/artefacts 2> "$work/shell-test.log" ||
         { cat "$work/shell-test.log"; exit 1; }
 ls build/tests/extension/artefacts
+mkdir -p build/main-job
+cp build/tests/extension/artefacts/indicator-menu.png build/main-job/extension-menu.png
 
 echo
 echo "== the Cockpit page (cockpit/) in Debian's cockpit-ws on this bus and this jetsond, seen by a headless Chromium"
@@ -274,6 +282,14 @@ t0=$(date +%s)
         { cat "$work/cockpit.log"; exit 1; }
 echo "figure: Cockpit started, page ready with 5 samples and shot in $(( $(date +%s) - t0 )) s"
 ls -l "$shot"
+
+echo
+echo "== the README's pictures, made above from the running programs (docs/pictures.md)"
+ls -l build/main-job/top.png build/main-job/cockpit.png build/main-job/extension-menu.png
+if [ "${JETSOND_UPDATE_PICTURES:-0}" = 1 ]; then
+        cp build/main-job/top.png build/main-job/cockpit.png build/main-job/extension-menu.png docs/
+        echo "(JETSOND_UPDATE_PICTURES=1: copied to docs/; review with git diff --stat docs/)"
+fi
 
 echo
 echo "== the daemon's log"

@@ -5,7 +5,10 @@
 # valgrind; then everything built for aarch64 (as on a Jetson) with the unit
 # and service suites run under qemu-user (scripts/test-aarch64.sh); and
 # the Debian packages (scripts/test-debian.sh), and those packages in a
-# booted VM under their systemd units (scripts/test-vm.sh).
+# booted VM under their systemd units (scripts/test-vm.sh), and built and
+# installed in Debian 13 (scripts/test-debian13.sh). A Debian 13 root is
+# made once (build/debian13, kept for a week) for the GNOME Shell 48 and
+# Cockpit 337 tests of the gcc build's suite and for test-debian13.sh.
 #
 # JETSOND_TEST_UNDER_LOAD=1: the proof that no test needs an idle CPU.
 # stress-ng keeps every CPU busy for the whole run, and after it the
@@ -57,6 +60,9 @@ run_suite() {
 
 run_suite build
 elapsed
+if [ -f build/debian13/root.figure ]; then
+        echo "   (the Debian 13 root: $(cat build/debian13/root.figure), made by the first test that needed it)"
+fi
 CC=clang run_suite build-clang
 elapsed
 run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
@@ -89,6 +95,9 @@ optional_part "Debian packages" env JETSOND_DEBS_OUT="$PWD/build-debs" sh script
 elapsed
 echo "== vm: the packages in a booted Debian 12 VM, jetsond under its own unit on three boards"
 optional_part VM env JETSOND_DEBS_DIR="$PWD/build-debs" sh scripts/test-vm.sh
+elapsed
+echo "== debian13: the packages built, linted, installed and purged in Debian 13 (the shared root)"
+optional_part "Debian 13 packages" env JETSOND_DEBIAN13_CACHE="$PWD/build/debian13" sh scripts/test-debian13.sh
 elapsed
 if [ "$under_load" = 1 ]; then
         for round in 1 2 3; do

@@ -206,6 +206,34 @@ static void unit_row(GString *out, const jc_sample *s, bool color, const char *n
                 bar_row(out, color, name, have, load, detail);
 }
 
+/* With MIG on, a line per MIG device under its GPU, as nvitop lists
+ * them: slot, GPU and compute instance, memory, load where NVML has it. */
+static void mig_rows(GString *out, const jc_sample *s, unsigned n)
+{
+        for (unsigned m = 0; m < 64; m++) {
+                uint64_t used, total, gi, ci;
+                double load;
+                bool mem = jc_sample_uintf(s, &used, "dgpu.%u.mig.%u.mem_used", n, m) &&
+                           jc_sample_uintf(s, &total, "dgpu.%u.mig.%u.mem_total", n, m);
+                bool has_gi = jc_sample_uintf(s, &gi, "dgpu.%u.mig.%u.gpu_instance", n, m);
+                if (!mem && !has_gi)
+                        continue;
+                g_string_append_printf(out, "  MIG %u", m);
+                if (has_gi) {
+                        g_string_append_printf(out, "  GI %" G_GUINT64_FORMAT, gi);
+                        if (jc_sample_uintf(s, &ci, "dgpu.%u.mig.%u.compute_instance", n, m))
+                                g_string_append_printf(out, " CI %" G_GUINT64_FORMAT, ci);
+                }
+                if (mem) {
+                        g_autofree char *u = jc_format_kib(used), *t = jc_format_kib(total);
+                        g_string_append_printf(out, "  %s of %s", u, t);
+                }
+                if (jc_sample_doublef(s, &load, "dgpu.%u.mig.%u.load", n, m))
+                        g_string_append_printf(out, "  %.0f%%", load);
+                g_string_append_c(out, '\n');
+        }
+}
+
 /* One discrete GPU in two lines, as nvitop shows it: load and clock,
  * then its name, memory, temperature, power and fan (what it reports). */
 static void dgpu_rows(GString *out, const jc_sample *s, const jc_object *g, bool color)
@@ -241,6 +269,7 @@ static void dgpu_rows(GString *out, const jc_sample *s, const jc_object *g, bool
         if (jc_sample_doublef(s, &fan, "%s.fan", prefix))
                 g_string_append_printf(line, "  fan %.0f%%", fan);
         g_string_append_printf(out, "%s\n", line->str);
+        mig_rows(out, s, g->index);
 }
 
 static void memory_rows(GString *out, const jc_sample *s, bool color)

@@ -67,6 +67,8 @@ typedef struct {
         char pending_name[64];        /* and the command it goes to */
         jc_top_layout *layout;
         bool process_screen;          /* the selected process's metrics instead of the page */
+        bool env_screen;              /* the selected process's environment ('e') instead */
+        int env_scroll;               /* its first line shown */
         GVariant *board_props;        /* Board's properties (a{sv}) for the info page, or NULL */
         jc_top_mode mode;
         GArray *choices;              /* jc_top_choice, for the chooser on screen */
@@ -93,6 +95,8 @@ void jc_top_draw_engines_page(const jc_top *t, int y, int last);
 void jc_top_draw_control_page(const jc_top *t, int y, int last);
 void jc_top_draw_info_page(const jc_top *t, int y, int last);
 void jc_top_draw_process_screen(const jc_top *t, int y, int last);
+/* The selected process's environment, read from /proc (top_page_env.c). */
+void jc_top_draw_env_screen(const jc_top *t, int y, int last);
 /* Switches jetson_clocks ('c'), the GPU's 3D scaling ('S') or rail
  * gating ('G') over, through polkit (cmd_top.c). */
 void jc_top_toggle(jc_top *t, int what);

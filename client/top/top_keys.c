@@ -176,6 +176,19 @@ bool jc_top_key(jc_top *t, int key)
         t->message[0] = '\0';
         if (key == 'q' || key == 'Q')
                 return false;
+        if (t->env_screen) {
+                if (key == 27 || key == 'e' || key == '\n' || key == '\r' || key == KEY_ENTER) {
+                        t->env_screen = false;
+                        return true;
+                }
+                /* Up and Down (the process list's keys) scroll it. */
+                if (key == KEY_DOWN || key == 'j' || key == KEY_UP || key == 'k') {
+                        t->env_scroll = MAX(0, t->env_scroll + (key == KEY_UP || key == 'k' ? -1 : 1));
+                        return true;
+                }
+                if (key >= '1' && key < '1' + JC_PAGE_N)
+                        t->env_screen = false;
+        }
         if (t->process_screen && (key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)) {
                 t->process_screen = false;
                 return true;
@@ -227,7 +240,13 @@ bool jc_top_key(jc_top *t, int key)
                 ask_signal(t, SIGTERM);
         else if (key == 'K')
                 ask_signal(t, SIGKILL);
-        else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+        else if (key == 'e') {
+                jc_top_proc p;
+                if (selected(t, &p))
+                        t->env_screen = true, t->env_scroll = 0;
+                else
+                        jc_top_message(t, true, "Select a process first (Up, Down or a click)");
+        } else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
                 jc_top_proc p;
                 if (selected(t, &p))
                         t->process_screen = true;

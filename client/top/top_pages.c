@@ -98,6 +98,70 @@ static int draw_igpu(const jc_top *t, int y, int last, int graph_h)
         return y;
 }
 
+/* GPU N's NVLink line, as nvitop's: the rates over all links, and each
+ * link's where the sample has them; nothing on a GPU without NVLink. */
+static int draw_dgpu_nvlink(const jc_sample *s, unsigned n, int y)
+{
+        uint64_t rx, tx;
+        bool has_rx = jc_sample_uintf(s, &rx, "dgpu.%u.nvlink_rx", n);
+        bool has_tx = jc_sample_uintf(s, &tx, "dgpu.%u.nvlink_tx", n);
+        if (!has_rx && !has_tx)
+                return y;
+        int x = jc_top_putf(y, 2, A_NORMAL, "NVLink");
+        if (has_rx) {
+                g_autofree char *r = jc_format_bytes(rx);
+                x = jc_top_putf(y, x, A_NORMAL, "  rx %s/s", r);
+        }
+        if (has_tx) {
+                g_autofree char *w = jc_format_bytes(tx);
+                x = jc_top_putf(y, x, A_NORMAL, "  tx %s/s", w);
+        }
+        /* Each link's rx/tx per second, as far as the line goes. */
+        for (unsigned l = 0; l < 18; l++) {
+                uint64_t lr = 0, lt = 0;
+                bool r = jc_sample_uintf(s, &lr, "dgpu.%u.nvlink.%u.rx", n, l);
+                bool w = jc_sample_uintf(s, &lt, "dgpu.%u.nvlink.%u.tx", n, l);
+                if (!r && !w)
+                        continue;
+                g_autofree char *a = jc_format_bytes(lr), *b = jc_format_bytes(lt);
+                g_autofree char *cell = g_strdup_printf("  L%u %s/%s", l, r ? a : "-", w ? b : "-");
+                if (x + (int) g_utf8_strlen(cell, -1) > COLS)
+                        break;
+                x = jc_top_putf(y, x, A_DIM, "%s", cell);
+        }
+        return y + 1;
+}
+
+/* With MIG on, a line per MIG device, as nvitop's device rows of MIG
+ * instances: slot, instances, memory bar, load where NVML gives it. */
+static int draw_dgpu_migs(const jc_sample *s, unsigned n, int y, int last)
+{
+        for (unsigned m = 0; m < 64 && y <= last; m++) {
+                uint64_t used = 0, total = 0, gi, ci;
+                double load;
+                bool mem = jc_sample_uintf(s, &used, "dgpu.%u.mig.%u.mem_used", n, m) &&
+                           jc_sample_uintf(s, &total, "dgpu.%u.mig.%u.mem_total", n, m) && total > 0;
+                bool has_gi = jc_sample_uintf(s, &gi, "dgpu.%u.mig.%u.gpu_instance", n, m);
+                if (!mem && !has_gi)
+                        continue;
+                int x = jc_top_putf(y, 2, A_BOLD, "MIG %u", m);
+                if (has_gi) {
+                        x = jc_top_putf(y, x, A_NORMAL, "  GI %" G_GUINT64_FORMAT, gi);
+                        if (jc_sample_uintf(s, &ci, "dgpu.%u.mig.%u.compute_instance", n, m))
+                                x = jc_top_putf(y, x, A_NORMAL, " CI %" G_GUINT64_FORMAT, ci);
+                }
+                if (jc_sample_doublef(s, &load, "dgpu.%u.mig.%u.load", n, m))
+                        x = jc_top_putf(y, x, A_NORMAL, "  UTIL %.0f%%", load);
+                if (mem) {
+                        g_autofree char *u = jc_format_kib(used), *t = jc_format_kib(total);
+                        x = jc_top_putf(y, x, A_NORMAL, "  MEM %s / %s ", u, t);
+                        jc_top_bar(y, x, MAX(3, MIN(COLS, 120) - x), (double) used * 100.0 / (double) total);
+                }
+                y++;
+        }
+        return y;
+}
+
 /* One discrete GPU as nvitop's device panel: name, fan, temperature,
  * performance state, power against its limit, memory, load and clocks,
  * then its load and memory graphs. */
@@ -149,6 +213,8 @@ static int draw_dgpu(const jc_top *t, unsigned n, int y, int last, int graph_h)
                 x = jc_top_putf(y, x, A_NORMAL, "dec %.0f%%  ", load);
         if (x > 2)
                 y++;
+        y = draw_dgpu_nvlink(s, n, y);
+        y = draw_dgpu_migs(s, n, y, last);
         if (graph_h >= 2 && y + graph_h - 1 <= last) {
                 int w = COLS / 2;
                 g_autofree char *load_key = g_strdup_printf("dgpu.%u.load", n);

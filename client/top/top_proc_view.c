@@ -36,6 +36,21 @@ GArray *jc_top_procs(const jc_top *t)
         return tree;
 }
 
+/* The GPU column: "SoC", the NVML index, or with MIG on "N:M", the MIG
+ * device (slot M) whose GPU instance the process runs in, as nvitop
+ * names MIG devices. */
+static char *gpu_cell(const jc_sample *s, const jc_gpu_process_row *r)
+{
+        if (r->gpu == JC_GPU_SOC)
+                return g_strdup("SoC");
+        uint64_t gi, mig_gi;
+        if (jc_sample_uintf(s, &gi, "process.%u.dgpu.%d.gpu_instance", r->pid, r->gpu))
+                for (unsigned m = 0; m < 64; m++)
+                        if (jc_sample_uintf(s, &mig_gi, "dgpu.%d.mig.%u.gpu_instance", r->gpu, m) && mig_gi == gi)
+                                return g_strdup_printf("%d:%u", r->gpu, m);
+        return g_strdup_printf("%d", r->gpu);
+}
+
 int jc_top_draw_processes(const jc_top *t, GArray *list, int y, int last)
 {
         t->layout->proc_header_y = -1;
@@ -79,7 +94,7 @@ int jc_top_draw_processes(const jc_top *t, GArray *list, int y, int last)
                                     command_w, command);
                         continue;
                 }
-                g_autofree char *gpu = r->gpu == JC_GPU_SOC ? g_strdup("SoC") : g_strdup_printf("%d", r->gpu);
+                g_autofree char *gpu = gpu_cell(&t->sample, r);
                 g_autofree char *mem = r->has_mem ? jc_format_kib(r->mem_kib) : g_strdup("-");
                 g_autofree char *sm = r->has_sm ? g_strdup_printf("%.0f", r->sm) : g_strdup("-");
                 g_autofree char *cpu = r->has_cpu ? g_strdup_printf("%.1f", r->cpu) : g_strdup("-");
@@ -112,6 +127,7 @@ const jc_top_key_help jc_top_keys[] = {
         { "x", "GPU contexts shown: all, compute (C, C+G), only C, graphics (G, C+G), only G" },
         { "I, T, K", "send SIGINT, SIGTERM, SIGKILL to the selected process (y confirms)" },
         { "Enter", "the selected process's metrics (Esc or Enter: back)" },
+        { "e", "the selected process's environment, read with your rights (Esc or e: back)" },
         { "c, S, G", "control page: jetson_clocks, GPU 3D scaling, GPU rail gating (polkit)" },
         { "m", "power mode (polkit)" },
         { "f", "fan profile (polkit)" },

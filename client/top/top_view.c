@@ -421,7 +421,9 @@ void jc_top_draw(const jc_top *t)
                 jc_top_put(0, 0, A_NORMAL, "Waiting for jetsond's first sample...");
         } else {
                 int y = draw_header(t, 0);
-                switch (t->process_screen ? JC_PAGE_N : t->page) {
+                if (t->env_screen)
+                        jc_top_draw_env_screen(t, y, last);
+                else switch (t->process_screen ? JC_PAGE_N : t->page) {
                 case JC_PAGE_N:
                         jc_top_draw_process_screen(t, y, last);
                         break;

@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 from . import views
 from ._bus import BUS_NAME, IFACE, PATH, method_call, reply_body, system_bus_address, unwrap
 from .capture import AsyncRecorder
-from .client import Sample, _snake
+from .client import Sample, _numbers, _snake
 from .errors import InvalidArgs, NotRunning
 
 
@@ -21,6 +21,7 @@ class AsyncJetson:
         self.interactive = interactive
         self._cm = None  # type: Any
         self._router = None  # type: Any
+        self._keys = (0, [])  # type: Tuple[int, List[str]]
 
     async def __aenter__(self) -> "AsyncJetson":
         from jeepney.io.asyncio import open_dbus_router
@@ -50,6 +51,18 @@ class AsyncJetson:
     async def snapshot(self) -> Sample:
         ts, values = await self._j("Metrics", "GetSnapshot")
         return Sample(ts, {k: unwrap(v) for k, v in values.items()})
+
+    async def numbers(self) -> Sample:
+        """As Jetson.numbers(): the numeric keys through GetValues, the
+        key list asked for again only when its generation changes."""
+        for _ in range(5):
+            ts, generation, values = await self._j("Metrics", "GetValues")
+            if generation != self._keys[0]:
+                gen, keys = await self._j("Metrics", "GetKeys")
+                self._keys = (gen, list(keys))
+            if generation == self._keys[0]:
+                return Sample(ts, _numbers(self._keys[1], values))
+        raise NotRunning("jetsond's key list kept changing")
 
     async def identity(self) -> Dict[str, Any]:
         (props,) = await self._call("org.freedesktop.DBus.Properties", "GetAll", "s", (IFACE + "Board",))
@@ -91,37 +104,66 @@ class AsyncJetson:
         on this board's bus."""
         return AsyncRecorder(path, rate_hz, keys, self.address, warmup)
 
-    async def samples(self, interval: Optional[float] = None) -> AsyncIterator[Sample]:
+    async def samples(self, interval: Optional[float] = None, compact: bool = False) -> AsyncIterator[Sample]:
         """Sample signals on this connection, at INTERVAL seconds (Subscribe)
-        while iterating; subscribes again when jetsond comes back."""
+        while iterating; subscribes again when jetsond comes back. COMPACT:
+        the Values signals instead (SubscribeValues), numeric keys only, as
+        Jetson.samples(compact=True)."""
         if interval is not None and not 0.01 <= interval <= 3600:
             raise InvalidArgs("interval %r s is out of range (0.01 to 3600)" % (interval,))
         from jeepney import MatchRule
         from jeepney.low_level import HeaderFields
-        rule = MatchRule(type="signal", sender=BUS_NAME, path=PATH, interface=IFACE + "Metrics", member="Sample")
+        member = "Values" if compact else "Sample"
+        rule = MatchRule(type="signal", sender=BUS_NAME, path=PATH, interface=IFACE + "Metrics", member=member)
         owner = MatchRule(type="signal", sender="org.freedesktop.DBus", interface="org.freedesktop.DBus",
                           member="NameOwnerChanged")
         owner.add_arg_condition(0, BUS_NAME)
         # The bus matches the sender's well-known name; jeepney's own filters
         # see only the unique name, so they match without a sender.
-        local = MatchRule(type="signal", path=PATH, interface=IFACE + "Metrics", member="Sample")
+        local = MatchRule(type="signal", path=PATH, interface=IFACE + "Metrics", member=member)
+        subscribed = compact or interval is not None
+
+        async def subscribe() -> None:
+            # Values go out only while someone asked for them: at jetsond's
+            # own period unless told.
+            if compact:
+                if interval is not None:
+                    usec = int(interval * 1e6)
+                else:
+                    (value,) = await self._call("org.freedesktop.DBus.Properties", "Get", "ss",
+                                                (IFACE + "Metrics", "DefaultInterval"))
+                    usec = int(unwrap(value))
+                await self._j("Metrics", "SubscribeValues", "t", (usec,))
+            elif interval is not None:
+                await self._j("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+
         queue = asyncio.Queue()  # type: asyncio.Queue[Any]
         with self._router.filter(local, queue=queue), self._router.filter(owner, queue=queue):
             for r in (rule, owner):
                 await self._call("org.freedesktop.DBus", "AddMatch", "s", (r.serialise(),),
                                  path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")
-            if interval is not None:
-                await self._j("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+            if subscribed:
+                await subscribe()
             try:
                 while True:
                     msg = await queue.get()
-                    if msg.header.fields.get(HeaderFields.member) == "Sample":
+                    got = msg.header.fields.get(HeaderFields.member)
+                    if got == "Sample":
                         ts, values = msg.body
                         yield Sample(ts, {k: unwrap(v) for k, v in values.items()})
-                    elif msg.body[2] and interval is not None:
-                        await self._j("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+                    elif got == "Values":
+                        ts, generation, numbers = msg.body
+                        if generation != self._keys[0]:
+                            gen, keys = await self._j("Metrics", "GetKeys")
+                            self._keys = (gen, list(keys))
+                        # A list newer than these values: the next signal has it.
+                        if generation == self._keys[0]:
+                            yield Sample(ts, _numbers(self._keys[1], numbers))
+                    elif msg.body[2] and subscribed:
+                        self._keys = (0, [])
+                        await subscribe()
             finally:
-                if interval is not None:
+                if subscribed:
                     try:
                         await self._j("Metrics", "Unsubscribe")
                     except Exception:

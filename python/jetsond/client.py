@@ -53,6 +53,7 @@ class Jetson:
         self.interactive = interactive
         self._bus = Bus(address, timeout=timeout)
         self._lock = threading.Lock()
+        self._keys = (0, [])  # type: Tuple[int, List[str]]
         if not self._bus.name_has_owner():
             # Activation: the first call starts jetsond if it is installed.
             self._call("Metrics", "GetSnapshot")
@@ -83,6 +84,22 @@ class Jetson:
         documents; an absent reading is an absent key."""
         ts, values = self._call("Metrics", "GetSnapshot")
         return Sample(ts, {k: unwrap(v) for k, v in values.items()})
+
+    def numbers(self) -> Sample:
+        """The latest sample's numeric keys as floats (booleans 0.0 and
+        1.0), through the compact form (Metrics.GetValues: 8 bytes a value,
+        no names); strings are left out (snapshot() has them), and so is a
+        key the sample lacks. The key list (GetKeys) is asked for once and
+        again only when its generation changes. The same sample as
+        snapshot() at that moment, and cheaper for jetsond and for Python."""
+        for _ in range(5):
+            ts, generation, values = self._call("Metrics", "GetValues")
+            if generation != self._keys[0]:
+                gen, keys = self._call("Metrics", "GetKeys")
+                self._keys = (gen, list(keys))
+            if generation == self._keys[0]:
+                return Sample(ts, _numbers(self._keys[1], values))
+        raise NotRunning("jetsond's key list kept changing")  # a key set changing at every sample
 
     def identity(self) -> Dict[str, Any]:
         """The Board interface's properties with snake_case names: model,
@@ -187,13 +204,15 @@ class Jetson:
 
     # ---- samples -------------------------------------------------------
     def samples(self, interval: Optional[float] = None, reconnect: bool = True,
-                timeout: Optional[float] = None) -> Generator[Sample, None, None]:
+                timeout: Optional[float] = None, compact: bool = False) -> Generator[Sample, None, None]:
         """Sample signals as they come, at INTERVAL seconds (Subscribe; at
         least 0.01) or jetsond's own period. With RECONNECT, jetsond
         leaving or restarting (or the bus) does not end the iteration: the
         subscription is made again when it is back. TIMEOUT: seconds
-        without a sample after which NotRunning is raised (None: wait)."""
-        return _sample_stream(self.address, interval, reconnect, timeout)
+        without a sample after which NotRunning is raised (None: wait).
+        COMPACT: the Values signals instead (SubscribeValues), numeric keys
+        only as in numbers(): a quarter of the bytes and far less parsing."""
+        return _sample_stream(self.address, interval, reconnect, timeout, compact)
 
     def on_sample(self, callback: Callable[[Sample], None], interval: Optional[float] = None) -> "Subscription":
         """Calls CALLBACK(sample) for every sample, from a thread of its own,
@@ -240,13 +259,29 @@ class Jetson:
         return list(self._call("Manager", "RestoreDefaults", write=True)[0])
 
 
+def _numbers(keys: List[str], values: List[float]) -> Dict[str, float]:
+    """The compact form's values by name; NaN (absent) left out."""
+    return {k: v for k, v in zip(keys, values) if v == v}
+
+
 def _sample_stream(address: Optional[str], interval: Optional[float], reconnect: bool,
-                   timeout: Optional[float]) -> Generator[Sample, None, None]:
+                   timeout: Optional[float], compact: bool = False) -> Generator[Sample, None, None]:
     if interval is not None and not 0.01 <= interval <= 3600:
         raise InvalidArgs("interval %r s is out of range (0.01 to 3600)" % (interval,))
     from jeepney.low_level import HeaderFields, MessageType
-    rule = ("type='signal',sender='%s',path='%s',interface='org.jetsond.Jetson1.Metrics',member='Sample'"
-            % (BUS_NAME, PATH))
+    member_wanted = "Values" if compact else "Sample"
+    rule = ("type='signal',sender='%s',path='%s',interface='org.jetsond.Jetson1.Metrics',member='%s'"
+            % (BUS_NAME, PATH, member_wanted))
+    keys = (0, [])  # type: Tuple[int, List[str]]
+
+    def subscribe(bus: Bus) -> None:
+        # Values go out only while someone asked for them: at jetsond's
+        # own period unless told.
+        if compact:
+            usec = int(interval * 1e6) if interval is not None else int(bus.get("Metrics", "DefaultInterval"))
+            bus.jcall("Metrics", "SubscribeValues", "t", (usec,))
+        elif interval is not None:
+            bus.jcall("Metrics", "Subscribe", "t", (int(interval * 1e6),))
     owner_rule = ("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
                   "member='NameOwnerChanged',arg0='%s'" % BUS_NAME)
     delay = 0.1
@@ -256,9 +291,8 @@ def _sample_stream(address: Optional[str], interval: Optional[float], reconnect:
             bus = Bus(address)
             bus.add_match(owner_rule)
             bus.add_match(rule)
-            if interval is not None:
-                if bus.name_has_owner() or not reconnect:
-                    bus.jcall("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+            if (interval is not None or compact) and (bus.name_has_owner() or not reconnect):
+                subscribe(bus)
             last = time.monotonic()
             while True:
                 msg = bus.receive(0.5)
@@ -275,10 +309,21 @@ def _sample_stream(address: Optional[str], interval: Optional[float], reconnect:
                     delay = 0.1
                     ts, values = msg.body
                     yield Sample(ts, {k: unwrap(v) for k, v in values.items()})
+                elif member == "Values":
+                    last = time.monotonic()
+                    delay = 0.1
+                    ts, generation, values = msg.body
+                    if generation != keys[0]:
+                        gen, names = bus.jcall("Metrics", "GetKeys")
+                        keys = (gen, list(names))
+                    # A list newer than these values: the next signal has it.
+                    if generation == keys[0]:
+                        yield Sample(ts, _numbers(keys[1], values))
                 elif member == "NameOwnerChanged":
                     _, old, new = msg.body
-                    if new and interval is not None:
-                        bus.jcall("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+                    if new and (interval is not None or compact):
+                        keys = (0, [])
+                        subscribe(bus)
                     elif not new and not reconnect:
                         raise NotRunning("jetsond left the bus")
         except NotRunning:

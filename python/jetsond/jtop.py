@@ -6,246 +6,28 @@ jetsond and polkit, not through a root socket."""
 
 import datetime
 import json
-import platform
-import re
 import threading
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
+# The pure conversions to jtop's shapes live beside this file; they are
+# part of this module's interface (tests and users call jtop.cpu_of ...).
+from ._jtop_shapes import Snapshot as Snapshot
+from ._jtop_shapes import cpu_of as cpu_of
+from ._jtop_shapes import gpu_of as gpu_of
+from ._jtop_shapes import memory_of as memory_of
+from ._jtop_shapes import power_of as power_of
+from ._jtop_shapes import temperature_of as temperature_of
+from ._jtop_shapes import engine_of as engine_of
+from ._jtop_shapes import processes_of as processes_of
+from ._jtop_shapes import disk_of as disk_of
+from ._jtop_shapes import stats_of as stats_of
+from ._jtop_shapes import board_of as board_of
 from .client import Jetson, Sample
 from .errors import JetsondError
-
-Snapshot = Mapping[str, Any]
 
 
 class JtopException(Exception):
     """What jtop raises; here it wraps jetsond's exception (``__cause__``)."""
-
-
-# ---- pure conversions: a snapshot (and properties) to jtop's shapes ---------
-def _num(x: Any) -> Any:
-    return int(x) if isinstance(x, float) and x.is_integer() else x
-
-
-def cpu_of(s: Snapshot) -> Dict[str, Any]:
-    """jtop's ``cpu``: per-core online, governor, freq {min,max,cur} (kHz)
-    and idle (%); the aggregate's idle. jetsond gives a load per core, not
-    its user/nice/system split: those keys are left out."""
-    cores = []  # type: List[Dict[str, Any]]
-    n = 0
-    while "cpu.%d.online" % n in s or "cpu.%d.freq" % n in s:
-        c = {"online": bool(s.get("cpu.%d.online" % n, True))}  # type: Dict[str, Any]
-        if "cpu.%d.governor" % n in s:
-            c["governor"] = s["cpu.%d.governor" % n]
-        freq = {}
-        for k, name in (("min_freq", "min"), ("max_freq", "max"), ("freq", "cur")):
-            if "cpu.%d.%s" % (n, k) in s:
-                freq[name] = s["cpu.%d.%s" % (n, k)]
-        if c["online"]:
-            c["freq"] = freq
-            if "cpu.%d.load" % n in s:
-                c["idle"] = 100.0 - s["cpu.%d.load" % n]
-        cores.append(c)
-        n += 1
-    total = {"idle": 100.0 - s["cpu.load"]} if "cpu.load" in s else {}
-    return {"total": total, "cpu": cores}
-
-
-def gpu_of(s: Snapshot) -> Dict[str, Any]:
-    """jtop's ``gpu``: {"gpu": {"type", "status", "freq"}} for the
-    integrated GPU and {"dgpuN": ...} for each discrete one."""
-    out = {}  # type: Dict[str, Any]
-    if any(k.startswith("gpu.") for k in s):
-        status = {}  # type: Dict[str, Any]
-        for k, name in (("railgate", "railgate"), ("tpc_pg_mask", "tpc_pg_mask"), ("3d_scaling", "3d_scaling"),
-                        ("load", "load")):
-            if "gpu." + k in s:
-                status[name] = s["gpu." + k]
-        freq = {}  # type: Dict[str, Any]
-        for k, name in (("governor", "governor"), ("min_freq", "min"), ("max_freq", "max"), ("freq", "cur")):
-            if "gpu." + k in s:
-                freq[name] = s["gpu." + k]
-        gpc = []  # type: List[Any]
-        while "gpu.gpc%d.freq" % len(gpc) in s:
-            gpc.append(s["gpu.gpc%d.freq" % len(gpc)])
-        if gpc:
-            freq["GPC"] = gpc
-        out["gpu"] = {"type": "integrated", "status": status, "freq": freq}
-    n = 0
-    while any(k.startswith("dgpu.%d." % n) for k in s):
-        p = "dgpu.%d." % n
-        status = {"load": s[p + "load"]} if p + "load" in s else {}
-        freq = {"cur": s[p + "freq"]} if p + "freq" in s else {}
-        out["dgpu%d" % n] = {"type": "discrete", "status": status, "freq": freq}
-        n += 1
-    return out
-
-
-def memory_of(s: Snapshot, swaps: Sequence[Tuple[str, str, int, int, int, bool]] = ()) -> Dict[str, Any]:
-    """jtop's ``memory``: RAM, SWAP (with its table), EMC and IRAM in KB."""
-    out = {}  # type: Dict[str, Any]
-    ram = {}  # type: Dict[str, Any]
-    for k, name in (("total", "tot"), ("used", "used"), ("free", "free"), ("buffers", "buffers"),
-                    ("cached", "cached"), ("shared", "shared"), ("lfb", "lfb")):
-        if "ram." + k in s:
-            ram[name] = s["ram." + k]
-    out["RAM"] = ram
-    swap = {}  # type: Dict[str, Any]
-    for k, name in (("total", "tot"), ("used", "used"), ("cached", "cached")):
-        if "swap." + k in s:
-            swap[name] = s["swap." + k]
-    swap["table"] = {path: {"type": kind, "prio": prio, "size": size // 1024, "used": used // 1024, "boot": boot}
-                     for path, kind, size, used, prio, boot in swaps}
-    out["SWAP"] = swap
-    if "emc.freq" in s or "emc.load" in s:
-        emc = {"online": True}  # type: Dict[str, Any]
-        for k, name in (("load", "val"), ("freq", "cur"), ("max_freq", "max"), ("min_freq", "min")):
-            if "emc." + k in s:
-                emc[name] = s["emc." + k]
-        out["EMC"] = emc
-    if "iram.total" in s:
-        out["IRAM"] = {"tot": s["iram.total"], "used": s.get("iram.used")}
-    return out
-
-
-def power_of(s: Snapshot, averages: Optional[Mapping[str, float]] = None) -> Dict[str, Any]:
-    """jtop's ``power``: {"rail": {NAME: {online, type, volt, curr, power,
-    avg, warn, crit}}, "tot": {power, avg, name}}; avg is the mean power
-    over the samples this jtop has seen, as jtop's own."""
-    averages = averages or {}
-    rails = {}  # type: Dict[str, Dict[str, Any]]
-    for k, v in s.items():
-        m = re.match(r"power\.(.+)\.(power|voltage|current|warn_current|crit_current)$", k)
-        if not m:
-            continue
-        r = rails.setdefault(m.group(1), {"online": True, "type": "INA3221"})
-        r[{"power": "power", "voltage": "volt", "current": "curr", "warn_current": "warn",
-           "crit_current": "crit"}[m.group(2)]] = v
-    for name, r in rails.items():
-        if name in averages:
-            r["avg"] = averages[name]
-        if name.startswith("RAPL_"):
-            r["type"] = "RAPL"
-    tot = {}  # type: Dict[str, Any]
-    if "power.total" in s:
-        tot = {"power": s["power.total"], "name": "ALL" if s.get("power.total_is_sum") else "VDD_IN"}
-        if "total" in averages:
-            tot["avg"] = averages["total"]
-    return {"rail": rails, "tot": tot}
-
-
-def temperature_of(s: Snapshot) -> Dict[str, Dict[str, Any]]:
-    """jtop's ``temperature``: {zone: {"online": True, "temp": °C}};
-    offline zones are absent (jetsond leaves them out)."""
-    return {k[5:]: {"online": True, "temp": v} for k, v in s.items() if k.startswith("temp.")}
-
-
-def engine_of(s: Snapshot) -> Dict[str, Dict[str, Dict[str, Any]]]:
-    """jtop's ``engine``: {group: {engine: {"online", "cur"}}}, the group
-    being the name less its number (DLA0, DLA1 -> DLA)."""
-    out = {}  # type: Dict[str, Dict[str, Dict[str, Any]]]
-    for k, v in s.items():
-        m = re.match(r"engine\.([^.]+)\.(online|freq)$", k)
-        if m:
-            group = re.sub(r"\d+$", "", m.group(1)) or m.group(1)
-            e = out.setdefault(group, {}).setdefault(m.group(1), {})
-            e["online" if m.group(2) == "online" else "cur"] = v
-    return out
-
-
-def processes_of(s: Snapshot) -> List[List[Any]]:
-    """jtop's ``processes``: [pid, user, gpu, type, priority, state, cpu %,
-    memory KB, GPU memory KB, name]; jetsond has no priority or state:
-    None."""
-    out = []
-    for pid in sorted({int(k.split(".")[1]) for k in s if re.match(r"process\.\d+\.", k)}):
-        p = "process.%d." % pid
-        gpus = ["I"] if s.get(p + "gpu_mem") and not any(k.startswith(p + "dgpu.") for k in s) else []
-        gpus += ["d%s" % k.split(".")[3] for k in s if re.match(re.escape(p) + r"dgpu\.\d+\.mem$", k)]
-        out.append([pid, s.get(p + "user"), ",".join(gpus) or "I", "Graphic", None, None, s.get(p + "cpu"),
-                    s.get(p + "rss"), s.get(p + "gpu_mem"), s.get(p + "name")])
-    return out
-
-
-def disk_of(s: Snapshot) -> Dict[str, float]:
-    """jtop's ``disk`` in GB: total and available_no_root (space for
-    unprivileged users); used as total minus that. jetsond has not the
-    root-reserved figure, so "available" is left out."""
-    out = {}
-    if "disk.total_bytes" in s:
-        out["total"] = s["disk.total_bytes"] / 1e9
-    if "disk.available_bytes" in s:
-        out["available_no_root"] = s["disk.available_bytes"] / 1e9
-        if "total" in out:
-            out["used"] = out["total"] - out["available_no_root"]
-    return out
-
-
-def stats_of(s: Snapshot, fan_names: Optional[Mapping[int, str]] = None,
-             now: Optional[datetime.datetime] = None) -> Dict[str, Any]:
-    """jtop's ``stats``: time, uptime, CPU1..CPUn (% or "OFF"), RAM and
-    SWAP (used/total), EMC, IRAM, GPU (%), engines (kHz or "OFF"), "Fan
-    NAME" (%), "Temp ZONE" (°C), "Power RAIL" and "Power TOT" (mW),
-    jetson_clocks ("ON"/"OFF") and nvpmodel (name)."""
-    out = {"time": now or datetime.datetime.now()}  # type: Dict[str, Any]
-    if "uptime" in s:
-        out["uptime"] = datetime.timedelta(seconds=s["uptime"])
-    n = 0
-    while "cpu.%d.online" % n in s:
-        out["CPU%d" % (n + 1)] = s.get("cpu.%d.load" % n, "OFF") if s["cpu.%d.online" % n] else "OFF"
-        n += 1
-    if s.get("ram.total"):
-        out["RAM"] = s["ram.used"] / s["ram.total"]
-    if s.get("swap.total"):
-        out["SWAP"] = s["swap.used"] / s["swap.total"]
-    if "emc.load" in s:
-        out["EMC"] = s["emc.load"]
-    if s.get("iram.total"):
-        out["IRAM"] = s["iram.used"] / s["iram.total"]
-    if "gpu.load" in s:
-        out["GPU"] = s["gpu.load"]
-    for group in engine_of(s).values():
-        for name, e in sorted(group.items()):
-            out[name] = e.get("cur", "OFF") if e.get("online", "cur" in e) else "OFF"
-    n = 0
-    while "fan.%d.speed" % n in s:
-        out["Fan %s" % (fan_names or {}).get(n, "pwmfan%d" % n)] = s["fan.%d.speed" % n]
-        n += 1
-    for k, v in s.items():
-        if k.startswith("temp."):
-            out["Temp " + k[5:]] = v
-    for name, r in power_of(s)["rail"].items():
-        if "power" in r:
-            out["Power " + name] = r["power"]
-    if "power.total" in s:
-        out["Power TOT"] = s["power.total"]
-    if "jetson_clocks.active" in s:
-        out["jetson_clocks"] = "ON" if s["jetson_clocks.active"] else "OFF"
-    if "nvpmodel.name" in s:
-        out["nvpmodel"] = s["nvpmodel.name"]
-    return out
-
-
-_HARDWARE = (("model", "Model"), ("part_number", "699-level Part Number"), ("pnumber", "P-Number"),
-             ("board_ids", "BoardIDs"), ("module", "Module"), ("soc", "SoC"), ("cuda_arch", "CUDA Arch BIN"),
-             ("codename", "Codename"), ("l4t", "L4T"), ("jetpack", "Jetpack"))
-_LIBRARIES = (("cuda", "CUDA"), ("opencv", "OpenCV"), ("cudnn", "cuDNN"), ("tensorrt", "TensorRT"),
-              ("vpi", "VPI"), ("vulkan", "Vulkan"))
-
-
-def board_of(identity: Mapping[str, Any]) -> Dict[str, Dict[str, Any]]:
-    """jtop's ``board``: platform (this Python's, as jtop reads it in a
-    container), hardware and libraries from jetsond's Board interface (the
-    host's). "Serial Number" needs polkit's read-serial: left out (use
-    Jetson().serial_number())."""
-    hw = {name: identity[k] for k, name in _HARDWARE if k in identity}
-    libs = identity.get("libraries", {})
-    lib = {name: libs[k] for k, name in _LIBRARIES if k in libs}
-    if "opencv_cuda" in libs:
-        lib["OpenCV-Cuda"] = libs["opencv_cuda"] == "yes"
-    plat = {"Machine": platform.machine(), "System": platform.system(),
-            "Distribution": identity.get("distribution", ""), "Release": platform.release(),
-            "Python": platform.python_version()}
-    return {"platform": plat, "hardware": hw, "libraries": lib}
 
 
 # ---- the objects jtop's properties return -------------------------------

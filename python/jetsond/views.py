@@ -19,6 +19,8 @@ UNITS = {
     "mem_reserved": "mem_reserved_kib",
     "mem_load": "mem_load_percent", "fan": "fan_percent", "encoder_load": "encoder_load_percent",
     "decoder_load": "decoder_load_percent", "pcie_rx": "pcie_rx_bytes_per_s", "pcie_tx": "pcie_tx_bytes_per_s",
+    "nvlink_rx": "nvlink_rx_bytes_per_s", "nvlink_tx": "nvlink_tx_bytes_per_s",
+    "nvlink_rx_total": "nvlink_rx_total_bytes", "nvlink_tx_total": "nvlink_tx_total_bytes",
     "speed": "speed_percent", "gpu_mem": "gpu_mem_kib", "cpu": "cpu_percent", "rss": "rss_kib",
     "mem": "mem_kib", "sm": "sm_percent", "total": "total_kib", "used": "used_kib", "free": "free_kib",
     "available": "available_kib", "buffers": "buffers_kib", "cached": "cached_kib", "shared": "shared_kib",
@@ -68,7 +70,16 @@ def gpus(s: Snapshot) -> List[Dict[str, Any]]:
         gpu["gpc_freq_khz"] = gpc
         out.append(dict(index="gpu", integrated=True, **gpu))
     for n in _indices(s, r"dgpu\.(\d+)\."):
-        out.append(dict(index=int(n), integrated=False, **_fields(s, "dgpu.%s." % n)))
+        d = dict(index=int(n), integrated=False, **_fields(s, "dgpu.%s." % n))
+        links = _indices(s, r"dgpu\.%s\.nvlink\.(\d+)\." % n)
+        if links:  # NVLink's links, each {"link", "rx_bytes_per_s", "tx_bytes_per_s"}
+            d["nvlink_links"] = [dict(link=int(l_), **{k + "_bytes_per_s": v for k, v in
+                                                       _fields(s, "dgpu.%s.nvlink.%s." % (n, l_)).items()})
+                                 for l_ in links]
+        migs = _indices(s, r"dgpu\.%s\.mig\.(\d+)\." % n)
+        if migs:  # MIG on: each MIG device as a device of its own, by slot
+            d["mig"] = [dict(slot=int(m), **_fields(s, "dgpu.%s.mig.%s." % (n, m))) for m in migs]
+        out.append(d)
     return out
 
 

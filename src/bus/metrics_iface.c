@@ -1,22 +1,44 @@
 /* org.jetsond.Jetson1.Metrics: the Sample signal, GetSnapshot, the
- * per-connection Subscribe() requests that set the sampling period and
- * the capture streams of OpenCapture()
- * (introspection/org.jetsond.Jetson1.Metrics.xml, capture.md). */
+ * per-connection Subscribe() requests that set the sampling period, the
+ * compact form (GetKeys, GetValues, the Values signal, SubscribeValues)
+ * and the capture streams of OpenCapture()
+ * (introspection/org.jetsond.Jetson1.Metrics.xml, capture.md). Each
+ * message body of a sample is built once and every signal and answer of
+ * that sample reuses it (wire.h). */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "capture.h"
+#include "compact_keys.h"
 #include "documented_keys.h"
 #include "jetsond-dbus.h"
 #include "log.h"
 #include "service.h"
 #include "values_message.h"
+#include "wire.h"
+
+/* A message body of the latest snapshot, built at most once per snapshot
+ * (svc->snapshot_serial) and reused by every signal and answer until the
+ * next: never older than the newest sample. */
+typedef struct {
+        uint64_t serial;              /* the snapshot it holds; 0: none yet */
+        GByteArray *body;
+        uint64_t builds;
+} cached_body;
 
 typedef struct {
         jd_iface base;
         GHashTable *subscriptions;    /* unique name -> subscription */
         GPtrArray *captures;          /* capture_stream * */
+        cached_body sample;           /* "ta{sv}": Sample, GetSnapshot */
+        cached_body values;           /* "tuad": Values, GetValues */
+        jd_compact compact;           /* the key list of the values */
+        GByteArray *header;           /* scratch for each message's own header */
+        uint64_t sample_interval_us;  /* Sample signals at least this far apart... */
+        uint64_t values_interval_us;  /* ...Values signals; UINT64_MAX: no one asked */
+        uint64_t last_sample_us;      /* CLOCK_MONOTONIC of the last Sample */
+        uint64_t written, fallbacks;  /* messages of a cached body: written by jd_wire_send(), built by sd-bus */
 } metrics_iface;
 
 /* A capture and the connection that opened it: leaving the bus ends it. */
@@ -34,6 +56,7 @@ typedef struct {
         metrics_iface *metrics;
         char *sender;
         uint64_t interval_us;
+        bool values;                  /* SubscribeValues(): Values signals, not Sample */
         sd_bus_track *track;          /* empties when the subscriber leaves the bus */
 } subscription;
 
@@ -45,20 +68,25 @@ static void subscription_free(gpointer p)
         g_free(s);
 }
 
-/* The smallest live request, but never slower than the default. */
+/* Sample signals at the smallest Subscribe() request, never slower than
+ * the default; Values signals at the smallest SubscribeValues() request;
+ * the board sampled at the smaller of the two. */
 static void recompute_interval(metrics_iface *self)
 {
         jd_service *svc = self->base.svc;
-        uint64_t interval = svc->default_interval_us;
+        uint64_t sample = svc->default_interval_us, values = UINT64_MAX;
         GHashTableIter it;
         gpointer value;
         g_hash_table_iter_init(&it, self->subscriptions);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 const subscription *s = value;
-                if (s->interval_us < interval)
-                        interval = s->interval_us;
+                uint64_t *slot = s->values ? &values : &sample;
+                if (s->interval_us < *slot)
+                        *slot = s->interval_us;
         }
-        jd_service_set_interval(svc, interval);
+        self->sample_interval_us = sample;
+        self->values_interval_us = values;
+        jd_service_set_interval(svc, MIN(sample, values));
 }
 
 static int on_subscriber_gone(sd_bus_track *track, void *userdata)
@@ -93,6 +121,7 @@ static const char *check_request(sd_bus_message *m, uint64_t interval, unsigned 
 static int method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         metrics_iface *self = userdata;
+        bool values = strcmp(sd_bus_message_get_member(m), "SubscribeValues") == 0;
         uint64_t interval;
         int r = sd_bus_message_read(m, "t", &interval);
         if (r < 0)
@@ -115,6 +144,7 @@ static int method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *err
                 g_hash_table_insert(self->subscriptions, s->sender, s);
         }
         s->interval_us = interval;
+        s->values = values;
         recompute_interval(self);
         return sd_bus_reply_method_return(m, NULL);
 }
@@ -129,7 +159,8 @@ static int method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_reply_method_return(m, NULL);
 }
 
-/* The sample's timestamp and values, from the latest readings. */
+/* The sample's timestamp and values, from the latest readings: for
+ * messages that jd_wire_send() could not write. */
 static int append_sample(sd_bus_message *m, const jd_service *svc)
 {
         const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
@@ -140,15 +171,107 @@ static int append_sample(sd_bus_message *m, const jd_service *svc)
         return r;
 }
 
+static int append_values(sd_bus_message *m, metrics_iface *self)
+{
+        const jd_compact *c = &self->compact;
+        int r = sd_bus_message_append(m, "tu", self->base.svc->sample->timestamp_us, c->generation);
+        if (r >= 0)
+                r = sd_bus_message_append_array(m, 'd', c->values->data, c->values->len * sizeof(double));
+        return r;
+}
+
+static const GByteArray *sample_body(metrics_iface *self)
+{
+        const jd_service *svc = self->base.svc;
+        if (self->sample.serial != svc->snapshot_serial) {
+                const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
+                size_t n = jd_snapshot_lists(&svc->snapshot, lists);
+                jd_wire_sample_body(self->sample.body, svc->sample->timestamp_us, lists, n);
+                self->sample.serial = svc->snapshot_serial;
+                self->sample.builds++;
+        }
+        return self->sample.body;
+}
+
+static const GByteArray *values_body(metrics_iface *self)
+{
+        const jd_service *svc = self->base.svc;
+        if (self->values.serial != svc->snapshot_serial) {
+                const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
+                size_t n = jd_snapshot_lists(&svc->snapshot, lists);
+                jd_compact_update(&self->compact, lists, n);
+                jd_wire_compact_body(self->values.body, svc->sample->timestamp_us, self->compact.generation,
+                                     (const double *) (const void *) self->compact.values->data,
+                                     self->compact.values->len);
+                self->values.serial = svc->snapshot_serial;
+                self->values.builds++;
+        }
+        return self->values.body;
+}
+
+/* A method's answer: BODY (of SIGNATURE) after a header of its own,
+ * written straight to the socket; else built through sd-bus by APPEND. */
+static int reply_cached(sd_bus_message *m, metrics_iface *self, const GByteArray *body, const char *signature,
+                        int (*append)(sd_bus_message *, metrics_iface *))
+{
+        if (!sd_bus_message_get_expect_reply(m))
+                return 1;
+        uint64_t cookie = 0;
+        const char *sender = sd_bus_message_get_sender(m);
+        if (sender && sd_bus_message_get_cookie(m, &cookie) >= 0 && cookie && cookie <= UINT32_MAX) {
+                jd_wire_header(self->header, jd_wire_next_serial(), NULL, NULL, NULL, (uint32_t) cookie, sender,
+                               signature, body->len);
+                if (jd_wire_send(sd_bus_message_get_bus(m), self->header, body)) {
+                        self->written++;
+                        return 1;
+                }
+        }
+        self->fallbacks++;
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = append(reply, self);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static int append_sample_of(sd_bus_message *m, metrics_iface *self)
+{
+        return append_sample(m, self->base.svc);
+}
+
 static int method_get_snapshot(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
         metrics_iface *self = userdata;
-        jd_service *svc = self->base.svc;
+        return reply_cached(m, self, sample_body(self), "ta{sv}", append_sample_of);
+}
+
+static int method_get_values(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) error;
+        metrics_iface *self = userdata;
+        return reply_cached(m, self, values_body(self), "tuad", append_values);
+}
+
+static int method_get_keys(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) error;
+        metrics_iface *self = userdata;
+        values_body(self);            /* the list of the latest sample */
+        const jd_compact *c = &self->compact;
         sd_bus_message *reply = NULL;
         int r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = append_sample(reply, svc);
+                r = sd_bus_message_append_basic(reply, 'u', &c->generation);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "s");
+        for (guint i = 0; r >= 0 && i < c->keys->len; i++)
+                r = sd_bus_message_append_basic(reply, 's', g_ptr_array_index(c->keys, i));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
         sd_bus_message_unref(reply);
@@ -324,6 +447,14 @@ static const sd_bus_vtable metrics_vtable[] = {
                                 method_get_snapshot, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Subscribe", SD_BUS_ARGS("t", interval_usec), SD_BUS_NO_RESULT, method_subscribe,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_SIGNAL_WITH_ARGS("Values", SD_BUS_ARGS("t", timestamp_usec, "u", generation, "ad", values), 0),
+        SD_BUS_METHOD_WITH_ARGS("GetKeys", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", generation, "as", keys),
+                                method_get_keys, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetValues", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("t", timestamp_usec, "u", generation, "ad", values), method_get_values,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SubscribeValues", SD_BUS_ARGS("t", interval_usec), SD_BUS_NO_RESULT,
+                                method_subscribe, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Unsubscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_unsubscribe,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("OpenCapture", SD_BUS_ARGS("t", interval_usec, "as", keys),
@@ -334,28 +465,65 @@ static const sd_bus_vtable metrics_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-/* Broadcast: dbus-daemon forwards it only to connections with a matching
- * rule, so an unwatched signal costs one message to the bus, built once
- * for every subscriber. */
-void jd_metrics_emit_sample(jd_iface *base)
+/* A signal of the cached BODY, written straight to the socket; else
+ * built through sd-bus by APPEND. */
+static void emit_cached(metrics_iface *self, const char *member, const GByteArray *body, const char *signature,
+                        int (*append)(sd_bus_message *, metrics_iface *))
 {
-        jd_service *svc = base->svc;
+        jd_service *svc = self->base.svc;
+        jd_wire_header(self->header, jd_wire_next_serial(), JD_OBJECT_PATH, JD_IFACE_METRICS, member, 0, NULL,
+                       signature, body->len);
+        if (jd_wire_send(svc->bus, self->header, body)) {
+                self->written++;
+                return;
+        }
+        self->fallbacks++;
         sd_bus_message *m = NULL;
-        int r = sd_bus_message_new_signal(svc->bus, &m, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample");
+        int r = sd_bus_message_new_signal(svc->bus, &m, JD_OBJECT_PATH, JD_IFACE_METRICS, member);
         if (r >= 0)
-                r = append_sample(m, svc);
+                r = append(m, self);
         if (r >= 0)
                 r = sd_bus_send(svc->bus, m, NULL);
         if (r < 0)
-                jd_log_warning("Cannot emit Sample: %s", strerror(-r));
+                jd_log_warning("Cannot emit %s: %s", member, strerror(-r));
         sd_bus_message_unref(m);
+}
+
+/* Broadcasts: dbus-daemon forwards them only to connections with a
+ * matching rule, so an unwatched signal costs one message to the bus,
+ * built once for every subscriber (and for GetSnapshot). Values go out
+ * only while someone asked for them; a Sample on every tick unless the
+ * ticks are faster than any Subscribe() asked for (only SubscribeValues()
+ * did): then at its own interval, half a tick early at most. */
+void jd_metrics_emit_sample(jd_iface *base, bool regular)
+{
+        metrics_iface *self = (metrics_iface *) base;
+        jd_service *svc = base->svc;
+        if (self->values_interval_us != UINT64_MAX)
+                emit_cached(self, "Values", values_body(self), "tuad", append_values);
+        uint64_t now = (uint64_t) g_get_monotonic_time();
+        if (regular && self->sample_interval_us > svc->interval_us && self->last_sample_us &&
+            now + svc->interval_us / 2 < self->last_sample_us + self->sample_interval_us)
+                return;
+        self->last_sample_us = now;
+        emit_cached(self, "Sample", sample_body(self), "ta{sv}", append_sample_of);
 }
 
 static void metrics_destroy(jd_iface *base)
 {
         metrics_iface *self = (metrics_iface *) base;
+        /* How well the bodies were reused (test-compact reads it). */
+        jd_log_debug("Message bodies: %" PRIu64 " Sample and %" PRIu64 " Values bodies built for %" PRIu64
+                     " snapshots; %" PRIu64 " messages written from them, %" PRIu64 " built through sd-bus instead, "
+                     "%lu partial writes",
+                     self->sample.builds, self->values.builds, base->svc->snapshot_serial, self->written,
+                     self->fallbacks, jd_wire_partial_writes);
         g_ptr_array_unref(self->captures);
         g_hash_table_unref(self->subscriptions);
+        g_byte_array_unref(self->sample.body);
+        g_byte_array_unref(self->values.body);
+        g_byte_array_unref(self->header);
+        jd_compact_clear(&self->compact);
         g_free(self);
 }
 
@@ -366,6 +534,12 @@ jd_iface *jd_metrics_iface_new(jd_service *svc, GError **error)
         self->base.destroy = metrics_destroy;
         self->subscriptions = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, subscription_free);
         self->captures = g_ptr_array_new_with_free_func(capture_stream_free);
+        self->sample.body = g_byte_array_new();
+        self->values.body = g_byte_array_new();
+        self->header = g_byte_array_new();
+        jd_compact_init(&self->compact);
+        self->sample_interval_us = svc->default_interval_us;
+        self->values_interval_us = UINT64_MAX;
         int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, JD_OBJECT_PATH, JD_IFACE_METRICS,
                                          metrics_vtable, self);
         if (r < 0) {

@@ -164,6 +164,7 @@ static gboolean on_events(gpointer data)
         }
         if (sample || ready->len || (events & JD_ENGINE_CHANGED)) {
                 jd_engine_snapshot(svc->engine, &svc->snapshot, now);
+                svc->snapshot_serial++;
                 bool stalls = log_stalls(svc);
                 GError *e = NULL;
                 add_slow_ifaces(svc, true, &e);
@@ -175,7 +176,7 @@ static gboolean on_events(gpointer data)
                         g_error_free(e);
                 }
                 if ((sample || ready->len) && svc->metrics) {
-                        jd_metrics_emit_sample(svc->metrics);
+                        jd_metrics_emit_sample(svc->metrics, ready->len == 0);
                         svc->watchdog_us = watchdog_after(svc, now);
                 }
                 /* Properties come from slow readings (and the fast tier's
@@ -371,6 +372,7 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine
         svc->engine = engine;
         jd_snapshot_init(&svc->snapshot);
         jd_engine_snapshot(engine, &svc->snapshot, now_us());
+        svc->snapshot_serial = 1;
         svc->sample = &svc->snapshot.sample;
         log_stalls(svc);
 

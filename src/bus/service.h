@@ -39,6 +39,7 @@ struct jd_service {
         jd_board board;
         jd_sampling_engine *engine;   /* not owned */
         jd_snapshot snapshot;         /* the latest readings */
+        uint64_t snapshot_serial;     /* bumped with every refresh of it: what caches key on */
         const jd_sample *sample;      /* &snapshot.sample: what every getter answers from */
         uint64_t default_interval_us;
         uint64_t interval_us;         /* the Interval property */
@@ -100,9 +101,11 @@ jd_fan_switch jd_service_fan_switch(jd_service *svc);
 /* Emits PropertiesChanged for NAMES (NULL-terminated) if any. */
 void jd_emit_changed(jd_service *svc, const char *path, const char *iface, const char **names);
 
-/* Metrics: the Sample signal from svc->snapshot; capture streams whose
- * reader left are closed. */
-void jd_metrics_emit_sample(jd_iface *metrics);
+/* Metrics: the Sample signal (and Values, if asked for) from
+ * svc->snapshot, REGULAR for a tick (a Sample may be left out when only
+ * SubscribeValues() wants the tick's rate), not for a requested reading;
+ * capture streams whose reader left are closed. */
+void jd_metrics_emit_sample(jd_iface *metrics, bool regular);
 void jd_metrics_reap_captures(jd_iface *metrics);
 
 /* The interfaces (one file each). A constructor returns NULL with no

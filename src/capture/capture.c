@@ -18,7 +18,15 @@
 #include "once.h"
 #include "sampler.h"
 
-/* What the readers asked the sysroot for (under its lock). */
+/* How long the probe and its two samples may take. A real board's probe
+ * takes well under a second (I2C ~0.5 ms a read); past this a read is
+ * stuck (a wedged driver, debugfs), and the archive is written with what
+ * was read until then instead of hanging the user's terminal. */
+#define PROBE_DEADLINE_S 10
+
+/* What the readers asked the sysroot for (under its lock). Which read is
+ * stuck is not tracked here (the sampler reads in several threads): the
+ * tree's own reads, each with its time limit, find it again. */
 typedef struct {
         GHashTable *paths, *listings;
 } recorded;
@@ -31,11 +39,64 @@ static void record(const char *path, bool listed, void *data)
                 g_hash_table_add(set, g_strdup(path));
 }
 
+/* The probe and two samples, in a thread of their own so that a read that
+ * never returns cannot keep the capture from finishing. Once abandoned,
+ * the thread keeps what it holds (it may still be inside a read) until
+ * the process exits. */
+typedef struct {
+        jd_sysroot *sr;
+        const jc_capture_options *o;
+        jd_board board;
+        jd_sampler *sampler;
+        jd_nvml_reading nv;
+        const jd_sample *x;
+        GMutex lock;
+        GCond cond;
+        bool done;
+} probe_run;
+
 static void sleep_ms(unsigned ms)
 {
         struct timespec wait = { .tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L };
         while (clock_nanosleep(CLOCK_MONOTONIC, 0, &wait, &wait) != 0)
                 ;
+}
+
+static void *probe_thread(void *data)
+{
+        probe_run *p = data;
+        jd_board_read(&p->board, p->sr);
+        p->sampler = jd_sampler_new(p->sr);
+        jd_nvml_reading_read(&p->nv, p->o->nvml_library);
+        jd_nvml_reading_pass_users(&p->nv, p->sampler);
+        jd_sampler_sample(p->sampler, JD_TIER_ALL);
+        sleep_ms(p->o->interval_ms);
+        const jd_sample *x = jd_sampler_sample(p->sampler, JD_TIER_ALL);
+        g_mutex_lock(&p->lock);
+        p->x = x;
+        p->done = true;
+        g_cond_signal(&p->cond);
+        g_mutex_unlock(&p->lock);
+        return NULL;
+}
+
+/* True if the probe finished within the deadline (then joined). */
+static bool run_probe(probe_run *p)
+{
+        g_mutex_init(&p->lock);
+        g_cond_init(&p->cond);
+        GThread *t = g_thread_new("capture-probe", probe_thread, p);
+        gint64 until = g_get_monotonic_time() + PROBE_DEADLINE_S * G_TIME_SPAN_SECOND;
+        g_mutex_lock(&p->lock);
+        while (!p->done && g_cond_wait_until(&p->cond, &p->lock, until))
+                ;
+        bool done = p->done;
+        g_mutex_unlock(&p->lock);
+        if (done)
+                g_thread_join(t);
+        else
+                g_thread_unref(t);
+        return done;
 }
 
 /* The readers with nothing to show on this board, for the report. */
@@ -64,7 +125,7 @@ static void append_found_nothing(GString *s, const jd_sample *x, unsigned n_gpus
 }
 
 static char *make_summary(const jc_capture_options *o, const jd_board *b, const jd_sample *x, unsigned n_gpus,
-                          const jc_tree *t, const jc_series *series, const GPtrArray *redacted)
+                          bool stuck, const jc_tree *t, const jc_series *series, const GPtrArray *redacted)
 {
         GString *s = g_string_new(NULL);
         g_string_append_printf(s, "jetsond %s capture: %s\n", JETSOND_VERSION, o->archive);
@@ -73,8 +134,14 @@ static char *make_summary(const jc_capture_options *o, const jd_board *b, const 
                                b->l4t[0] ? b->l4t : "-", b->jetpack[0] ? b->jetpack : "-",
                                b->kernel_release[0] ? b->kernel_release : "-", b->machine[0] ? b->machine : "-",
                                b->distribution[0] ? b->distribution : "-");
-        g_string_append_printf(s, "NVIDIA GPUs through NVML: %u\n", n_gpus);
-        append_found_nothing(s, x, n_gpus);
+        if (stuck) {
+                g_string_append_printf(s, "The probe did not finish: no answer within %d s (what it read until then "
+                                          "is in the archive; a file with no answer is named below)\n",
+                                       PROBE_DEADLINE_S);
+        } else {
+                g_string_append_printf(s, "NVIDIA GPUs through NVML: %u\n", n_gpus);
+                append_found_nothing(s, x, n_gpus);
+        }
         g_string_append_printf(s, "Files, links and directories captured: %u\n", g_hash_table_size(t->entries));
         if (series->steps->len)
                 g_string_append_printf(s, "Time series: %u steps of %u ms, %u changed files\n", series->steps->len,
@@ -141,16 +208,15 @@ int jc_run_capture(jd_sysroot *sr, const jc_capture_options *o)
         recorded rec = { g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                          g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
         jd_sysroot_set_recorder(sr, record, &rec);
-        jd_board board;
-        jd_board_read(&board, sr);
-        jd_sampler *sampler = jd_sampler_new(sr);
-        jd_nvml_reading nv;
-        jd_nvml_reading_read(&nv, o->nvml_library);
-        jd_nvml_reading_pass_users(&nv, sampler);
-        jd_sampler_sample(sampler, JD_TIER_ALL);
-        sleep_ms(o->interval_ms);
-        const jd_sample *x = jd_sampler_sample(sampler, JD_TIER_ALL);
+        /* static: an abandoned probe thread goes on using it */
+        static probe_run probe;
+        probe = (probe_run) { .sr = sr, .o = o };
+        bool finished = run_probe(&probe);
+        /* under the sysroot's lock: no path is added after this */
         jd_sysroot_set_recorder(sr, NULL, NULL);
+        if (!finished)
+                fprintf(stderr, "jetsond: the probe had no answer within %d s; writing what it read until then\n",
+                        PROBE_DEADLINE_S);
 
         jc_tree tree;
         jc_tree_init(&tree, jd_sysroot_dir(sr));
@@ -173,8 +239,11 @@ int jc_run_capture(jd_sysroot *sr, const jc_capture_options *o)
                 jc_redaction_free(r);
         }
 
-        g_autofree char *nvml_json = nv.n ? jc_nvml_json(nv.gpus, nv.n, o->redact) : NULL;
-        g_autofree char *summary = make_summary(o, &board, x, nv.n, &tree, &series, redacted);
+        /* a stuck probe's board and NVML readings may be half written */
+        g_autofree char *nvml_json = finished && probe.nv.n ? jc_nvml_json(probe.nv.gpus, probe.nv.n, o->redact) : NULL;
+        jd_board none = { 0 };
+        g_autofree char *summary = make_summary(o, finished ? &probe.board : &none, probe.x, finished ? probe.nv.n : 0,
+                                                !finished, &tree, &series, redacted);
         g_autoptr(GString) skipped = g_string_new(NULL);
         const char *why = NULL;
         int ret = 0;
@@ -188,11 +257,14 @@ int jc_run_capture(jd_sysroot *sr, const jc_capture_options *o)
                 if (stat(o->archive, &st) == 0)
                         printf("Archive: %s (%lld bytes). Attach it to the issue with the lines above.\n", o->archive,
                                (long long) st.st_size);
+                ret = finished ? 0 : 2;
         }
         jc_series_clear(&series);
         jc_tree_clear(&tree);
-        jd_nvml_reading_clear(&nv);
-        jd_sampler_free(sampler);
+        if (finished) {
+                jd_nvml_reading_clear(&probe.nv);
+                jd_sampler_free(probe.sampler);
+        }
         g_hash_table_unref(rec.paths);
         g_hash_table_unref(rec.listings);
         return ret;

@@ -17,5 +17,7 @@ typedef struct {
 } jc_capture_options;
 
 /* Prints the report for an issue on stdout; 0, or 1 with a message on
- * stderr if the archive could not be written (nothing left then). */
+ * stderr if the archive could not be written (nothing left then), or 2
+ * if it was but the probe had no answer within its deadline (a stuck
+ * read: the archive holds what was read until then). */
 int jc_run_capture(jd_sysroot *sr, const jc_capture_options *o);

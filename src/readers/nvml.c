@@ -35,6 +35,10 @@ struct jd_nvml {
         nvml_pcie_fn *pcie;
         nvml_processes_fn *compute, *graphics;
         nvml_process_util_fn *process_util;
+        nvml_field_values_fn *field_values;
+        nvml_mig_mode_fn *mig_mode;
+        nvml_device_uint_fn *max_migs, *gpu_instance, *compute_instance;
+        nvml_mig_handle_fn *mig_handle;
         unsigned long long last_seen_us[MAX_GPUS];
 };
 
@@ -82,6 +86,12 @@ static void resolve(jd_nvml *n)
         n->graphics = symbol(l, "nvmlDeviceGetGraphicsRunningProcesses_v3",
                              "nvmlDeviceGetGraphicsRunningProcesses_v2", NULL);
         n->process_util = symbol(l, "nvmlDeviceGetProcessUtilization", NULL);
+        n->field_values = symbol(l, "nvmlDeviceGetFieldValues", NULL);
+        n->mig_mode = symbol(l, "nvmlDeviceGetMigMode", NULL);
+        n->max_migs = symbol(l, "nvmlDeviceGetMaxMigDeviceCount", NULL);
+        n->mig_handle = symbol(l, "nvmlDeviceGetMigDeviceHandleByIndex", NULL);
+        n->gpu_instance = symbol(l, "nvmlDeviceGetGpuInstanceId", NULL);
+        n->compute_instance = symbol(l, "nvmlDeviceGetComputeInstanceId", NULL);
 }
 
 jd_nvml *jd_nvml_open(const char *library, char *why, size_t why_len)
@@ -219,6 +229,9 @@ static void read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t d
                 if (!p)
                         break;
                 merge_process(p, &infos[i], compute);
+                /* With MIG on, NVML says in which GPU instance (else ~0). */
+                if (g->mig && infos[i].gpuInstanceId != 0xFFFFFFFFu)
+                        JD_SET(p->gpu_instance, infos[i].gpuInstanceId);
         }
         free(infos);
 }
@@ -272,21 +285,69 @@ static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsign
  * reservation out (615 MiB on an idle H200, where v1 says 615 used and
  * nvidia-smi 0). v1 where the driver has no v2 (before R510) or v2 fails;
  * then there is no reserved value. False once the GPU is lost. */
-static bool read_memory(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+static bool read_memory_of(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, jd_opt_u64 *used, jd_opt_u64 *total,
+                           jd_opt_u64 *reserved)
 {
         nvmlMemory_v2_t v2 = { .version = nvmlMemory_v2 };
         nvmlReturn_t r = CALL(n->memory_v2, dev, &v2);
         if (r == NVML_SUCCESS)
-                return set_u64(g, r, &g->mem_used_kib, v2.used / 1024) &&
-                       set_u64(g, r, &g->mem_total_kib, v2.total / 1024) &&
-                       set_u64(g, r, &g->mem_reserved_kib, v2.reserved / 1024);
+                return set_u64(g, r, used, v2.used / 1024) && set_u64(g, r, total, v2.total / 1024) &&
+                       (!reserved || set_u64(g, r, reserved, v2.reserved / 1024));
         if (r == NVML_ERROR_GPU_IS_LOST) {
                 g->lost = true;
                 return false;
         }
         nvmlMemory_t v1 = { 0 };
         r = CALL(n->memory, dev, &v1);
-        return set_u64(g, r, &g->mem_used_kib, v1.used / 1024) && set_u64(g, r, &g->mem_total_kib, v1.total / 1024);
+        return set_u64(g, r, used, v1.used / 1024) && set_u64(g, r, total, v1.total / 1024);
+}
+
+static bool read_memory(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+{
+        return read_memory_of(n, g, dev, &g->mem_used_kib, &g->mem_total_kib, &g->mem_reserved_kib);
+}
+
+/* With MIG on, each MIG device: its instances, UUID, memory and (where
+ * NVML has it) utilization; false once the GPU is lost. MIG off (or a
+ * driver without MIG): nothing, g->mig false. */
+static bool read_migs(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+{
+        unsigned current = 0, pending = 0, slots = 0;
+        nvmlReturn_t r = CALL(n->mig_mode, dev, &current, &pending);
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        if (r != NVML_SUCCESS || current != NVML_DEVICE_MIG_ENABLE)
+                return !g->lost;
+        g->mig = true;
+        r = CALL(n->max_migs, dev, &slots);
+        for (unsigned slot = 0; r == NVML_SUCCESS && slot < slots && g->n_migs < JD_MAX_MIGS; slot++) {
+                nvmlDevice_t mig;
+                nvmlReturn_t h = CALL(n->mig_handle, dev, slot, &mig);
+                if (h == NVML_ERROR_GPU_IS_LOST)
+                        g->lost = true;
+                if (h != NVML_SUCCESS)
+                        continue; /* NOT_FOUND: an empty slot */
+                jd_nvml_mig *m = &g->migs[g->n_migs++];
+                *m = (jd_nvml_mig) { .slot = slot };
+                if (CALL(n->uuid, mig, m->uuid, sizeof(m->uuid)) != NVML_SUCCESS)
+                        m->uuid[0] = '\0';
+                /* One call at a time: each value is read after its call returns. */
+                unsigned gi = 0, ci = 0;
+                nvmlReturn_t rg = CALL(n->gpu_instance, mig, &gi);
+                if (!set_u64(g, rg, &m->gpu_instance, gi))
+                        return false;
+                nvmlReturn_t rc = CALL(n->compute_instance, mig, &ci);
+                if (!set_u64(g, rc, &m->compute_instance, ci) ||
+                    !read_memory_of(n, g, mig, &m->mem_used_kib, &m->mem_total_kib, NULL))
+                        return false;
+                nvmlUtilization_t util = { 0 };
+                nvmlReturn_t ru = CALL(n->utilization, mig, &util);
+                if (!set_u64(g, ru, &m->load, util.gpu))
+                        return false;
+        }
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        return !g->lost;
 }
 
 /* The graphics, SM and memory clocks through FN (the current clocks, or
@@ -367,6 +428,8 @@ static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
                 r = NVML_ERROR_NOT_SUPPORTED;
         if (!set_u64(g, r, &g->pstate, (unsigned long long) pstate))
                 return;
+        if (!read_migs(n, g, dev))
+                return;
         read_processes(g, n->compute, dev, true);
         read_processes(g, n->graphics, dev, false);
 }
@@ -389,6 +452,110 @@ static void read_pcie(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
         set_u64(g, r, &g->pcie_tx, (unsigned long long) v * 1024);
 }
 
+/* A field value's number, if NVML answered it. */
+static bool field_number(const nvmlFieldValue_t *f, unsigned long long *out)
+{
+        if (f->nvmlReturn != NVML_SUCCESS)
+                return false;
+        if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_INT)
+                *out = f->value.uiVal;
+        else if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG)
+                *out = f->value.ullVal;
+        else
+                return false;
+        return true;
+}
+
+static void fields_request(nvmlFieldValue_t *f, unsigned id, unsigned scope)
+{
+        memset(f, 0, sizeof(*f));
+        f->fieldId = id;
+        f->scopeId = scope;
+}
+
+/* NVLink's counters: first the link count and the sums over all links
+ * (one call), then each link's (a second call, only on a GPU that has
+ * links). A GPU without NVLink answers NOT_SUPPORTED for the fields. */
+static void read_nvlink(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+{
+        jd_nvlink_counters *c = &g->nvlink;
+        nvmlFieldValue_t f[2 * JD_MAX_NVLINKS];
+        fields_request(&f[0], NVML_FI_DEV_NVLINK_LINK_COUNT, 0);
+        fields_request(&f[1], NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, NVML_SCOPE_ALL_LINKS);
+        fields_request(&f[2], NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, NVML_SCOPE_ALL_LINKS);
+        nvmlReturn_t r = CALL(n->field_values, dev, 3, f);
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        if (r != NVML_SUCCESS)
+                return;
+        unsigned long long v = 0;
+        if (field_number(&f[0], &v) && v > 0)
+                c->links = v < JD_MAX_NVLINKS ? (unsigned) v : JD_MAX_NVLINKS;
+        if (!c->links)
+                return; /* no NVLink: whatever the sums say is no reading */
+        if (field_number(&f[1], &v))
+                JD_SET(c->rx_kib, v);
+        if (field_number(&f[2], &v))
+                JD_SET(c->tx_kib, v);
+        c->at_us = f[1].timestamp;
+        for (unsigned l = 0; l < c->links; l++) {
+                fields_request(&f[2 * l], NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, l);
+                fields_request(&f[2 * l + 1], NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, l);
+        }
+        r = CALL(n->field_values, dev, (int) (2 * c->links), f);
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        if (r != NVML_SUCCESS)
+                return;
+        c->links_at_us = f[0].timestamp;
+        /* A driver without the all-links scope: the sum of the links. */
+        bool sum_rx = !c->rx_kib.present, sum_tx = !c->tx_kib.present;
+        for (unsigned l = 0; l < c->links; l++) {
+                if (field_number(&f[2 * l], &v))
+                        JD_SET(c->link_rx_kib[l], v);
+                if (field_number(&f[2 * l + 1], &v))
+                        JD_SET(c->link_tx_kib[l], v);
+                if (sum_rx && c->link_rx_kib[l].present)
+                        JD_SET(c->rx_kib, c->rx_kib.value + c->link_rx_kib[l].value);
+                if (sum_tx && c->link_tx_kib[l].present)
+                        JD_SET(c->tx_kib, c->tx_kib.value + c->link_tx_kib[l].value);
+        }
+        /* Only a sum of every link is the GPU's. */
+        for (unsigned l = 0; l < c->links; l++) {
+                if (sum_rx && !c->link_rx_kib[l].present)
+                        c->rx_kib.present = false;
+                if (sum_tx && !c->link_tx_kib[l].present)
+                        c->tx_kib.present = false;
+        }
+        if (sum_rx || sum_tx)
+                c->at_us = f[0].timestamp;
+}
+
+/* Bytes/s from two readings of a KiB counter DT µs apart. */
+static jd_opt_u64 kib_rate(jd_opt_u64 before, jd_opt_u64 after, long long dt_us)
+{
+        jd_opt_u64 rate = { 0 };
+        if (before.present && after.present && after.value >= before.value && dt_us > 0)
+                JD_SET(rate, (uint64_t) ((double) (after.value - before.value) * 1024.0 * 1e6 / (double) dt_us + 0.5));
+        return rate;
+}
+
+void jd_nvml_nvlink_rates(const jd_nvlink_counters *prev, const jd_nvlink_counters *cur, jd_nvlink_rates *out)
+{
+        memset(out, 0, sizeof(*out));
+        if (prev->at_us && cur->at_us) {
+                out->rx = kib_rate(prev->rx_kib, cur->rx_kib, cur->at_us - prev->at_us);
+                out->tx = kib_rate(prev->tx_kib, cur->tx_kib, cur->at_us - prev->at_us);
+        }
+        if (!prev->links_at_us || !cur->links_at_us)
+                return;
+        long long dt = cur->links_at_us - prev->links_at_us;
+        for (unsigned l = 0; l < cur->links && l < prev->links; l++) {
+                out->link_rx[l] = kib_rate(prev->link_rx_kib[l], cur->link_rx_kib[l], dt);
+                out->link_tx[l] = kib_rate(prev->link_tx_kib[l], cur->link_tx_kib[l], dt);
+        }
+}
+
 /* PARTS of G; stops at the first sign that the GPU is lost. */
 static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index, unsigned parts)
 {
@@ -400,6 +567,8 @@ static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned i
                 read_energy(n, g, dev);
         if (!g->lost && (parts & JD_NVML_PCIE))
                 read_pcie(n, g, dev);
+        if (!g->lost && (parts & JD_NVML_NVLINK))
+                read_nvlink(n, g, dev);
         /* With the lists: only while NVML lists a process. */
         bool listed_only = parts & JD_NVML_CHEAP;
         if (!g->lost && (parts & JD_NVML_PROCESS_SM) && (!listed_only || g->n_processes))
@@ -422,6 +591,10 @@ void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts)
         if (parts & JD_NVML_PCIE) {
                 dst->pcie_rx = src->pcie_rx;
                 dst->pcie_tx = src->pcie_tx;
+        }
+        if (parts & JD_NVML_NVLINK) {
+                dst->nvlink = src->nvlink;
+                dst->nvlink_rate = src->nvlink_rate;
         }
         for (size_t i = 0; (parts & JD_NVML_PROCESS_SM) && i < dst->n_processes; i++)
                 for (size_t k = 0; k < src->n_processes; k++)

@@ -25,11 +25,46 @@
  * (issue 31: no silent caps). */
 #define JD_MAX_DGPUS 32
 
+/* NVLink links a GPU can have: NVML's NVML_NVLINK_MAX_LINKS (18 on
+ * Hopper), the driver's limit. */
+#define JD_MAX_NVLINKS 18
+
+/* NVLink counters of one read: data received and sent since the driver
+ * loaded, all links summed and each link, with the driver's time of the
+ * reading. Absent without NVLink. */
+typedef struct {
+        unsigned links;               /* 0: no NVLink, or NVML does not say */
+        long long at_us;              /* NVML's timestamp of the sums; 0: none */
+        long long links_at_us;        /* ... and of the links' (a call of their own) */
+        jd_opt_u64 rx_kib, tx_kib;    /* all links */
+        jd_opt_u64 link_rx_kib[JD_MAX_NVLINKS], link_tx_kib[JD_MAX_NVLINKS];
+} jd_nvlink_counters;
+
+/* NVLink rates between two reads of the counters, bytes/s. */
+typedef struct {
+        jd_opt_u64 rx, tx;
+        jd_opt_u64 link_rx[JD_MAX_NVLINKS], link_tx[JD_MAX_NVLINKS];
+} jd_nvlink_rates;
+
+/* MIG devices a GPU can be split into: 7 on A100, H100 and H200. */
+#define JD_MAX_MIGS 8
+
+/* One MIG device (a GPU instance with a compute instance) of a GPU with
+ * MIG on. */
+typedef struct {
+        unsigned slot;                /* nvmlDeviceGetMigDeviceHandleByIndex's index */
+        char uuid[96];                /* "MIG-...", for CUDA_VISIBLE_DEVICES */
+        jd_opt_u64 gpu_instance, compute_instance;
+        jd_opt_u64 mem_used_kib, mem_total_kib;
+        jd_opt_u64 load;              /* %: where NVML gives it (so far it does not) */
+} jd_nvml_mig;
+
 typedef struct {
         unsigned pid;
         bool compute, graphics;       /* in which of NVML's lists */
         jd_opt_u64 mem_kib;           /* GPU memory it uses */
         jd_opt_u64 sm;                /* %, SM utilization over the last interval */
+        jd_opt_u64 gpu_instance;      /* with MIG on: the GPU instance it runs in */
 } jd_nvml_process;
 
 typedef struct {
@@ -51,6 +86,11 @@ typedef struct {
         jd_opt_u64 pstate;            /* 0 (fastest) to 15 */
         jd_opt_u64 throttle;          /* clock event reasons, NVML's bitmask */
         jd_opt_u64 pcie_rx, pcie_tx;  /* bytes/s */
+        bool mig;                     /* MIG mode on (then the migs, read with the cheap part) */
+        jd_nvml_mig migs[JD_MAX_MIGS];
+        unsigned n_migs;
+        jd_nvlink_counters nvlink;    /* this read's counters */
+        jd_nvlink_rates nvlink_rate;  /* since the read before (jd_nvml_nvlink_rates) */
         jd_nvml_process *processes;   /* every one NVML lists (malloc'ed) */
         size_t n_processes, cap_processes;
 } jd_nvml_gpu;
@@ -82,7 +122,9 @@ enum {
         JD_NVML_CONSTANTS = 1u << 0,
         /* load, memory (with its total: the same call), clocks,
          * temperature, power, limit, pstate, clock event reasons, fan,
-         * encoder, decoder, the process lists: 2-33 us each */
+         * encoder, decoder, the process lists: 2-33 us each; with MIG
+         * on, each MIG device's memory and instances (a few calls each,
+         * not measured) */
         JD_NVML_CHEAP = 1u << 1,
         JD_NVML_ENERGY = 1u << 2,     /* the energy counter: ~4 ms of CPU */
         JD_NVML_PCIE = 1u << 3,       /* rx and tx: ~0.8 ms of CPU and ~21 ms of waiting each */
@@ -90,16 +132,25 @@ enum {
          * is listed and only for the listed ones; without CHEAP, every
          * process NVML has a sample for */
         JD_NVML_PROCESS_SM = 1u << 4,
-        JD_NVML_ALL = (1u << 5) - 1,
+        /* NVLink's counters, all links and each: one or two
+         * nvmlDeviceGetFieldValues calls (cost assumed, not measured:
+         * read with the costly parts, which a counter allows at no loss,
+         * its rate being the mean since the read before) */
+        JD_NVML_NVLINK = 1u << 5,
+        JD_NVML_ALL = (1u << 6) - 1,
 };
 /* Reads the PARTS of GPU INDEX into OUT, as jd_nvml_read_gpu (which reads
  * JD_NVML_ALL); values of the other parts are absent. */
 bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu *out);
 /* Copies into DST the values of PARTS (JD_NVML_CONSTANTS, JD_NVML_ENERGY,
- * JD_NVML_PCIE, JD_NVML_PROCESS_SM: the SM use of each of DST's processes
+ * JD_NVML_PCIE, JD_NVML_NVLINK with its rates, JD_NVML_PROCESS_SM: the SM use of each of DST's processes
  * that SRC has) that SRC holds, for a read of the cheap part completed
  * with the others' latest. */
 void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts);
+/* The NVLink rates from PREV's counters to CUR's, bytes/s: present where
+ * both reads have the counter, time went forward and the counter did not
+ * go back (a driver reload restarts it). */
+void jd_nvml_nvlink_rates(const jd_nvlink_counters *prev, const jd_nvlink_counters *cur, jd_nvlink_rates *out);
 /* OUT's process list, which jd_nvml_read_gpu allocates, freed (OUT keeps
  * its values, with no processes). Every read is followed by one. */
 void jd_nvml_gpu_clear(jd_nvml_gpu *out);

@@ -67,6 +67,45 @@ typedef struct {
         unsigned int smUtil, memUtil, encUtil, decUtil;
 } nvmlProcessUtilizationSample_t;
 
+/* nvmlDeviceGetFieldValues: one request and its answer per element. The
+ * caller sets fieldId and scopeId; NVML fills in the rest, with a return
+ * code of its own for each field (the call itself succeeds while some
+ * fields fail). Layout as nvml.h declares it (fieldId, scopeId,
+ * timestamp, latencyUsec, valueType, nvmlReturn, value). */
+typedef union {
+        double dVal;
+        unsigned int uiVal;
+        unsigned long ulVal;
+        unsigned long long ullVal;
+        signed long long sllVal;
+        signed int siVal;
+        unsigned short usVal;
+} nvmlValue_t;
+typedef struct {
+        unsigned int fieldId;
+        unsigned int scopeId;     /* per-link fields: the link; UINT_MAX: all links summed */
+        long long timestamp;      /* µs since the Unix epoch, when the driver read it */
+        long long latencyUsec;
+        int valueType;            /* NVML_VALUE_TYPE_* */
+        nvmlReturn_t nvmlReturn;
+        nvmlValue_t value;
+} nvmlFieldValue_t;
+enum { NVML_VALUE_TYPE_UNSIGNED_INT = 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3 };
+enum {
+        NVML_FI_DEV_NVLINK_LINK_COUNT = 91,           /* links the GPU has */
+        NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138,  /* KiB of data sent since the driver loaded */
+        NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139,  /* KiB of data received */
+};
+#define NVML_NVLINK_MAX_LINKS 18
+#define NVML_SCOPE_ALL_LINKS 0xFFFFFFFFu
+
+/* Multi-Instance GPU: nvmlDeviceGetMigMode's current mode, and the MIG
+ * devices of a parent, by slot (0 to nvmlDeviceGetMaxMigDeviceCount - 1;
+ * an empty slot answers NVML_ERROR_NOT_FOUND). A MIG device's handle takes
+ * the device calls (UUID, memory; utilization is NOT_SUPPORTED on the
+ * drivers so far) and nvmlDeviceGetGpuInstanceId/ComputeInstanceId. */
+enum { NVML_DEVICE_MIG_DISABLE = 0, NVML_DEVICE_MIG_ENABLE = 1 };
+
 enum { NVML_TEMPERATURE_GPU = 0 };
 enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
 enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
@@ -92,5 +131,8 @@ typedef nvmlReturn_t nvml_clock_fn(nvmlDevice_t device, int type, unsigned int *
 typedef nvmlReturn_t nvml_codec_fn(nvmlDevice_t device, unsigned int *util, unsigned int *period_us);
 typedef nvmlReturn_t nvml_pcie_fn(nvmlDevice_t device, int counter, unsigned int *kbps);
 typedef nvmlReturn_t nvml_processes_fn(nvmlDevice_t device, unsigned int *count, nvmlProcessInfo_t *infos);
+typedef nvmlReturn_t nvml_mig_mode_fn(nvmlDevice_t device, unsigned int *current, unsigned int *pending);
+typedef nvmlReturn_t nvml_mig_handle_fn(nvmlDevice_t device, unsigned int index, nvmlDevice_t *mig);
+typedef nvmlReturn_t nvml_field_values_fn(nvmlDevice_t device, int count, nvmlFieldValue_t *values);
 typedef nvmlReturn_t nvml_process_util_fn(nvmlDevice_t device, nvmlProcessUtilizationSample_t *samples,
                                           unsigned int *count, unsigned long long last_seen_us);

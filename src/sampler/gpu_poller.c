@@ -32,8 +32,9 @@ struct jd_gpu_poller {
 
 /* The costly parts of a GPU (nvml.h), each with the time of its latest
  * read, kept by its own thread for the cheap reads to take in. */
-enum { COSTLY_ENERGY, COSTLY_PCIE, COSTLY_SM, COSTLY_PARTS };
-static const unsigned costly_part[COSTLY_PARTS] = { JD_NVML_ENERGY, JD_NVML_PCIE, JD_NVML_PROCESS_SM };
+enum { COSTLY_ENERGY, COSTLY_PCIE, COSTLY_SM, COSTLY_NVLINK, COSTLY_PARTS };
+static const unsigned costly_part[COSTLY_PARTS] = { JD_NVML_ENERGY, JD_NVML_PCIE, JD_NVML_PROCESS_SM,
+                                                    JD_NVML_NVLINK };
 
 struct gpu_thread {
         jd_gpu_poller *poller;
@@ -130,6 +131,13 @@ static void store_costly(gpu_thread *t, const jd_nvml_gpu *g, unsigned parts, ui
         if (g->lost)
                 return;
         jd_nvml_gpu_merge(&t->costly, g, parts & (JD_NVML_ENERGY | JD_NVML_PCIE));
+        /* NVLink's counters: the rates are the means since the read
+         * before, whose counters the costly values still hold. */
+        if (parts & JD_NVML_NVLINK) {
+                jd_nvlink_counters before = t->costly.nvlink;
+                t->costly.nvlink = g->nvlink;
+                jd_nvml_nvlink_rates(&before, &t->costly.nvlink, &t->costly.nvlink_rate);
+        }
         if (parts & JD_NVML_PROCESS_SM) {
                 jd_nvml_gpu_clear(&t->costly);
                 jd_nvml_gpu copy;
@@ -225,7 +233,9 @@ static bool read_gpu(gpu_thread *t, jd_nvml_gpu *g)
         uint64_t now = jd_monotonic_us();
         pthread_mutex_lock(&p->mu);
         if (full) {
-                store_costly(t, g, JD_NVML_ENERGY | JD_NVML_PCIE | JD_NVML_PROCESS_SM, now);
+                store_costly(t, g, JD_NVML_ENERGY | JD_NVML_PCIE | JD_NVML_PROCESS_SM | JD_NVML_NVLINK, now);
+                /* Its NVLink rates: since the last read before it, if any. */
+                jd_nvml_gpu_merge(g, &t->costly, JD_NVML_NVLINK);
         } else {
                 jd_nvml_gpu_merge(g, &t->constants, JD_NVML_CONSTANTS);
                 merge_costly(t, g, now);

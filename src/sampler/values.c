@@ -373,6 +373,48 @@ static void add_integrated_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_lo
                 ADD(v, JD_VALUE_DOUBLE, d, (double) g->temp_c.value, "gpu.temp");
 }
 
+/* NVLink: the counters in bytes, the rates since the read before in
+ * bytes/s, over all links and per link; nothing on a GPU without. */
+static void add_nvlink(jd_values *v, const jd_nvml_gpu *g)
+{
+        unsigned n = g->index;
+        const jd_nvlink_counters *c = &g->nvlink;
+        const jd_nvlink_rates *r = &g->nvlink_rate;
+        if (!c->links)
+                return;
+        if (c->rx_kib.present)
+                ADD(v, JD_VALUE_U64, t, c->rx_kib.value * 1024, "dgpu.%u.nvlink_rx_total", n);
+        if (c->tx_kib.present)
+                ADD(v, JD_VALUE_U64, t, c->tx_kib.value * 1024, "dgpu.%u.nvlink_tx_total", n);
+        ADD_OPT_U64(v, r->rx, 1, "dgpu.%u.nvlink_rx", n);
+        ADD_OPT_U64(v, r->tx, 1, "dgpu.%u.nvlink_tx", n);
+        for (unsigned l = 0; l < c->links; l++) {
+                char inst[32]; /* a key has one instance: "N.nvlink.L" */
+                snprintf(inst, sizeof(inst), "%u.nvlink.%u", n, l);
+                ADD_OPT_U64(v, r->link_rx[l], 1, "dgpu.%s.rx", inst);
+                ADD_OPT_U64(v, r->link_tx[l], 1, "dgpu.%s.tx", inst);
+        }
+}
+
+/* With MIG on, each MIG device as a device of its own, by its slot:
+ * dgpu.N.mig.M.*; nothing with MIG off. */
+static void add_migs(jd_values *v, const jd_nvml_gpu *g)
+{
+        for (unsigned i = 0; g->mig && i < g->n_migs; i++) {
+                const jd_nvml_mig *m = &g->migs[i];
+                char inst[32]; /* "N.mig.M": a key has one instance */
+                snprintf(inst, sizeof(inst), "%u.mig.%u", g->index, m->slot);
+                ADD_OPT_U64(v, m->mem_used_kib, 1, "dgpu.%s.mem_used", inst);
+                ADD_OPT_U64(v, m->mem_total_kib, 1, "dgpu.%s.mem_total", inst);
+                if (m->load.present)
+                        ADD(v, JD_VALUE_DOUBLE, d, (double) m->load.value, "dgpu.%s.load", inst);
+                ADD_OPT_U32(v, m->gpu_instance, 1, "dgpu.%s.gpu_instance", inst);
+                ADD_OPT_U32(v, m->compute_instance, 1, "dgpu.%s.compute_instance", inst);
+                if (m->uuid[0])
+                        add_str(v, m->uuid, "dgpu.%s.uuid", inst);
+        }
+}
+
 /* A discrete GPU's keys, or the integrated one's (above). NVML's whole
  * percentages become doubles, as every load and speed of the contract
  * is. */
@@ -415,11 +457,14 @@ void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
         }
         ADD_OPT_U64(v, g->pcie_rx, 1, "dgpu.%u.pcie_rx", n);
         ADD_OPT_U64(v, g->pcie_tx, 1, "dgpu.%u.pcie_tx", n);
+        add_nvlink(v, g);
+        add_migs(v, g);
         for (size_t i = 0; i < g->n_processes; i++) {
                 const jd_nvml_process *p = &g->processes[i];
                 char inst[32];
                 snprintf(inst, sizeof(inst), "%u.dgpu.%u", p->pid, n);
                 ADD_OPT_U64(v, p->mem_kib, 1, "process.%s.mem", inst);
+                ADD_OPT_U32(v, p->gpu_instance, 1, "process.%s.gpu_instance", inst);
                 if (p->sm.present)
                         ADD(v, JD_VALUE_DOUBLE, d, (double) p->sm.value, "process.%s.sm", inst);
                 /* Which of NVML's lists it is in, as nvitop's C, G, C+G. */

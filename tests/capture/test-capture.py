@@ -25,6 +25,7 @@
 - The archive appears whole or not at all.
 - figure: size and time of the AGX Orin (JetPack 7.2) capture."""
 
+import contextlib
 import io
 import json
 import os
@@ -293,18 +294,18 @@ class Capture(unittest.TestCase):
         self.assertFalse([n for n in members if n.startswith("sys/class/thermal/thermal_zone97/")])
         self.assertEqual(sorted(os.listdir(self.tmp)), ["bad.tar.gz", "root"])
 
-    @unittest.skipUnless(SLOWFS and os.path.exists("/dev/fuse"), "slowfs and /dev/fuse")
-    def test_stuck_file(self):
-        """A file whose read never returns (slowfs "block": a stuck
-        driver), one jetsond only tests for, costs the capture 2 s."""
+    @contextlib.contextmanager
+    def slow_board(self, path, rule="block"):
+        """A fake AGX Orin JP7.2 under slowfs with RULE for PATH ("block":
+        its reads never return, a wedged driver; "endless": they never
+        reach the end); yields the mount."""
         source = self.path("source")
         make_sysroot("agx-orin-jp72", source)
         mount, control = self.path("mnt"), self.path("control")
         os.makedirs(mount)
         os.makedirs(control)
-        stuck = "etc/systemd/system/nvfancontrol.service"
-        with open(os.path.join(control, "block"), "w") as f:
-            f.write(stuck + "\n")
+        with open(os.path.join(control, rule), "w") as f:
+            f.write(path + "\n")
         fs = subprocess.Popen([SLOWFS, source, mount, control], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 30
@@ -312,6 +313,19 @@ class Capture(unittest.TestCase):
                 self.assertLess(time.monotonic(), deadline, "slowfs did not mount")
                 self.assertIsNone(fs.poll(), "slowfs ended")
                 time.sleep(0.01)
+            yield mount
+        finally:
+            with open(os.path.join(control, rule), "w") as f:
+                f.write("")
+            fs.terminate()
+            fs.wait(30)
+            subprocess.run(["fusermount3", "-u", "-z", mount], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    @unittest.skipUnless(SLOWFS and os.path.exists("/dev/fuse"), "slowfs and /dev/fuse")
+    def test_stuck_file(self):
+        """A stuck file jetsond only tests for costs the capture 2 s."""
+        stuck = "etc/systemd/system/nvfancontrol.service"
+        with self.slow_board(stuck) as mount:
             archive = self.path("stuck.tar.gz")
             start = time.monotonic()
             report = capture(mount, archive).stdout
@@ -321,12 +335,58 @@ class Capture(unittest.TestCase):
             with tarfile.open(archive, "r:gz") as t:
                 self.assertNotIn(stuck, t.getnames())
                 self.assertIn("proc/stat", t.getnames())
-        finally:
-            with open(os.path.join(control, "block"), "w") as f:
-                f.write("")
-            fs.terminate()
-            fs.wait(30)
-            subprocess.run(["fusermount3", "-u", "-z", mount], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    @unittest.skipUnless(SLOWFS and os.path.exists("/dev/fuse"), "slowfs and /dev/fuse")
+    def test_stuck_probe(self):
+        """A file every sample reads that never answers: the probe is given
+        up after its 10 s deadline, the archive holds what was read until
+        then, the report says so and names the file (the tree's own read of
+        it has no answer either), and the exit status is 2."""
+        stuck = "proc/meminfo"
+        with self.slow_board(stuck) as mount:
+            archive = self.path("probe.tar.gz")
+            args, env = nvml_args(None)
+            start = time.monotonic()
+            run = subprocess.run([JETSOND, "--capture", archive, "--interval", INTERVAL, "--sysroot", mount] + args,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=60, text=True)
+            took = time.monotonic() - start
+            self.assertEqual(run.returncode, 2, run.stderr)
+            self.assertIn("The probe did not finish: no answer within 10 s", run.stdout)
+            self.assertIn("the probe had no answer within 10 s; writing what it read until then", run.stderr)
+            self.assertRegex(run.stdout, "/%s: no answer within 2 s" % stuck)
+            self.assertGreaterEqual(took, 10)
+            self.assertLess(took, 40)
+            print(f"figure: a capture whose probe is stuck ends after {took:.1f} s")
+            with tarfile.open(archive, "r:gz") as t:
+                names = t.getnames()
+            self.assertNotIn(stuck, names)
+            # the board's identity was read before the first sample
+            self.assertIn("etc/nv_tegra_release", names)
+            self.assertIn(".capture/summary.txt", names)
+            self.assertEqual(sorted(os.listdir(self.tmp)), ["control", "mnt", "probe.tar.gz", "source"])
+
+    @unittest.skipUnless(SLOWFS and os.path.exists("/dev/fuse"), "slowfs and /dev/fuse")
+    def test_endless_file(self):
+        """A file whose reads never reach the end (slowfs "endless", as a
+        driver that never returns 0), one every sample reads: the probe
+        finishes, the archive keeps its first 32 MiB and the report says
+        it was cut."""
+        endless = "proc/meminfo"
+        with self.slow_board(endless, "endless") as mount:
+            archive = self.path("endless.tar.gz")
+            start = time.monotonic()
+            report = capture(mount, archive).stdout
+            took = time.monotonic() - start
+            self.assertRegex(report, "/%s: longer than %d bytes \\(endless\\?\\): cut there" % (endless, 32 << 20))
+            self.assertNotIn("The probe did not finish", report)
+            self.assertLess(took, 40)
+            print(f"figure: a capture with an endless file ends after {took:.1f} s")
+            with tarfile.open(archive, "r:gz") as t:
+                member = t.getmember(endless)
+                self.assertEqual(member.size, 32 << 20)
+                head = t.extractfile(member).read(4096)
+            with open(os.path.join(self.path("source"), endless), "rb") as f:
+                self.assertTrue(head.startswith(f.read()))
 
     def test_atomic(self):
         root = self.path("root")

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""Every gjs example of the README runs against jetsond on a private bus
+"""Every gjs example of the pages given runs against jetsond on a private bus
 and prints what its text says: the sample one a line per Sample, the
 Subscribe one a line every 100 ms, judged by the samples' own times (the
 first field of its lines), not by the wall clock: a busy machine only
 makes it wait longer, and only a stall misses the deadline.
 
-    check-readme-gjs.py JETSOND README
+    check-readme-gjs.py JETSOND PAGE...   (docs/service.md docs/gnome.md)
 """
 import os
 import re
@@ -18,8 +18,8 @@ SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402
 
-JETSOND, README = sys.argv[1:3]
-blocks = re.findall(r"```js\n(.*?)```", open(README).read(), re.S)
+JETSOND, PAGES = sys.argv[1], sys.argv[2:]
+blocks = [b for page in PAGES for b in re.findall(r"```js\n(.*?)```", open(page).read(), re.S)]
 
 
 def run_until(path, wanted):
@@ -62,12 +62,12 @@ with harness.Stack(JETSOND, None) as stack:
             # Subscribe took effect: the last ten intervals are judged.
             times = [int(line.split()[0]) for line in lines][-11:]
             try:
-                harness.assert_period([b - a for a, b in zip(times, times[1:])], 100000, "README gjs Subscribe")
+                harness.assert_period([b - a for a, b in zip(times, times[1:])], 100000, "docs gjs Subscribe")
             except AssertionError as e:
                 problem = str(e)
         print(f"{'ok  ' if not problem else 'FAIL'} {what}...: {len(lines)} lines{': ' + problem if problem else ''}")
         failed += bool(problem)
 if len(blocks) < 2:
-    print(f"FAIL: {len(blocks)} gjs examples in the README, expected at least 2")
+    print(f"FAIL: {len(blocks)} gjs examples in {' '.join(PAGES)}, expected at least 2")
     failed += 1
 sys.exit(1 if failed else 0)

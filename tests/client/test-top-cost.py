@@ -8,7 +8,7 @@ simulated AGX Orin for the same wall time. Run with
 
     test-top-cost.py JETSOND JETSONCTL [SECONDS]
 
-The figures in README.md's jetsonctl top section come from it."""
+The figures in docs/top.md come from it."""
 
 import os
 import subprocess

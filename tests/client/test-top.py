@@ -362,6 +362,30 @@ def test_signals(stack):
         top.close()
 
 
+def test_environment_screen(stack):
+    """Issue 42: 'e' shows the selected process's environment, read by
+    jetsonctl from /proc with the caller's rights: the test's own child's as
+    its user; as nobody, the same (root's) process is "not permitted"."""
+    sleeper = subprocess.Popen(["sleep", "600"], env={"TRAINING_RUN": "issue42", "PATH": "/usr/bin:/bin"})
+    add_process(stack, sleeper.pid, "sleep")
+    try:
+        for wrapper, want in ((None, "TRAINING_RUN=issue42"), ("setpriv --reuid=nobody --regid=nogroup --clear-groups",
+                                                              "not permitted")):
+            top = Top(stack, 80, 24, **({"env": {"SETPRIV": ""}, "wrapper": wrapper} if wrapper else {}))
+            try:
+                top.wait_for(lambda s: LIST_HEADER.search(s) and f" {sleeper.pid} " in s, "the test's process")
+                top.keys("/", str(sleeper.pid), "Enter", "Down", "e")
+                top.wait_for(lambda s: f"Environment of process {sleeper.pid}" in s and want in s, want)
+                top.keys("Escape")
+                top.wait_for(lambda s: LIST_HEADER.search(s) and "Environment of" not in s, "the list back")
+            finally:
+                top.close()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        remove_process(stack, sleeper.pid, "sleep")
+
+
 def test_tree(stack):
     """'t' shows the list as a tree from jetsond's process.PID.ppid (never
     this machine's /proc): a process the board runs under the fixture's
@@ -966,7 +990,7 @@ def main():
         stack.start_systemd_with_nvfancontrol()
         stack.start_daemon()
         status = run(stack, (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
-                             test_filter_and_selection, test_signals, test_tree, test_time_column, test_sgr_mouse,
+                             test_filter_and_selection, test_signals, test_environment_screen, test_tree, test_time_column, test_sgr_mouse,
                              test_help_lists_every_key,
                              test_power_mode_and_fan_keys, test_subscription_and_exit, test_colours,
                              test_graphs_grow_and_keep_their_width, test_pages_equal_the_snapshot,

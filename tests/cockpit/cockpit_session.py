@@ -10,6 +10,11 @@ python3-selenium. Everything started is stopped by PID: cockpit-ws, and
 the bridge, ssh-agent and session dbus-daemon that each page load starts
 (found by a marker in their environment, which they inherit).
 
+With ROOT (a tests/lib/debian13.Overlay), cockpit-ws and everything it
+starts run in that Debian 13 root instead, from a copy of the page put in
+the root, on the system bus whose address is given as the root sees it;
+Chromium stays on this machine and reaches cockpit-ws on loopback.
+
 As a program, against a bus and jetsond already running (the main job):
 
     DBUS_SYSTEM_BUS_ADDRESS=unix:path=... \\
@@ -64,27 +69,31 @@ def poll(predicate, what, timeout=DEADLINE_S):
 
 
 class CockpitSession:
-    def __init__(self, bus_address=None, page_dir=PAGE_DIR):
+    def __init__(self, bus_address=None, page_dir=PAGE_DIR, root=None):
         self.bus_address = bus_address or os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
-        self.dir = tempfile.mkdtemp(prefix="jetsond-cockpit-test.")
+        self.root = root
+        self.dir = tempfile.mkdtemp(prefix="jetsond-cockpit-test.", dir=root.host("/tmp") if root else None)
         os.chmod(self.dir, 0o755)
-        self.marker = f"JETSOND_COCKPIT_TEST={self.dir}"
+        # The session's directory as cockpit-ws sees it.
+        seen = root.inside(self.dir) if root else self.dir
+        self.marker = f"JETSOND_COCKPIT_TEST={seen}"
         share = os.path.join(self.dir, "share", "cockpit")
         os.makedirs(share)
-        os.symlink(page_dir, os.path.join(share, "jetsond"))
-        self.home = os.path.join(self.dir, "home")
-        runtime = os.path.join(self.dir, "runtime")
-        os.makedirs(self.home)
-        os.makedirs(runtime, mode=0o700)
+        if root:
+            shutil.copytree(page_dir, os.path.join(share, "jetsond"))
+        else:
+            os.symlink(page_dir, os.path.join(share, "jetsond"))
+        os.makedirs(os.path.join(self.dir, "home"))
+        os.makedirs(os.path.join(self.dir, "runtime"), mode=0o700)
         self.env = {
             "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-            "HOME": self.home,
-            "XDG_RUNTIME_DIR": runtime,
-            "XDG_DATA_DIRS": os.path.join(self.dir, "share") + ":/usr/share",
-            "XDG_CONFIG_DIRS": os.path.join(self.dir, "etc"),
+            "HOME": os.path.join(seen, "home"),
+            "XDG_RUNTIME_DIR": os.path.join(seen, "runtime"),
+            "XDG_DATA_DIRS": os.path.join(seen, "share") + ":/usr/share",
+            "XDG_CONFIG_DIRS": os.path.join(seen, "etc"),
             "DBUS_SYSTEM_BUS_ADDRESS": self.bus_address,
             "LANG": "C.UTF-8",
-            "JETSOND_COCKPIT_TEST": self.dir,
+            "JETSOND_COCKPIT_TEST": seen,
         }
         self.ws = None
         self.drivers = []
@@ -95,9 +104,11 @@ class CockpitSession:
         for _ in range(5):
             self.port = free_port()
             self.ws_log = open(os.path.join(self.dir, "cockpit-ws.log"), "ab")
-            self.ws = subprocess.Popen([COCKPIT_WS, "--local-session=cockpit-bridge", "--no-tls",
-                                        "--port", str(self.port), "--address", "127.0.0.1"],
-                                       env=self.env, stdout=self.ws_log, stderr=subprocess.STDOUT)
+            argv = [COCKPIT_WS, "--local-session=cockpit-bridge", "--no-tls",
+                    "--port", str(self.port), "--address", "127.0.0.1"]
+            self.ws = subprocess.Popen(self.root.command(argv, self.env) if self.root else argv,
+                                       env=None if self.root else self.env,
+                                       stdout=self.ws_log, stderr=subprocess.STDOUT)
             try:
                 poll(lambda: self.ws.poll() is not None or self._answers(), "cockpit-ws")
             except AssertionError:

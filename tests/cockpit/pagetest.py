@@ -54,10 +54,13 @@ def polkit_checks():
 
 class Page:
     """The stack, Cockpit and one browser on the page. The test program
-    sets JETSOND (the daemon to run) and ARTIFACTS (where screenshots go)."""
+    sets JETSOND (the daemon to run) and ARTIFACTS (where screenshots go),
+    and ROOT (a tests/lib/debian13.Overlay) for Cockpit in a Debian 13 root;
+    the stack's directory is then in that root (tempfile.tempdir)."""
 
     JETSOND = None
     ARTIFACTS = None
+    ROOT = None
 
     def __init__(self, board, simulate=False, polkit=True, systemd=False, daemon_args=(), width=1280, height=800,
                  shell=False):
@@ -69,7 +72,12 @@ class Page:
             if systemd:
                 self.stack.start_systemd_with_nvfancontrol()
             self.stack.start_daemon(extra=daemon_args)
-            self.cockpit = CockpitSession(self.stack.address).start()
+            if self.ROOT:
+                # The bus's socket is in the root: its address as seen there.
+                address = self.stack.address.replace(self.ROOT.path, "", 1)
+                self.cockpit = CockpitSession(address, root=self.ROOT).start()
+            else:
+                self.cockpit = CockpitSession(self.stack.address).start()
             self.d = self.cockpit.browser(width, height, shell=shell)
         except BaseException:
             self.close()
@@ -93,9 +101,15 @@ class Page:
         return self
 
     def __exit__(self, *exc):
-        if exc[0] is None:
-            self.assert_clean_console()
-        self.close(failed=exc[0] is not None)
+        failed = exc[0] is not None
+        try:
+            if not failed:
+                self.assert_clean_console()
+        except BaseException:
+            failed = True
+            raise
+        finally:
+            self.close(failed=failed)
 
     # ---- the page ------------------------------------------------------------
     def js(self, script, *args):
@@ -132,8 +146,16 @@ class Page:
             return f.read()
 
     def assert_clean_console(self):
-        """No error in the browser's console (CSP, JavaScript, failed loads)."""
+        """No error in the browser's console (CSP, JavaScript, failed loads).
+        A file of Cockpit's own packages that the distribution left out
+        (Debian 13's Cockpit ships its shell without the Red Hat fonts) is
+        Cockpit's matter, not the page's: printed, not failed."""
         severe = [e for e in self.d.get_log("browser") if e["level"] == "SEVERE"]
+        theirs = [e for e in severe if e.get("source") == "network" and
+                  re.search(r"/cockpit/@localhost/(?!jetsond/)[^/ ]+/\S+ - Failed to load resource", e["message"])]
+        for e in theirs:
+            print(f"note: Cockpit's own file missing: {e['message']}", flush=True)
+        severe = [e for e in severe if e not in theirs]
         assert not severe, f"errors in the browser console: {severe}"
 
     def shoot(self, name, full_page=False):

@@ -9,7 +9,13 @@ What the page shows is compared with what the bus says (GetSnapshot, the
 properties) and with the fake board's files; every wait polls the page
 with a deadline only a stall misses.
 
-    test-page.py JETSOND FAKE_NVML ARTIFACT_DIR [--update-docs] [test_NAME...]
+    test-page.py [--root CACHE_DIR] JETSOND FAKE_NVML ARTIFACT_DIR [--update-docs] [test_NAME...]
+
+Without --root, Cockpit is this machine's (Debian 12's 287). With --root,
+cockpit-ws and the bridge are Debian 13's, run in an overlay of the root
+that tests/lib/debian13.py makes once in CACHE_DIR, with the checks named in
+DEBIAN13_TESTS (values, charts, writes, jetsond restarting, the phone's
+width and the console, Cockpit's shell) and the manifest's conditions.
 
 Screenshots (the page at 1280x800 and 390x844, light and dark, each also
 as a whole page; and in Cockpit's shell at 1280x800) are written to
@@ -21,12 +27,14 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, HERE)
 from harness import SOURCE_DIR, run_tests  # noqa: E402
+import debian13  # noqa: E402
 from cockpit_session import CockpitSession, poll  # noqa: E402
 from pagetest import PATH, IFACE, Page, polkit_checks, prop, snapshot, step  # noqa: E402
 
@@ -34,8 +42,12 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
-JETSOND, FAKE_NVML, ARTIFACTS = (os.path.abspath(a) for a in sys.argv[1:4])
-UPDATE_DOCS = "--update-docs" in sys.argv[4:]
+ARGS = sys.argv[1:]
+ROOT_CACHE = None
+if ARGS[:1] == ["--root"]:
+    ROOT_CACHE, ARGS = os.path.abspath(ARGS[1]), ARGS[2:]
+JETSOND, FAKE_NVML, ARTIFACTS = (os.path.abspath(a) for a in ARGS[0:3])
+UPDATE_DOCS = "--update-docs" in ARGS[3:]
 Page.JETSOND, Page.ARTIFACTS = JETSOND, ARTIFACTS
 
 # Orin Nano (orin-nano-jp62): modes 0 15W, 1 25W (current and default),
@@ -463,10 +475,55 @@ def test_in_cockpit_shell():
         p.wait("return document.body.dataset.subscribed === 'true'", "subscribed again")
 
 
+ACTIVATION_FILE = "/usr/share/dbus-1/system-services/org.jetsond.Jetson1.service"
+
+
+def install_activation_file():
+    """jetsond's D-Bus activation file in the root, as the jetsond package
+    installs it: the manifest's condition for the page."""
+    shutil.copy(os.path.join(SOURCE_DIR, "dbus", "org.jetsond.Jetson1.service"), Page.ROOT.host(ACTIVATION_FILE))
+
+
+def test_manifest_conditions():
+    """Debian 13's Cockpit honours the manifest's "conditions": the bridge
+    lists the page only where jetsond's D-Bus activation file exists (the
+    jetsond package installs it)."""
+    session = CockpitSession("unix:path=/nonexistent", root=Page.ROOT)
+    try:
+        def listed():
+            out = subprocess.run(Page.ROOT.command(["cockpit-bridge", "--packages"], session.env),
+                                 check=True, capture_output=True, text=True).stdout
+            return any(line.split()[:1] == ["jetsond"] for line in out.splitlines())
+        assert listed(), "not listed with jetsond's activation file"
+        os.unlink(Page.ROOT.host(ACTIVATION_FILE))
+        try:
+            assert not listed(), "listed without jetsond's activation file"
+        finally:
+            install_activation_file()
+    finally:
+        session.close()
+
+
+# In Debian 13's Cockpit: what differs from one Cockpit to another (its
+# bridge, its shell, its CSS and CSP), not the page's own logic again.
+DEBIAN13_TESTS = ["test_identity_and_values", "test_chart_grows_while_visible", "test_allowed_writes",
+                  "test_jetsond_restarts", "test_screenshots_and_phone_width", "test_in_cockpit_shell",
+                  "test_manifest_conditions"]
+
 if __name__ == "__main__":
     os.makedirs(ARTIFACTS, exist_ok=True)
     tests = [test_identity_and_values, test_throttle_alert, test_process_table_sorts, test_chart_grows_while_visible,
              test_denied_write, test_allowed_writes, test_gpu_caches_and_restore, test_board_without_fan, test_jetsond_restarts,
              test_labels_and_keyboard, test_screenshots_and_phone_width, test_in_cockpit_shell]
-    only = [a for a in sys.argv[4:] if a.startswith("test_")]
-    sys.exit(run_tests([t for t in tests if not only or t.__name__ in only]))
+    only = [a for a in ARGS[3:] if a.startswith("test_")]
+    if ROOT_CACHE is None:
+        sys.exit(run_tests([t for t in tests if not only or t.__name__ in only]))
+    Page.ROOT = debian13.Overlay(debian13.cached_root(ROOT_CACHE))
+    try:
+        # Every stack's directory, and so its bus socket, inside the root.
+        tempfile.tempdir = Page.ROOT.host("/tmp")
+        install_activation_file()
+        tests.append(test_manifest_conditions)
+        sys.exit(run_tests([t for t in tests if t.__name__ in DEBIAN13_TESTS and (not only or t.__name__ in only)]))
+    finally:
+        Page.ROOT.close()

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""README's table of metric families is jetsond-exporter --list-metrics,
-row for row: a family added, renamed or relabelled without the README (or
+"""docs/exporter.md's table of metric families is jetsond-exporter
+--list-metrics, row for row: a family added, renamed or relabelled without
+the page (or
 the other way round) fails here.
 
-    check-readme.py EXPORTER README        check
+    check-readme.py EXPORTER PAGE          check (PAGE: docs/exporter.md)
     check-readme.py EXPORTER --print       print the table to paste"""
 
 import subprocess
@@ -31,7 +32,7 @@ def main():
     try:
         start = readme.index(rows[0])
     except ValueError:
-        print("README has no metric table (its header row is missing)")
+        print(f"{sys.argv[2]} has no metric table (its header row is missing)")
         return 1
     end = start
     while end < len(readme) and readme[end].startswith("|"):
@@ -39,13 +40,13 @@ def main():
     have = readme[start:end]
     if have != rows:
         for r in sorted(set(rows) - set(have)):
-            print("missing in README: " + r)
+            print(f"missing in {sys.argv[2]}: " + r)
         for r in sorted(set(have) - set(rows)):
             print("not a family of --list-metrics: " + r)
         if set(have) == set(rows):
-            print("README's rows are not in --list-metrics order")
+            print(f"{sys.argv[2]}'s rows are not in --list-metrics order")
         return 1
-    print(f"ok: README lists the {len(rows) - 2} families of --list-metrics")
+    print(f"ok: {sys.argv[2]} lists the {len(rows) - 2} families of --list-metrics")
     return 0
 
 

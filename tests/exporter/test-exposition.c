@@ -51,6 +51,10 @@ static exp_sample *orin_sample(void)
         exp_sample_add_double(s, "dgpu.1.load", 37);
         exp_sample_add_uint(s, "dgpu.1.energy", 123456789);
         exp_sample_add_uint(s, "dgpu.1.power", 231000);
+        exp_sample_add_uint(s, "dgpu.1.nvlink.17.rx", 524288000);
+        exp_sample_add_uint(s, "dgpu.1.nvlink_tx_total", 1048576);
+        exp_sample_add_uint(s, "dgpu.1.mig.5.mem_total", 10485760);
+        exp_sample_add_string(s, "dgpu.1.mig.5.uuid", "MIG-cccc");
         exp_sample_add_uint(s, "uptime", 3600);
         exp_sample_add_uint(s, "net.rx_bytes", 123456789012ULL);
         exp_sample_add_uint(s, "some.future.key", 5);
@@ -138,6 +142,10 @@ static void test_prometheus_lines(void **state)
         assert_line(out, "jetson_dgpu_load_ratio{gpu=\"1\"} 0.37");
         assert_line(out, "jetson_dgpu_power_watts{gpu=\"1\"} 231");
         assert_line(out, "jetson_dgpu_energy_joules_total{gpu=\"1\"} 123456.789");
+        assert_line(out, "jetson_dgpu_nvlink_link_receive_bytes_per_second{gpu=\"1\",link=\"17\"} 524288000");
+        assert_line(out, "jetson_dgpu_nvlink_transmitted_bytes_total{gpu=\"1\"} 1048576");
+        assert_line(out, "jetson_dgpu_mig_memory_total_bytes{gpu=\"1\",mig=\"5\"} 10737418240");
+        assert_line(out, "jetson_dgpu_mig_uuid_info{gpu=\"1\",mig=\"5\",uuid=\"MIG-cccc\"} 1");
         assert_line(out, "jetson_process_dgpu_memory_bytes{pid=\"1234\",gpu=\"1\",name=\"python3\",user=\"ai\\\"x\\\\y\"} "
                          "2097152");
         assert_line(out, "jetson_process_dgpu_sm_ratio{pid=\"1234\",gpu=\"1\",name=\"python3\",user=\"ai\\\"x\\\\y\"} 0.35");

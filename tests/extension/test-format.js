@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: MIT
 //
 // The extension's formatting and key handling (gnome-shell-extension/
-// format.js) in plain gjs, without a shell:
-//   gjs tests/extension/test-format.js EXTENSION_SOURCE_DIR
+// format.js) in plain gjs, without a shell, on a built extension of either
+// flavour: its format.js is imported as an ES module (45 and later) or
+// through the legacy importer (42-44, as build-extension.py writes it):
+//   gjs -m tests/extension/test-format.js EXTENSION_DIR
 // Every check prints one line; any failure makes the exit status 1.
 
-const System = imports.system;
-imports.searchPath.unshift(ARGV[0]);
-const Format = imports.format;
+import GLib from 'gi://GLib';
+import System from 'system';
+
+const dir = GLib.canonicalize_filename(System.programArgs[0], null);
+const [, source] = GLib.file_get_contents(`${dir}/format.js`);
+let Format;
+if (new TextDecoder().decode(source).includes('\nexport function ')) {
+    Format = await import(`file://${dir}/format.js`);
+} else {
+    imports.searchPath.unshift(dir);
+    Format = imports.format;
+}
 
 let failures = 0;
 function check(name, actual, expected) {

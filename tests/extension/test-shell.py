@@ -3,11 +3,21 @@
 
 A private system bus with the project's policy, python-dbusmock's logind
 (the shell needs it) and polkitd, jetsond on a simulated AGX Orin, and
-gnome-shell --headless inside its own session bus (dbus-run-session) with
-the extension and a test-only helper (unsafe-mode@tests.jetsond.org, which
-opens org.gnome.Shell.Eval and the Screenshot API to this test) enabled.
+gnome-shell --headless in a session bus of its own with the extension and
+a test-only helper (unsafe-mode@tests.jetsond.org, which opens
+org.gnome.Shell.Eval and the Screenshot API to this test) enabled.
 
-    test-shell.py JETSOND EXTENSION_SOURCE_DIR COMPILED_SCHEMA ARTEFACT_DIR [--update-docs]
+    test-shell.py [--root CACHE_DIR] JETSOND EXTENSION_DIR ARTEFACT_DIR [--update-docs]
+
+EXTENSION_DIR is a built extension (build/gnome-shell-extension/...); with
+--root, its zip beside it (EXTENSION_DIR.shell-extension.zip) is installed
+with gnome-extensions, as from extensions.gnome.org.
+Without --root the shell is this machine's (GNOME Shell 43, Debian 12),
+in dbus-run-session. With --root it is the one of a Debian 13 root
+(GNOME Shell 48; tests/lib/debian13.py, made once in CACHE_DIR): the shell,
+its session bus and what that bus starts run in an overlay of the root,
+while the system bus (its socket inside the root), the mocks and jetsond
+run here, as in the other mode.
 
 Screenshots are written to ARTEFACT_DIR; --update-docs also copies the menu
 screenshot to docs/extension-menu.png for the README.
@@ -25,13 +35,19 @@ import time
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402  (the bus, board and jetsond stack)
+import debian13  # noqa: E402  (the Debian 13 root)
 
 UUID = "jetsond@jetsond.org"
 HELPER = "unsafe-mode@tests.jetsond.org"
 IND = f"Main.panel.statusArea['{UUID}']"
 PYTHON = "/usr/bin/python3"  # Debian's, which has dbusmock and gi
 
-if os.environ.get("JETSOND_EXTENSION_TEST_SESSION") != "1":
+ARGS = sys.argv[1:]
+ROOT_CACHE = None
+if ARGS[:1] == ["--root"]:
+    ROOT_CACHE, ARGS = os.path.abspath(ARGS[1]), ARGS[2:]
+
+if ROOT_CACHE is None and os.environ.get("JETSOND_EXTENSION_TEST_SESSION") != "1":
     # The shell and this test share a session bus of their own, and a
     # scratch home: services the bus starts (dconf) inherit it from here.
     os.environ["JETSOND_EXTENSION_TEST_SESSION"] = "1"
@@ -48,8 +64,8 @@ import gi  # noqa: E402
 gi.require_version("GdkPixbuf", "2.0")
 from gi.repository import GdkPixbuf, Gio, GLib  # noqa: E402
 
-JETSOND, EXTENSION_SRC, SCHEMA_COMPILED, ARTEFACTS = (os.path.abspath(a) for a in sys.argv[1:5])
-UPDATE_DOCS = "--update-docs" in sys.argv[5:]
+JETSOND, EXTENSION_DIR, ARTEFACTS = (os.path.abspath(a) for a in ARGS[0:3])
+UPDATE_DOCS = "--update-docs" in ARGS[3:]
 
 # The shell calls logind; this test reads the match rules the shell holds.
 EXTRA_POLICY = """<policy user="root">
@@ -68,36 +84,114 @@ def js_round(x):
     return math.floor(x + 0.5)
 
 
-class Shell:
-    def __init__(self, scratch):
+class HostSession:
+    """The session on this machine, inside dbus-run-session (re-executed
+    above): programs run here, paths are the same for both."""
+    root = None
+
+    def __init__(self):
         self.home = os.environ["HOME"]
-        extensions = os.path.join(self.home, ".local/share/gnome-shell/extensions")
-        ext = os.path.join(extensions, UUID)
-        os.makedirs(os.path.join(ext, "schemas"))
-        for name in os.listdir(EXTENSION_SRC):
-            if name.endswith((".js", ".json")):
-                shutil.copy(os.path.join(EXTENSION_SRC, name), ext)
-        shutil.copytree(os.path.join(EXTENSION_SRC, "icons"), os.path.join(ext, "icons"))
-        shutil.copy(SCHEMA_COMPILED, os.path.join(ext, "schemas"))
-        shutil.copytree(os.path.join(os.path.dirname(os.path.abspath(__file__)), HELPER),
-                        os.path.join(extensions, HELPER))
         self.env = dict(os.environ)
+
+    def command(self, argv):
+        return argv
+
+    def host(self, path):
+        return path
+
+    def close(self):
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+class RootSession:
+    """The session in an overlay of the Debian 13 root: a session bus of its
+    own started there (its socket in the root's runtime directory, which
+    this test reaches through the overlay's path), and the environment the
+    shell and every program run in the root get."""
+
+    def __init__(self, root, system_bus_socket):
+        self.root = root
+        scratch = tempfile.mkdtemp(prefix="jetsond-shell48.", dir=root.host("/tmp"))
+        os.chmod(scratch, 0o755)
+        self.home = root.inside(scratch)
+        runtime = os.path.join(scratch, "runtime")
+        os.makedirs(runtime, mode=0o700)
+        self.env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": self.home, "LANG": "C.UTF-8",
+                    "XDG_RUNTIME_DIR": root.inside(runtime),
+                    "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={root.inside(system_bus_socket)}",
+                    "DBUS_SESSION_BUS_ADDRESS": f"unix:path={root.inside(runtime)}/bus"}
+        out = subprocess.run(self.command(["dbus-daemon", "--session", "--fork", "--nosyslog", "--print-pid=1",
+                                           f"--address={self.env['DBUS_SESSION_BUS_ADDRESS']}"]),
+                             check=True, capture_output=True, text=True).stdout
+        self.bus_pid = int(out.split()[0])
+        os.environ["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={runtime}/bus"
+
+    def command(self, argv):
+        return self.root.command(argv, self.env)
+
+    def host(self, path):
+        return self.root.host(path)
+
+    def close(self):
+        try:
+            os.kill(self.bus_pid, 15)
+        except ProcessLookupError:
+            pass
+
+
+class Shell:
+    def __init__(self, session, scratch):
+        self.session = session
+        self.home = session.home
+        extensions = session.host(os.path.join(self.home, ".local/share/gnome-shell/extensions"))
+        if ROOT_CACHE is None:
+            shutil.copytree(EXTENSION_DIR, os.path.join(extensions, UUID))
+        else:
+            # As a user installs the zip from extensions.gnome.org: built
+            # beside the directory, without a compiled schema, which
+            # gnome-extensions compiles as it unpacks it.
+            zip_inside = os.path.join(self.home, UUID + ".shell-extension.zip")
+            shutil.copy(EXTENSION_DIR + ".shell-extension.zip", session.host(zip_inside))
+            self.run(["gnome-extensions", "install", "--force", zip_inside])
+            assert os.path.exists(os.path.join(extensions, UUID, "schemas", "gschemas.compiled")), \
+                "gnome-extensions install did not compile the schema"
+        helper = HELPER if ROOT_CACHE is None else os.path.join("esm", HELPER)
+        shutil.copytree(os.path.join(os.path.dirname(os.path.abspath(__file__)), helper),
+                        os.path.join(extensions, HELPER))
         for key, value in [("enabled-extensions", f"['{UUID}', '{HELPER}']"),
                            ("disable-user-extensions", "false"),
                            ("welcome-dialog-last-shown-version", "'999'")]:
-            subprocess.run(["gsettings", "set", "org.gnome.shell", key, value], env=self.env, check=True)
+            self.run(["gsettings", "set", "org.gnome.shell", key, value])
         self.log_path = os.path.join(scratch, "gnome-shell.log")
         self.proc = None
 
+    def run(self, argv, **kwargs):
+        """ARGV in the shell's session (in the root, with --root)."""
+        return subprocess.run(self.session.command(argv), check=True, env=self.session.env, **kwargs)
+
     def start(self):
         self.proc = subprocess.Popen(
-            ["gnome-shell", "--headless", "--wayland", "--no-x11", "--virtual-monitor", "1024x768"],
-            env=self.env, stdout=subprocess.DEVNULL, stderr=open(self.log_path, "wb"))
+            self.session.command(["gnome-shell", "--headless", "--wayland", "--no-x11",
+                                  "--virtual-monitor", "1024x768"]),
+            env=self.session.env, stdout=subprocess.DEVNULL, stderr=open(self.log_path, "wb"))
         self.bus = Gio.bus_get_sync(Gio.BusType.SESSION)
         harness.wait_for(lambda: self.proc.poll() is not None or self.shell_version(), 60, "gnome-shell")
         assert self.proc.poll() is None, "gnome-shell died:\n" + self.log()
         harness.wait_for(lambda: self.eval_ok("global.context.unsafe_mode"), 30,
                          "the helper extension's unsafe mode")
+        self.major = int(self.shell_version().split(".")[0])
+        print(f"   GNOME Shell {self.shell_version()}", flush=True)
+        # What changed in the shell's own JavaScript between 43 and 48:
+        # its modules became ES modules (not under imports.ui), and
+        # notifications became GObjects with a body and Action objects.
+        if self.major >= 45:
+            self.dot = self.eval("(async () => (await import('resource:///org/gnome/shell/ui/popupMenu.js'))"
+                                 ".Ornament.DOT)()")
+            self.js = {"body": "n.body", "activate": "activate()",
+                       "gc": "(async () => (await import('system')).default.gc())()"}
+        else:
+            self.dot = self.eval("imports.ui.popupMenu.Ornament.DOT")
+            self.js = {"body": "n.bannerBodyText", "activate": "callback()", "gc": "imports.system.gc()"}
 
     def log(self):
         return open(self.log_path, errors="replace").read()
@@ -136,10 +230,11 @@ class Shell:
         x, y, w, h = (int(v) for v in box)
         x, y = max(0, x), max(0, y)
         w, h = min(w, 1024 - x), min(h, 768 - y)
-        path = os.path.join(ARTEFACTS, name)
+        inside = os.path.join(self.home, name)
         ok, used = self.call("/org/gnome/Shell/Screenshot", "org.gnome.Shell.Screenshot", "ScreenshotArea",
-                             GLib.Variant("(iiiibs)", (x, y, w, h, False, path)))
+                             GLib.Variant("(iiiibs)", (x, y, w, h, False, inside)))
         assert ok, f"screenshot {name} failed"
+        shutil.copy(self.session.host(inside), os.path.join(ARTEFACTS, name))
         return used
 
     def stop(self):
@@ -222,11 +317,12 @@ def label(shell):
     return shell.eval(f"{IND} ? {IND}._label.text : null")
 
 
-MENU = f"""(() => {{
+def menu_items(shell):
+    """The menu's items, [text, has the dot] where a choice."""
+    return shell.eval(f"""(() => {{
     const ind = {IND};
-    const Ornament = imports.ui.popupMenu.Ornament;
     const texts = section => section._getMenuItems().filter(i => i.visible)
-        .map(i => [i.label.text, i._ornament === Ornament.DOT]);
+        .map(i => [i.label.text, i._ornament === {shell.dot}]);
     return {{
         status: ind._statusItem.label.text,
         details: texts(ind._detailsSection).map(([t]) => t),
@@ -237,22 +333,24 @@ MENU = f"""(() => {{
         gpuShown: ind._gpuScalingItem.visible,
         gpuOn: ind._gpuScalingItem.state,
         fans: ind._fansSection._getMenuItems().map(i => [i.label.text,
-            i.menu._getMenuItems().map(p => [p.label.text, p._ornament === Ornament.DOT])]),
+            i.menu._getMenuItems().map(p => [p.label.text, p._ornament === {shell.dot}])]),
     }};
-}})()"""
+}})()""")
 
-NOTIFICATIONS = f"""(() => {{
+
+def notifications(shell):
+    return shell.eval(f"""(() => {{
     const source = {IND}.notifier._source;
-    return source ? source.notifications.map(n => ({{title: n.title, body: n.bannerBodyText,
+    return source ? source.notifications.map(n => ({{title: n.title, body: {shell.js['body']},
         actions: n.actions.map(a => a.label)}})) : [];
-}})()"""
+}})()""")
 
 
 def wait_notification(shell, title):
     def find():
-        found = [n for n in shell.eval(NOTIFICATIONS) if n["title"] == title]
+        found = [n for n in notifications(shell) if n["title"] == title]
         return found[-1] if found else None
-    return harness.wait_for(find, 15, f"the notification {title!r}; have {shell.eval(NOTIFICATIONS)}")
+    return harness.wait_for(find, 15, f"the notification {title!r}; have {notifications(shell)}")
 
 
 def box_of(shell, actor):
@@ -262,27 +360,39 @@ def box_of(shell, actor):
 
 def main():
     os.makedirs(ARTEFACTS, exist_ok=True)
-    stack = harness.Stack(JETSOND, None, board="agx-orin-jp62", simulate=True, extra_policy=EXTRA_POLICY)
-    shell = None
+    root = stack = session = shell = None
     try:
+        if ROOT_CACHE:
+            root = debian13.Overlay(debian13.cached_root(ROOT_CACHE))
+            # The stack's directory, and so the system bus's socket, inside
+            # the root: the shell there reaches it at the same place.
+            tempfile.tempdir = root.host("/tmp")
+        stack = harness.Stack(JETSOND, None, board="agx-orin-jp62", simulate=True, extra_policy=EXTRA_POLICY)
+        session = RootSession(root, os.path.join(stack.dir, "system_bus_socket")) if root else HostSession()
         stack.start_mock("logind", "org.freedesktop.login1")
         stack.start_mock("polkitd", "org.freedesktop.PolicyKit1")
         stack.start_systemd_with_nvfancontrol()
         stack.start_daemon()
-        shell = Shell(stack.dir)
+        shell = Shell(session, stack.dir)
         shell.start()
         run(stack, shell)
-        print("ok   the extension in a headless GNOME Shell", flush=True)
+        print(f"ok   the extension in a headless GNOME Shell {shell.shell_version()}", flush=True)
     except BaseException:
         if shell and shell.proc:
             sys.stderr.write("---- gnome-shell log\n" + shell.log())
-        sys.stderr.write("---- jetsond log\n" + open(os.path.join(stack.dir, "jetsond.log"), errors="replace").read())
+        if stack:
+            sys.stderr.write("---- jetsond log\n" + open(os.path.join(stack.dir, "jetsond.log"),
+                                                          errors="replace").read())
         raise
     finally:
         if shell and shell.proc:
             shell.stop()
-        stack.close()
-        shutil.rmtree(os.environ["HOME"], ignore_errors=True)
+        if session:
+            session.close()
+        if stack:
+            stack.close()
+        if root:
+            root.close()
 
 
 def run(stack, shell):
@@ -306,16 +416,16 @@ def run(stack, shell):
     assert text.startswith("GPU ") and " CPU " in text and " W " in text and text.endswith(" °C"), text
 
     step("a setting hides its item in the top bar at once")
-    ext_schemas = os.path.join(shell.home, ".local/share/gnome-shell/extensions", UUID, "schemas")
-    gsettings = ["gsettings", "--schemadir", ext_schemas]
-    subprocess.run(gsettings + ["set", "org.gnome.shell.extensions.jetsond", "show-gpu-load", "false"], check=True)
+    ext_dir = os.path.join(shell.home, ".local/share/gnome-shell/extensions", UUID)
+    gsettings = ["gsettings", "--schemadir", os.path.join(ext_dir, "schemas")]
+    shell.run(gsettings + ["set", "org.gnome.shell.extensions.jetsond", "show-gpu-load", "false"])
     harness.wait_for(lambda: (label(shell) or "GPU").startswith("CPU "), 10,
                      f"the GPU item to go (the label says {label(shell)!r})")
-    subprocess.run(gsettings + ["reset", "org.gnome.shell.extensions.jetsond", "show-gpu-load"], check=True)
+    shell.run(gsettings + ["reset", "org.gnome.shell.extensions.jetsond", "show-gpu-load"])
     harness.wait_for(label_matches, 10, f"the GPU item back (the label says {label(shell)!r})")
 
     step("the menu: board, details, power modes, jetson_clocks, GPU 3D scaling, fan profiles")
-    menu = shell.eval(MENU)
+    menu = menu_items(shell)
     assert menu["status"] == "NVIDIA Jetson AGX Orin Developer Kit · JetPack 6.2", menu
     assert [d.split(" ")[0] for d in menu["details"]] == ["CPU", "GPU", "RAM", "Board", "tj"] or \
         [d.split(" ")[0] for d in menu["details"]][:4] == ["CPU", "GPU", "RAM", "Board"], menu["details"]
@@ -344,12 +454,19 @@ def run(stack, shell):
         shutil.copy(os.path.join(ARTEFACTS, "indicator-menu.png"), os.path.join(SOURCE_DIR, "docs", "extension-menu.png"))
     shell.eval(f"{IND}.menu.close(false)")
 
-    step("the settings window: prefs.js with GTK 4 and libadwaita on the shell's display")
-    schema_dir = os.path.dirname(SCHEMA_COMPILED)
-    prefs = subprocess.run(["gjs", os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-prefs.js"),
-                            EXTENSION_SRC], capture_output=True, text=True, timeout=60,
-                           env=dict(os.environ, WAYLAND_DISPLAY="wayland-0", GSETTINGS_BACKEND="memory",
-                                    JETSOND_TEST_SCHEMA_DIR=schema_dir))
+    step("the settings window: its page with GTK 4 and libadwaita on the shell's display")
+    test_prefs = os.path.join(shell.home, "test-prefs.js")
+    shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-prefs.js"),
+                shell.session.host(test_prefs))
+    prefs_env = dict(WAYLAND_DISPLAY="wayland-0", GSETTINGS_BACKEND="memory",
+                     JETSOND_TEST_SCHEMA_DIR=os.path.join(ext_dir, "schemas"))
+    shell.session.env.update(prefs_env)
+    try:
+        prefs = subprocess.run(shell.session.command(["gjs", test_prefs, ext_dir]), capture_output=True,
+                               text=True, timeout=60, env=shell.session.env)
+    finally:
+        for key in prefs_env:
+            del shell.session.env[key]
     assert prefs.returncode == 0 and "not ok" not in prefs.stdout, prefs.stdout + prefs.stderr
     assert prefs.stdout.count("ok - ") == 13, prefs.stdout
     # As "gnome-extensions prefs" does: the Extensions app opens the window.
@@ -384,42 +501,42 @@ def run(stack, shell):
     shell.eval(f"{IND}.chooseMode(3)")
     harness.wait_for(lambda: "nvpmodel -m 3" in calls(), 15, "nvpmodel -m 3 in calls.log")
     harness.wait_for(lambda: prop("/org/jetsond/Jetson1", "NVPModel", "Mode") == 3, 15, "Mode 3")
-    harness.wait_for(lambda: ["MODE_50W", True] in shell.eval(MENU)["modes"], 15, "MODE_50W checked in the menu")
+    harness.wait_for(lambda: ["MODE_50W", True] in menu_items(shell)["modes"], 15, "MODE_50W checked in the menu")
 
     step("a mode that needs a reboot: the notification offers the boot default, which works")
     shell.eval(f"{IND}.chooseMode(1)")
     n = wait_notification(shell, "Power mode MODE_15W needs a reboot")
     assert n["actions"] == ["Apply at next boot"], n
     shell.eval(f"""{IND}.notifier._source.notifications
-        .find(n => n.title === 'Power mode MODE_15W needs a reboot').actions[0].callback()""")
+        .find(n => n.title === 'Power mode MODE_15W needs a reboot').actions[0].{shell.js['activate']}""")
     harness.wait_for(lambda: prop("/org/jetsond/Jetson1", "NVPModel", "DefaultMode") == 1, 15, "DefaultMode 1")
     wait_notification(shell, "Power mode MODE_15W at next boot")
-    harness.wait_for(lambda: ["MODE_15W (at next boot)", False] in shell.eval(MENU)["modes"], 10,
+    harness.wait_for(lambda: ["MODE_15W (at next boot)", False] in menu_items(shell)["modes"], 10,
                      "MODE_15W marked as the boot mode in the menu")
 
     step("jetson_clocks denied: the switch goes back, a notification says why")
     shell.eval(f"{IND}._clocksItem.toggle()")
     wait_notification(shell, "jetson_clocks on: not authorized")
-    harness.wait_for(lambda: shell.eval(MENU)["clocksOn"] is False, 5, "the switch back off")
+    harness.wait_for(lambda: menu_items(shell)["clocksOn"] is False, 5, "the switch back off")
     assert prop("/org/jetsond/Jetson1", "JetsonClocks", "Active") is False
 
     step("GPU 3D scaling denied, then allowed: enable_3d_scaling follows the switch")
     scaling_file = os.path.join(stack.root, "sys/devices/platform/bus@0/17000000.gpu/enable_3d_scaling")
     shell.eval(f"{IND}._gpuScalingItem.toggle()")
     wait_notification(shell, "GPU 3D scaling off: not authorized")
-    harness.wait_for(lambda: shell.eval(MENU)["gpuOn"] is True, 5, "the GPU switch back on")
+    harness.wait_for(lambda: menu_items(shell)["gpuOn"] is True, 5, "the GPU switch back on")
     assert open(scaling_file).read() == "1\n"
     stack.polkit_allow(["org.jetsond.Jetson1.set-nvpmodel", "org.jetsond.Jetson1.set-gpu"])
     shell.eval(f"{IND}._gpuScalingItem.toggle()")
     harness.wait_for(lambda: open(scaling_file).read() == "0\n", 15, "enable_3d_scaling 0")
     harness.wait_for(lambda: prop("/org/jetsond/Jetson1", "Gpu", "Scaling3D") is False, 15, "Scaling3D false")
-    harness.wait_for(lambda: shell.eval(MENU)["gpuOn"] is False, 10, "the GPU switch off")
+    harness.wait_for(lambda: menu_items(shell)["gpuOn"] is False, 10, "the GPU switch off")
 
     step("a fan profile polkit allows")
     stack.polkit_allow(["org.jetsond.Jetson1.set-nvpmodel", "org.jetsond.Jetson1.set-fan"])
     shell.eval(f"{IND}.chooseFanProfile(0, 'quiet')")
     harness.wait_for(lambda: prop("/org/jetsond/Jetson1/fan/0", "Fan", "Profile") == "quiet", 20, "profile quiet")
-    harness.wait_for(lambda: shell.eval(MENU)["fans"][0][1][1] == ["quiet", True], 10, "quiet checked in the menu")
+    harness.wait_for(lambda: menu_items(shell)["fans"][0][1][1] == ["quiet", True], 10, "quiet checked in the menu")
 
     step("throttling starts: one notification in jetsonctl status's words (issue 39)")
     sim = ["/usr/bin/python3", os.path.join(SOURCE_DIR, "tests/fixtures/simulate.py"), stack.root, "--duration-s", "0"]
@@ -432,7 +549,7 @@ def run(stack, shell):
     step("jetsond leaves: the indicator says so")
     stack.stop_daemon()
     harness.wait_for(lambda: label(shell) == "jetsond not running", 10, "'jetsond not running'")
-    menu = shell.eval(MENU)
+    menu = menu_items(shell)
     assert menu["status"].startswith("jetsond is not running") and menu["details"] == [], menu
     assert not menu["modesShown"] and not menu["clocksShown"] and menu["fans"] == [], menu
     assert not menu["gpuShown"], menu
@@ -445,7 +562,7 @@ def run(stack, shell):
     stack.start_daemon()
     harness.wait_for(label_matches, 15, f"samples from the new jetsond (the label says {label(shell)!r})")
     menu = harness.wait_for(lambda: (lambda m: m if m["status"] != "" and "Jetson" not in m["status"] else None)(
-        shell.eval(MENU)), 10, "the PC's board line")
+        menu_items(shell)), 10, "the PC's board line")
     assert not menu["modesShown"] and menu["modes"] == [], menu
     assert not menu["clocksShown"] and not menu["gpuShown"] and menu["fans"] == [], menu
     assert menu["details"], menu
@@ -464,7 +581,7 @@ def run(stack, shell):
     assert shell.eval("Main.messageTray.getSources().filter(s => s.title === 'Jetson').length") == 0
     # Proxies unsubscribe when they are finalized: once the extension has
     # dropped every reference, a garbage collection finalizes them.
-    shell.eval("imports.system.gc()")
+    shell.eval(shell.js["gc"])
     left = lambda: [r for r in shell_match_rules(shell.proc.pid) if "jetsond" in r]  # noqa: E731
     harness.wait_for(lambda: not left(), 10, f"the shell's jetsond match rules to go: {left()}")
     shell.extension("EnableExtension")

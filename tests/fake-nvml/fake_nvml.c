@@ -47,6 +47,10 @@ nvml_codec_fn nvmlDeviceGetEncoderUtilization, nvmlDeviceGetDecoderUtilization;
 nvml_pcie_fn nvmlDeviceGetPcieThroughput;
 nvml_processes_fn nvmlDeviceGetComputeRunningProcesses_v3, nvmlDeviceGetGraphicsRunningProcesses_v3;
 nvml_process_util_fn nvmlDeviceGetProcessUtilization;
+nvml_field_values_fn nvmlDeviceGetFieldValues;
+nvml_mig_mode_fn nvmlDeviceGetMigMode;
+nvml_mig_handle_fn nvmlDeviceGetMigDeviceHandleByIndex;
+nvml_device_uint_fn nvmlDeviceGetMaxMigDeviceCount, nvmlDeviceGetGpuInstanceId, nvmlDeviceGetComputeInstanceId;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static JsonParser *parser;            /* the file as last read; NULL: no file */
@@ -150,9 +154,34 @@ static void sleep_ms(long long ms)
 /* Takes the lock and finds DEVICE's object in the current file, after
  * its delay_ms (slept without the lock, so other devices answer). On
  * success the lock stays held: end() releases it. */
+/* A handle is the GPU's index + 1 in its low 16 bits and, for a MIG
+ * device, its slot + 1 above them. */
+#define MIG_SHIFT 16
+
+/* The object of HANDLE in the current file: the GPU's, or that of its
+ * MIG device in "mig": {"devices": [{"slot": S, ...}]}. Under the lock. */
+static JsonObject *handle_object(uintptr_t handle)
+{
+        JsonObject *dev = device_object((unsigned) ((handle & 0xffffu) - 1));
+        unsigned slot = (unsigned) (handle >> MIG_SHIFT);
+        if (!dev || !slot)
+                return dev;
+        JsonNode *list = field(dev, "mig");
+        list = list && JSON_NODE_HOLDS_OBJECT(list) ? json_object_get_member(json_node_get_object(list), "devices")
+                                                     : NULL;
+        JsonArray *a = list && JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list) : NULL;
+        for (guint i = 0; a && i < json_array_get_length(a); i++) {
+                JsonObject *m = json_array_get_object_element(a, i);
+                if (m && int_field(m, "slot", -1) == (long long) slot - 1)
+                        return m;
+        }
+        return NULL;
+}
+
 static nvmlReturn_t begin(nvmlDevice_t device, JsonObject **dev)
 {
-        unsigned index = (unsigned) ((uintptr_t) device - 1);
+        uintptr_t handle = (uintptr_t) device;
+        unsigned index = (unsigned) ((handle & 0xffffu) - 1);
         pthread_mutex_lock(&lock);
         if (!initialized) {
                 pthread_mutex_unlock(&lock);
@@ -170,6 +199,11 @@ static nvmlReturn_t begin(nvmlDevice_t device, JsonObject **dev)
         }
         /* A device that left the file has fallen off the bus. */
         if (!*dev || (field(*dev, "lost") && json_node_get_boolean(field(*dev, "lost")))) {
+                pthread_mutex_unlock(&lock);
+                return NVML_ERROR_GPU_IS_LOST;
+        }
+        *dev = handle_object(handle);
+        if (!*dev) { /* a MIG device that is no more */
                 pthread_mutex_unlock(&lock);
                 return NVML_ERROR_GPU_IS_LOST;
         }
@@ -630,7 +664,9 @@ static nvmlReturn_t processes(nvmlDevice_t device, const char *type, unsigned in
                                                   : "used_memory";
                         infos[n].usedGpuMemory = field(p, mem) ? (unsigned long long) int_field(p, mem, 0)
                                                                : NVML_VALUE_NOT_AVAILABLE;
-                        infos[n].gpuInstanceId = infos[n].computeInstanceId = 0xFFFFFFFFu;
+                        /* With MIG: the instances the process runs in. */
+                        infos[n].gpuInstanceId = (unsigned) int_field(p, "gpu_instance", 0xFFFFFFFFu);
+                        infos[n].computeInstanceId = (unsigned) int_field(p, "compute_instance", 0xFFFFFFFFu);
                 }
                 n++;
         }
@@ -691,4 +727,135 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlPro
         r = !n ? NVML_ERROR_NOT_FOUND : n > *count || !samples ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
         *count = n;
         return r;
+}
+
+/* One NVLink counter (DIR "rx" or "tx") of link LINK at NOW_US: the
+ * file's "<dir>_kib" plus "<dir>_kibps" per second of CLOCK_REALTIME, the
+ * clock of NVML's timestamps, so that a rate between two reads is the
+ * file's (to a KiB). */
+static bool nvlink_counter(JsonObject *link, const char *dir, long long now_us, unsigned long long *out)
+{
+        char base[16], rate[16];
+        snprintf(base, sizeof(base), "%s_kib", dir);
+        snprintf(rate, sizeof(rate), "%s_kibps", dir);
+        if (!field(link, base))
+                return false;
+        double kib = (double) int_field(link, base, 0) + (double) int_field(link, rate, 0) * ((double) now_us / 1e6);
+        *out = (unsigned long long) kib;
+        return true;
+}
+
+/* The NVLink fields: "nvlink": [{"rx_kib", "tx_kib", "rx_kibps",
+ * "tx_kibps"}, ...], one object per link; each field answers with its own
+ * return code, as NVML's do. "nvlink_all_links": false: the all-links
+ * scope is NOT_SUPPORTED (an older driver). */
+EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int count, nvmlFieldValue_t *values)
+{
+        COST();
+        if (count < 0 || (count && !values))
+                return NVML_ERROR_INVALID_ARGUMENT;
+        JsonObject *dev;
+        nvmlReturn_t r = begin(device, &dev);
+        if (r != NVML_SUCCESS)
+                return r;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        long long now_us = (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+        JsonNode *list = field(dev, "nvlink");
+        JsonArray *links = list && JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list) : NULL;
+        unsigned n_links = links ? json_array_get_length(links) : 0;
+        JsonNode *all = field(dev, "nvlink_all_links");
+        bool all_scope = !all || !JSON_NODE_HOLDS_VALUE(all) || json_node_get_boolean(all);
+        for (int i = 0; i < count; i++) {
+                nvmlFieldValue_t *f = &values[i];
+                f->timestamp = now_us;
+                f->latencyUsec = 0;
+                f->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+                f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+                unsigned long long v = 0;
+                if (!links)
+                        continue;
+                if (f->fieldId == NVML_FI_DEV_NVLINK_LINK_COUNT) {
+                        f->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+                        f->value.uiVal = n_links;
+                        f->nvmlReturn = NVML_SUCCESS;
+                        continue;
+                }
+                const char *dir = f->fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX   ? "rx"
+                                  : f->fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX ? "tx"
+                                                                                         : NULL;
+                if (!dir)
+                        continue;
+                bool ok = true;
+                if (f->scopeId == NVML_SCOPE_ALL_LINKS) {
+                        ok = all_scope;
+                        for (unsigned l = 0; ok && l < n_links; l++) {
+                                unsigned long long one = 0;
+                                ok = nvlink_counter(json_array_get_object_element(links, l), dir, now_us, &one);
+                                v += one;
+                        }
+                } else {
+                        ok = f->scopeId < n_links &&
+                             nvlink_counter(json_array_get_object_element(links, f->scopeId), dir, now_us, &v);
+                }
+                if (!ok) {
+                        f->nvmlReturn = f->scopeId == NVML_SCOPE_ALL_LINKS || f->scopeId < n_links
+                                                ? NVML_ERROR_NOT_SUPPORTED
+                                                : NVML_ERROR_INVALID_ARGUMENT;
+                        continue;
+                }
+                f->value.ullVal = v;
+                f->nvmlReturn = NVML_SUCCESS;
+        }
+        end();
+        return NVML_SUCCESS;
+}
+
+/* MIG: "mig": {"mode": 1, "max_devices": 7, "devices": [{"slot", "uuid",
+ * "gpu_instance", "compute_instance", "memory", "utilization", ...}]};
+ * a MIG device's handle answers the device calls from its own object. A
+ * GPU without "mig" answers NOT_SUPPORTED, as one without MIG. */
+EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current, unsigned int *pending)
+{
+        COST();
+        if (!current || !pending)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        nvmlReturn_t r = get_uint(device, "mig.mode", current);
+        *pending = *current;
+        return r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
+{
+        COST();
+        return count ? get_uint(device, "mig.max_devices", count) : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *mig)
+{
+        COST();
+        if (!mig || ((uintptr_t) device >> MIG_SHIFT))
+                return NVML_ERROR_INVALID_ARGUMENT;
+        JsonObject *dev;
+        nvmlReturn_t r = begin(device, &dev);
+        if (r != NVML_SUCCESS)
+                return r;
+        uintptr_t handle = (uintptr_t) device | ((uintptr_t) (index + 1) << MIG_SHIFT);
+        r = handle_object(handle) ? NVML_SUCCESS : field(dev, "mig") ? NVML_ERROR_NOT_FOUND : NVML_ERROR_NOT_SUPPORTED;
+        end();
+        if (r == NVML_SUCCESS)
+                *mig = (nvmlDevice_t) handle;
+        return r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
+{
+        COST();
+        return id ? get_uint(device, "gpu_instance", id) : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
+{
+        COST();
+        return id ? get_uint(device, "compute_instance", id) : NVML_ERROR_INVALID_ARGUMENT;
 }

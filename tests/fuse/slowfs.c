@@ -17,6 +17,9 @@
  *   CONTROL_DIR/error   lines "GLOB ERRNO": reads of matching paths fail
  *                       with that errno (11, EAGAIN: Thor's gpu-thermal
  *                       zone while the GPU is rail-gated)
+ *   CONTROL_DIR/endless lines "GLOB": reads of matching paths never reach
+ *                       the end: the file's bytes again and again at any
+ *                       offset (a driver that never returns 0)
  * Every file is opened direct_io, so each pread(2) reaches slowfs as it
  * reaches the driver on sysfs. Multithreaded: a blocked read holds only
  * its own caller. Ends (and unmounts) on SIGTERM. */
@@ -132,6 +135,27 @@ static int wait_unblocked(const char *rules, const char *path)
         return 0;
 }
 
+/* The file's bytes repeated without end ("0\n" for an empty file). */
+static int endless_read(int fd, char *buf, size_t size, off_t off)
+{
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        size_t have = 0;
+        while (have < size) {
+                ssize_t n = st.st_size > 0 ? pread(fd, buf + have, size - have, (off + (off_t) have) % st.st_size) : 0;
+                if (n < 0)
+                        return -errno;
+                if (n == 0) {
+                        buf[have] = (off + (off_t) have) % 2 ? '\n' : '0';
+                        have++;
+                        continue;
+                }
+                have += (size_t) n;
+        }
+        return (int) size;
+}
+
 static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
         /* The kernel asks to interrupt a request whose caller gets a
@@ -145,6 +169,8 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
         long error = rule("error", path);
         if (error > 0)
                 return (int) -error;
+        if (rule("endless", path) >= 0)
+                return endless_read((int) fi->fh, buf, size, off);
         ssize_t n = pread((int) fi->fh, buf, size, off);
         return n < 0 ? -errno : (int) n;
 }

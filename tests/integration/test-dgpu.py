@@ -14,6 +14,7 @@ appears after start found by the re-probe."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,13 +35,13 @@ FIXTURE = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json")
 class GpuStack(harness.Stack):
     """The PC board with the fake NVML's file in the stack's directory."""
 
-    def __init__(self, library=FAKE_NVML):
-        super().__init__(JETSOND, None, board="x86-pc", interval_ms=200)
+    def __init__(self, library=FAKE_NVML, first_devices=None, interval_ms=200):
+        super().__init__(JETSOND, None, board="x86-pc", interval_ms=interval_ms)
         self.bus = None
         try:
             self.nvml_file = os.path.join(self.dir, "nvml.json")
             os.environ["FAKE_NVML_CONFIG"] = self.nvml_file
-            self.set_devices(json.load(open(FIXTURE))["devices"])
+            self.set_devices(first_devices or json.load(open(FIXTURE))["devices"])
             self.start_daemon(["--nvml-library", library])
             # A connection of its own (dbus.SystemBus() is one per
             # process, and each test has a bus of its own).
@@ -280,6 +281,115 @@ def test_hung_gpu():
         harness.wait_for(lambda: "GPU 1 (NVML) readings are on time again" in s.log(), 30, "the recovery logged")
 
 
+def test_nvlink():
+    """Issue 42: GPU 0 with two NVLink links whose counters run at known
+    rates, the T4 without NVLink. The counters are in the first sample; the
+    rates, the means between two reads of the costly thread (every 10 s),
+    after the second; the T4 has no NVLink key."""
+    d = devices()
+    d[0]["nvlink"] = [{"rx_kib": 0, "tx_kib": 0, "rx_kibps": 300000, "tx_kibps": 100000},
+                      {"rx_kib": 0, "tx_kib": 0, "rx_kibps": 200000, "tx_kibps": 0}]
+    with GpuStack(first_devices=d) as s:
+        v = s.wait_snapshot(lambda v: "dgpu.0.nvlink_rx_total" in v, "NVLink's counters")
+        assert not [k for k in v if k.startswith("dgpu.1.nvlink")], sorted(v)
+        v = s.wait_snapshot(lambda v: "dgpu.0.nvlink.1.rx" in v, "NVLink's rates", timeout=25)
+        for key, kibps in (("dgpu.0.nvlink_rx", 500000), ("dgpu.0.nvlink_tx", 100000),
+                           ("dgpu.0.nvlink.0.rx", 300000), ("dgpu.0.nvlink.1.rx", 200000),
+                           ("dgpu.0.nvlink.1.tx", 0)):
+            assert abs(v[key] - kibps * 1024) <= 1024, f"{key} = {v[key]}, expected {kibps * 1024} bytes/s"
+        assert not [k for k in v if k.startswith("dgpu.1.nvlink")], sorted(v)
+
+
+H100_MIG = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-h100", "pci_bus_id": "00000000:19:00.0",
+            "memory": {"total": 85899345920, "used": 32212254720, "free": 53687091200},
+            "temperature": 45, "power_mw": 300000, "utilization": {"gpu": 0, "memory": 0},
+            "processes": [{"pid": 4242, "used_memory": 10737418240, "gpu_instance": 9, "compute_instance": 0}],
+            "mig": {"mode": 1, "max_devices": 7, "devices": [
+                {"slot": 1, "uuid": "MIG-1111", "gpu_instance": 2, "compute_instance": 0, "utilization": {"gpu": 80, "memory": 1},
+                 "memory": {"total": 21474836480, "used": 1073741824, "free": 20401094656}},
+                {"slot": 5, "uuid": "MIG-5555", "gpu_instance": 9, "compute_instance": 0,
+                 "memory": {"total": 10737418240, "used": 10737418240, "free": 0}}]}}
+
+
+def test_mig():
+    """Issue 42: an H100 with MIG on, two MIG devices (slots 1 and 5) and a
+    process in GPU instance 9: dgpu.0.mig.M.* and the process's instance in
+    GetSnapshot, a line per MIG device in jetsonctl status; MIG switched
+    off: the MIG keys leave."""
+    with GpuStack(first_devices=[H100_MIG]) as s:
+        v = s.wait_snapshot(lambda v: "dgpu.0.mig.5.mem_used" in v, "the MIG devices")
+        assert v["dgpu.0.mig.5.mem_total"] == 10737418240 // 1024 and v["dgpu.0.mig.1.load"] == 80.0, v
+        assert v["dgpu.0.mig.1.uuid"] == "MIG-1111" and v["dgpu.0.mig.5.gpu_instance"] == 9, v
+        assert v["process.4242.dgpu.0.gpu_instance"] == 9, v
+        assert "dgpu.0.mig.0.mem_used" not in v and "dgpu.0.mig.5.load" not in v, sorted(v)
+        r = subprocess.run([JETSONCTL, "status"], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        lines = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("MIG ")]
+        assert len(lines) == 2 and lines[0].startswith("MIG 1  GI 2 CI 0") and lines[0].endswith("80%"), r.stdout
+        assert lines[1].startswith("MIG 5  GI 9 CI 0"), r.stdout
+        # top's process list names the MIG device (GPU 0, slot 5) as nvitop does: 0:5.
+        sock = "jetsond-test-mig-%d" % os.getpid()
+        subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-x", "100", "-y", "40", JETSONCTL + " top"],
+                       check=True, env=dict(os.environ, TERM="xterm-256color"))
+        try:
+            harness.wait_for(lambda: re.search(r"^0:5 +4242 ", subprocess.run(
+                ["tmux", "-L", sock, "capture-pane", "-p"], capture_output=True, text=True).stdout, re.M),
+                30, "the MIG device 0:5 in top's process list")
+        finally:
+            subprocess.run(["tmux", "-L", sock, "kill-server"])
+        off = dict(H100_MIG, mig={"mode": 0, "max_devices": 7})
+        s.set_devices([off])
+        v = s.wait_snapshot(lambda v: "dgpu.0.load" in v and not [k for k in v if ".mig." in k or "gpu_instance" in k],
+                            "MIG off: no MIG key")
+
+
+def select(*args):
+    r = subprocess.run([JETSONCTL, "select", *args], capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout
+
+
+def test_select():
+    """Issue 42: jetsonctl select and jetsond.select_devices() on the two
+    fixture GPUs (the RTX 4090, index 0: 1.25 GiB used of 24 GiB, 37 %;
+    the T4, index 1: 300 MiB of 15 GiB, 5 %), then on an H100 with MIG."""
+    sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
+    import jetsond
+    four, t4 = (d["uuid"] for d in devices())
+    # At 1 s, a GPU's keys leave the sample only after 3 s without a read
+    # (a stall jetsond logs): the many jetsonctl runs of a loaded machine
+    # (ASan) read both GPUs every time.
+    with GpuStack(interval_ms=1000) as s:
+        s.wait_snapshot(lambda v: "dgpu.1.mem_used" in v and "dgpu.0.mem_used" in v and "process.4242.user" in v,
+                        "both GPUs and alice's process")
+        assert select() == (0, "1,0\n")                              # least memory in use first
+        assert select("-S", "--newline") == (0, "0\n1\n")
+        assert select("-f", "16G") == (0, "0\n")                     # the T4 has 14.7 GiB free
+        assert select("-f", "16G", "--tolerance", "10") == (0, "1,0\n")
+        assert select("-G", "10", "-O", "uuid") == (0, t4 + "\n")
+        assert select("-M", "10", "-0") == (0, "1")                    # mem load: 12 % and 1 %
+        assert select("-n", "1", "-s", ";") == (0, "1\n")
+        assert select("-c", "3")[0] == 1 and select("-t", "20G", "-c", "1") == (0, "0\n")
+        # Inherit: CUDA's ordinals in PCI bus order, or UUID prefixes.
+        # (-S keeps the list's order.)
+        assert select("-i", "1,0", "-S") == (0, "1,0\n") and select("-i", t4[:12]) == (0, "1\n")
+        assert select("--inherit=0,1", "-S") == (0, "0,1\n") and select("-i", "1,7,0") == (0, "1\n")
+        assert select("-f", "lots")[0] == 2
+        # Alice's process 4242 holds 1 GiB on the 4090: counted as free, 23.75 GiB of it are.
+        assert select("-f", "23G") == (0, "") and select("-f", "23G", "--account-as-free=bob,alice") == (0, "0\n")
+        with jetsond.Jetson(address=s.address) as j:
+            assert jetsond.select_devices(j, min_free_memory="16G") == [0]
+            assert jetsond.select_devices(j, format="uuid") == [t4, four]
+            assert jetsond.select_devices(j, min_free_memory="23G", account_as_free=["alice"]) == [0]
+            cuda = jetsond.cuda_devices(j, visible="1")
+            assert [(d["cuda_index"], d["index"]) for d in cuda] == [(0, 1)], cuda
+    with GpuStack(first_devices=[H100_MIG], interval_ms=1000) as s:
+        s.wait_snapshot(lambda v: "dgpu.0.mig.5.mem_used" in v and "process.4242.user" in v, "the MIG devices")
+        # MIG devices, UUIDs whatever the format: slot 1 (1 GiB used) before slot 5 (full, so not with -f).
+        assert select() == (0, "MIG-1111,MIG-5555\n") and select("-f", "1G") == (0, "MIG-1111\n")
+        # Alice's 10 GiB in GPU instance 9 (slot 5) as free: slot 5 empty, first.
+        assert select("-f", "10G", "--account-as-free=alice") == (0, "MIG-5555,MIG-1111\n")
+
+
 def test_no_library():
     with GpuStack(library="/nonexistent/libnvidia-ml.so.1") as s:
         v = s.snapshot()
@@ -301,5 +411,6 @@ def test_driver_appears_later():
 
 
 if __name__ == "__main__":
-    sys.exit(harness.run_tests([test_once, test_values, test_clock_event_reasons, test_measure_energy, test_lost_and_back, test_hung_gpu, test_no_library,
+    sys.exit(harness.run_tests([test_once, test_values, test_clock_event_reasons, test_measure_energy, test_lost_and_back,
+                                test_hung_gpu, test_nvlink, test_mig, test_select, test_no_library,
                                 test_driver_appears_later]))

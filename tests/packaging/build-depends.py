@@ -22,7 +22,7 @@ def main():
     floors = {  # Debian package -> pkg-config name in meson.build
         "libglib2.0-dev": "glib-2.0", "libjson-glib-dev": "json-glib-1.0", "libsystemd-dev": "libsystemd",
         "libpolkit-gobject-1-dev": "polkit-gobject-1", "libmicrohttpd-dev": "libmicrohttpd",
-        "libcmocka-dev": "cmocka",
+        "libcmocka-dev": "cmocka", "libfuse3-dev": "fuse3",
     }
     failed = False
     for dep in deps:

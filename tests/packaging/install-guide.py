@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""README's "From source on a Jetson" holds: `meson install` with the exact
+"""docs/install.md's "From source on a Jetson" holds: `meson install` with the exact
 `meson setup` options the guide gives (into a DESTDIR) creates every path
 of the guide's table, and the polkit files it tells users to copy are
 among them.
@@ -16,9 +16,10 @@ import tempfile
 
 def main():
     source = sys.argv[1]
-    readme = open(os.path.join(source, "README.md")).read()
-    start = readme.index("### From source on a Jetson")
-    guide = readme[start:readme.index("\n## ", start + 1)]
+    page = open(os.path.join(source, "docs", "install.md")).read()
+    start = page.index("\n## From source on a Jetson\n")
+    end = page.find("\n## ", start + 1)
+    guide = page[start:end if end >= 0 else len(page)]
     setup = [l for l in guide.splitlines() if l.startswith("meson setup build ")]
     assert len(setup) == 1, setup
     options = shlex.split(setup[0])[3:]

@@ -57,7 +57,8 @@ def mypy():
     code |= run(["mypy", "--config-file", cfg, "--cache-dir", tempfile.mkdtemp(prefix="mypy."),
                  "--allow-untyped-defs", "--allow-untyped-calls", "--ignore-missing-imports",
                  os.path.join(HERE, "test_units.py")] +
-                [os.path.join(HERE, "examples", f) for f in ("quickstart.py", "jtop_loop.py", "jtop_callback.py")],
+                [os.path.join(HERE, "examples", f) for f in ("quickstart.py", "jtop_loop.py", "jtop_callback.py",
+                                                             "collector_log.py")],
                 env=env)
     # Not jtop_control.py: jtop's documented `jetson.jetson_clocks = not jetson.jetson_clocks`
     # then `jetson.jetson_clocks.boot = True` assigns a bool to a property that reads back an

@@ -93,9 +93,13 @@ def test_denied_is_jtop_exception(stack):
 
 
 def run_example(stack, name):
+    return run_example_args(stack, name)
+
+
+def run_example_args(stack, name, *args):
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=stack.address,
                PYTHONPATH=os.path.join(HERE, "..", "..", "python"))
-    r = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "examples", name)], env=env,
+    r = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "examples", name), *args], env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout
@@ -126,3 +130,21 @@ def test_documented_controls(stack):
 def test_quickstart(stack):
     out = run_example(stack, "quickstart.py")
     assert "JetPack " + ORIN["jetpack"] in out and "phase 1:" in out and "energy" in out, out
+
+
+def test_collector_example(stack, tmp_path):
+    """Issue 42: the Collector on jetsond's samples (examples/collector_log.py
+    writes CSV where TensorBoard is not installed): each epoch's host
+    figures, mean within min and max."""
+    csv_path = str(tmp_path / "resources.csv")
+    out = run_example_args(stack, "collector_log.py", csv_path, "2")
+    if "TensorBoard" in out:
+        return
+    import csv
+    rows = list(csv.DictReader(open(csv_path)))
+    assert len(rows) == 2, rows
+    for r in rows:
+        lo, mean, hi = (float(r["train/host/power (W)/" + k]) for k in ("min", "mean", "max"))
+        assert lo <= mean <= hi, r
+        assert 0.4 <= float(r["train/duration (s)"]) < 30, r
+        assert float(r["train/host/memory_used (GiB)/mean"]) > 0, r

@@ -183,6 +183,41 @@ def test_samples_at_interval(simulated):
         assert sub.error is None and "cpu.load" in got[0]
 
 
+def test_numbers_equal_snapshot(static):
+    """numbers() (GetKeys + GetValues) gives the numeric keys of the same
+    sample as snapshot(), as floats; the key list is asked for once."""
+    with jetsond.Jetson(static.address) as j:
+        for _ in range(50):
+            snap, nums = j.snapshot(), j.numbers()
+            if snap.timestamp == nums.timestamp:
+                break
+        assert snap.timestamp == nums.timestamp
+        numeric = {k: float(v) for k, v in snap.items() if not isinstance(v, str)}
+        assert nums == numeric and len(nums) > 100
+        assert all(isinstance(v, float) for v in nums.values())
+        generation = j._keys[0]
+        j.numbers()
+        assert j._keys[0] == generation
+
+
+def test_compact_samples(simulated):
+    """samples(compact=True): Values signals at the interval asked, the
+    numeric keys of the sample by name, and Interval back after."""
+    with jetsond.Jetson(simulated.address) as j:
+        default = j.interval()
+        stamps = []
+        it = j.samples(interval=0.05, compact=True)
+        for s in it:
+            stamps.append(s.timestamp)
+            assert "cpu.load" in s and "ram.total" in s and "cpu.0.governor" not in s
+            if len(stamps) == 21:
+                break
+        it.close()
+        gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
+        assert_period(gaps, 0.05, "Values asked at 0.05 s")
+        wait_for(lambda: j.interval() == default, 5, "Interval back to its default")
+
+
 def test_jetsond_leaving_and_back(static):
     """NotRunning while it is away (one clear exception), and a sample
     iterator that carries on with the new jetsond."""
@@ -375,20 +410,29 @@ def test_asyncio(static):
         async with jetsond.AsyncJetson(static.address, interactive=False) as board:
             ident = await board.identity()
             snap = await board.snapshot()
+            nums = await board.numbers()
             stamps = []
             async for s in board.samples(interval=0.05):
                 stamps.append(s.timestamp)
                 if len(stamps) == 6:
                     break
+            compact = []
+            async for s in board.samples(interval=0.05, compact=True):
+                assert "ram.total" in s and "cpu.0.governor" not in s  # a still board has no rates
+                compact.append(s.timestamp)
+                if len(compact) == 6:
+                    break
+            assert compact == sorted(compact) and compact[0] >= stamps[-1]
             static.polkit_allow([])
             with pytest.raises(jetsond.AccessDenied):
                 await board.set_fan_speed(70)
-            return ident, snap, stamps
+            return ident, snap, nums, stamps
 
-    ident, snap, stamps = asyncio.run(main())
+    ident, snap, nums, stamps = asyncio.run(main())
     with jetsond.Jetson(static.address) as j:
         assert ident == j.identity()
         assert set(snap) == set(j.snapshot())
+        assert set(nums) == set(j.numbers()) and set(nums) == {k for k, v in snap.items() if not isinstance(v, str)}
     gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
     assert 0.04 <= gaps[len(gaps) // 2] <= 0.06, gaps
 

@@ -10,10 +10,11 @@ import os
 import struct
 import sys
 import tempfile
+from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
-from jetsond import capture, errors, views  # noqa: E402
+from jetsond import capture, collector, errors, select, views  # noqa: E402
 from jetsond.measure import Stats  # noqa: E402
 
 
@@ -235,6 +236,18 @@ def test_views():
                                       "dgpu": {0: {"mem_kib": 512}}}]
     assert views.system(SNAP) == {"uptime_s": 12345, "disk_read_bytes": 7, "net_rx_bytes": 9}
     assert views.unviewed(SNAP) == set() and views.unviewed({"newkey.x": 1}) == {"newkey.x"}
+    # NVLink (issue 42): the sums with units, each link in a list by number.
+    nv = views.gpus({"dgpu.1.nvlink_rx": 5, "dgpu.1.nvlink_tx_total": 7, "dgpu.1.nvlink.10.rx": 3,
+                     "dgpu.1.nvlink.2.tx": 4, "dgpu.1.nvlink.2.rx": 1})
+    assert nv == [{"index": 1, "integrated": False, "nvlink_rx_bytes_per_s": 5, "nvlink_tx_total_bytes": 7,
+                   "nvlink_links": [{"link": 2, "rx_bytes_per_s": 1, "tx_bytes_per_s": 4},
+                                    {"link": 10, "rx_bytes_per_s": 3}]}]
+    # MIG: each MIG device by slot, units in names; a process's GPU instance.
+    mig = {"dgpu.0.load": 1.0, "dgpu.0.mig.5.mem_used": 2, "dgpu.0.mig.5.uuid": "MIG-c", "dgpu.0.mig.0.gpu_instance": 1,
+           "process.7.dgpu.0.gpu_instance": 1, "process.7.dgpu.0.mem": 3}
+    assert views.gpus(mig) == [{"index": 0, "integrated": False, "load_percent": 1.0,
+                                "mig": [{"slot": 0, "gpu_instance": 1}, {"slot": 5, "mem_used_kib": 2, "uuid": "MIG-c"}]}]
+    assert views.processes(mig) == [{"pid": 7, "dgpu": {0: {"gpu_instance": 1, "mem_kib": 3}}}]
 
 
 def test_errors():
@@ -302,6 +315,150 @@ def test_floor_checker_catches():
         here = os.path.dirname(os.path.abspath(__file__))
         r = subprocess.run([sys.executable, os.path.join(here, "check_floor.py"), d], stdout=subprocess.PIPE)
         assert r.returncode == 1 and r.stdout.count(b"needs 3.7") == 2, r.stdout
+
+
+# Four GPUs as Jetson.gpus() gives them (issue 42): NVML's index order is
+# not the PCI bus order for 2 and 3; GPU 3 has MIG on with two MIG devices.
+GIB = 1024 * 1024  # KiB
+SEL_MIGS = [{"slot": 0, "uuid": "MIG-eeee", "mem_used_kib": 1 * GIB, "mem_total_kib": 40 * GIB},
+            {"slot": 2, "uuid": "MIG-ffff", "mem_used_kib": 4 * GIB, "mem_total_kib": 20 * GIB}]
+SEL_GPUS = [
+    {"index": "gpu", "integrated": True, "load_percent": 3.0},
+    {"index": 0, "integrated": False, "uuid": "GPU-aaaa0000-1", "pci_bus_id": "00000000:01:00.0",
+     "mem_used_kib": 20 * GIB, "mem_total_kib": 80 * GIB, "load_percent": 90.0, "mem_load_percent": 50.0},
+    {"index": 1, "integrated": False, "uuid": "GPU-bbbb1111-2", "pci_bus_id": "00000000:02:00.0",
+     "mem_used_kib": 1 * GIB, "mem_total_kib": 80 * GIB, "load_percent": 10.0, "mem_load_percent": 5.0},
+    {"index": 2, "integrated": False, "uuid": "GPU-cccc2222-3", "pci_bus_id": "00000000:04:00.0",
+     "mem_used_kib": 76 * GIB, "mem_total_kib": 80 * GIB, "load_percent": 0.0, "mem_load_percent": 0.0},
+    {"index": 3, "integrated": False, "uuid": "GPU-dddd3333-4", "pci_bus_id": "00000000:03:00.0",
+     "mem_used_kib": 5 * GIB, "mem_total_kib": 80 * GIB, "mig": SEL_MIGS},
+]
+
+
+def test_parse_size():
+    assert select.parse_size("5GiB") == 5 * 1024 ** 3 and select.parse_size("5000M") == 5000 * 1024 ** 2
+    assert select.parse_size("512") == 512 and select.parse_size(7) == 7 and select.parse_size("1.5kib") == 1536
+    for bad in ("5 parsecs", "", "GiB"):
+        try:
+            select.parse_size(bad)
+        except ValueError:
+            continue
+        raise AssertionError("parse_size took %r" % bad)
+
+
+def test_select_from():
+    plain = [g for g in SEL_GPUS if g["index"] != 3]
+    # Every GPU, least memory in use first; the integrated GPU is never one.
+    assert select.select_from(plain) == [1, 0, 2]
+    assert select.select_from(plain, sort=False) == [0, 1, 2]
+    # Free memory: 2 has 4 GiB free; 10 % of tolerance lets 4 GiB pass for 4.4 GiB.
+    assert select.select_from(plain, min_free_memory="5GiB") == [1, 0]
+    assert select.select_from(plain, min_free_memory="4.4GiB") == [1, 0]
+    assert select.select_from(plain, min_free_memory="4.4GiB", tolerance=10) == [1, 0, 2]
+    assert select.select_from(plain, max_gpu_utilization=60) == [1, 2]
+    assert select.select_from(plain, max_memory_utilization=4) == [2]
+    assert select.select_from(plain, min_total_memory="81GiB") == []
+    assert select.select_from(plain, max_count=2, format="uuid") == ["GPU-bbbb1111-2", "GPU-aaaa0000-1"]
+    # Too few: nothing (nvisel fails).
+    assert select.select_from(plain, min_count=3, max_gpu_utilization=60) == []
+    # A MIG device among them: UUIDs, whatever the format; an absent utilization excludes no device.
+    # (MIG-eeee and GPU 1 hold 1 GiB each: the lower utilization first, an absent one as 0.)
+    assert select.select_from(SEL_GPUS, max_gpu_utilization=50) == ["MIG-eeee", "GPU-bbbb1111-2", "MIG-ffff",
+                                                                    "GPU-cccc2222-3"]
+    # Account as free: alice's 16 GiB on GPU 2 and 3 GiB in MIG-ffff's instance (GI 4) count as free.
+    procs = [{"pid": 5, "user": "alice", "dgpu": {2: {"mem_kib": 16 * GIB}, 3: {"mem_kib": 3 * GIB, "gpu_instance": 4}}},
+             {"pid": 6, "user": "bob", "dgpu": {2: {"mem_kib": 8 * GIB}}}]
+    mig = [dict(g) for g in SEL_GPUS]  # type: List[Dict[str, Any]]
+    mig[4]["mig"] = [dict(SEL_MIGS[0], gpu_instance=3), dict(SEL_MIGS[1], gpu_instance=4)]
+    assert select.select_from(plain, min_free_memory="10GiB") == [1, 0]
+    assert select.select_from(plain, min_free_memory="10GiB", account_as_free=["alice"], processes=procs) == [1, 0, 2]
+    assert select.select_from(plain, account_as_free=["bob"], processes=procs, sort=True) == [1, 0, 2]
+    # (MIG-ffff: 1 GiB left in use, as MIG-eeee, whose lower slot goes first; GPU 2: 60 GiB.)
+    assert select.select_from(mig, min_free_memory="19GiB", account_as_free=["alice"], processes=procs) == [
+        "MIG-eeee", "MIG-ffff", "GPU-bbbb1111-2", "GPU-aaaa0000-1", "GPU-cccc2222-3"]
+    assert select.select_from(mig, min_free_memory="19GiB") == ["MIG-eeee", "GPU-bbbb1111-2", "GPU-aaaa0000-1"]
+    # Inherit: among CUDA_VISIBLE_DEVICES' devices only.
+    assert select.select_from(plain, inherit="GPU-aaaa,2") == [0, 2]
+    try:
+        select.select_from(plain, format="name")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("format 'name' taken")
+
+
+def test_cuda_from():
+    order = [(d["cuda_index"], d["index"], d["mig"]) for d in select.cuda_from(SEL_GPUS)]
+    # PCI bus order (2 is on bus 4, 3 on bus 3); a MIG GPU's MIG devices in its place.
+    assert order == [(0, 0, None), (1, 1, None), (2, 3, 0), (3, 3, 2), (4, 2, None)], order
+    pick = lambda visible: [(d["cuda_index"], d["index"], d["mig"]) for d in select.cuda_from(SEL_GPUS, visible)]
+    assert pick("4,0") == [(0, 2, None), (1, 0, None)]
+    assert pick("GPU-bbbb,MIG-ffff") == [(0, 1, None), (1, 3, 2)]
+    # CUDA stops at the first entry naming no device, or one named again.
+    assert pick("1,9,0") == [(0, 1, None)]
+    assert pick("1,GPU-bbbb1111-2,0") == [(0, 1, None)]
+    assert pick("GPU-") == [] and pick("") == []
+
+
+# A known stream (issue 42): three samples of host, one NVIDIA GPU and one
+# process on it, fed to a Collector with a clock of its own.
+STREAM = [
+    {"cpu.load": 10.0, "ram.used": 1048576, "ram.total": 4194304, "power.total": 5000,
+     "dgpu.0.load": 20.0, "dgpu.0.mem_used": 1024, "dgpu.0.mem_total": 4096, "dgpu.0.power": 100000,
+     "process.42.cpu": 50.0, "process.42.rss": 2048, "process.42.dgpu.0.mem": 512, "process.42.dgpu.0.sm": 30.0},
+    {"cpu.load": 30.0, "ram.used": 2097152, "ram.total": 4194304, "power.total": 7000,
+     "dgpu.0.load": 60.0, "dgpu.0.mem_used": 2048, "dgpu.0.mem_total": 4096, "dgpu.0.power": 200000,
+     "process.42.cpu": 150.0, "process.42.rss": 4096, "process.42.dgpu.0.mem": 1536, "process.42.dgpu.0.sm": 90.0},
+    {"cpu.load": 20.0, "ram.used": 1048576, "ram.total": 4194304, "power.total": 6000,
+     "dgpu.0.load": 40.0, "dgpu.0.mem_used": 3072, "dgpu.0.mem_total": 4096},  # the process has gone
+]
+
+
+def test_collector():
+    now = [100.0]
+    c = collector.Collector(start=False, clock=lambda: now[0])
+    c.add_sample(STREAM[0])  # before any tag: counted nowhere
+    with c(tag="train"):
+        c.add_sample(STREAM[0])
+        with c(tag="batch"):
+            c.add_sample(STREAM[1])
+            now[0] = 102.5
+            m = c.collect()
+            assert m["train/batch/host/cpu_percent (%)/mean"] == 30.0 and m["train/batch/duration (s)"] == 2.5
+            assert m["train/batch/timestamp"] == 102.5
+            assert m["train/batch/pid:42/gpu:0/gpu_memory (MiB)/max"] == 1.5
+        c.add_sample(STREAM[2])
+        now[0] = 110.0
+        m = c.collect()
+    want = {"host/cpu_percent (%)": (20.0, 10.0, 30.0), "host/memory_used (GiB)": (4 / 3, 1.0, 2.0),
+            "host/memory_percent (%)": (100 / 3, 25.0, 50.0), "host/power (W)": (6.0, 5.0, 7.0),
+            "gpu:0/gpu_utilization (%)": (40.0, 20.0, 60.0), "gpu:0/memory_used (MiB)": (2.0, 1.0, 3.0),
+            "gpu:0/memory_percent (%)": (50.0, 25.0, 75.0), "gpu:0/memory_total (MiB)": (4.0, 4.0, 4.0),
+            "gpu:0/power_usage (W)": (150.0, 100.0, 200.0), "pid:42/host/cpu_percent (%)": (100.0, 50.0, 150.0),
+            "pid:42/host/host_memory (MiB)": (3.0, 2.0, 4.0), "pid:42/gpu:0/gpu_memory (MiB)": (1.0, 0.5, 1.5),
+            "pid:42/gpu:0/gpu_sm_utilization (%)": (60.0, 30.0, 90.0)}
+    for name, (mean, lo, hi) in want.items():
+        got = (m["train/%s/mean" % name], m["train/%s/min" % name], m["train/%s/max" % name])
+        assert all(math.isclose(a, b) for a, b in zip(got, (mean, lo, hi))), (name, got)
+    assert m["train/duration (s)"] == 10.0
+    assert len(m) == 3 * len(want) + 2, sorted(m)
+    # collect() starts the figures anew; outside a tag it is an error.
+    with c(tag="eval"):
+        now[0] = 111.0
+        assert c.collect() == {"eval/duration (s)": 1.0, "eval/timestamp": 111.0}  # no sample: no metric
+    try:
+        c.collect()
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("collect() outside a tag")
+    # root_pids: a process and its descendants, by the sample's ppid keys.
+    tree = {"process.10.cpu": 1.0, "process.11.cpu": 2.0, "process.11.ppid": 10, "process.12.cpu": 3.0,
+            "process.12.ppid": 11, "process.13.cpu": 4.0, "process.13.ppid": 1, "process.13.dgpu.0.mem": 1024}
+    names = lambda m: sorted(k.split("/")[0] for k in m)
+    assert names(collector.sample_metrics(tree, {11})) == ["pid:11", "pid:12"]
+    assert names(collector.sample_metrics(tree, {1})) == ["pid:13", "pid:13"]
+    assert len(collector.sample_metrics(tree)) == 5
 
 
 def main():

@@ -2,6 +2,7 @@
  * (tests/fake-nvml): loading, units, NOT_SUPPORTED as absent, a lost GPU,
  * processes from both lists, the file changing under a running reader,
  * and no library at all. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,11 +323,174 @@ static void test_many_processes(void **state)
         jd_nvml_close(n);
 }
 
+/* NVLink (issue 42): a GPU with two links whose counters run at known
+ * rates, one whose driver lacks the all-links scope, one without NVLink. */
+static const char NVLINK_GPUS[] =
+        "{\"devices\": ["
+        "{\"name\": \"NVIDIA H200\", \"nvlink\": ["
+        "  {\"rx_kib\": 1000, \"tx_kib\": 2000, \"rx_kibps\": 500000, \"tx_kibps\": 250000},"
+        "  {\"rx_kib\": 0, \"tx_kib\": 0, \"rx_kibps\": 100000, \"tx_kibps\": 0}]},"
+        "{\"name\": \"NVIDIA H100\", \"nvlink_all_links\": false, \"nvlink\": ["
+        "  {\"rx_kib\": 10, \"tx_kib\": 20}, {\"rx_kib\": 30, \"tx_kib\": 40}]},"
+        "{\"name\": \"NVIDIA L4\", \"utilization\": {\"gpu\": 1, \"memory\": 0}}"
+        "]}";
+
+static uint64_t key_u64(const jd_values *v, const char *key)
+{
+        const jd_value *x = jd_values_find(v, key);
+        if (!x)
+                fail_msg("no key %s", key);
+        return x->t;
+}
+
+static void test_nvlink(void **state)
+{
+        (void) state;
+        write_config(NVLINK_GPUS);
+        jd_nvml *n = open_fake();
+        jd_nvml_gpu a = { 0 }, b = { 0 };
+        assert_true(jd_nvml_read_parts(n, 0, JD_NVML_NVLINK, &a));
+        g_usleep(200000);
+        assert_true(jd_nvml_read_parts(n, 0, JD_NVML_NVLINK, &b));
+        assert_int_equal(b.nvlink.links, 2);
+        assert_true(b.nvlink.at_us > a.nvlink.at_us);
+        assert_true(b.nvlink.link_rx_kib[0].present && b.nvlink.link_rx_kib[1].present);
+        jd_nvml_nvlink_rates(&a.nvlink, &b.nvlink, &b.nvlink_rate);
+        /* KiB/s * 1024, to a KiB over the span (and its rounding); the
+         * all-links rate is the links' sum. */
+        double dt = (double) (b.nvlink.at_us - a.nvlink.at_us) / 1e6, slack = 2 * 1024 / dt;
+        assert_true(fabs((double) b.nvlink_rate.rx.value - 600000.0 * 1024) <= slack);
+        assert_true(fabs((double) b.nvlink_rate.tx.value - 250000.0 * 1024) <= slack);
+        assert_true(fabs((double) b.nvlink_rate.link_rx[0].value - 500000.0 * 1024) <= slack);
+        assert_true(fabs((double) b.nvlink_rate.link_rx[1].value - 100000.0 * 1024) <= slack);
+        assert_true(b.nvlink_rate.link_tx[1].present && b.nvlink_rate.link_tx[1].value == 0); /* an idle link: 0 */
+        assert_false(b.nvlink_rate.link_rx[2].present);
+
+        /* The keys: bytes and bytes/s. */
+        jd_values v;
+        jd_values_init(&v);
+        jd_values_begin(&v);
+        jd_values_add_nvml_gpu(&v, &b, false);
+        jd_values_end(&v);
+        assert_int_equal(key_u64(&v, "dgpu.0.nvlink_rx_total"), b.nvlink.rx_kib.value * 1024);
+        assert_int_equal(key_u64(&v, "dgpu.0.nvlink_tx"), b.nvlink_rate.tx.value);
+        assert_int_equal(key_u64(&v, "dgpu.0.nvlink.1.rx"), b.nvlink_rate.link_rx[1].value);
+        assert_null(jd_values_find(&v, "dgpu.0.nvlink.2.rx"));
+        jd_values_clear(&v);
+
+        /* A counter that went back (the driver reloaded): no rate. */
+        jd_nvml_nvlink_rates(&b.nvlink, &a.nvlink, &a.nvlink_rate);
+        assert_false(a.nvlink_rate.rx.present);
+
+        /* Without the all-links scope: the sum of every link. */
+        assert_true(jd_nvml_read_parts(n, 1, JD_NVML_NVLINK, &a));
+        assert_int_equal(a.nvlink.links, 2);
+        assert_int_equal(a.nvlink.rx_kib.value, 40);
+        assert_int_equal(a.nvlink.tx_kib.value, 60);
+
+        /* Without NVLink: nothing, and no key. */
+        assert_true(jd_nvml_read_gpu(n, 2, &a));
+        assert_int_equal(a.nvlink.links, 0);
+        assert_false(a.nvlink.rx_kib.present);
+        jd_values_init(&v);
+        jd_values_begin(&v);
+        jd_values_add_nvml_gpu(&v, &a, false);
+        jd_values_end(&v);
+        assert_true(jd_values_find(&v, "dgpu.2.load") != NULL);
+        for (size_t i = 0; i < v.n; i++)
+                assert_null(strstr(v.items[i].key, "nvlink"));
+        jd_values_clear(&v);
+        jd_nvml_gpu_clear(&a);
+        jd_nvml_close(n);
+}
+
+/* MIG (issue 42): an H100 with MIG on, three MIG devices in slots 0, 1
+ * and 5 of 7, processes in two GPU instances; the same GPU with MIG off
+ * gives the same keys as one that has no MIG at all. */
+#define H100_BASE \
+        "\"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": \"GPU-h100\"," \
+        " \"memory\": {\"total\": 85899345920, \"used\": 32212254720, \"free\": 53687091200}," \
+        " \"temperature\": 45, \"power_mw\": 300000," \
+        " \"processes\": [{\"pid\": 100, \"used_memory\": 10737418240, \"gpu_instance\": 1, \"compute_instance\": 0}," \
+        "                 {\"pid\": 200, \"used_memory\": 21474836480, \"gpu_instance\": 2, \"compute_instance\": 0}]"
+static const char MIG_ON[] =
+        "{\"devices\": [{" H100_BASE ", \"mig\": {\"mode\": 1, \"max_devices\": 7, \"devices\": ["
+        "  {\"slot\": 0, \"uuid\": \"MIG-aaaa\", \"gpu_instance\": 1, \"compute_instance\": 0,"
+        "   \"memory\": {\"total\": 42949672960, \"used\": 10737418240, \"free\": 32212254720}},"
+        "  {\"slot\": 1, \"uuid\": \"MIG-bbbb\", \"gpu_instance\": 2, \"compute_instance\": 0,"
+        "   \"memory\": {\"total\": 21474836480, \"used\": 21474836480, \"free\": 0}, \"utilization\": {\"gpu\": 80, \"memory\": 5}},"
+        "  {\"slot\": 5, \"uuid\": \"MIG-cccc\", \"gpu_instance\": 9, \"compute_instance\": 0,"
+        "   \"memory\": {\"total\": 10737418240, \"used\": 0, \"free\": 10737418240}}]}}]}";
+static const char MIG_OFF[] = "{\"devices\": [{" H100_BASE ", \"mig\": {\"mode\": 0, \"max_devices\": 7}}]}";
+static const char NO_MIG[] = "{\"devices\": [{" H100_BASE "}]}";
+
+/* The keys of GPU 0 in the current file, one string, sorted by reading order. */
+static char *gpu_keys(jd_nvml *n, jd_values *v)
+{
+        jd_nvml_gpu g = { 0 };
+        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        jd_values_begin(v);
+        jd_values_add_nvml_gpu(v, &g, false);
+        jd_values_end(v);
+        GString *keys = g_string_new(NULL);
+        for (size_t i = 0; i < v->n; i++)
+                g_string_append_printf(keys, "%s\n", v->items[i].key);
+        jd_nvml_gpu_clear(&g);
+        return g_string_free(keys, FALSE);
+}
+
+static void test_mig(void **state)
+{
+        (void) state;
+        write_config(MIG_ON);
+        jd_nvml *n = open_fake();
+        jd_nvml_gpu g = { 0 };
+        assert_true(read_gpu(n, 0, &g));
+        assert_true(g.mig);
+        assert_int_equal(g.n_migs, 3);
+        assert_int_equal(g.migs[2].slot, 5);
+        assert_string_equal(g.migs[1].uuid, "MIG-bbbb");
+        assert_int_equal(g.migs[1].gpu_instance.value, 2);
+        assert_int_equal(g.migs[0].mem_total_kib.value, 42949672960ULL / 1024);
+        assert_int_equal(g.migs[0].mem_used_kib.value, 10737418240ULL / 1024);
+        assert_false(g.migs[0].load.present);                 /* NOT_SUPPORTED: absent */
+        assert_int_equal(g.migs[1].load.value, 80);
+        for (size_t i = 0; i < g.n_processes; i++)
+                assert_int_equal(g.processes[i].gpu_instance.value, g.processes[i].pid / 100);
+
+        jd_values v;
+        jd_values_init(&v);
+        jd_values_begin(&v);
+        jd_values_add_nvml_gpu(&v, &g, false);
+        jd_values_end(&v);
+        assert_int_equal(key_u64(&v, "dgpu.0.mig.5.mem_total"), 10737418240ULL / 1024);
+        assert_int_equal(jd_values_find(&v, "dgpu.0.mig.1.gpu_instance")->u, 2);
+        assert_string_equal(jd_values_find(&v, "dgpu.0.mig.1.uuid")->s, "MIG-bbbb");
+        assert_true(jd_values_find(&v, "dgpu.0.mig.1.load")->d == 80.0);
+        assert_null(jd_values_find(&v, "dgpu.0.mig.0.load"));
+        assert_null(jd_values_find(&v, "dgpu.0.mig.2.mem_used"));  /* an empty slot */
+        assert_int_equal(jd_values_find(&v, "process.200.dgpu.0.gpu_instance")->u, 2);
+        jd_nvml_gpu_clear(&g);
+
+        /* MIG off: exactly the keys of a GPU without MIG. */
+        write_config(MIG_OFF);
+        g_autofree char *off = gpu_keys(n, &v);
+        write_config(NO_MIG);
+        g_autofree char *none = gpu_keys(n, &v);
+        assert_string_equal(off, none);
+        assert_null(strstr(off, "mig"));
+        assert_null(strstr(off, "gpu_instance"));
+        jd_values_clear(&v);
+        jd_nvml_close(n);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_many_processes, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_values, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_nvlink, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_mig, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_memory_v1_fallback, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_lost_and_back, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_delay, setup, teardown),

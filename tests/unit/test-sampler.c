@@ -12,7 +12,7 @@
 
 static const char *const boards[] = { "agx-orin-jp62", "orin-nano-jp62", "xavier-nx-jp51", "nano-jp46", "x86-pc" };
 
-/* The documented key table (README, Metrics introspection), as globs. */
+/* The documented key table (docs/keys.md, Metrics introspection), as globs. */
 static const struct {
         const char *glob;
         jd_value_type type;

@@ -1,0 +1,196 @@
+/* jetsond-message-bench: what it costs jetsond to put one sample into a
+ * message, key family by key family (the key up to its first dot), and
+ * the ways of answering many times from one sample:
+ * - sd-bus: the a{sv} appended through sd-bus's container calls (what
+ *   every GetSnapshot answer and Sample signal cost before issue 37, and
+ *   what jetsond still does when it cannot write a message itself);
+ * - sd_bus_message_copy() of such a message into a new one;
+ * - wire: the body marshalled by jetsond (src/bus/wire.c), once per
+ *   sample, and the small header each answer needs of its own;
+ * - compact: the numeric values in GetKeys() order as "tuad".
+ *
+ * Usage: jetsond-message-bench [SYSROOT] [ITERATIONS]
+ * (default: the AGX Orin fake board, 20000). Prints `figure:` lines, CPU
+ * time per message (the best of 5 runs of ITERATIONS, so a neighbour on
+ * a shared machine does not inflate it). Not a timed test. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compact_keys.h"
+#include "engine.h"
+#include "sampler.h"
+#include "sysroot.h"
+#include "values.h"
+#include "values_message.h"
+#include "wire.h"
+
+#define RUNS 5
+
+static double cpu_seconds(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+typedef void (*job)(void *data);
+
+/* CPU time of one call of FN, the best of RUNS runs of ITERATIONS. */
+static double per_call_us(job fn, void *data, int iterations)
+{
+        double best = 1e9;
+        for (int run = 0; run < RUNS; run++) {
+                double t0 = cpu_seconds();
+                for (int i = 0; i < iterations; i++)
+                        fn(data);
+                double t = (cpu_seconds() - t0) / iterations;
+                if (t < best)
+                        best = t;
+        }
+        return best * 1e6;
+}
+
+typedef struct {
+        sd_bus *bus;
+        const jd_values *lists[1];
+        sd_bus_message *built;        /* for the copy */
+        GByteArray *body, *header;
+        jd_compact compact;
+} state;
+
+static sd_bus_message *new_signal(sd_bus *bus)
+{
+        sd_bus_message *m = NULL;
+        if (sd_bus_message_new_signal(bus, &m, "/org/jetsond/Jetson1", "org.jetsond.Jetson1.Metrics", "Sample") < 0)
+                abort();
+        return m;
+}
+
+static void build_sd_bus(void *data)
+{
+        state *s = data;
+        sd_bus_message *m = new_signal(s->bus);
+        uint64_t ts = 1;
+        if (sd_bus_message_append_basic(m, 't', &ts) < 0 || jd_append_values(m, s->lists, 1) < 0)
+                abort();
+        sd_bus_message_unref(m);
+}
+
+static void copy_built(void *data)
+{
+        state *s = data;
+        sd_bus_message *m = new_signal(s->bus);
+        if (sd_bus_message_rewind(s->built, true) < 0 || sd_bus_message_copy(m, s->built, true) < 0)
+                abort();
+        sd_bus_message_unref(m);
+}
+
+static void build_wire(void *data)
+{
+        state *s = data;
+        jd_wire_sample_body(s->body, 1, s->lists, 1);
+}
+
+static void wire_header(void *data)
+{
+        state *s = data;
+        jd_wire_header(s->header, 0x80000001u, NULL, NULL, NULL, 42, ":1.42", "ta{sv}", s->body->len);
+}
+
+static void build_compact(void *data)
+{
+        state *s = data;
+        jd_compact_update(&s->compact, s->lists, 1);
+        jd_wire_compact_body(s->body, 1, s->compact.generation, (const double *) (const void *) s->compact.values->data,
+                             s->compact.values->len);
+}
+
+int main(int argc, char **argv)
+{
+        const char *dir = argc > 1 ? argv[1] : BENCH_DEFAULT_SYSROOT;
+        int iterations = argc > 2 ? atoi(argv[2]) : 20000;
+        const char *why;
+        jd_sysroot *sr = jd_sysroot_new(dir, &why);
+        if (!sr || iterations <= 0) {
+                fprintf(stderr, "jetsond-message-bench: %s: %s\n", dir, sr ? "bad iteration count" : why);
+                return 2;
+        }
+        jd_recheck_set_interval(JD_RECHECK_INTERVAL_US);
+        jd_sampler *sampler = jd_sampler_new(sr);
+        jd_sampler_sample(sampler, JD_TIER_ALL);
+        jd_sampler_sample(sampler, JD_TIER_ALL);     /* rates need two */
+        jd_values all;
+        jd_values_init(&all);
+        jd_values_from_sample(&all, jd_sampler_current(sampler));
+
+        state s = { .body = g_byte_array_new(), .header = g_byte_array_new() };
+        jd_compact_init(&s.compact);
+        /* A message needs a started connection (for its byte order and
+         * cookie), not a peer: one end of a socket pair will do. */
+        int fds[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0 || sd_bus_new(&s.bus) < 0 ||
+            sd_bus_set_fd(s.bus, fds[0], fds[0]) < 0 || sd_bus_start(s.bus) < 0)
+                abort();
+
+        printf("sysroot: %s, %zu keys, CPU time per message (best of %d runs of %d)\n", dir, all.n, RUNS, iterations);
+        /* Family by family: each family's keys (wherever they are in the
+         * sample: power and energy alternate rail by rail) as a list of
+         * their own. */
+        double sum_sd = 0, sum_wire = 0;
+        GHashTable *done = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        GArray *items = g_array_new(FALSE, FALSE, sizeof(jd_value));
+        for (size_t i = 0; i < all.n; i++) {
+                size_t len = strcspn(all.items[i].key, ".");
+                char *name = g_strndup(all.items[i].key, len);
+                if (!g_hash_table_add(done, name))
+                        continue;
+                g_array_set_size(items, 0);
+                for (size_t k = i; k < all.n; k++)
+                        if (strncmp(all.items[k].key, name, len) == 0 && all.items[k].key[len] == all.items[i].key[len])
+                                g_array_append_val(items, all.items[k]);
+                jd_values part = { .items = (jd_value *) (void *) items->data, .n = items->len, .cap = items->len };
+                s.lists[0] = &part;
+                double sd = per_call_us(build_sd_bus, &s, iterations);
+                double wire = per_call_us(build_wire, &s, iterations);
+                sum_sd += sd, sum_wire += wire;
+                printf("figure: family %-14s %3u keys: sd-bus %6.2f us, wire %5.2f us\n", name, items->len, sd, wire);
+        }
+        g_array_unref(items);
+        g_hash_table_unref(done);
+        printf("figure: families summed: sd-bus %.1f us, wire %.1f us\n", sum_sd, sum_wire);
+
+        s.lists[0] = &all;
+        s.built = new_signal(s.bus);
+        uint64_t ts = 1;
+        if (sd_bus_message_append_basic(s.built, 't', &ts) < 0 || jd_append_values(s.built, s.lists, 1) < 0 ||
+            sd_bus_message_seal(s.built, 1, 0) < 0)
+                abort();
+        double sd = per_call_us(build_sd_bus, &s, iterations);
+        double copy = per_call_us(copy_built, &s, iterations / 4);
+        double wire = per_call_us(build_wire, &s, iterations);
+        size_t body = s.body->len;
+        double header = per_call_us(wire_header, &s, iterations);
+        double compact = per_call_us(build_compact, &s, iterations);
+        printf("figure: whole sample through sd-bus: %.1f us per message (every answer)\n", sd);
+        printf("figure: sd_bus_message_copy of a built one: %.1f us per message\n", copy);
+        printf("figure: wire body (%zu bytes): %.1f us once per sample; each answer's header %.2f us\n", body, wire,
+               header);
+        printf("figure: compact body (%u keys, %u bytes): %.1f us once per sample\n", s.compact.keys->len,
+               s.body->len, compact);
+
+        sd_bus_message_unref(s.built);
+        sd_bus_close_unref(s.bus);
+        close(fds[1]);
+        jd_compact_clear(&s.compact);
+        g_byte_array_unref(s.body);
+        g_byte_array_unref(s.header);
+        jd_values_clear(&all);
+        jd_sampler_free(sampler);
+        jd_sysroot_free(sr);
+        return 0;
+}

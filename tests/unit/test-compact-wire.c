@@ -1,0 +1,243 @@
+/* The compact form's key list (src/bus/compact_keys.c) and the messages
+ * jetsond marshals itself (src/bus/wire.c), read back by GDBus, an
+ * independent D-Bus implementation: every value of a sample, its type and
+ * order, the header fields, and the compact list's generations. */
+#include <gio/gio.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "compact_keys.h"
+#include "wire.h"
+
+static jd_value num(const char *key, char type, double v)
+{
+        jd_value x = { .type = (jd_value_type) type };
+        g_strlcpy(x.key, key, sizeof(x.key));
+        switch (type) {
+        case 'b': x.b = v != 0; break;
+        case 'u': x.u = (uint32_t) v; break;
+        case 'i': x.i = (int32_t) v; break;
+        case 't': x.t = (uint64_t) v; break;
+        case 'd': x.d = v; break;
+        }
+        return x;
+}
+
+static jd_value str(const char *key, const char *s)
+{
+        jd_value x = { .type = JD_VALUE_STRING };
+        g_strlcpy(x.key, key, sizeof(x.key));
+        g_strlcpy(x.s, s, sizeof(x.s));
+        return x;
+}
+
+static GVariant *parse(const GByteArray *header, const GByteArray *body, GDBusMessage **out)
+{
+        g_autoptr(GByteArray) blob = g_byte_array_new();
+        g_byte_array_append(blob, header->data, header->len);
+        g_byte_array_append(blob, body->data, body->len);
+        GError *e = NULL;
+        GDBusMessage *m = g_dbus_message_new_from_blob(blob->data, blob->len, G_DBUS_CAPABILITY_FLAGS_NONE, &e);
+        if (!m)
+                fail_msg("GDBus refused the message: %s", e->message);
+        *out = m;
+        return g_dbus_message_get_body(m);
+}
+
+static void test_sample_message(void **state)
+{
+        (void) state;
+        /* Every type, in two lists (as tiers are). */
+        jd_value a[] = { num("cpu.load", 'd', 12.5), num("cpu.0.online", 'b', 1), num("cpu.0.freq", 'u', 2201600),
+                         str("cpu.0.governor", "schedutil"), num("ram.total", 't', 64302080.0 * 1024 * 1024),
+                         num("odd.i", 'i', -7), num("cpu.1.online", 'b', 0) };
+        jd_value b[] = { str("nvpmodel.name", ""), num("temp.cpu", 'd', -0.25), num("x", 'u', 4294967295.0),
+                         str("process.1.name", "a name of some length, for padding") };
+        jd_values la = { .items = a, .n = G_N_ELEMENTS(a) }, lb = { .items = b, .n = G_N_ELEMENTS(b) };
+        const jd_values *lists[] = { &la, &lb };
+        g_autoptr(GByteArray) body = g_byte_array_new();
+        g_autoptr(GByteArray) header = g_byte_array_new();
+        jd_wire_sample_body(body, 1700000000123456u, lists, 2);
+
+        /* A signal. */
+        jd_wire_header(header, 0x80000005u, "/org/jetsond/Jetson1", "org.jetsond.Jetson1.Metrics", "Sample", 0, NULL,
+                       "ta{sv}", body->len);
+        assert_int_equal(header->len % 8, 0);
+        GDBusMessage *m = NULL;
+        GVariant *v = parse(header, body, &m);
+        assert_int_equal(g_dbus_message_get_message_type(m), G_DBUS_MESSAGE_TYPE_SIGNAL);
+        assert_string_equal(g_dbus_message_get_path(m), "/org/jetsond/Jetson1");
+        assert_string_equal(g_dbus_message_get_interface(m), "org.jetsond.Jetson1.Metrics");
+        assert_string_equal(g_dbus_message_get_member(m), "Sample");
+        assert_int_equal(g_dbus_message_get_serial(m), 0x80000005u);
+        assert_string_equal(g_variant_get_type_string(v), "(ta{sv})");
+        guint64 ts;
+        g_autoptr(GVariantIter) it = NULL;
+        g_variant_get(v, "(ta{sv})", &ts, &it);
+        assert_true(ts == 1700000000123456u);
+        const jd_value *all[G_N_ELEMENTS(a) + G_N_ELEMENTS(b)];
+        size_t n = 0;
+        for (size_t i = 0; i < G_N_ELEMENTS(a); i++)
+                all[n++] = &a[i];
+        for (size_t i = 0; i < G_N_ELEMENTS(b); i++)
+                all[n++] = &b[i];
+        const char *key;
+        GVariant *value;
+        size_t i = 0;
+        while (g_variant_iter_next(it, "{&sv}", &key, &value)) {
+                assert_true(i < n);
+                const jd_value *x = all[i++];
+                assert_string_equal(key, x->key);
+                char sig[2] = { (char) x->type, 0 };
+                assert_string_equal(g_variant_get_type_string(value), sig);
+                switch (x->type) {
+                case 'b': assert_int_equal(g_variant_get_boolean(value), x->b); break;
+                case 'u': assert_true(g_variant_get_uint32(value) == x->u); break;
+                case 'i': assert_int_equal(g_variant_get_int32(value), x->i); break;
+                case 't': assert_true(g_variant_get_uint64(value) == x->t); break;
+                case 'd': assert_true(g_variant_get_double(value) == x->d); break;
+                case 's': assert_string_equal(g_variant_get_string(value, NULL), x->s); break;
+                }
+                g_variant_unref(value);
+        }
+        assert_int_equal(i, n);
+        g_object_unref(m);
+
+        /* The same body as a method return. */
+        jd_wire_header(header, 0x80000006u, NULL, NULL, NULL, 77, ":1.42", "ta{sv}", body->len);
+        v = parse(header, body, &m);
+        assert_int_equal(g_dbus_message_get_message_type(m), G_DBUS_MESSAGE_TYPE_METHOD_RETURN);
+        assert_int_equal(g_dbus_message_get_reply_serial(m), 77);
+        assert_string_equal(g_dbus_message_get_destination(m), ":1.42");
+        assert_string_equal(g_variant_get_type_string(v), "(ta{sv})");
+        g_object_unref(m);
+
+        /* No values at all. */
+        jd_wire_sample_body(body, 1, lists, 0);
+        jd_wire_header(header, 0x80000007u, NULL, NULL, NULL, 78, ":1.42", "ta{sv}", body->len);
+        v = parse(header, body, &m);
+        g_autoptr(GVariant) dict = g_variant_get_child_value(v, 1);
+        assert_int_equal(g_variant_n_children(dict), 0);
+        g_object_unref(m);
+}
+
+static void test_compact_message(void **state)
+{
+        (void) state;
+        const double values[] = { 1.5, NAN, -3, 1e300 };
+        g_autoptr(GByteArray) body = g_byte_array_new();
+        g_autoptr(GByteArray) header = g_byte_array_new();
+        jd_wire_compact_body(body, 42, 7, values, 4);
+        jd_wire_header(header, 0x80000008u, "/org/jetsond/Jetson1", "org.jetsond.Jetson1.Metrics", "Values", 0, NULL,
+                       "tuad", body->len);
+        GDBusMessage *m = NULL;
+        GVariant *v = parse(header, body, &m);
+        assert_string_equal(g_variant_get_type_string(v), "(tuad)");
+        guint64 ts;
+        guint32 gen;
+        g_autoptr(GVariant) arr = NULL;
+        g_variant_get(v, "(tu@ad)", &ts, &gen, &arr);
+        assert_true(ts == 42);
+        assert_int_equal(gen, 7);
+        gsize n;
+        const double *d = g_variant_get_fixed_array(arr, &n, sizeof(double));
+        assert_int_equal(n, 4);
+        assert_true(d[0] == 1.5 && isnan(d[1]) && d[2] == -3 && d[3] == 1e300);
+        g_object_unref(m);
+        /* No values. */
+        jd_wire_compact_body(body, 43, 8, values, 0);
+        jd_wire_header(header, 0x80000009u, NULL, NULL, NULL, 5, ":1.7", "tuad", body->len);
+        v = parse(header, body, &m);
+        g_autoptr(GVariant) empty = g_variant_get_child_value(v, 2);
+        assert_int_equal(g_variant_n_children(empty), 0);
+        g_object_unref(m);
+}
+
+static double at(const jd_compact *c, const char *key)
+{
+        for (guint i = 0; i < c->keys->len; i++)
+                if (strcmp(g_ptr_array_index(c->keys, i), key) == 0)
+                        return g_array_index(c->values, double, i);
+        fail_msg("%s is not in the list", key);
+        return 0;
+}
+
+static void test_compact_keys(void **state)
+{
+        (void) state;
+        jd_compact c;
+        jd_compact_init(&c);
+        jd_value a[] = { num("cpu.load", 'd', 12.5), num("cpu.0.online", 'b', 1), str("cpu.0.governor", "ondemand"),
+                         num("ram.total", 't', 9007199254740992.0), num("gpu.freq", 'u', 1300500), num("k5", 'i', -2),
+                         num("k6", 'd', 6), num("k7", 'd', 7) };
+        jd_values l = { .items = a, .n = G_N_ELEMENTS(a) };
+        const jd_values *lists[] = { &l };
+        assert_true(jd_compact_update(&c, lists, 1));
+        uint32_t gen = c.generation;
+        assert_true(gen != 0);
+        /* Numeric keys only, in the sample's order; booleans as 0/1. */
+        assert_int_equal(c.keys->len, 7);
+        assert_string_equal(g_ptr_array_index(c.keys, 0), "cpu.load");
+        assert_string_equal(g_ptr_array_index(c.keys, 2), "ram.total");
+        assert_true(at(&c, "cpu.load") == 12.5 && at(&c, "cpu.0.online") == 1 &&
+                    at(&c, "ram.total") == 9007199254740992.0 && at(&c, "gpu.freq") == 1300500 && at(&c, "k5") == -2);
+
+        /* The same keys with new values: same list. */
+        a[0].d = 50;
+        assert_false(jd_compact_update(&c, lists, 1));
+        assert_int_equal(c.generation, gen);
+        assert_true(at(&c, "cpu.load") == 50);
+
+        /* The same keys in another order (tiers arrive in any order):
+         * same list, values where their keys are. */
+        jd_value swapped[] = { a[6], a[5], a[4], a[3], a[2], a[1], a[0], a[7] };
+        l.items = swapped;
+        assert_false(jd_compact_update(&c, lists, 1));
+        assert_true(at(&c, "cpu.load") == 50 && at(&c, "k6") == 6 && at(&c, "k7") == 7);
+
+        /* One key gone (a gated GPU): NaN, same list. */
+        jd_value gated[] = { a[0], a[1], a[2], a[3], a[5], a[6], a[7] };
+        l.items = gated, l.n = G_N_ELEMENTS(gated);
+        assert_false(jd_compact_update(&c, lists, 1));
+        assert_int_equal(c.generation, gen);
+        assert_int_equal(c.keys->len, 7);
+        assert_true(isnan(at(&c, "gpu.freq")));
+
+        /* A new key (a process appeared): a new list, a new generation,
+         * the old keys that are gone left out. */
+        jd_value grown[] = { a[0], a[1], a[2], a[3], a[5], a[6], a[7], num("process.9.rss", 't', 10) };
+        l.items = grown, l.n = G_N_ELEMENTS(grown);
+        assert_true(jd_compact_update(&c, lists, 1));
+        assert_true(c.generation != gen);
+        gen = c.generation;
+        assert_int_equal(c.keys->len, 7);
+        assert_true(at(&c, "process.9.rss") == 10);
+
+        /* A quarter of the list gone is kept; more makes a new list. */
+        jd_value fewer[] = { a[0], a[1], a[3], a[5], a[6] };   /* 2 of 7 gone */
+        l.items = fewer, l.n = G_N_ELEMENTS(fewer);
+        assert_true(jd_compact_update(&c, lists, 1));
+        assert_true(c.generation != gen);
+        assert_int_equal(c.keys->len, 5);
+        gen = c.generation;
+        jd_value one_less[] = { a[0], a[1], a[3], a[5] };        /* 1 of 5 gone */
+        l.items = one_less, l.n = G_N_ELEMENTS(one_less);
+        assert_false(jd_compact_update(&c, lists, 1));
+        assert_int_equal(c.generation, gen);
+        assert_true(isnan(at(&c, "k6")));
+        jd_compact_clear(&c);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_sample_message),
+                cmocka_unit_test(test_compact_message),
+                cmocka_unit_test(test_compact_keys),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
