@@ -22,17 +22,8 @@ if [ -n "$(find "$dir/root.stamp" -mtime -7 2>/dev/null)" ] && [ "$(cat "$dir/ro
 fi
 rm -rf "$dir/root" "$dir/root.stamp" "$dir/root.figure"
 started=$(date +%s)
-if ! mmdebstrap --variant=apt --quiet --include="$include" --skip=check/empty \
-        trixie "$dir/root" >"$dir/mmdebstrap.log" 2>&1; then
-        if grep -q -i -e 'Temporary failure resolving' -e 'Could not resolve' -e 'Failed to fetch' \
-                -e 'Unable to connect' "$dir/mmdebstrap.log"; then
-                echo "SKIP (debian13): mmdebstrap cannot reach a Debian mirror"
-                exit 77
-        fi
-        tail -30 "$dir/mmdebstrap.log"
-        echo "FAIL (debian13): mmdebstrap"
-        exit 1
-fi
+sh "$(dirname "$0")/mmdebstrap-root.sh" debian13 "$dir/root" "$dir/mmdebstrap.log" "$include" \
+        trixie --skip=check/empty || exit $?
 echo "$stamp" >"$dir/root.stamp"
 # Kept for scripts/run-tests.sh, which shows it (the tests' output is not).
 echo "figure: Debian 13 root made in $(( $(date +%s) - started )) s, $(du -sm "$dir/root" | cut -f1) MiB" |
