@@ -39,9 +39,87 @@ static void add_processes(JsonBuilder *b, const jd_nvml_gpu *g)
                 json_builder_add_string_value(b, p->compute && p->graphics ? "both" : p->graphics ? "graphics" : "compute");
                 opt(b, "used_memory", p->mem_kib, 1, 1024);
                 opt(b, "sm", p->sm, 1, 1);
+                opt(b, "gpu_instance", p->gpu_instance, 1, 1);
                 json_builder_end_object(b);
         }
         json_builder_end_array(b);
+}
+
+/* NVLink's counters as the fake answers them: one object per link. One
+ * read gives no rate, so a replay's counters stand still (rates 0); where
+ * the driver had no all-links scope, neither has the replay. */
+static void add_nvlink(JsonBuilder *b, const jd_nvlink_counters *c)
+{
+        if (!c->links)
+                return;
+        json_builder_set_member_name(b, "nvlink");
+        json_builder_begin_array(b);
+        for (unsigned l = 0; l < c->links && l < JD_MAX_NVLINKS; l++) {
+                json_builder_begin_object(b);
+                opt(b, "rx_kib", c->link_rx_kib[l], 1, 1);
+                opt(b, "tx_kib", c->link_tx_kib[l], 1, 1);
+                json_builder_end_object(b);
+        }
+        json_builder_end_array(b);
+        if (!c->rx_kib.present && !c->tx_kib.present) {
+                json_builder_set_member_name(b, "nvlink_all_links");
+                json_builder_add_boolean_value(b, FALSE);
+        }
+}
+
+/* The MIG devices of a GPU with MIG on, in the fake's "mig" object; the
+ * slots it asks for run to the highest one read. */
+static void add_mig(JsonBuilder *b, const jd_nvml_gpu *g, bool redact)
+{
+        if (!g->mig)
+                return;
+        unsigned slots = 0;
+        for (unsigned i = 0; i < g->n_migs; i++)
+                slots = MAX(slots, g->migs[i].slot + 1);
+        json_builder_set_member_name(b, "mig");
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "mode");
+        json_builder_add_int_value(b, 1);
+        json_builder_set_member_name(b, "max_devices");
+        json_builder_add_int_value(b, slots);
+        json_builder_set_member_name(b, "devices");
+        json_builder_begin_array(b);
+        for (unsigned i = 0; i < g->n_migs; i++) {
+                const jd_nvml_mig *m = &g->migs[i];
+                json_builder_begin_object(b);
+                json_builder_set_member_name(b, "slot");
+                json_builder_add_int_value(b, m->slot);
+                if (m->uuid[0]) {
+                        char uuid[96];
+                        snprintf(uuid, sizeof(uuid), "MIG-00000000-0000-0000-0000-%06u%06u", g->index, m->slot);
+                        json_builder_set_member_name(b, "uuid");
+                        json_builder_add_string_value(b, redact ? uuid : m->uuid);
+                }
+                opt(b, "gpu_instance", m->gpu_instance, 1, 1);
+                opt(b, "compute_instance", m->compute_instance, 1, 1);
+                if (m->mem_total_kib.present && m->mem_used_kib.present) {
+                        json_builder_set_member_name(b, "memory");
+                        json_builder_begin_object(b);
+                        opt(b, "total", m->mem_total_kib, 1, 1024);
+                        opt(b, "used", m->mem_used_kib, 1, 1024);
+                        json_builder_set_member_name(b, "free");
+                        json_builder_add_int_value(b, (gint64) ((m->mem_total_kib.value - m->mem_used_kib.value) * 1024));
+                        json_builder_end_object(b);
+                }
+                /* NVML answers both utilizations or neither; jetsond keeps
+                 * no MIG device's memory utilization, so the replay's is 0 */
+                if (m->load.present) {
+                        json_builder_set_member_name(b, "utilization");
+                        json_builder_begin_object(b);
+                        opt(b, "gpu", m->load, 1, 1);
+                        json_builder_set_member_name(b, "memory");
+                        json_builder_add_int_value(b, 0);
+                        json_builder_end_object(b);
+                }
+                json_builder_end_object(b);
+        }
+        json_builder_end_array(b);
+        json_builder_end_object(b);
 }
 
 static void add_gpu(JsonBuilder *b, const jd_nvml_gpu *g, bool redact)
@@ -90,6 +168,8 @@ static void add_gpu(JsonBuilder *b, const jd_nvml_gpu *g, bool redact)
         opt(b, "throttle", g->throttle, 1, 1);
         pair(b, "pcie_kbps", (const char *const[3]) { "tx", "rx", NULL },
              (const jd_opt_u64 *[3]) { &g->pcie_tx, &g->pcie_rx, NULL }, 1024, 1);
+        add_nvlink(b, &g->nvlink);
+        add_mig(b, g, redact);
         add_processes(b, g);
         json_builder_end_object(b);
 }

@@ -162,6 +162,54 @@ class Capture(unittest.TestCase):
                     self.assertNotEqual(replay["board"]["serial"], first["board"]["serial"])
                     self.assertEqual(len(replay["board"]["serial"]), len(first["board"]["serial"]))
 
+    def test_nvlink_and_mig(self):
+        """A PC whose first GPU has two NVLink links (a driver without the
+        all-links scope) and whose second is an H100 with MIG on (two MIG
+        devices, a process in one): the capture's NVML JSON replays the same
+        NVLink counters, MIG devices and process instance; redacted, no MIG
+        UUID is left."""
+        root = self.path("root")
+        make_sysroot("x86-pc", root)
+        with open(os.path.join(FIXTURES, "x86-pc.nvml.json")) as f:
+            devices = json.load(f)["devices"]
+        devices[0]["nvlink"] = [{"rx_kib": 123456, "tx_kib": 654321}, {"rx_kib": 1000, "tx_kib": 2000}]
+        devices[0]["nvlink_all_links"] = False
+        devices[1] = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-h100-secret", "pci_bus_id": "00000000:02:00.0",
+                      "memory": {"total": 85899345920, "used": 32212254720, "free": 53687091200},
+                      "temperature": 45, "power_mw": 300000, "utilization": {"gpu": 0, "memory": 0},
+                      "processes": [{"pid": 4242, "type": "compute", "used_memory": 10737418240, "gpu_instance": 9}],
+                      "mig": {"mode": 1, "max_devices": 7, "devices": [
+                          {"slot": 1, "uuid": "MIG-secret-1111", "gpu_instance": 2, "compute_instance": 0,
+                           "utilization": {"gpu": 80, "memory": 1},
+                           "memory": {"total": 21474836480, "used": 1073741824, "free": 20401094656}},
+                          {"slot": 5, "uuid": "MIG-secret-5555", "gpu_instance": 9, "compute_instance": 0,
+                           "memory": {"total": 10737418240, "used": 10737418240, "free": 0}}]}}
+        config = self.path("nvml.json")
+        with open(config, "w") as f:
+            json.dump({"devices": devices}, f)
+        original = once(root, config)["values"]
+        wanted = sorted(k for k in original if ".nvlink" in k or ".mig." in k or k.endswith(".gpu_instance"))
+        # the fixture's own keys, or the test proves nothing
+        for key in ("dgpu.0.nvlink_rx_total", "dgpu.0.nvlink_tx_total", "dgpu.1.mig.5.mem_used",
+                    "dgpu.1.mig.1.load", "dgpu.1.mig.5.uuid", "process.4242.dgpu.1.gpu_instance"):
+            self.assertIn(key, wanted)
+        # the links' sum where the driver has no all-links scope
+        self.assertEqual(original["dgpu.0.nvlink_rx_total"], (123456 + 1000) * 1024)
+        for redact in (False, True):
+            archive = self.path("nvml-%s.tar.gz" % redact)
+            capture(root, archive, *(() if redact else ("--no-redact",)), nvml_config=config)
+            unpacked = self.path("nvml-replay-%s" % redact)
+            unpack(archive, unpacked)
+            replay = once(unpacked, nvml_of(unpacked))["values"]
+            self.assertEqual(sorted(k for k in replay if ".nvlink" in k or ".mig." in k or k.endswith(".gpu_instance")),
+                             wanted)
+            for k in wanted:
+                if not k.endswith(".uuid"):
+                    self.assertEqual(replay[k], original[k], k)
+            self.assertEqual(replay["dgpu.1.mig.5.uuid"] == original["dgpu.1.mig.5.uuid"], not redact)
+            if redact:
+                self.assertNotIn(b"secret", archive_bytes(archive))
+
     def test_this_machine(self):
         archive = self.path("host.tar.gz")
         trace = self.path("strace.log")
