@@ -257,20 +257,12 @@ bool jd_wire_send(sd_bus *bus, const GByteArray *header, const GByteArray *body)
                 return true;
         if (n < 0)
                 return false;         /* a full socket or a broken connection: sd-bus's to queue or report */
-        /* Cannot happen (see ATOMIC_WRITE_MAX), but the stream would be
-         * broken by anything written before the rest: finish it. */
+        /* Cannot happen (see ATOMIC_WRITE_MAX). Were it to, the stream
+         * holds part of a message that nothing may follow, and finishing it
+         * would mean waiting on the peer in the main loop: the connection
+         * is ended instead, and sd-bus reports it as a lost bus (jetsond
+         * exits, systemd starts it again; the count is in the debug log). */
         jd_wire_partial_writes++;
-        for (size_t done = (size_t) n; done < total;) {
-                struct pollfd p = { .fd = fd, .events = POLLOUT };
-                if (poll(&p, 1, 1000) < 0 && errno != EINTR)
-                        break;
-                const guint8 *at = done < header->len ? header->data + done : body->data + (done - header->len);
-                size_t left = done < header->len ? header->len - done : total - done;
-                ssize_t w = send(fd, at, left, MSG_DONTWAIT | MSG_NOSIGNAL);
-                if (w > 0)
-                        done += (size_t) w;
-                else if (w < 0 && errno != EAGAIN && errno != EINTR)
-                        break;
-        }
+        shutdown(fd, SHUT_RDWR);
         return true;
 }

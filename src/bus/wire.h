@@ -38,8 +38,8 @@ void jd_wire_header(GByteArray *out, uint32_t serial, const char *path, const ch
  * instead (also when the socket is full: sd-bus queues it, and always
  * with JETSOND_NO_WIRE=1 in the environment, for benchmarks and tests). */
 bool jd_wire_send(sd_bus *bus, const GByteArray *header, const GByteArray *body);
-/* Writes that the kernel took in part (expected never; finished with a
- * short wait), for the log and tests. */
+/* Writes that the kernel took in part (expected never; the connection is
+ * then ended, not waited on), for the log and tests. */
 extern unsigned long jd_wire_partial_writes;
 
 /* A serial for a message written by jd_wire_send(): from the upper half
