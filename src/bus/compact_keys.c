@@ -26,25 +26,6 @@ static bool is_numeric(const jd_value *v)
         return v->type != JD_VALUE_STRING;
 }
 
-static double as_double(const jd_value *v)
-{
-        switch (v->type) {
-        case JD_VALUE_BOOL:
-                return v->b ? 1.0 : 0.0;
-        case JD_VALUE_U32:
-                return v->u;
-        case JD_VALUE_I32:
-                return v->i;
-        case JD_VALUE_U64:
-                return (double) v->t;
-        case JD_VALUE_DOUBLE:
-                return v->d;
-        case JD_VALUE_STRING:
-                break;
-        }
-        return NAN;
-}
-
 static void new_list(jd_compact *c, const jd_values *const *lists, size_t n_lists)
 {
         g_hash_table_remove_all(c->index);
@@ -89,7 +70,7 @@ static bool fill(jd_compact *c, const jd_values *const *lists, size_t n_lists, s
                                 pos = found - 1;
                         }
                         ++*present;           /* keys are unique in a sample */
-                        out[pos] = as_double(v);
+                        out[pos] = jd_value_as_double(v);
                         next = pos + 1;
                 }
         return true;

@@ -233,19 +233,6 @@ static void remap(jd_capture *c, size_t s, const jd_values *v)
         c->layout[s] = v->layout;
 }
 
-static double as_double(const jd_value *v)
-{
-        switch (v->type) {
-        case JD_VALUE_BOOL: return v->b ? 1.0 : 0.0;
-        case JD_VALUE_U32: return v->u;
-        case JD_VALUE_I32: return v->i;
-        case JD_VALUE_U64: return (double) v->t;
-        case JD_VALUE_DOUBLE: return v->d;
-        case JD_VALUE_STRING: break;
-        }
-        return NAN;
-}
-
 void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const sources[JD_CAPTURE_SOURCES],
                       const bool fresh[JD_CAPTURE_SOURCES])
 {
@@ -273,7 +260,7 @@ void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const so
                 size_t n = v->n < c->map_len[s] ? v->n : c->map_len[s];
                 for (size_t i = 0; i < n; i++)
                         if (c->map[s][i] >= 0)
-                                values[c->map[s][i]] = as_double(&v->items[i]);
+                                values[c->map[s][i]] = jd_value_as_double(&v->items[i]);
         }
         if (c->missed_column >= 0) {
                 values[c->missed_column] = (double) c->missed;

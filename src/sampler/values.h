@@ -5,6 +5,7 @@
  * KiB, power mW/mV/mA, energy mJ, temperatures °C, loads and speeds %. */
 #pragma once
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +50,28 @@ typedef struct {
          * from names to positions, such as a capture's columns). */
         uint64_t layout;
 } jd_values;
+
+/* A value as a number (booleans 1 and 0), NaN for a string: the form of
+ * the capture streams' columns and of the compact Values (inline: the
+ * 1 kHz capture calls it for every value). */
+static inline double jd_value_as_double(const jd_value *v)
+{
+        switch (v->type) {
+        case JD_VALUE_BOOL:
+                return v->b ? 1.0 : 0.0;
+        case JD_VALUE_U32:
+                return v->u;
+        case JD_VALUE_I32:
+                return v->i;
+        case JD_VALUE_U64:
+                return (double) v->t;
+        case JD_VALUE_DOUBLE:
+                return v->d;
+        case JD_VALUE_STRING:
+                break;
+        }
+        return NAN;
+}
 
 void jd_values_init(jd_values *v);
 void jd_values_clear(jd_values *v);
