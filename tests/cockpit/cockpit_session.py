@@ -37,6 +37,9 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import harness  # noqa: E402
+
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PAGE_DIR = os.path.join(SOURCE_DIR, "cockpit")
 COCKPIT_WS = "/usr/lib/cockpit/cockpit-ws"
@@ -242,19 +245,7 @@ class CockpitSession:
             except subprocess.TimeoutExpired:
                 self.ws.kill()
                 self.ws.wait()
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            pids = self.session_pids()
-            for pid in pids:
-                try:
-                    os.kill(pid, sig)
-                except ProcessLookupError:
-                    pass
-            deadline = time.monotonic() + 10
-            while pids and time.monotonic() < deadline:
-                pids = [p for p in pids if os.path.exists(f"/proc/{p}") and not _zombie(p)]
-                time.sleep(0.05)
-            if not pids:
-                break
+        harness.end_processes(self.session_pids)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):
@@ -264,14 +255,6 @@ class CockpitSession:
         if exc[0] is not None:
             sys.stderr.write("---- cockpit-ws.log\n" + self.log())
         self.close()
-
-
-def _zombie(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
 
 
 def main():

@@ -7,10 +7,10 @@ running in the root, which only the test can have started."""
 
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
-import time
+
+import harness
 
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BINDS = ["proc", "sys", "dev", "dev/pts"]
@@ -74,16 +74,8 @@ class Overlay:
     def close(self):
         # Left by the test's own session in the root (services its session
         # bus started): by pid, TERM then KILL.
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            pids = self.processes() if self.mounted else []
-            for pid in pids:
-                try:
-                    os.kill(pid, sig)
-                except ProcessLookupError:
-                    pass
-            deadline = time.monotonic() + 10
-            while pids and self.processes() and time.monotonic() < deadline:
-                time.sleep(0.1)
+        if self.mounted:
+            harness.end_processes(self.processes)
         for target in reversed(self.mounted):
             if subprocess.run(["umount", target]).returncode != 0:
                 subprocess.run(["umount", "-l", target])

@@ -49,6 +49,24 @@ def assert_period(gaps, period, what, percent=20):
         "%s; want %.6g ± %d %%" % (figures, period, percent)
 
 
+def end_processes(list_pids, wait_s=10):
+    """TERM, then KILL, the processes LIST_PIDS() returns, waiting up to
+    WAIT_S after each signal for LIST_PIDS() to leave them out (a zombie
+    should not be listed: its /proc entries read empty)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = list_pids()
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + wait_s
+        while list_pids() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
 def wait_for(predicate, timeout, what):
     """Polls PREDICATE until it returns something true, and returns that.
     TIMEOUT is how long an idle machine may take; the deadline is at least
