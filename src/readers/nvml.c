@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "grow.h"
 #include "nvml_api.h"
@@ -40,6 +41,29 @@ struct jd_nvml {
         nvml_device_uint_fn *max_migs, *gpu_instance, *compute_instance;
         nvml_mig_handle_fn *mig_handle;
         unsigned long long last_seen_us[MAX_GPUS];
+        /* The cheap reads' own (one thread per GPU): the calls a GPU
+         * answered NOT_SUPPORTED, and its MIG mode as last asked. */
+        unsigned unsupported[MAX_GPUS];
+        struct {
+                unsigned long long asked_us; /* CLOCK_MONOTONIC; 0: never */
+                bool on;
+                unsigned slots;
+        } mig[MAX_GPUS];
+};
+
+/* The cheap calls, one bit each in jd_nvml.unsupported. */
+enum {
+        ASK_UTILIZATION = 1u << 0,
+        ASK_MEMORY_V2 = 1u << 1,
+        ASK_CLOCK = 1u << 2, /* graphics; SM and memory the next two bits */
+        ASK_TEMPERATURE = 1u << 5,
+        ASK_POWER = 1u << 6,
+        ASK_POWER_LIMIT = 1u << 7,
+        ASK_FAN = 1u << 8,
+        ASK_ENCODER = 1u << 9,
+        ASK_DECODER = 1u << 10,
+        ASK_THROTTLE = 1u << 11,
+        ASK_PSTATE = 1u << 12,
 };
 
 /* The first of the NULL-terminated symbol NAMEs the library has: the
@@ -163,6 +187,28 @@ bool jd_nvml_is_integrated(const char *name)
 /* Sets OUT from a call's result; true while the GPU is still there. */
 #define CALL(fn, ...) ((fn) ? (fn)(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
 
+/* NOT_SUPPORTED is a device's lasting answer (a fan an H200 does not
+ * have), and on a real driver the slowest: 130-160 us of CPU against 1-2
+ * us for an answered call (H200, driver 580; docs/nvidia-gpus.md). So a
+ * call a GPU answered so is not made again while this library is open;
+ * UNSUPPORTED NULL (a MIG device, the maximum clocks): always asked. */
+static nvmlReturn_t remember(unsigned *unsupported, unsigned bit, nvmlReturn_t r)
+{
+        if (unsupported && (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND))
+                *unsupported |= bit;
+        return r;
+}
+#define ASK(unsupported, bit, fn, ...)                                                                 \
+        ((unsupported) && (*(unsupported) & (bit)) ? NVML_ERROR_NOT_SUPPORTED                           \
+                                                   : remember((unsupported), (bit), CALL(fn, __VA_ARGS__)))
+
+static unsigned long long monotonic_us(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (unsigned long long) ts.tv_sec * 1000000ull + (unsigned long long) ts.tv_nsec / 1000u;
+}
+
 static bool set_u64(jd_nvml_gpu *g, nvmlReturn_t r, jd_opt_u64 *out, unsigned long long value)
 {
         if (r == NVML_SUCCESS)
@@ -285,11 +331,11 @@ static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsign
  * reservation out (615 MiB on an idle H200, where v1 says 615 used and
  * nvidia-smi 0). v1 where the driver has no v2 (before R510) or v2 fails;
  * then there is no reserved value. False once the GPU is lost. */
-static bool read_memory_of(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, jd_opt_u64 *used, jd_opt_u64 *total,
-                           jd_opt_u64 *reserved)
+static bool read_memory_of(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned *unsupported, jd_opt_u64 *used,
+                           jd_opt_u64 *total, jd_opt_u64 *reserved)
 {
         nvmlMemory_v2_t v2 = { .version = nvmlMemory_v2 };
-        nvmlReturn_t r = CALL(n->memory_v2, dev, &v2);
+        nvmlReturn_t r = ASK(unsupported, ASK_MEMORY_V2, n->memory_v2, dev, &v2);
         if (r == NVML_SUCCESS)
                 return set_u64(g, r, used, v2.used / 1024) && set_u64(g, r, total, v2.total / 1024) &&
                        (!reserved || set_u64(g, r, reserved, v2.reserved / 1024));
@@ -302,25 +348,45 @@ static bool read_memory_of(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, jd_opt_
         return set_u64(g, r, used, v1.used / 1024) && set_u64(g, r, total, v1.total / 1024);
 }
 
-static bool read_memory(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+/* MIG mode changes only with a GPU reset, and asking it costs 120-160
+ * us of CPU on an H200 (its slot count as much), so both are asked again
+ * only every JD_NVML_MIG_RECHECK_US; false once the GPU is lost. */
+static bool mig_mode(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index, unsigned *slots)
 {
-        return read_memory_of(n, g, dev, &g->mem_used_kib, &g->mem_total_kib, &g->mem_reserved_kib);
+        unsigned long long now = monotonic_us();
+        if (index < MAX_GPUS && n->mig[index].asked_us && now - n->mig[index].asked_us < JD_NVML_MIG_RECHECK_US) {
+                *slots = n->mig[index].slots;
+                return n->mig[index].on;
+        }
+        unsigned current = 0, pending = 0;
+        *slots = 0;
+        nvmlReturn_t r = CALL(n->mig_mode, dev, &current, &pending);
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        bool on = r == NVML_SUCCESS && current == NVML_DEVICE_MIG_ENABLE;
+        if (on && (r = CALL(n->max_migs, dev, slots)) != NVML_SUCCESS) {
+                if (r == NVML_ERROR_GPU_IS_LOST)
+                        g->lost = true;
+                *slots = 0;
+        }
+        if (index < MAX_GPUS && !g->lost) {
+                n->mig[index].asked_us = now;
+                n->mig[index].on = on;
+                n->mig[index].slots = *slots;
+        }
+        return on;
 }
 
 /* With MIG on, each MIG device: its instances, UUID, memory and (where
  * NVML has it) utilization; false once the GPU is lost. MIG off (or a
  * driver without MIG): nothing, g->mig false. */
-static bool read_migs(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+static bool read_migs(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index)
 {
-        unsigned current = 0, pending = 0, slots = 0;
-        nvmlReturn_t r = CALL(n->mig_mode, dev, &current, &pending);
-        if (r == NVML_ERROR_GPU_IS_LOST)
-                g->lost = true;
-        if (r != NVML_SUCCESS || current != NVML_DEVICE_MIG_ENABLE)
+        unsigned slots = 0;
+        if (!mig_mode(n, g, dev, index, &slots))
                 return !g->lost;
         g->mig = true;
-        r = CALL(n->max_migs, dev, &slots);
-        for (unsigned slot = 0; r == NVML_SUCCESS && slot < slots && g->n_migs < JD_MAX_MIGS; slot++) {
+        for (unsigned slot = 0; slot < slots && g->n_migs < JD_MAX_MIGS; slot++) {
                 nvmlDevice_t mig;
                 nvmlReturn_t h = CALL(n->mig_handle, dev, slot, &mig);
                 if (h == NVML_ERROR_GPU_IS_LOST)
@@ -338,28 +404,26 @@ static bool read_migs(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
                         return false;
                 nvmlReturn_t rc = CALL(n->compute_instance, mig, &ci);
                 if (!set_u64(g, rc, &m->compute_instance, ci) ||
-                    !read_memory_of(n, g, mig, &m->mem_used_kib, &m->mem_total_kib, NULL))
+                    !read_memory_of(n, g, mig, NULL, &m->mem_used_kib, &m->mem_total_kib, NULL))
                         return false;
                 nvmlUtilization_t util = { 0 };
                 nvmlReturn_t ru = CALL(n->utilization, mig, &util);
                 if (!set_u64(g, ru, &m->load, util.gpu))
                         return false;
         }
-        if (r == NVML_ERROR_GPU_IS_LOST)
-                g->lost = true;
         return !g->lost;
 }
 
 /* The graphics, SM and memory clocks through FN (the current clocks, or
  * the maximum ones), in kHz; false once the GPU is lost. */
-static bool read_clocks(nvml_clock_fn *fn, jd_nvml_gpu *g, nvmlDevice_t dev, jd_opt_u64 *graphics, jd_opt_u64 *sm,
-                        jd_opt_u64 *mem)
+static bool read_clocks(nvml_clock_fn *fn, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned *unsupported,
+                        jd_opt_u64 *graphics, jd_opt_u64 *sm, jd_opt_u64 *mem)
 {
         const int types[] = { NVML_CLOCK_GRAPHICS, NVML_CLOCK_SM, NVML_CLOCK_MEM };
         jd_opt_u64 *out[] = { graphics, sm, mem };
         for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
                 unsigned mhz = 0;
-                nvmlReturn_t r = CALL(fn, dev, types[i], &mhz);
+                nvmlReturn_t r = ASK(unsupported, ASK_CLOCK << i, fn, dev, types[i], &mhz);
                 if (!set_u64(g, r, out[i], (unsigned long long) mhz * 1000))
                         return false;
         }
@@ -382,53 +446,54 @@ static void read_constants(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
         nvmlPciInfo_t pci = { 0 };
         if (CALL(n->pci, dev, &pci) == NVML_SUCCESS)
                 snprintf(g->pci_bus_id, sizeof(g->pci_bus_id), "%s", pci.busId);
-        read_clocks(n->max_clock, g, dev, &g->max_freq_khz, &g->max_sm_freq_khz, &g->max_mem_freq_khz);
+        read_clocks(n->max_clock, g, dev, NULL, &g->max_freq_khz, &g->max_sm_freq_khz, &g->max_mem_freq_khz);
 }
 
-/* The values of every sample, a few microseconds each; stops at the
+/* The values of every sample, 1-8 us each on a real driver; stops at the
  * first sign that the GPU is lost. */
-static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
+static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index)
 {
+        unsigned scratch = 0, *no = index < MAX_GPUS ? &n->unsupported[index] : &scratch;
         nvmlUtilization_t util = { 0 };
-        nvmlReturn_t r = CALL(n->utilization, dev, &util);
+        nvmlReturn_t r = ASK(no, ASK_UTILIZATION, n->utilization, dev, &util);
         if (!set_u64(g, r, &g->load, util.gpu) || !set_u64(g, r, &g->mem_load, util.memory))
                 return;
-        if (!read_memory(n, g, dev))
+        if (!read_memory_of(n, g, dev, no, &g->mem_used_kib, &g->mem_total_kib, &g->mem_reserved_kib))
                 return;
-        if (!read_clocks(n->clock, g, dev, &g->freq_khz, &g->sm_freq_khz, &g->mem_freq_khz))
+        if (!read_clocks(n->clock, g, dev, no, &g->freq_khz, &g->sm_freq_khz, &g->mem_freq_khz))
                 return;
         /* One call at a time: each value is read after its call returns. */
         unsigned v = 0, period = 0;
         unsigned long long ull = 0;
         int pstate = 0;
-        r = CALL(n->temperature, dev, NVML_TEMPERATURE_GPU, &v);
+        r = ASK(no, ASK_TEMPERATURE, n->temperature, dev, NVML_TEMPERATURE_GPU, &v);
         if (!set_u64(g, r, &g->temp_c, v))
                 return;
-        r = CALL(n->power, dev, &v);
+        r = ASK(no, ASK_POWER, n->power, dev, &v);
         if (!set_u64(g, r, &g->power_mw, v))
                 return;
-        r = CALL(n->power_limit, dev, &v);
+        r = ASK(no, ASK_POWER_LIMIT, n->power_limit, dev, &v);
         if (!set_u64(g, r, &g->power_limit_mw, v))
                 return;
-        r = CALL(n->fan, dev, &v);
+        r = ASK(no, ASK_FAN, n->fan, dev, &v);
         if (!set_u64(g, r, &g->fan, v))
                 return;
-        r = CALL(n->encoder, dev, &v, &period);
+        r = ASK(no, ASK_ENCODER, n->encoder, dev, &v, &period);
         if (!set_u64(g, r, &g->encoder_load, v))
                 return;
-        r = CALL(n->decoder, dev, &v, &period);
+        r = ASK(no, ASK_DECODER, n->decoder, dev, &v, &period);
         if (!set_u64(g, r, &g->decoder_load, v))
                 return;
-        r = CALL(n->throttle, dev, &ull);
+        r = ASK(no, ASK_THROTTLE, n->throttle, dev, &ull);
         if (!set_u64(g, r, &g->throttle, ull))
                 return;
         /* NVML_PSTATE_UNKNOWN is no state: absent. */
-        r = CALL(n->pstate, dev, &pstate);
+        r = ASK(no, ASK_PSTATE, n->pstate, dev, &pstate);
         if (r == NVML_SUCCESS && (pstate < 0 || pstate >= NVML_PSTATE_UNKNOWN))
                 r = NVML_ERROR_NOT_SUPPORTED;
         if (!set_u64(g, r, &g->pstate, (unsigned long long) pstate))
                 return;
-        if (!read_migs(n, g, dev))
+        if (!read_migs(n, g, dev, index))
                 return;
         read_processes(g, n->compute, dev, true);
         read_processes(g, n->graphics, dev, false);
@@ -562,7 +627,7 @@ static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned i
         if (parts & JD_NVML_CONSTANTS)
                 read_constants(n, g, dev);
         if (!g->lost && (parts & JD_NVML_CHEAP))
-                read_cheap(n, g, dev);
+                read_cheap(n, g, dev, index);
         if (!g->lost && (parts & JD_NVML_ENERGY))
                 read_energy(n, g, dev);
         if (!g->lost && (parts & JD_NVML_PCIE))
@@ -631,8 +696,14 @@ bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu 
         if (n->handle(index, &dev) != NVML_SUCCESS)
                 return false;
         read_values(n, g, dev, index, parts);
-        /* Lost: no value read before the loss stands either. */
+        /* Lost: no value read before the loss stands either, nor what
+         * the GPU answered before (it comes back reset, or another). */
         if (g->lost) {
+                /* (Both are the cheap reads' own.) */
+                if (index < MAX_GPUS && (parts & JD_NVML_CHEAP)) {
+                        n->unsupported[index] = 0;
+                        n->mig[index].asked_us = 0;
+                }
                 jd_nvml_gpu_clear(g);
                 memset(g, 0, sizeof(*g));
                 g->index = index;

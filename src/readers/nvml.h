@@ -122,9 +122,11 @@ enum {
         JD_NVML_CONSTANTS = 1u << 0,
         /* load, memory (with its total: the same call), clocks,
          * temperature, power, limit, pstate, clock event reasons, fan,
-         * encoder, decoder, the process lists: 2-33 us each; with MIG
-         * on, each MIG device's memory and instances (a few calls each,
-         * not measured) */
+         * encoder, decoder, the process lists: 1-41 us each on an H200;
+         * a call the GPU answered NOT_SUPPORTED (130-160 us) is not made
+         * again; MIG mode (120-160 us) every JD_NVML_MIG_RECHECK_US, and
+         * with MIG on each MIG device's memory and instances (a few calls
+         * each, not measured) */
         JD_NVML_CHEAP = 1u << 1,
         JD_NVML_ENERGY = 1u << 2,     /* the energy counter: ~4 ms of CPU */
         JD_NVML_PCIE = 1u << 3,       /* rx and tx: ~0.8 ms of CPU and ~21 ms of waiting each */
@@ -141,6 +143,9 @@ enum {
 };
 /* Reads the PARTS of GPU INDEX into OUT, as jd_nvml_read_gpu (which reads
  * JD_NVML_ALL); values of the other parts are absent. */
+/* How long a GPU's MIG mode, as last asked, is taken as true: it changes
+ * only with a GPU reset. */
+#define JD_NVML_MIG_RECHECK_US 10000000ull
 bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu *out);
 /* Copies into DST the values of PARTS (JD_NVML_CONSTANTS, JD_NVML_ENERGY,
  * JD_NVML_PCIE, JD_NVML_NVLINK with its rates, JD_NVML_PROCESS_SM: the SM use of each of DST's processes

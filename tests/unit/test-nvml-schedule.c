@@ -148,7 +148,7 @@ static bool has_key(jd_gpu_poller *p, const char *key)
 /* Memory through v2 (the fake's driver has it): v1 is never called. */
 static const char *const cheap[] = {
         "nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetTemperature", "nvmlDeviceGetPowerUsage",
-        "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetFanSpeed", "nvmlDeviceGetEncoderUtilization",
+        "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetEncoderUtilization",
         "nvmlDeviceGetDecoderUtilization", "nvmlDeviceGetCurrentClocksEventReasons",
         "nvmlDeviceGetPerformanceState", "nvmlDeviceGetComputeRunningProcesses_v3",
         "nvmlDeviceGetGraphicsRunningProcesses_v3",
@@ -174,6 +174,12 @@ static void test_schedule(void **state)
         }
         assert_int_equal(count("nvmlDeviceGetClockInfo"), 3 * u);
         assert_int_equal(count("nvmlDeviceGetMemoryInfo"), 0);
+        /* The GPU has no fan: NOT_SUPPORTED once, never asked again. */
+        assert_int_equal(count("nvmlDeviceGetFanSpeed"), 1);
+        /* MIG mode (off) with the first read, then every
+         * JD_NVML_MIG_RECHECK_US (10 s): far from once per read. */
+        assert_in_range(count("nvmlDeviceGetMigMode"), 1, 1 + u / 20);
+        assert_int_equal(count("nvmlDeviceGetMaxMigDeviceCount"), 0);
         /* Constants once, with the first read. */
         assert_int_equal(count("nvmlDeviceGetName"), 1);
         assert_int_equal(count("nvmlDeviceGetUUID"), 1);

@@ -169,8 +169,11 @@ static void test_memory_v1_fallback(void **state)
         assert_int_equal(g.mem_used_kib.value, (1073741824 + 644874240) / 1024);
         assert_int_equal(g.mem_total_kib.value, 25757220864ULL / 1024);
         assert_false(g.mem_reserved_kib.present);
-        /* The same file with v2: nvidia-smi's used. */
+        /* The same file with v2 (a newer driver, so opened again: a call
+         * once unsupported is not asked again): nvidia-smi's used. */
         write_config(TWO_GPUS);
+        jd_nvml_close(n);
+        n = open_fake();
         assert_true(read_gpu(n, 0, &g));
         assert_int_equal(g.mem_used_kib.value, 1073741824 / 1024);
         assert_true(g.mem_reserved_kib.present);
@@ -472,10 +475,20 @@ static void test_mig(void **state)
         assert_int_equal(jd_values_find(&v, "process.200.dgpu.0.gpu_instance")->u, 2);
         jd_nvml_gpu_clear(&g);
 
-        /* MIG off: exactly the keys of a GPU without MIG. */
+        /* Switched off (it takes a GPU reset): MIG mode, as last asked,
+         * stands for JD_NVML_MIG_RECHECK_US. */
         write_config(MIG_OFF);
+        assert_true(read_gpu(n, 0, &g));
+        assert_true(g.mig);
+        jd_nvml_gpu_clear(&g);
+        jd_nvml_close(n);
+
+        /* MIG off: exactly the keys of a GPU without MIG. */
+        n = open_fake();
         g_autofree char *off = gpu_keys(n, &v);
+        jd_nvml_close(n);
         write_config(NO_MIG);
+        n = open_fake();
         g_autofree char *none = gpu_keys(n, &v);
         assert_string_equal(off, none);
         assert_null(strstr(off, "mig"));
