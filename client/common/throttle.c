@@ -26,8 +26,9 @@ static void append_reasons(GString *out, const char *list)
 }
 
 /* The dGPUs whose clocks are held down for a reason other than idling,
- * and the SoC's counters that could not be trusted, in key order. */
-static void append_others(GString *out, const jc_sample *s, bool *active)
+ * and (with COUNTERS) the SoC's counters that could not be trusted, in
+ * key order. */
+static void append_others(GString *out, const jc_sample *s, bool *active, bool counters)
 {
         GVariantIter it;
         const char *key;
@@ -45,7 +46,8 @@ static void append_others(GString *out, const jc_sample *s, bool *active)
                                 g_string_append_printf(out, "%s%s", x == names ? "" : ", ", *x);
                         if (active)
                                 *active = true;
-                } else if (text && sscanf(key, "throttle.oc%u.%31s", &n, tail) == 2 && strcmp(tail, "counter") == 0 &&
+                } else if (counters && text && sscanf(key, "throttle.oc%u.%31s", &n, tail) == 2 &&
+                           strcmp(tail, "counter") == 0 &&
                            strcmp(text, "ok") != 0) {
                         g_string_append_printf(out, "%soc%u counter %s", out->len ? "; " : "", n, text);
                 }
@@ -69,7 +71,19 @@ char *jc_throttle_line(const jc_sample *s, bool *active)
         if (jc_sample_uint(s, "throttle.oc_events", &events))
                 g_string_append_printf(out, "; %" PRIu64 " over-current event%s since boot", events,
                                        events == 1 ? "" : "s");
-        append_others(out, s, active);
+        append_others(out, s, active, true);
+        if (!out->len)
+                return NULL;
+        return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+char *jc_throttle_now(const jc_sample *s)
+{
+        g_autoptr(GString) out = g_string_new(NULL);
+        const char *reasons = jc_sample_string(s, "throttle.reasons");
+        if (reasons && strcmp(reasons, "none") != 0)
+                append_reasons(out, reasons);
+        append_others(out, s, NULL, false);
         if (!out->len)
                 return NULL;
         return g_string_free(g_steal_pointer(&out), FALSE);

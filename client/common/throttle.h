@@ -16,6 +16,10 @@
  * has nothing to say (a board that can report no reason). *ACTIVE (may be
  * NULL) tells whether any reason holds now. */
 char *jc_throttle_line(const jc_sample *s, bool *active);
+/* What holds the clocks down now, short, for a marker: "GPU thermal cap;
+ * dGPU 0: sw_power_cap" (the SoC's reasons, then each discrete GPU held
+ * down for a reason other than idling); NULL when nothing does. */
+char *jc_throttle_now(const jc_sample *s);
 /* The reason names of throttle.reasons as people read them ("over-current",
  * "CPU thermal cap", ...); NAME itself for one this client does not know. */
 const char *jc_throttle_reason_label(const char *name);

@@ -66,13 +66,10 @@ static int draw_header(const jc_top *t, int y)
                 jc_top_putf(y, x, A_NORMAL, "  up %" G_GUINT64_FORMAT "d %02" G_GUINT64_FORMAT ":%02" G_GUINT64_FORMAT,
                      up / 86400, up / 3600 % 24, up / 60 % 60);
         /* The marker: what holds the clocks down now (the Power page says more). */
-        const char *reasons = jc_sample_string(s, "throttle.reasons");
-        if (reasons && strcmp(reasons, "none") != 0) {
+        g_autofree char *now = jc_throttle_now(s);
+        if (now) {
                 x = jc_top_put(y, x, jc_top_pair(JC_PAIR_HOT) | A_BOLD, "  THROTTLED");
-                g_auto(GStrv) names = g_strsplit(reasons, ",", -1);
-                for (char **n = names; *n; n++)
-                        x = jc_top_putf(y, x, jc_top_pair(JC_PAIR_HOT), "%s%s", n == names ? " " : ", ",
-                                        jc_throttle_reason_label(*n));
+                x = jc_top_putf(y, x, jc_top_pair(JC_PAIR_HOT), " %s", now);
         }
         y++;
         x = 0;

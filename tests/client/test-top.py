@@ -978,6 +978,32 @@ def test_throttle_marker_and_power_page(stack):
         top.close()
 
 
+def test_dgpu_throttle_marker(stack):
+    """Issue 39 on a PC: a discrete GPU (0: the T4 answers no reasons, and
+    NVML is not asked again) held down by its power cap and a
+    thermal slowdown (NVML's clock event reasons 0x4 and 0x40) puts the
+    marker in the header as status says it; idling (0x1) does not."""
+    nvml = os.environ["FAKE_NVML_CONFIG"]
+
+    def set_reasons(mask):
+        devices = json.load(open(nvml))
+        devices["devices"][0]["throttle"] = mask
+        with open(nvml + ".new", "w") as f:
+            json.dump(devices, f)
+        os.rename(nvml + ".new", nvml)
+    top = Top(stack, 120, 30)
+    try:
+        top.wait_for_frame(lambda s: "GPU1" in s and "THROTTLED" not in s, "no marker on the PC")
+        set_reasons(0x4 | 0x40)
+        top.wait_for_frame(lambda s: s.split("\n")[0].rstrip().endswith("THROTTLED dGPU 0: sw_power_cap, hw_thermal"),
+                           "the dGPU's marker")
+        set_reasons(0x1)
+        top.wait_for_frame(lambda s: "GPU1" in s and "THROTTLED" not in s, "no marker while the GPU idles")
+    finally:
+        top.close()
+        shutil.copy(os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json"), nvml)
+
+
 def run(stack, functions):
     tests = []
     for f in functions:
@@ -1011,7 +1037,8 @@ def main():
             stack.start_daemon(["--nvml-library", FAKE_NVML])
             # the GPUs' objects come with their first readings
             harness.wait_for(lambda: "dgpu.1.load" in snapshot(), 10, "the second GPU")
-            status |= run(stack, (test_pc_two_gpus, test_type_filter, test_every_page_at_every_size))
+            status |= run(stack, (test_pc_two_gpus, test_type_filter, test_dgpu_throttle_marker,
+                                  test_every_page_at_every_size))
     else:
         print("skipped test_pc_two_gpus: no fake NVML given")
     sys.exit(status)
