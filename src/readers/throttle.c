@@ -192,9 +192,9 @@ static bool still_there(const jd_sysroot *sr, const char *dir, unsigned ch, cons
 
 /* Notices that the OC device left (a read said so, or on a settings tick
  * its first open counter is no longer at its path) and looks for it again
- * by name: found, each channel it had reopens there by number; the
- * counter then reads low (a reload restarts it) and read_oc counts that
- * as a reset, never as a difference. */
+ * by name: found, each channel it had reopens there by number, and
+ * read_oc takes the counter as after any gap: lower than before (a reload
+ * restarted it) is a reset, higher is the difference. */
 static void follow_oc_device(jd_throttle_reader *r, bool settings)
 {
         jd_throttle_sample *s = &r->sample;
