@@ -98,10 +98,43 @@ def memory_of(s: Snapshot, swaps: Sequence[Tuple[str, str, int, int, int, bool]]
     return out
 
 
-def power_of(s: Snapshot, averages: Optional[Mapping[str, float]] = None) -> Dict[str, Any]:
+def oc_events_of(s: Snapshot, rose: Optional[bool] = None) -> Dict[str, Any]:
+    """``power["oc_events"]`` in the shape of jtop's "Add OC Event Counter"
+    (rbonghi/jetson_stats PR #597): {"is_throttling": bool, "count": events
+    since boot, all channels}; {} on a board without the counters (as that
+    PR). jetsond adds "channels": {"ocN": {"count", "throt_en"}} (throt_en:
+    the BPMP throttles on that channel). is_throttling is ROSE (a counter
+    rose since the caller's previous sample; jtop compares with its own
+    previous update) or, without it, whether one rose at jetsond's latest
+    reading. A count jetsond could not read is left out."""
+    channels = {}  # type: Dict[str, Dict[str, Any]]
+    for k in s:
+        m = re.match(r"throttle\.oc(\d+)\.events_counted$", k)
+        if m:
+            n = m.group(1)
+            ch = {}  # type: Dict[str, Any]
+            if "throttle.oc%s.events" % n in s:
+                ch["count"] = int(s["throttle.oc%s.events" % n])
+            if "throttle.oc%s.armed" % n in s:
+                ch["throt_en"] = bool(s["throttle.oc%s.armed" % n])
+            channels["oc" + n] = ch
+    if not channels:
+        return {}
+    if rose is None:
+        rose = bool(s.get("throttle.reason.over_current.active", False))
+    out = {"is_throttling": rose}  # type: Dict[str, Any]
+    if "throttle.oc_events" in s:
+        out["count"] = int(s["throttle.oc_events"])
+    out["channels"] = dict(sorted(channels.items(), key=lambda kv: int(kv[0][2:])))
+    return out
+
+
+def power_of(s: Snapshot, averages: Optional[Mapping[str, float]] = None,
+             oc_rose: Optional[bool] = None) -> Dict[str, Any]:
     """jtop's ``power``: {"rail": {NAME: {online, type, volt, curr, power,
-    avg, warn, crit}}, "tot": {power, avg, name}}; avg is the mean power
-    over the samples this jtop has seen, as jtop's own."""
+    avg, warn, crit}}, "tot": {power, avg, name}, "oc_events": ...}; avg is
+    the mean power over the samples this jtop has seen, as jtop's own;
+    oc_events is oc_events_of(S, OC_ROSE)."""
     averages = averages or {}
     rails = {}  # type: Dict[str, Dict[str, Any]]
     for k, v in s.items():
@@ -121,7 +154,7 @@ def power_of(s: Snapshot, averages: Optional[Mapping[str, float]] = None) -> Dic
         tot = {"power": s["power.total"], "name": "ALL" if s.get("power.total_is_sum") else "VDD_IN"}
         if "total" in averages:
             tot["avg"] = averages["total"]
-    return {"rail": rails, "tot": tot}
+    return {"rail": rails, "tot": tot, "oc_events": oc_events_of(s, oc_rose)}
 
 
 def temperature_of(s: Snapshot) -> Dict[str, Dict[str, Any]]:

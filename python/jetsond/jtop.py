@@ -16,6 +16,7 @@ from ._jtop_shapes import cpu_of as cpu_of
 from ._jtop_shapes import gpu_of as gpu_of
 from ._jtop_shapes import memory_of as memory_of
 from ._jtop_shapes import power_of as power_of
+from ._jtop_shapes import oc_events_of as oc_events_of
 from ._jtop_shapes import temperature_of as temperature_of
 from ._jtop_shapes import engine_of as engine_of
 from ._jtop_shapes import processes_of as processes_of
@@ -206,6 +207,11 @@ class jtop:
         self._running = False
         self._error = None  # type: Optional[BaseException]
         self._sums = {}  # type: Dict[str, Tuple[float, int]]
+        # Over-current events jetsond counted (never falls, resets included)
+        # at the previous sample: power["oc_events"]["is_throttling"] is
+        # whether it rose since, as jtop's own compares with its last update.
+        self._oc_counted = None  # type: Optional[int]
+        self._oc_rose = False
         self._thread = None  # type: Optional[threading.Thread]
 
     # ---- life ----------------------------------------------------------
@@ -236,7 +242,12 @@ class jtop:
         if "power.total" in s:
             total, n = self._sums.get("total", (0.0, 0))
             self._sums["total"] = (total + s["power.total"], n + 1)
+        counted = s.get("throttle.oc_events_counted")
+        rose = counted is not None and self._oc_counted is not None and counted > self._oc_counted
+        if counted is not None:
+            self._oc_counted = int(counted)
         with self._cond:
+            self._oc_rose = rose
             self._sample = s
             self._seq += 1
             self._cond.notify_all()
@@ -354,7 +365,7 @@ class jtop:
 
     @property
     def power(self) -> Dict[str, Any]:
-        return power_of(self._s, {k: t / n for k, (t, n) in self._sums.items() if n})
+        return power_of(self._s, {k: t / n for k, (t, n) in self._sums.items() if n}, self._oc_rose)
 
     @property
     def temperature(self) -> Dict[str, Dict[str, Any]]:
@@ -450,4 +461,4 @@ class jtop:
 
 
 __all__ = ["jtop", "JtopException", "Fan", "GPU", "Memory", "NVPModel", "JetsonClocks", "stats_of", "cpu_of",
-           "gpu_of", "memory_of", "power_of", "temperature_of", "engine_of", "processes_of", "disk_of", "board_of"]
+           "gpu_of", "memory_of", "power_of", "oc_events_of", "temperature_of", "engine_of", "processes_of", "disk_of", "board_of"]

@@ -1,8 +1,11 @@
 #include "throttle.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "grow.h"
 #include "parse.h"
@@ -13,13 +16,26 @@ typedef struct {
 } file_pair;
 
 struct jd_throttle_reader {
+        const jd_sysroot *sr;
         file_pair *oc_files, *cap_files;
         size_t cap_oc, cap_oc_files, cap_caps, cap_cap_files;
         /* ocN_throt_en and max_state are settings: read again at most once
          * a second (each OC file read is a BPMP request on the board). */
         jd_recheck settings;
+        /* The soctherm_oc hwmon as found ("/sys/class/hwmon/hwmonN"). Its
+         * number is not stable: a driver reload can bring it back as
+         * another hwmonN, so while its files are gone it is looked for
+         * again by name (oc_gone), on every RELOOK_EVERY-th settings tick. */
+        char oc_dir[64];
+        bool oc_gone;
+        unsigned relook_ticks;
         jd_throttle_sample sample;
 };
+
+/* Settings ticks (a second each in the daemon) between two listings of
+ * /sys/class/hwmon while the OC device is gone: a listing opens each
+ * hwmon's name, cheap but not free, and a device may stay away for good. */
+#define RELOOK_EVERY 5u
 
 /* ARR (of CAP elements) with room for NEED: false without memory (ARR
  * is then unchanged and still the caller's). */
@@ -86,45 +102,128 @@ static size_t oc_channels(const jd_sysroot *sr, const char *dir, unsigned **out)
         return found;
 }
 
+/* Opens channel CH's counter and setting under DIR into F (the counter
+ * closed and "gone" when it is not there). */
+static bool open_channel(file_pair *f, const jd_sysroot *sr, const char *dir, unsigned ch)
+{
+        f->other = JD_FILE_INIT;
+        if (!jd_file_open(&f->value, sr, "%s/oc%u_event_cnt", dir, ch)) {
+                f->value.gone = true;
+                return false;
+        }
+        jd_file_open(&f->other, sr, "%s/oc%u_throt_en", dir, ch);
+        return true;
+}
+
 static void add_oc(jd_throttle_reader *r, const jd_sysroot *sr, const char *dir)
 {
         unsigned *channels;
         size_t n = oc_channels(sr, dir, &channels);
         for (size_t k = 0; k < n; k++) {
                 unsigned ch = channels[k];
-                jd_file count = JD_FILE_INIT;
-                if (!jd_file_open(&count, sr, "%s/oc%u_event_cnt", dir, ch))
+                file_pair opened;
+                if (!open_channel(&opened, sr, dir, ch))
                         continue;
                 jd_throttle_sample *s = &r->sample;
                 if (!GROW(s->oc, r->cap_oc, s->n_oc + 1) || !GROW(r->oc_files, r->cap_oc_files, s->n_oc + 1)) {
-                        jd_file_close(&count);
+                        jd_file_close(&opened.value);
+                        jd_file_close(&opened.other);
                         break;
                 }
                 memset(&s->oc[s->n_oc], 0, sizeof(*s->oc));
                 s->oc[s->n_oc].channel = ch;
-                file_pair *f = &r->oc_files[s->n_oc];
-                f->value = count;
-                f->other = JD_FILE_INIT;
-                jd_file_open(&f->other, sr, "%s/oc%u_throt_en", dir, ch);
+                r->oc_files[s->n_oc] = opened;
                 s->n_oc++;
         }
         free(channels);
         r->sample.has_reason[JD_THROTTLE_OVER_CURRENT] = r->sample.n_oc > 0;
 }
 
-static void find_oc(jd_throttle_reader *r, const jd_sysroot *sr)
+/* The hwmon named soctherm_oc into DIR ("/sys/class/hwmon/hwmonN"). */
+static bool find_oc_dir(const jd_sysroot *sr, char *dir, size_t size)
 {
         char **names;
         size_t n = jd_sysroot_list(sr, "/sys/class/hwmon", &names);
-        for (size_t i = 0; i < n; i++) {
-                char dir[128], hwname[32];
-                snprintf(dir, sizeof(dir), "/sys/class/hwmon/%s", names[i]);
-                if (jd_read_str(sr, hwname, sizeof(hwname), "%s/name", dir) && strcmp(hwname, "soctherm_oc") == 0) {
-                        add_oc(r, sr, dir);
-                        break;
-                }
+        bool found = false;
+        for (size_t i = 0; i < n && !found; i++) {
+                char hwname[32];
+                int len = snprintf(dir, size, "/sys/class/hwmon/%s", names[i]);
+                found = len > 0 && (size_t) len < size &&
+                        jd_read_str(sr, hwname, sizeof(hwname), "%s/name", dir) && strcmp(hwname, "soctherm_oc") == 0;
         }
         jd_names_free(names, n);
+        if (!found)
+                dir[0] = '\0';
+        return found;
+}
+
+static void find_oc(jd_throttle_reader *r, const jd_sysroot *sr)
+{
+        if (find_oc_dir(sr, r->oc_dir, sizeof(r->oc_dir)))
+                add_oc(r, sr, r->oc_dir);
+}
+
+static void close_oc_files(jd_throttle_reader *r)
+{
+        for (size_t i = 0; i < r->sample.n_oc; i++) {
+                jd_file_close(&r->oc_files[i].value);
+                jd_file_close(&r->oc_files[i].other);
+                r->oc_files[i].value.gone = true; /* read as "vanished" until found again */
+        }
+}
+
+/* Whether the counter open in F is still the file at DIR's path: after an
+ * unbind the path is gone or (the number reused) another file. A real
+ * sysfs also fails the read with ENODEV; a file kept open on an ordinary
+ * file system (a fake board) reads on, so the path is what tells. */
+static bool still_there(const jd_sysroot *sr, const char *dir, unsigned ch, const jd_file *f)
+{
+        char path[96];
+        struct stat open_st, path_st;
+        snprintf(path, sizeof(path), "%s/oc%u_event_cnt", dir, ch);
+        int fd = jd_sysroot_open(sr, path, O_RDONLY);
+        if (fd < 0)
+                return false;
+        bool same = fstat(fd, &path_st) == 0 && fstat(f->fd, &open_st) == 0 && open_st.st_dev == path_st.st_dev &&
+                    open_st.st_ino == path_st.st_ino;
+        close(fd);
+        return same;
+}
+
+/* Notices that the OC device left (a read said so, or on a settings tick
+ * its first open counter is no longer at its path) and looks for it again
+ * by name: found, each channel it had reopens there by number, and
+ * read_oc takes the counter as after any gap: lower than before (a reload
+ * restarted it) is a reset, higher is the difference. */
+static void follow_oc_device(jd_throttle_reader *r, bool settings)
+{
+        jd_throttle_sample *s = &r->sample;
+        if (!s->n_oc)
+                return; /* never had one: nothing to follow */
+        if (!r->oc_gone) {
+                /* A channel the device came back without stays closed (and
+                 * vanished) until the device leaves again. */
+                for (size_t i = 0; i < s->n_oc && !r->oc_gone; i++)
+                        r->oc_gone = jd_file_present(&r->oc_files[i].value) && r->oc_files[i].value.gone;
+                if (!r->oc_gone && settings) {
+                        size_t i = 0;
+                        while (i < s->n_oc && !jd_file_present(&r->oc_files[i].value))
+                                i++;
+                        r->oc_gone = i < s->n_oc && !still_there(r->sr, r->oc_dir, s->oc[i].channel,
+                                                                  &r->oc_files[i].value);
+                }
+                if (!r->oc_gone)
+                        return;
+                close_oc_files(r);
+                r->relook_ticks = 0;
+        }
+        if (!settings || r->relook_ticks++ % RELOOK_EVERY != 0)
+                return;
+        if (!find_oc_dir(r->sr, r->oc_dir, sizeof(r->oc_dir)))
+                return;
+        for (size_t i = 0; i < s->n_oc; i++)
+                open_channel(&r->oc_files[i], r->sr, r->oc_dir, s->oc[i].channel);
+        r->oc_gone = false;
 }
 
 static void find_caps(jd_throttle_reader *r, const jd_sysroot *sr)
@@ -172,6 +271,7 @@ jd_throttle_reader *jd_throttle_reader_new(const jd_sysroot *sr)
         jd_throttle_reader *r = calloc(1, sizeof(*r));
         if (!r)
                 return NULL;
+        r->sr = sr;
         find_oc(r, sr);
         find_caps(r, sr);
         return r;
@@ -240,9 +340,13 @@ const jd_throttle_sample *jd_throttle_reader_sample(jd_throttle_reader *r)
         s->oc_events_since_boot.value = 0;
         s->oc_events_counted = 0;
         bool settings = jd_recheck_due(&r->settings);
+        bool was_gone = r->oc_gone;
+        follow_oc_device(r, settings);
+        /* Found again: its throt_en is read at once, not a second later. */
+        bool oc_settings = settings || (was_gone && !r->oc_gone);
         for (size_t i = 0; i < s->n_oc; i++) {
                 jd_oc_channel *oc = &s->oc[i];
-                read_oc(oc, &r->oc_files[i].value, &r->oc_files[i].other, settings);
+                read_oc(oc, &r->oc_files[i].value, &r->oc_files[i].other, oc_settings);
                 if (oc->events.present) {
                         s->oc_events_since_boot.present = true;
                         s->oc_events_since_boot.value += oc->events.value;

@@ -4,7 +4,9 @@
  *
  * Over-current: hwmon "soctherm_oc" (NVIDIA's tegra234-oc-event driver,
  * Orin and Thor) has ocN_event_cnt (events since boot, counted by the
- * BPMP) and ocN_throt_en (1: the BPMP throttles on that channel).
+ * BPMP) and ocN_throt_en (1: the BPMP throttles on that channel). Its
+ * hwmonN is followed: after a driver reload brings it back under another
+ * number, it is found again by name (docs/throttling.md).
  * Thermal caps: cooling devices whose type is "cpufreq-*" or "devfreq-*"
  * (the kernel's frequency caps; cur_state 0 = no cap) or "*-alert" (the
  * throttle alerts of Orin and Thor; cur_state > 0 = throttling). */

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any, Dict, List
 
 import pytest
 
@@ -81,6 +82,33 @@ def test_shapes(stack):
         assert "Serial Number" not in hw and jetson.board["platform"]["Python"]
         assert json.loads(jetson.json(stats=True))["nvpmodel"] == "MAXN"
         assert json.loads(jetson.json())["board"]["hardware"]["SoC"] == ORIN["soc"]
+
+
+def test_oc_events(stack):
+    """Issue 39: power["oc_events"] in the shape of jtop's PR #597 from
+    jetsond's throttle.oc* keys: the fake Orin's three armed channels; 3
+    events raised on channel 2 (simulate.py) make count 3 more, that
+    channel's count 3 more, and is_throttling true at the first update
+    that saw them, false at the next."""
+    seen = []  # type: List[Dict[str, Any]]
+    with jtop(interval=0.1, address=stack.address) as jetson:
+        first = jetson.power["oc_events"]
+        assert first["is_throttling"] is False
+        assert set(first["channels"]) == {"oc1", "oc2", "oc3"}
+        assert all(c["throt_en"] is True for c in first["channels"].values()), first
+        assert first["count"] == sum(c["count"] for c in first["channels"].values())
+        jetson.attach(lambda j: seen.append(j.power["oc_events"]))
+        subprocess.run(["/usr/bin/python3", os.path.join(HERE, "..", "fixtures", "simulate.py"), stack.root,
+                        "--duration-s", "0", "--oc-events", "2=3"], check=True)
+        wait_for(lambda: len([o for o in seen if o.get("count") == first["count"] + 3]) >= 2, 10,
+                 "two updates with the 3 events")
+    after = [o for o in seen if o.get("count") == first["count"] + 3]
+    before = [o for o in seen if o.get("count") == first["count"]]
+    assert all(not o["is_throttling"] for o in before), before
+    assert after[0]["is_throttling"] is True and after[1]["is_throttling"] is False, after[:2]
+    assert after[0]["channels"]["oc2"]["count"] == first["channels"]["oc2"]["count"] + 3, after[0]
+    assert after[0]["channels"]["oc1"] == first["channels"]["oc1"], after[0]
+    assert len(before) + len(after) == len(seen), seen  # the count never took another value
 
 
 def test_denied_is_jtop_exception(stack):

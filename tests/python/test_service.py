@@ -508,6 +508,60 @@ def compare_measures(address, tmp_path):
     return ctl
 
 
+def oc_hwmon(root):
+    """The class link and device directory of ROOT's soctherm_oc hwmon."""
+    base = os.path.join(root, "sys", "class", "hwmon")
+    for n in os.listdir(base):
+        link = os.path.join(base, n)
+        with open(os.path.join(link, "name")) as f:
+            if f.read().strip() == "soctherm_oc":
+                return link, os.path.realpath(link)
+    raise AssertionError("no soctherm_oc under " + base)
+
+
+@pytest.mark.parametrize("board", ["agx-orin-jp62", "agx-thor-jp71"])
+def test_oc_hwmon_renumbered(board):
+    """Issue 39: the over-current driver reloaded comes back as another
+    hwmonN with its counters at 0. The running jetsond reports the channels
+    vanished meanwhile, finds the device again by name, counts the restart
+    as a reset and the events after it on top: 3 before + 2 after = 5."""
+    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
+    sim = [sys.executable, os.path.join(HERE, "..", "fixtures", "simulate.py")]
+    try:
+        with Stack(JETSOND, None, board=board) as s:
+            s.start_daemon()
+            j = jetsond.Jetson(s.address)
+            subprocess.run(sim + [s.root, "--duration-s", "0", "--oc-events", "2=3"], check=True)
+            wait_for(lambda: j.snapshot().get("throttle.oc_events_counted") == 3, 10, "3 events counted")
+            link, device = oc_hwmon(s.root)
+            for n in os.listdir(device):
+                os.unlink(os.path.join(device, n))
+            os.rmdir(device)
+            os.unlink(link)
+            wait_for(lambda: j.snapshot().get("throttle.oc2.counter") == "vanished", 10, "oc2 vanished")
+            new = os.path.join(os.path.dirname(device), "hwmon21")
+            os.mkdir(new)
+            with open(os.path.join(new, "name"), "w") as f:
+                f.write("soctherm_oc\n")
+            for ch in (1, 2, 3):
+                for name, text in (("oc%d_event_cnt" % ch, "0\n"), ("oc%d_throt_en" % ch, "1\n")):
+                    with open(os.path.join(new, name), "w") as f:
+                        f.write(text)
+            os.symlink(os.path.relpath(new, os.path.dirname(link)), os.path.join(os.path.dirname(link), "hwmon21"))
+            subprocess.run(sim + [s.root, "--duration-s", "0", "--oc-events", "2=2"], check=True)
+            snap = wait_for(lambda: (lambda x: x if x.get("throttle.oc_events_counted") == 5 else None)(j.snapshot()),
+                            10, "the device found again and 5 events counted")
+            assert snap["throttle.oc2.resets"] == 1 and snap["throttle.oc1.resets"] == 0, snap
+            assert snap["throttle.oc2.events"] == 2 and snap["throttle.oc2.events_counted"] == 5, snap
+            assert snap["throttle.oc2.counter"] in ("went_back", "ok") and snap["throttle.oc2.armed"] is True, snap
+            subprocess.run(sim + [s.root, "--duration-s", "0", "--oc-events", "2=1"], check=True)
+            wait_for(lambda: j.snapshot().get("throttle.oc_events_counted") == 6, 10, "one more event")
+            j.close()
+    finally:
+        if old is not None:
+            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+
+
 @pytest.mark.parametrize("board", ["agx-orin-jp62", "agx-thor-jp71"])
 def test_measure_throttled(board, tmp_path):
     """Issue 39: a child measures itself with jetsond.measure(), marks a phase,

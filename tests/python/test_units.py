@@ -295,6 +295,15 @@ def test_jtop_shapes():
     p = jtop.power_of(SNAP, {"VDD_IN": 7000.0, "total": 7500.0})
     assert p["rail"]["VDD_IN"] == {"online": True, "type": "INA3221", "power": 8000, "volt": 5000, "avg": 7000.0}
     assert p["tot"] == {"power": 8000, "name": "VDD_IN", "avg": 7500.0}
+    assert p["oc_events"] == {}  # no counters on this board: {} as jtop's PR #597
+    oc = {"throttle.oc1.events": 2, "throttle.oc1.armed": True, "throttle.oc1.events_counted": 2,
+          "throttle.oc10.armed": False, "throttle.oc10.events_counted": 7, "throttle.oc2.events": 5,
+          "throttle.oc2.events_counted": 0, "throttle.oc_events": 7, "throttle.reason.over_current.active": True}
+    assert jtop.power_of(oc)["oc_events"] == {"is_throttling": True, "count": 7, "channels": {
+        "oc1": {"count": 2, "throt_en": True}, "oc2": {"count": 5}, "oc10": {"throt_en": False}}}
+    assert jtop.oc_events_of(oc, False)["is_throttling"] is False  # jtop's own "rose since my last update"
+    del oc["throttle.oc_events"]  # no counter readable: no count, never a made-up 0
+    assert "count" not in jtop.oc_events_of(oc)
     assert jtop.temperature_of(SNAP) == {"cpu": {"online": True, "temp": 40.5}}
     assert jtop.engine_of({"engine.DLA0.online": True, "engine.DLA0.freq": 5, "engine.DLA1.online": False}) == {
         "DLA": {"DLA0": {"online": True, "cur": 5}, "DLA1": {"online": False}}}

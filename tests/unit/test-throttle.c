@@ -2,9 +2,12 @@
  * Orin and Thor, the summary, a counter that goes back, vanishes or reads
  * garbage, and NVML's clock event reasons as names. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "fixture.h"
 #include "throttle.h"
@@ -173,6 +176,125 @@ static void test_bad_counters(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* The OC hwmon's device directory (under devices/) and its class link. */
+static void oc_paths(const char *dir, const char *hwmon, char **device, char **link)
+{
+        *device = g_build_filename(dir, "sys/devices/platform/soctherm-oc/hwmon", hwmon, NULL);
+        *link = g_build_filename(dir, "sys/class/hwmon", hwmon, NULL);
+}
+
+/* A driver unbind: the hwmon's files and its class link go away. */
+static void oc_unload(const char *dir, const char *hwmon)
+{
+        g_autofree char *device = NULL, *link = NULL;
+        oc_paths(dir, hwmon, &device, &link);
+        GDir *d = g_dir_open(device, 0, NULL);
+        assert_non_null(d);
+        for (const char *name; (name = g_dir_read_name(d));) {
+                g_autofree char *f = g_build_filename(device, name, NULL);
+                assert_int_equal(g_unlink(f), 0);
+        }
+        g_dir_close(d);
+        assert_int_equal(g_rmdir(device), 0);
+        assert_int_equal(g_unlink(link), 0);
+}
+
+/* A bind: the driver back as HWMON, its three counters restarted at 0. */
+static void oc_load(const char *dir, const char *hwmon)
+{
+        g_autofree char *device = NULL, *link = NULL;
+        oc_paths(dir, hwmon, &device, &link);
+        assert_int_equal(g_mkdir_with_parents(device, 0755), 0);
+        g_autofree char *name = g_build_filename(device, "name", NULL);
+        assert_true(g_file_set_contents(name, "soctherm_oc\n", -1, NULL));
+        for (int ch = 1; ch <= 3; ch++) {
+                g_autofree char *cnt = g_strdup_printf("%s/oc%d_event_cnt", device, ch);
+                g_autofree char *en = g_strdup_printf("%s/oc%d_throt_en", device, ch);
+                assert_true(g_file_set_contents(cnt, "0\n", -1, NULL));
+                assert_true(g_file_set_contents(en, "1\n", -1, NULL));
+        }
+        g_autofree char *target = g_strdup_printf("../../devices/platform/soctherm-oc/hwmon/%s", hwmon);
+        assert_int_equal(symlink(target, link), 0);
+}
+
+/* A driver reload brings soctherm_oc back as another hwmonN (on Orin and
+ * Thor): while it is away its channels read "vanished" and add nothing;
+ * it is found again by name within RELOOK_EVERY (5) settings ticks (every
+ * reading here), its restarted counter is a reset, never a difference,
+ * and events after it are counted on top. A plain rename (the same files
+ * under another number) is followed too, with no reset. */
+static void test_renumbered(void **state)
+{
+        (void) state;
+        static const struct {
+                const char *board, *hwmon;
+        } boards[] = { { "agx-orin-jp62", "hwmon4" }, { "agx-thor-jp71", "hwmon6" } };
+        for (size_t b = 0; b < 2; b++) {
+                char *dir, p[96];
+                jd_sysroot *sr = fixture_copy(boards[b].board, &dir);
+                snprintf(p, sizeof(p), "/sys/class/hwmon/%s/oc2_event_cnt", boards[b].hwmon);
+                fixture_write_str(dir, p, "5\n");
+                jd_throttle_reader *r = jd_throttle_reader_new(sr);
+                const jd_throttle_sample *s = jd_throttle_reader_sample(r);
+                fixture_write_str(dir, p, "8\n");
+                s = jd_throttle_reader_sample(r);
+                assert_int_equal(s->oc[1].counted, 3);
+
+                oc_unload(dir, boards[b].hwmon);
+                for (int i = 0; i < 3; i++) {
+                        s = jd_throttle_reader_sample(r);
+                        assert_int_equal(s->n_oc, 3);
+                        for (size_t c = 0; c < 3; c++) {
+                                assert_int_equal(s->oc[c].state, JD_OC_COUNTER_VANISHED);
+                                assert_false(s->oc[c].events.present);
+                        }
+                        assert_false(s->oc_events_since_boot.present);
+                        assert_int_equal(s->oc_events_counted, 3);
+                        assert_false(s->active[JD_THROTTLE_OVER_CURRENT]);
+                }
+                assert_int_equal(s->oc[1].failed_reads, 3);
+
+                oc_load(dir, "hwmon11");
+                fixture_write_str(dir, "/sys/class/hwmon/hwmon11/oc2_event_cnt", "2\n"); /* 2 events since the reload */
+                int readings = 0;
+                do
+                        s = jd_throttle_reader_sample(r);
+                while (s->oc[1].state == JD_OC_COUNTER_VANISHED && ++readings < 10);
+                assert_true(readings < 5); /* the fourth gone tick at most: the listing is every fifth */
+                assert_int_equal(s->oc[1].state, JD_OC_COUNTER_WENT_BACK);
+                assert_int_equal(s->oc[1].resets, 1);
+                assert_int_equal(s->oc[1].counted, 5);
+                assert_int_equal(s->oc[1].events.value, 2);
+                assert_true(s->oc[1].armed.present && s->oc[1].armed.value);
+                assert_int_equal(s->oc[0].state, JD_OC_COUNTER_OK); /* 0 after 0: no reset */
+                assert_int_equal(s->oc[0].resets, 0);
+                assert_int_equal(s->oc_events_counted, 5);
+                assert_true(s->active[JD_THROTTLE_OVER_CURRENT]);
+                fixture_write_str(dir, "/sys/class/hwmon/hwmon11/oc2_event_cnt", "6\n");
+                s = jd_throttle_reader_sample(r);
+                assert_int_equal(s->oc[1].state, JD_OC_COUNTER_OK);
+                assert_int_equal(s->oc[1].counted, 9);
+
+                /* Renamed, the same files: followed, no reset, nothing twice. */
+                g_autofree char *old_dev = NULL, *old_link = NULL, *new_dev = NULL, *new_link = NULL;
+                oc_paths(dir, "hwmon11", &old_dev, &old_link);
+                oc_paths(dir, "hwmon17", &new_dev, &new_link);
+                assert_int_equal(g_rename(old_dev, new_dev), 0);
+                assert_int_equal(g_unlink(old_link), 0);
+                assert_int_equal(symlink("../../devices/platform/soctherm-oc/hwmon/hwmon17", new_link), 0);
+                s = jd_throttle_reader_sample(r);
+                assert_int_equal(s->oc[1].state, JD_OC_COUNTER_OK);
+                assert_int_equal(s->oc[1].counted, 9);
+                fixture_write_str(dir, "/sys/class/hwmon/hwmon17/oc2_event_cnt", "7\n");
+                s = jd_throttle_reader_sample(r);
+                assert_int_equal(s->oc[1].counted, 10);
+                assert_int_equal(s->oc[1].resets, 1);
+                assert_int_equal(s->oc_events_counted, 10);
+                jd_throttle_reader_free(r);
+                fixture_remove_copy(sr, dir);
+        }
+}
+
 /* Channels are those the directory lists, in number order: a twelfth is
  * read too (no fixed number of channels). */
 static void test_more_channels(void **state)
@@ -217,6 +339,7 @@ int main(void)
                 cmocka_unit_test(test_event_and_cap),
                 cmocka_unit_test(test_bad_counters),
                 cmocka_unit_test(test_more_channels),
+                cmocka_unit_test(test_renumbered),
                 cmocka_unit_test(test_nvml_names),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
