@@ -968,7 +968,7 @@ def test_throttle_marker_and_power_page(stack):
                                     "the marker")
         top.keys("5")
         line = "Throttle  GPU thermal cap now; 3 over-current events since boot"
-        screen = top.wait_for_frame(lambda s: line in s and "Caps      gpu-throttle-alert 1/1" in s,
+        screen = top.wait_for_frame(lambda s: line in s and "Caps      gpu-throttle-alert 1/2" in s,
                                     "the throttle rows of the power page")
         subprocess.run(sim + ["--cap", "gpu-throttle-alert=0"], check=True)
         screen = top.wait_for_frame(lambda s: "Throttle  none now; 3 over-current events since boot" in s and
