@@ -27,10 +27,24 @@ struct jd_throttle_reader {
          * another hwmonN, so while its files are gone it is looked for
          * again by name (oc_gone), on every RELOOK_EVERY-th settings tick. */
         char oc_dir[64];
+        /* The counter's file name after "ocN_": "event_cnt" (Orin, Thor:
+         * tegra234-oc-event) or "irq_cnt" (Xavier: tegra19x_oc_event,
+         * which has no throt_en either). */
+        const char *oc_counter;
         bool oc_gone;
+        /* Nano/TX1 (tegra210) have no OC hwmon: their soctherm counts the
+         * over-current interrupts of every pin on the "soctherm_edp" line
+         * of /proc/interrupts, read as channel 0 on settings ticks (a
+         * listing of every interrupt: too long to read each sample). */
+        bool edp;
+        jd_file interrupts;
+        char *interrupts_buf;
+        size_t interrupts_size;
         unsigned relook_ticks;
         jd_throttle_sample sample;
 };
+
+static void find_edp(jd_throttle_reader *r, const jd_sysroot *sr);
 
 /* Settings ticks (a second each in the daemon) between two listings of
  * /sys/class/hwmon while the OC device is gone: a listing opens each
@@ -77,9 +91,10 @@ static int compare_unsigned(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
-/* The channels DIR lists (ocN_event_cnt), in order: the tegra234-oc-event
- * driver has oc1..oc3, and a later SoC's fourth must not be left out. */
-static size_t oc_channels(const jd_sysroot *sr, const char *dir, unsigned **out)
+/* The channels DIR lists (ocN_COUNTER), in order: the tegra234-oc-event
+ * driver has oc1..oc3, Xavier's oc1..oc6, and a later SoC's fourth must
+ * not be left out. */
+static size_t oc_channels(const jd_sysroot *sr, const char *dir, const char *counter, unsigned **out)
 {
         char **names;
         size_t n = jd_sysroot_list(sr, dir, &names), found = 0, cap = 0;
@@ -87,7 +102,7 @@ static size_t oc_channels(const jd_sysroot *sr, const char *dir, unsigned **out)
         for (size_t i = 0; i < n; i++) {
                 unsigned ch;
                 char tail[16];
-                if (sscanf(names[i], "oc%u_%15s", &ch, tail) != 2 || strcmp(tail, "event_cnt") != 0)
+                if (sscanf(names[i], "oc%u_%15s", &ch, tail) != 2 || strcmp(tail, counter) != 0)
                         continue;
                 unsigned *grown = jd_grow(channels, &cap, found + 1, sizeof(*channels));
                 if (!grown)
@@ -104,10 +119,10 @@ static size_t oc_channels(const jd_sysroot *sr, const char *dir, unsigned **out)
 
 /* Opens channel CH's counter and setting under DIR into F (the counter
  * closed and "gone" when it is not there). */
-static bool open_channel(file_pair *f, const jd_sysroot *sr, const char *dir, unsigned ch)
+static bool open_channel(file_pair *f, const jd_sysroot *sr, const char *dir, const char *counter, unsigned ch)
 {
         f->other = JD_FILE_INIT;
-        if (!jd_file_open(&f->value, sr, "%s/oc%u_event_cnt", dir, ch)) {
+        if (!jd_file_open(&f->value, sr, "%s/oc%u_%s", dir, ch, counter)) {
                 f->value.gone = true;
                 return false;
         }
@@ -118,11 +133,17 @@ static bool open_channel(file_pair *f, const jd_sysroot *sr, const char *dir, un
 static void add_oc(jd_throttle_reader *r, const jd_sysroot *sr, const char *dir)
 {
         unsigned *channels;
-        size_t n = oc_channels(sr, dir, &channels);
+        r->oc_counter = "event_cnt";
+        size_t n = oc_channels(sr, dir, r->oc_counter, &channels);
+        if (!n) {
+                free(channels);
+                r->oc_counter = "irq_cnt";
+                n = oc_channels(sr, dir, r->oc_counter, &channels);
+        }
         for (size_t k = 0; k < n; k++) {
                 unsigned ch = channels[k];
                 file_pair opened;
-                if (!open_channel(&opened, sr, dir, ch))
+                if (!open_channel(&opened, sr, dir, r->oc_counter, ch))
                         continue;
                 jd_throttle_sample *s = &r->sample;
                 if (!GROW(s->oc, r->cap_oc, s->n_oc + 1) || !GROW(r->oc_files, r->cap_oc_files, s->n_oc + 1)) {
@@ -176,11 +197,11 @@ static void close_oc_files(jd_throttle_reader *r)
  * unbind the path is gone or (the number reused) another file. A real
  * sysfs also fails the read with ENODEV; a file kept open on an ordinary
  * file system (a fake board) reads on, so the path is what tells. */
-static bool still_there(const jd_sysroot *sr, const char *dir, unsigned ch, const jd_file *f)
+static bool still_there(const jd_sysroot *sr, const char *dir, const char *counter, unsigned ch, const jd_file *f)
 {
         char path[96];
         struct stat open_st, path_st;
-        snprintf(path, sizeof(path), "%s/oc%u_event_cnt", dir, ch);
+        snprintf(path, sizeof(path), "%s/oc%u_%s", dir, ch, counter);
         int fd = jd_sysroot_open(sr, path, O_RDONLY);
         if (fd < 0)
                 return false;
@@ -198,8 +219,8 @@ static bool still_there(const jd_sysroot *sr, const char *dir, unsigned ch, cons
 static void follow_oc_device(jd_throttle_reader *r, bool settings)
 {
         jd_throttle_sample *s = &r->sample;
-        if (!s->n_oc)
-                return; /* never had one: nothing to follow */
+        if (!s->n_oc || r->edp)
+                return; /* never had one (or /proc's): nothing to follow */
         if (!r->oc_gone) {
                 /* A channel the device came back without stays closed (and
                  * vanished) until the device leaves again. */
@@ -209,8 +230,8 @@ static void follow_oc_device(jd_throttle_reader *r, bool settings)
                         size_t i = 0;
                         while (i < s->n_oc && !jd_file_present(&r->oc_files[i].value))
                                 i++;
-                        r->oc_gone = i < s->n_oc && !still_there(r->sr, r->oc_dir, s->oc[i].channel,
-                                                                  &r->oc_files[i].value);
+                        r->oc_gone = i < s->n_oc && !still_there(r->sr, r->oc_dir, r->oc_counter,
+                                                                  s->oc[i].channel, &r->oc_files[i].value);
                 }
                 if (!r->oc_gone)
                         return;
@@ -222,7 +243,7 @@ static void follow_oc_device(jd_throttle_reader *r, bool settings)
         if (!find_oc_dir(r->sr, r->oc_dir, sizeof(r->oc_dir)))
                 return;
         for (size_t i = 0; i < s->n_oc; i++)
-                open_channel(&r->oc_files[i], r->sr, r->oc_dir, s->oc[i].channel);
+                open_channel(&r->oc_files[i], r->sr, r->oc_dir, r->oc_counter, s->oc[i].channel);
         r->oc_gone = false;
 }
 
@@ -273,6 +294,8 @@ jd_throttle_reader *jd_throttle_reader_new(const jd_sysroot *sr)
                 return NULL;
         r->sr = sr;
         find_oc(r, sr);
+        if (!r->sample.n_oc)
+                find_edp(r, sr);
         find_caps(r, sr);
         return r;
 }
@@ -289,6 +312,8 @@ void jd_throttle_reader_free(jd_throttle_reader *r)
                 jd_file_close(&r->cap_files[i].value);
                 jd_file_close(&r->cap_files[i].other);
         }
+        jd_file_close(&r->interrupts);
+        free(r->interrupts_buf);
         free(r->oc_files);
         free(r->cap_files);
         free(r->sample.oc);
@@ -296,22 +321,18 @@ void jd_throttle_reader_free(jd_throttle_reader *r)
         free(r);
 }
 
-/* One counter: a step forward is that many events; a step back means the
+/* One counter's reading V (PRESENT false: the read failed; GONE: its file
+ * went away): a step forward is that many events; a step back means the
  * counter restarted (a driver reload), so its new value is what happened
  * since; a failed or malformed read adds nothing and says so. Never a
  * difference across a restart or a bad read, which would be huge. */
-static void read_oc(jd_oc_channel *oc, jd_file *count, jd_file *armed, bool settings)
+static void count_oc(jd_oc_channel *oc, bool present, uint64_t v, bool gone)
 {
-        uint64_t v = 0, en = 0;
         oc->fired = false;
-        oc->events.present = jd_file_u64(count, &v);
+        oc->events.present = present;
         oc->events.value = v;
-        if (settings) {
-                oc->armed.present = jd_file_u64(armed, &en);
-                oc->armed.value = en != 0;
-        }
-        if (!oc->events.present) {
-                oc->state = count->gone ? JD_OC_COUNTER_VANISHED : JD_OC_COUNTER_UNREADABLE;
+        if (!present) {
+                oc->state = gone ? JD_OC_COUNTER_VANISHED : JD_OC_COUNTER_UNREADABLE;
                 oc->failed_reads++;
                 return;
         }
@@ -332,6 +353,91 @@ static void read_oc(jd_oc_channel *oc, jd_file *count, jd_file *armed, bool sett
         oc->has_last = true;
 }
 
+static void read_oc(jd_oc_channel *oc, jd_file *count, jd_file *armed, bool settings)
+{
+        uint64_t v = 0, en = 0;
+        bool present = jd_file_u64(count, &v);
+        if (settings) {
+                oc->armed.present = jd_file_u64(armed, &en);
+                oc->armed.value = en != 0;
+        }
+        count_oc(oc, present, v, count->gone);
+}
+
+bool jd_interrupts_count(const char *text, const char *name, uint64_t *out)
+{
+        for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+                const char *end = strchr(line, '\n');
+                size_t len = end ? (size_t) (end - line) : strlen(line);
+                while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
+                        len--;
+                size_t nlen = strlen(name);
+                if (len <= nlen || strncmp(line + len - nlen, name, nlen) != 0 ||
+                    (line[len - nlen - 1] != ' ' && line[len - nlen - 1] != '\t'))
+                        continue;
+                const char *p = memchr(line, ':', len);
+                if (!p)
+                        continue;
+                /* "84:  0  0  0  0  GICv2  84 Level  soctherm_edp": the
+                 * columns after the colon up to the controller's name. */
+                uint64_t sum = 0;
+                bool any = false;
+                for (p++; p < line + len;) {
+                        while (p < line + len && (*p == ' ' || *p == '\t'))
+                                p++;
+                        if (p >= line + len || *p < '0' || *p > '9')
+                                break;
+                        uint64_t v = 0;
+                        while (p < line + len && *p >= '0' && *p <= '9') {
+                                if (v > (UINT64_MAX - 9) / 10)
+                                        return false;
+                                v = v * 10 + (uint64_t) (*p++ - '0');
+                        }
+                        if (p < line + len && *p != ' ' && *p != '\t')
+                                return false; /* garbage: no count at all */
+                        sum += v;
+                        any = true;
+                }
+                if (!any)
+                        return false;
+                *out = sum;
+                return true;
+        }
+        return false;
+}
+
+/* Nano/TX1's channel 0, on settings ticks: the soctherm_edp line. */
+static void read_edp(jd_throttle_reader *r, jd_oc_channel *oc, bool settings)
+{
+        oc->fired = false;
+        if (!settings)
+                return; /* the last reading stands, nothing new counted */
+        uint64_t v = 0;
+        ssize_t n = jd_file_read_grow(&r->interrupts, &r->interrupts_buf, &r->interrupts_size, 1u << 20);
+        bool present = n > 0 && jd_interrupts_count(r->interrupts_buf, "soctherm_edp", &v);
+        count_oc(oc, present, v, r->interrupts.gone);
+}
+
+/* Nano/TX1: no OC hwmon, but the soctherm_edp interrupt. */
+static void find_edp(jd_throttle_reader *r, const jd_sysroot *sr)
+{
+        uint64_t v;
+        if (!jd_file_open(&r->interrupts, sr, "/proc/interrupts"))
+                return;
+        ssize_t n = jd_file_read_grow(&r->interrupts, &r->interrupts_buf, &r->interrupts_size, 1u << 20);
+        jd_throttle_sample *s = &r->sample;
+        if (n <= 0 || !jd_interrupts_count(r->interrupts_buf, "soctherm_edp", &v) ||
+            !GROW(s->oc, r->cap_oc, 1) || !GROW(r->oc_files, r->cap_oc_files, 1)) {
+                jd_file_close(&r->interrupts);
+                return;
+        }
+        memset(&s->oc[0], 0, sizeof(*s->oc));
+        r->oc_files[0] = (file_pair) { JD_FILE_INIT, JD_FILE_INIT };
+        s->n_oc = 1;
+        r->edp = true;
+        s->has_reason[JD_THROTTLE_OVER_CURRENT] = true;
+}
+
 const jd_throttle_sample *jd_throttle_reader_sample(jd_throttle_reader *r)
 {
         jd_throttle_sample *s = &r->sample;
@@ -346,7 +452,10 @@ const jd_throttle_sample *jd_throttle_reader_sample(jd_throttle_reader *r)
         bool oc_settings = settings || (was_gone && !r->oc_gone);
         for (size_t i = 0; i < s->n_oc; i++) {
                 jd_oc_channel *oc = &s->oc[i];
-                read_oc(oc, &r->oc_files[i].value, &r->oc_files[i].other, oc_settings);
+                if (r->edp)
+                        read_edp(r, oc, settings);
+                else
+                        read_oc(oc, &r->oc_files[i].value, &r->oc_files[i].other, oc_settings);
                 if (oc->events.present) {
                         s->oc_events_since_boot.present = true;
                         s->oc_events_since_boot.value += oc->events.value;

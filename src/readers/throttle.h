@@ -6,7 +6,10 @@
  * Orin and Thor) has ocN_event_cnt (events since boot, counted by the
  * BPMP) and ocN_throt_en (1: the BPMP throttles on that channel). Its
  * hwmonN is followed: after a driver reload brings it back under another
- * number, it is found again by name (docs/throttling.md).
+ * number, it is found again by name (docs/throttling.md). Xavier's
+ * (tegra19x_oc_event) has ocN_irq_cnt, the over-current interrupts since
+ * boot, and no throt_en. Nano/TX1 have no such hwmon: the "soctherm_edp"
+ * line of /proc/interrupts counts every pin's, as channel 0.
  * Thermal caps: cooling devices whose type is "cpufreq-*" or "devfreq-*"
  * (the kernel's frequency caps; cur_state 0 = no cap) or "*-alert" (the
  * throttle alerts of Orin and Thor; cur_state > 0 = throttling). */
@@ -72,6 +75,10 @@ jd_throttle_reader *jd_throttle_reader_new(const jd_sysroot *sr);
 void jd_throttle_reader_free(jd_throttle_reader *r);
 const jd_throttle_sample *jd_throttle_reader_sample(jd_throttle_reader *r);
 
+/* The interrupts of /proc/interrupts' line named NAME (TEXT: the file),
+ * summed over the CPUs' columns; false where there is no such line or
+ * its counts are garbage. */
+bool jd_interrupts_count(const char *text, const char *name, uint64_t *out);
 /* "over_current", "thermal_cpu", "thermal_gpu", "thermal_soc". */
 const char *jd_throttle_reason_name(jd_throttle_reason r);
 /* "ok", "went_back", "unreadable", "vanished". */

@@ -52,20 +52,108 @@ static void test_boards_idle(void **state)
         }
 }
 
-/* Xavier, Nano and the PC have none of it: no reason to report. */
-static void test_boards_without(void **state)
+/* The PC has none of it: no reason to report. */
+static void test_board_without(void **state)
 {
         (void) state;
-        static const char *const boards[] = { "xavier-nx-jp51", "nano-jp46", "x86-pc" };
-        for (size_t b = 0; b < sizeof(boards) / sizeof(boards[0]); b++) {
-                jd_sysroot *sr = fixture_open(boards[b]);
-                jd_throttle_reader *r = jd_throttle_reader_new(sr);
-                const jd_throttle_sample *s = jd_throttle_reader_sample(r);
-                assert_int_equal(s->n_oc, 0);
-                assert_false(s->has_reason[JD_THROTTLE_OVER_CURRENT]);
-                jd_throttle_reader_free(r);
-                jd_sysroot_free(sr);
+        jd_sysroot *sr = fixture_open("x86-pc");
+        jd_throttle_reader *r = jd_throttle_reader_new(sr);
+        const jd_throttle_sample *s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->n_oc, 0);
+        assert_false(s->has_reason[JD_THROTTLE_OVER_CURRENT]);
+        jd_throttle_reader_free(r);
+        jd_sysroot_free(sr);
+}
+
+/* Xavier (tegra19x_oc_event): six channels counted from ocN_irq_cnt, with
+ * no throt_en, so "armed" is absent, never false. */
+static void test_xavier_irq_counters(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("xavier-nx-jp51", &dir);
+        fixture_write_str(dir, "/sys/class/hwmon/hwmon1/oc2_irq_cnt", "4\n");
+        jd_throttle_reader *r = jd_throttle_reader_new(sr);
+        const jd_throttle_sample *s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->n_oc, 6);
+        assert_true(s->has_reason[JD_THROTTLE_OVER_CURRENT]);
+        for (size_t i = 0; i < 6; i++) {
+                assert_int_equal(s->oc[i].channel, i + 1);
+                assert_false(s->oc[i].armed.present);
         }
+        assert_int_equal(s->oc_events_since_boot.value, 4);
+        assert_int_equal(s->oc_events_counted, 0); /* the baseline */
+        fixture_write_str(dir, "/sys/class/hwmon/hwmon1/oc2_irq_cnt", "7\n");
+        s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->oc[1].counted, 3);
+        assert_int_equal(s->oc_events_counted, 3);
+        assert_true(s->active[JD_THROTTLE_OVER_CURRENT]);
+        s = jd_throttle_reader_sample(r);
+        assert_false(s->active[JD_THROTTLE_OVER_CURRENT]);
+        jd_throttle_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
+static void write_edp(const char *dir, const char *counts)
+{
+        g_autofree char *text = g_strdup_printf("           CPU0       CPU1       CPU2       CPU3\n"
+                                                " 83:          0          0          0          0     GICv2  83 Level     700e2000.soctherm\n"
+                                                " 84: %s     GICv2  84 Level     soctherm_edp\n"
+                                                "IPI0:       1804       1811       1797       1826       Rescheduling interrupts\n",
+                                                counts);
+        fixture_write_str(dir, "/proc/interrupts", text);
+}
+
+/* Nano/TX1: channel 0 is the soctherm_edp interrupt, every OC pin's,
+ * summed over the CPUs; read on settings ticks only. */
+static void test_nano_edp_interrupts(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("nano-jp46", &dir);
+        jd_throttle_reader *r = jd_throttle_reader_new(sr);
+        const jd_throttle_sample *s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->n_oc, 1);
+        assert_int_equal(s->oc[0].channel, 0);
+        assert_false(s->oc[0].armed.present);
+        assert_true(s->oc_events_since_boot.present);
+        assert_int_equal(s->oc_events_since_boot.value, 0);
+        write_edp(dir, "2 0 1 0");
+        s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->oc_events_counted, 3);
+        assert_true(s->active[JD_THROTTLE_OVER_CURRENT]);
+        write_edp(dir, "2x 0 1 0");
+        s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->oc[0].state, JD_OC_COUNTER_UNREADABLE);
+        assert_int_equal(s->oc_events_counted, 3);
+        /* Between settings ticks the last reading stands. */
+        jd_recheck_set_interval(3600000000u);
+        jd_recheck_now();
+        write_edp(dir, "5 0 1 0");
+        s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->oc_events_counted, 6);
+        write_edp(dir, "9 0 1 0");
+        s = jd_throttle_reader_sample(r);
+        assert_int_equal(s->oc_events_counted, 6);
+        assert_false(s->active[JD_THROTTLE_OVER_CURRENT]);
+        jd_recheck_set_interval(0);
+        jd_throttle_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
+static void test_interrupts_count(void **state)
+{
+        (void) state;
+        uint64_t v = 0;
+        assert_true(jd_interrupts_count(" 84:   1   2   3   4   GICv2  84 Level     soctherm_edp\n", "soctherm_edp", &v));
+        assert_int_equal(v, 10);
+        assert_true(jd_interrupts_count("x\n 84:   7  GICv2  84 Level  soctherm_edp  \r\n", "soctherm_edp", &v));
+        assert_int_equal(v, 7);
+        assert_false(jd_interrupts_count(" 84:   1   2   GICv2  84 Level  my_soctherm_edp\n", "soctherm_edp", &v));
+        assert_false(jd_interrupts_count(" 84:   GICv2  84 Level  soctherm_edp\n", "soctherm_edp", &v));
+        assert_false(jd_interrupts_count(" 84:   1x   2   GICv2  84 Level  soctherm_edp\n", "soctherm_edp", &v));
+        assert_false(jd_interrupts_count(" 84:   99999999999999999999  GICv2 soctherm_edp\n", "soctherm_edp", &v));
+        assert_false(jd_interrupts_count("", "soctherm_edp", &v));
 }
 
 static const char *oc_path(const char *board, int ch, char *buf, size_t size)
@@ -179,8 +267,22 @@ static void test_bad_counters(void **state)
 /* The OC hwmon's device directory (under devices/) and its class link. */
 static void oc_paths(const char *dir, const char *hwmon, char **device, char **link)
 {
-        *device = g_build_filename(dir, "sys/devices/platform/soctherm-oc/hwmon", hwmon, NULL);
+        /* JetPack 6's tegra234-oc-event device, Thor's soctherm-oc. */
+        g_autofree char *orin = g_build_filename(dir, "sys/devices/platform/soctherm-oc-event", NULL);
+        *device = g_build_filename(dir, g_file_test(orin, G_FILE_TEST_IS_DIR) ? "sys/devices/platform/soctherm-oc-event/hwmon"
+                                                                              : "sys/devices/platform/soctherm-oc/hwmon",
+                                   hwmon, NULL);
         *link = g_build_filename(dir, "sys/class/hwmon", hwmon, NULL);
+}
+
+/* The class link's target for DEVICE: "../../devices/platform/..." */
+static const char *oc_link_target(const char *device)
+{
+        static char target[256];
+        const char *sys = strstr(device, "/sys/devices/");
+        assert_non_null(sys);
+        snprintf(target, sizeof(target), "../..%s", sys + strlen("/sys"));
+        return target;
 }
 
 /* A driver unbind: the hwmon's files and its class link go away. */
@@ -213,8 +315,7 @@ static void oc_load(const char *dir, const char *hwmon)
                 assert_true(g_file_set_contents(cnt, "0\n", -1, NULL));
                 assert_true(g_file_set_contents(en, "1\n", -1, NULL));
         }
-        g_autofree char *target = g_strdup_printf("../../devices/platform/soctherm-oc/hwmon/%s", hwmon);
-        assert_int_equal(symlink(target, link), 0);
+        assert_int_equal(symlink(oc_link_target(device), link), 0);
 }
 
 /* A driver reload brings soctherm_oc back as another hwmonN (on Orin and
@@ -281,7 +382,7 @@ static void test_renumbered(void **state)
                 oc_paths(dir, "hwmon17", &new_dev, &new_link);
                 assert_int_equal(g_rename(old_dev, new_dev), 0);
                 assert_int_equal(g_unlink(old_link), 0);
-                assert_int_equal(symlink("../../devices/platform/soctherm-oc/hwmon/hwmon17", new_link), 0);
+                assert_int_equal(symlink(oc_link_target(new_dev), new_link), 0);
                 s = jd_throttle_reader_sample(r);
                 assert_int_equal(s->oc[1].state, JD_OC_COUNTER_OK);
                 assert_int_equal(s->oc[1].counted, 9);
@@ -335,7 +436,10 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_boards_idle),
-                cmocka_unit_test(test_boards_without),
+                cmocka_unit_test(test_board_without),
+                cmocka_unit_test(test_xavier_irq_counters),
+                cmocka_unit_test(test_nano_edp_interrupts),
+                cmocka_unit_test(test_interrupts_count),
                 cmocka_unit_test(test_event_and_cap),
                 cmocka_unit_test(test_bad_counters),
                 cmocka_unit_test(test_more_channels),
