@@ -210,10 +210,10 @@ def test_stats_dgpu_reasons():
     nan = float("nan")
     st = Stats(["dgpu.0.throttle", "dgpu.0.load", "dgpu.1.load"], 0)
     ms = 10**6
-    for t, mask in ((10, 0x1), (20, 0x4), (30, 0x44), (40, nan), (50, 0x202), (60, 0x6)):
-        if t == 40:
+    for t_ms, mask in ((10, 0x1), (20, 0x4), (30, 0x44), (40, nan), (50, 0x202), (60, 0x6)):
+        if t_ms == 40:
             st.phase(35 * ms, "second")
-        st.record(t * ms, [mask, 50, 5])
+        st.record(t_ms * ms, [mask, 50, 5])
     st.finish(70 * ms)
     named = {"sw_power_cap", "hw_slowdown", "sync_boost", "sw_thermal", "hw_thermal", "hw_power_brake"}
     # sw_power_cap, hw_thermal, app_clocks, 0x200, any reason, unknown (s)
