@@ -225,10 +225,11 @@ static void dgpu_text(const jc_measure *m, const jc_window *w, size_t g, const c
                 printf("%s%-17s %s\n", indent, label, line->str + 2);
 }
 
-/* "dgpu.0 throttled: 12.0 % of the time by sw_power_cap", or "15.0 % of
- * the time: 12.0 % by sw_power_cap, 5.0 % by hw_thermal", then the clock
- * settings that held ("; app_clocks 100.0 % (a clock setting)") and the
- * time without a reading ("; no reading 2.0 %"); nothing without a bitmask. */
+/* "dgpu.0 throttled: 12.0 % of the time by sw_power_cap", "15.0 % of the
+ * time: 12.0 % by sw_power_cap, 5.0 % by hw_thermal" or "not throttled",
+ * then the clock settings that held ("; app_clocks 100.0 % (a clock
+ * setting)") and the time without a reading ("; no reading 2.0 %");
+ * nothing for a GPU without a bitmask. */
 static void dgpu_throttle_text(const jc_measure *m, const jc_window *w, size_t g, const char *indent)
 {
         double seconds = jc_window_seconds(w);
@@ -252,8 +253,11 @@ static void dgpu_throttle_text(const jc_measure *m, const jc_window *w, size_t g
                 last = bit;
         }
         g_autoptr(GString) line = g_string_new(NULL);
-        g_string_printf(line, "%.1f %% of the time", 100 * w->dgpu_throttled_s[g] / seconds);
         char hex[24];
+        if (w->dgpu_throttled_s[g] > 0)
+                g_string_printf(line, "%.1f %% of the time", 100 * w->dgpu_throttled_s[g] / seconds);
+        else
+                g_string_assign(line, "not throttled");
         if (n_reasons == 1 && reason_s[last] == w->dgpu_throttled_s[g])
                 g_string_append_printf(line, " by %s", jc_nvml_reason_name(last, hex));
         else if (n_reasons)
