@@ -31,8 +31,43 @@ static double load_mean(const jc_window *w, int i)
         return w->load_n[i] ? w->load_sum[i] / (double) w->load_n[i] : NAN;
 }
 
+/* Discrete GPU G's clock event reasons over the window (issue 39):
+ * {"throttled_percent": p, "any_reason_s": s, "throttled_s": {"sw_power_cap":
+ * s, ...}, "clock_settings_s": {"app_clocks": s, "display_clocks": s},
+ * "unknown_s": s}: every throttling reason NVML names, and a bit it has
+ * not named by its hex value where it held; null without a bitmask. */
+static void dgpu_throttle_json(JsonBuilder *b, const jc_measure *m, const jc_window *w, size_t g)
+{
+        json_builder_set_member_name(b, "throttle");
+        if (m->dgpu_throttle_col[g] == JC_NO_COLUMN) {
+                json_builder_add_null_value(b);
+                return;
+        }
+        const double *reason_s = &w->dgpu_reason_s[g * JC_NVML_REASON_BITS];
+        double seconds = jc_window_seconds(w);
+        json_builder_begin_object(b);
+        add_double_or_null(b, "throttled_percent", seconds > 0 ? 100 * w->dgpu_throttled_s[g] / seconds : NAN, 2);
+        add_double_or_null(b, "any_reason_s", w->dgpu_throttled_s[g], 9);
+        for (int setting = 0; setting < 2; setting++) {
+                json_builder_set_member_name(b, setting ? "clock_settings_s" : "throttled_s");
+                json_builder_begin_object(b);
+                for (unsigned bit = 0; bit < JC_NVML_REASON_BITS; bit++) {
+                        jc_nvml_reason_kind kind = jc_nvml_reason_kind_of(bit);
+                        char hex[24];
+                        const char *name = jc_nvml_reason_name(bit, hex);
+                        bool named = name != hex;
+                        if (kind == (setting ? JC_NVML_SETTING : JC_NVML_THROTTLE) && (named || reason_s[bit] > 0))
+                                add_double_or_null(b, name, reason_s[bit], 9);
+                }
+                json_builder_end_object(b);
+        }
+        add_double_or_null(b, "unknown_s", jc_window_dgpu_unknown_s(w, g), 9);
+        json_builder_end_object(b);
+}
+
 /* Each discrete GPU's load (mean and max), maximum clocks and
- * temperature, and peak memory, named as its power column ("dgpu.0"). */
+ * temperature, peak memory and clock event reasons, named as its power
+ * column ("dgpu.0"). */
 static void dgpus_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
 {
         json_builder_set_member_name(b, "dgpus");
@@ -51,6 +86,7 @@ static void dgpus_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
                 add_double_or_null(b, "mem_freq_max_khz", max[JC_DGPU_MEM_FREQ], 0);
                 add_double_or_null(b, "temp_max_celsius", max[JC_DGPU_TEMP], 3);
                 add_double_or_null(b, "mem_used_max_kib", max[JC_DGPU_MEM_USED], 0);
+                dgpu_throttle_json(b, m, w, g);
                 json_builder_end_object(b);
         }
         json_builder_end_object(b);
@@ -189,6 +225,51 @@ static void dgpu_text(const jc_measure *m, const jc_window *w, size_t g, const c
                 printf("%s%-17s %s\n", indent, label, line->str + 2);
 }
 
+/* "dgpu.0 throttled: 12.0 % of the time by sw_power_cap", "15.0 % of the
+ * time: 12.0 % by sw_power_cap, 5.0 % by hw_thermal" or "not throttled",
+ * then the clock settings that held ("; app_clocks 100.0 % (a clock
+ * setting)") and the time without a reading ("; no reading 2.0 %");
+ * nothing for a GPU without a bitmask. */
+static void dgpu_throttle_text(const jc_measure *m, const jc_window *w, size_t g, const char *indent)
+{
+        double seconds = jc_window_seconds(w);
+        if (m->dgpu_throttle_col[g] == JC_NO_COLUMN || seconds <= 0)
+                return;
+        const double *reason_s = &w->dgpu_reason_s[g * JC_NVML_REASON_BITS];
+        g_autoptr(GString) reasons = g_string_new(NULL), settings = g_string_new(NULL);
+        unsigned n_reasons = 0, last = 0;
+        for (unsigned bit = 0; bit < JC_NVML_REASON_BITS; bit++) {
+                if (reason_s[bit] <= 0 || jc_nvml_reason_kind_of(bit) == JC_NVML_IDLE)
+                        continue;
+                char hex[24];
+                const char *name = jc_nvml_reason_name(bit, hex);
+                double percent = 100 * reason_s[bit] / seconds;
+                if (jc_nvml_reason_kind_of(bit) == JC_NVML_SETTING) {
+                        g_string_append_printf(settings, "; %s %.1f %% (a clock setting)", name, percent);
+                        continue;
+                }
+                g_string_append_printf(reasons, "%s%.1f %% by %s", reasons->len ? ", " : "", percent, name);
+                n_reasons++;
+                last = bit;
+        }
+        g_autoptr(GString) line = g_string_new(NULL);
+        char hex[24];
+        if (w->dgpu_throttled_s[g] > 0)
+                g_string_printf(line, "%.1f %% of the time", 100 * w->dgpu_throttled_s[g] / seconds);
+        else
+                g_string_assign(line, "not throttled");
+        if (n_reasons == 1 && reason_s[last] == w->dgpu_throttled_s[g])
+                g_string_append_printf(line, " by %s", jc_nvml_reason_name(last, hex));
+        else if (n_reasons)
+                g_string_append_printf(line, ": %s", reasons->str);
+        g_string_append(line, settings->str);
+        double unknown = 100 * jc_window_dgpu_unknown_s(w, g) / seconds;
+        if (unknown >= 0.05)
+                g_string_append_printf(line, "; no reading %.1f %%", unknown);
+        g_autofree char *label = g_strdup_printf("%s throttled:", m->dgpu_name[g]);
+        printf("%s%-17s %s\n", indent, label, line->str);
+}
+
 /* "Throttled:        12.0 % of the time by over-current, 40.5 % by GPU
  * thermal cap (3 over-current events)", or "not throttled (0 ...)". */
 static void throttle_text(const jc_measure *m, const jc_window *w, const char *indent)
@@ -247,8 +328,10 @@ static void window_text(const jc_measure *m, const jc_window *w, const char *ind
         }
         if (any_temp)
                 printf("\n");
-        for (size_t g = 0; g < m->n_dgpu; g++)
+        for (size_t g = 0; g < m->n_dgpu; g++) {
                 dgpu_text(m, w, g, indent);
+                dgpu_throttle_text(m, w, g, indent);
+        }
         throttle_text(m, w, indent);
         const jc_window_procs *p = &w->procs;
         printf("%sProcesses:        CPU %.2f s user, %.2f s system;", indent, p->user_s, p->system_s);

@@ -2,12 +2,37 @@
 
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *const jc_dgpu_fields[JC_DGPU_FIELDS] = { "load", "freq", "sm_freq", "mem_freq", "temp", "mem_used" };
 const char *const jc_throttle_reasons[JC_THROTTLE_REASONS] = { "over_current", "thermal_cpu", "thermal_gpu",
                                                                "thermal_soc" };
+
+/* NVML's nvmlClocksEventReason* bits as jetsond names them in
+ * dgpu.N.throttle_reasons (src/readers/throttle.c; clients share no code
+ * with the service, only its keys). */
+static const char *const nvml_reason_names[] = { "idle",       "app_clocks", "sw_power_cap",
+                                                 "hw_slowdown", "sync_boost", "sw_thermal",
+                                                 "hw_thermal", "hw_power_brake", "display_clocks" };
+
+jc_nvml_reason_kind jc_nvml_reason_kind_of(unsigned bit)
+{
+        if (bit == 0)
+                return JC_NVML_IDLE; /* nothing to run: clocks down, nothing slowed */
+        if (bit == 1 || bit == 8)
+                return JC_NVML_SETTING; /* application (or locked) clocks, display clocks */
+        return JC_NVML_THROTTLE;
+}
+
+const char *jc_nvml_reason_name(unsigned bit, char buf[24])
+{
+        if (bit < G_N_ELEMENTS(nvml_reason_names))
+                return nvml_reason_names[bit];
+        snprintf(buf, 24, "0x%llx", 1ull << (bit & 63));
+        return buf;
+}
 
 static size_t find(char *const *columns, size_t n, const char *key)
 {
@@ -44,6 +69,9 @@ static void window_init(const jc_measure *m, jc_window *w, const char *name, uin
         w->dgpu_max = g_new(double, cells + 1);
         for (size_t i = 0; i < cells; i++)
                 w->dgpu_max[i] = NAN;
+        w->dgpu_reason_s = g_new0(double, m->n_dgpu * JC_NVML_REASON_BITS + 1);
+        w->dgpu_throttled_s = g_new0(double, m->n_dgpu + 1);
+        w->dgpu_known_s = g_new0(double, m->n_dgpu + 1);
         w->oc_base = m->oc_seen;
         w->oc_last = NAN;
 }
@@ -62,6 +90,9 @@ static void window_clear(jc_window *w)
         g_free(w->dgpu_sum);
         g_free(w->dgpu_n);
         g_free(w->dgpu_max);
+        g_free(w->dgpu_reason_s);
+        g_free(w->dgpu_throttled_s);
+        g_free(w->dgpu_known_s);
 }
 
 static double max_of(double a, double b)
@@ -70,7 +101,8 @@ static double max_of(double a, double b)
 }
 
 /* The NVML index of column C if it is one of the discrete GPUs' fields
- * kept ("dgpu.N.FIELD"), with the field in *FIELD; -1 otherwise. */
+ * kept ("dgpu.N.FIELD"), with the field in *FIELD (JC_DGPU_FIELDS: the
+ * clock event reasons, dgpu.N.throttle); -1 otherwise. */
 static long dgpu_column(const char *c, int *field)
 {
         if (!g_str_has_prefix(c, "dgpu.") || !g_ascii_isdigit(c[5]))
@@ -84,6 +116,10 @@ static long dgpu_column(const char *c, int *field)
                         *field = f;
                         return index;
                 }
+        if (strcmp(end + 1, "throttle") == 0) {
+                *field = JC_DGPU_FIELDS;
+                return index;
+        }
         return -1;
 }
 
@@ -110,16 +146,23 @@ static void find_dgpus(jc_measure *m, char *const *columns, size_t n)
         m->n_dgpu = indexes->len;
         m->dgpu_name = g_new0(char *, m->n_dgpu + 1);
         m->dgpu_col = g_new(size_t, m->n_dgpu * JC_DGPU_FIELDS + 1);
+        m->dgpu_throttle_col = g_new(size_t, m->n_dgpu + 1);
         for (size_t g = 0; g < m->n_dgpu; g++) {
                 m->dgpu_name[g] = g_strdup_printf("dgpu.%ld", g_array_index(indexes, long, g));
+                m->dgpu_throttle_col[g] = JC_NO_COLUMN;
                 for (int f = 0; f < JC_DGPU_FIELDS; f++)
                         m->dgpu_col[g * JC_DGPU_FIELDS + f] = JC_NO_COLUMN;
         }
         for (size_t i = 0; i < n; i++) {
                 long index = dgpu_column(columns[i], &field);
-                for (size_t g = 0; index >= 0 && g < m->n_dgpu; g++)
-                        if (g_array_index(indexes, long, g) == index)
+                for (size_t g = 0; index >= 0 && g < m->n_dgpu; g++) {
+                        if (g_array_index(indexes, long, g) != index)
+                                continue;
+                        if (field == JC_DGPU_FIELDS)
+                                m->dgpu_throttle_col[g] = i;
+                        else
                                 m->dgpu_col[g * JC_DGPU_FIELDS + field] = i;
+                }
         }
 }
 
@@ -205,7 +248,29 @@ void jc_measure_free(jc_measure *m)
         g_strfreev(m->temp_name);
         g_strfreev(m->dgpu_name);
         g_free(m->dgpu_col);
+        g_free(m->dgpu_throttle_col);
         g_free(m);
+}
+
+/* Discrete GPU G's clock event reasons in a record, counted over DT as
+ * the SoC's reasons are; a record without the bitmask (NAN: the GPU unread
+ * or lost) is unknown time, counted nowhere. */
+static void account_dgpu_reasons(jc_window *w, size_t g, double v, double dt)
+{
+        if (!isfinite(v) || v < 0 || v >= 0x1p64)
+                return;
+        uint64_t mask = (uint64_t) v;
+        bool throttled = false;
+        w->dgpu_known_s[g] += dt;
+        for (unsigned b = 0; b < JC_NVML_REASON_BITS; b++) {
+                jc_nvml_reason_kind kind = jc_nvml_reason_kind_of(b);
+                if (!(mask >> b & 1) || kind == JC_NVML_IDLE)
+                        continue;
+                w->dgpu_reason_s[g * JC_NVML_REASON_BITS + b] += dt;
+                throttled |= kind == JC_NVML_THROTTLE;
+        }
+        if (throttled)
+                w->dgpu_throttled_s[g] += dt;
 }
 
 /* Each power counts over the interval that ends with the record that
@@ -246,6 +311,9 @@ static void account(const jc_measure *m, jc_window *w, uint64_t time_ns, const d
         for (int i = 0; i < JC_THROTTLE_REASONS; i++)
                 if (m->reason_col[i] != JC_NO_COLUMN && values[m->reason_col[i]] > 0.5)
                         w->throttled_s[i] += dt;
+        for (size_t g = 0; g < m->n_dgpu; g++)
+                if (m->dgpu_throttle_col[g] != JC_NO_COLUMN)
+                        account_dgpu_reasons(w, g, values[m->dgpu_throttle_col[g]], dt);
         double oc = m->oc_col == JC_NO_COLUMN ? NAN : values[m->oc_col];
         if (isfinite(oc)) {
                 if (isnan(w->oc_base))
@@ -377,4 +445,10 @@ double jc_window_dgpu_mean(const jc_window *w, size_t gpu, int field)
 {
         size_t i = gpu * JC_DGPU_FIELDS + (size_t) field;
         return w->dgpu_n[i] ? w->dgpu_sum[i] / (double) w->dgpu_n[i] : NAN;
+}
+
+double jc_window_dgpu_unknown_s(const jc_window *w, size_t gpu)
+{
+        double unknown = jc_window_seconds(w) - w->dgpu_known_s[gpu];
+        return unknown > 0 ? unknown : 0;
 }

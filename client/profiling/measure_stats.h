@@ -18,6 +18,17 @@ extern const char *const jc_dgpu_fields[JC_DGPU_FIELDS]; /* "load", "freq", ... 
 /* Throttle reasons (jetsond's throttle.reason.NAME.active, issue 39). */
 enum { JC_THROTTLE_REASONS = 4 };
 extern const char *const jc_throttle_reasons[JC_THROTTLE_REASONS]; /* "over_current", ... */
+/* A discrete GPU's clock event reasons (dgpu.N.throttle, NVML's bitmask;
+ * issue 39): the time each bit held, per bit. What a bit means for "is it
+ * throttled": the GPU idle is no throttle and is not counted; application
+ * and display clocks are settings someone made, timed but not called
+ * throttling; every other bit, those NVML has not named included, is. */
+enum { JC_NVML_REASON_BITS = 64 };
+typedef enum { JC_NVML_IDLE, JC_NVML_SETTING, JC_NVML_THROTTLE } jc_nvml_reason_kind;
+jc_nvml_reason_kind jc_nvml_reason_kind_of(unsigned bit);
+/* BIT's name as dgpu.N.throttle_reasons spells it ("sw_power_cap"), or its
+ * value in hex ("0x200") for a bit NVML has not named, written into BUF. */
+const char *jc_nvml_reason_name(unsigned bit, char buf[24]);
 
 /* What the command's processes did in a window (filled in by the caller). */
 typedef struct {
@@ -46,6 +57,11 @@ typedef struct {
         /* Per discrete GPU and field (index gpu * JC_DGPU_FIELDS + field). */
         double *dgpu_sum, *dgpu_max; /* max NAN: none */
         size_t *dgpu_n;
+        /* Per discrete GPU with a bitmask column: seconds each reason bit
+         * held (index gpu * JC_NVML_REASON_BITS + bit), seconds any
+         * throttling bit held, seconds the records had a bitmask (counted
+         * as the SoC's reasons are: each record over the interval it ends). */
+        double *dgpu_reason_s, *dgpu_throttled_s, *dgpu_known_s;
         /* Time each throttle reason held (a record's reasons count over the
          * interval it ends, as its powers do), and the over-current events
          * counted (throttle.oc_events_counted: its last value in the window
@@ -72,6 +88,7 @@ typedef struct {
         size_t n_dgpu;
         char **dgpu_name;          /* "dgpu.0", ... as the power columns name them */
         size_t *dgpu_col;
+        size_t *dgpu_throttle_col; /* per discrete GPU: dgpu.N.throttle or JC_NO_COLUMN */
         size_t reason_col[JC_THROTTLE_REASONS], oc_col;
         double oc_seen;            /* the last throttle.oc_events_counted seen; NAN: none */
         jc_window whole;
@@ -102,3 +119,7 @@ double jc_window_mean_mw(const jc_window *w, size_t i);
 double jc_window_oc_events(const jc_window *w);
 /* Mean of discrete GPU GPU's FIELD over the window's records; NAN without data. */
 double jc_window_dgpu_mean(const jc_window *w, size_t gpu, int field);
+/* The window's seconds without a bitmask of discrete GPU GPU's: records
+ * that lacked it (the GPU unread or lost) and the ends no record covers.
+ * Neither throttled nor not. */
+double jc_window_dgpu_unknown_s(const jc_window *w, size_t gpu);

@@ -22,10 +22,22 @@ DGPU_FIELDS = ("load", "freq", "sm_freq", "mem_freq", "temp", "mem_used")
 # over-current events (issue 39): time held per reason, events per window.
 THROTTLE_REASONS = ("over_current", "thermal_cpu", "thermal_gpu", "thermal_soc")
 OC_COUNTED = "throttle.oc_events_counted"
+# A discrete GPU's clock event reasons (dgpu.N.throttle, NVML's bitmask),
+# named as dgpu.N.throttle_reasons names them: time held per bit. The GPU
+# idle is no throttle (not counted); application and display clocks are
+# settings, timed apart; every other bit, unnamed ones included, throttles.
+NVML_REASONS = ("idle", "app_clocks", "sw_power_cap", "hw_slowdown", "sync_boost", "sw_thermal", "hw_thermal",
+                "hw_power_brake", "display_clocks")
+NVML_IDLE, NVML_SETTINGS = {0}, {1, 8}
 PATTERNS = ("power.*.power", "dgpu.*.power", "dgpu.*.energy", "power.total", "cpu.load", "gpu.load", "emc.load",
             "gpu.freq", "emc.freq", "temp.*", "throttle.reason.*.active",
-            OC_COUNTED) + tuple("dgpu.*." + f for f in DGPU_FIELDS)
-_DGPU_COLUMN = re.compile(r"dgpu\.([0-9]+)\.(%s)$" % "|".join(DGPU_FIELDS))
+            OC_COUNTED, "dgpu.*.throttle") + tuple("dgpu.*." + f for f in DGPU_FIELDS)
+_DGPU_COLUMN = re.compile(r"dgpu\.([0-9]+)\.(%s|throttle)$" % "|".join(DGPU_FIELDS))
+
+
+def nvml_reason_name(bit: int) -> str:
+    """BIT's name as dgpu.N.throttle_reasons spells it, or its hex value."""
+    return NVML_REASONS[bit] if bit < len(NVML_REASONS) else "0x%x" % (1 << bit)
 
 
 def _none(x: float) -> Optional[float]:
@@ -52,6 +64,11 @@ class Window:
         self.dgpu_sum = [[0.0] * len(DGPU_FIELDS) for _ in range(n_dgpu)]
         self.dgpu_n = [[0] * len(DGPU_FIELDS) for _ in range(n_dgpu)]
         self.dgpu_max = [[math.nan] * len(DGPU_FIELDS) for _ in range(n_dgpu)]
+        # Per discrete GPU: seconds each reason bit held, any throttling
+        # bit held, and the records had a bitmask.
+        self.dgpu_reason_s = [[0.0] * 64 for _ in range(n_dgpu)]
+        self.dgpu_throttled_s = [0.0] * n_dgpu
+        self.dgpu_known_s = [0.0] * n_dgpu
         # A discrete GPU's energy counter where it stepped in the window:
         # (time_ns, mJ) of the first and last step, per power column.
         self.counter_first = [None] * n_power  # type: List[Optional[Tuple[int, float]]]
@@ -102,13 +119,17 @@ class Stats:
         self.load_col = [list(columns).index(k) if k in columns else -1 for k in LOADS]
         self.freq_col = [list(columns).index(k) if k in columns else -1 for k in FREQS]
         # Discrete GPUs in NVML's order, a column per field or -1.
-        found = [(int(m.group(1)), DGPU_FIELDS.index(m.group(2)), i)
+        found = [(int(m.group(1)), m.group(2), i)
                  for i, m in enumerate(_DGPU_COLUMN.match(c) for c in columns) if m]
         indexes = sorted({n for n, _, _ in found})
         self.dgpu_name = ["dgpu.%d" % n for n in indexes]
         self.dgpu_col = [[-1] * len(DGPU_FIELDS) for _ in indexes]
+        self.dgpu_throttle_col = [-1] * len(indexes)
         for n, f, i in found:
-            self.dgpu_col[indexes.index(n)][f] = i
+            if f == "throttle":
+                self.dgpu_throttle_col[indexes.index(n)] = i
+            else:
+                self.dgpu_col[indexes.index(n)][DGPU_FIELDS.index(f)] = i
         self.reason_col = [list(columns).index("throttle.reason.%s.active" % r)
                            if "throttle.reason.%s.active" % r in columns else -1 for r in THROTTLE_REASONS]
         self.oc_col = list(columns).index(OC_COUNTED) if OC_COUNTED in columns else -1
@@ -149,6 +170,9 @@ class Stats:
         for i, c in enumerate(self.reason_col):
             if c >= 0 and v[c] > 0.5:
                 w.throttled_s[i] += dt
+        for g, c in enumerate(self.dgpu_throttle_col):
+            if c >= 0:
+                self._account_reasons(w, g, v[c], dt)
         oc = v[self.oc_col] if self.oc_col >= 0 else math.nan
         if math.isfinite(oc):
             if math.isnan(w.oc_base):
@@ -157,6 +181,22 @@ class Stats:
         w.records += 1
         if t > w.last_ns:
             w.last_ns = t
+
+    @staticmethod
+    def _account_reasons(w: Window, g: int, x: float, dt: float) -> None:
+        """GPU G's bitmask X over DT, as the SoC's reasons count; no bitmask
+        (NaN: the GPU unread or lost) is unknown time, counted nowhere."""
+        if not math.isfinite(x) or x < 0 or x >= 2.0 ** 64:
+            return
+        mask = int(x)
+        w.dgpu_known_s[g] += dt
+        throttled = False
+        for b in range(64):
+            if mask >> b & 1 and b not in NVML_IDLE:
+                w.dgpu_reason_s[g][b] += dt
+                throttled = throttled or b not in NVML_SETTINGS
+        if throttled:
+            w.dgpu_throttled_s[g] += dt
 
     def _close(self, w: Window, end_ns: int, last_mw: Sequence[float]) -> None:
         dt = (end_ns - w.last_ns) / 1e9 if end_ns > w.last_ns else 0.0
@@ -228,12 +268,26 @@ class Stats:
             d[k.replace(".", "_") + "_max_khz"] = _none(w.freq_max[i])
         d["temp_max_celsius"] = {n: _none(w.temp_max[i]) for i, n in enumerate(self.temp_name)}
         d["dgpus"] = {n: self._dgpu_dict(w, g) for g, n in enumerate(self.dgpu_name)}
+        for g, n in enumerate(self.dgpu_name):
+            d["dgpus"][n]["throttle"] = self._dgpu_throttle(w, g) if self.dgpu_throttle_col[g] >= 0 else None
         events = w.oc_events
         d["throttle"] = {"over_current_events": None if math.isnan(events) else int(events),
                          "throttled_s": {r: w.throttled_s[i] for i, r in enumerate(THROTTLE_REASONS)
                                          if self.reason_col[i] >= 0}}
         d["processes"] = dict(w.processes)
         return d
+
+    @staticmethod
+    def _dgpu_throttle(w: Window, g: int) -> Dict[str, Any]:
+        """GPU G's clock event reasons: jetsonctl measure's dgpus.N.throttle."""
+        s, held = w.seconds, w.dgpu_reason_s[g]
+        named = range(len(NVML_REASONS))
+        return {"throttled_percent": 100 * w.dgpu_throttled_s[g] / s if s > 0 else None,
+                "any_reason_s": w.dgpu_throttled_s[g],
+                "throttled_s": {nvml_reason_name(b): held[b] for b in range(64)
+                                if b not in NVML_IDLE | NVML_SETTINGS and (b in named or held[b] > 0)},
+                "clock_settings_s": {nvml_reason_name(b): held[b] for b in sorted(NVML_SETTINGS)},
+                "unknown_s": max(s - w.dgpu_known_s[g], 0.0)}
 
     @staticmethod
     def _dgpu_dict(w: Window, g: int) -> Dict[str, Any]:

@@ -187,7 +187,13 @@ def check_gpu_text():
         p = m["power"][gpu]
         assert p["mean_power_mw"] == mw and p["peak_power_mw"] == mw, (gpu, p)
         assert abs(p["energy_j"] - mw / 1000 * m["duration_s"]) < mw / 1000 * 0.05, (gpu, p, m["duration_s"])
-    # ... and keeps each GPU's load, maximum clocks and temperature, peak memory.
+    # ... and keeps each GPU's load, maximum clocks and temperature, peak memory,
+    # and its clock event reasons: none held on GPU 0, no bitmask on the T4.
+    reasons = m["dgpus"]["dgpu.0"].pop("throttle")
+    assert reasons["throttled_percent"] == 0 and reasons["any_reason_s"] == 0, reasons
+    assert set(reasons["throttled_s"].values()) == {0} and set(reasons["clock_settings_s"].values()) == {0}, reasons
+    assert 0 <= reasons["unknown_s"] < m["duration_s"], reasons
+    assert m["dgpus"]["dgpu.1"].pop("throttle") is None, m["dgpus"]
     assert m["dgpus"]["dgpu.0"] == {"load_percent": {"mean": 37.0, "max": 37.0}, "freq_max_khz": 2520000,
                                     "sm_freq_max_khz": 2520000, "mem_freq_max_khz": 10501000,
                                     "temp_max_celsius": 61.0, "mem_used_max_kib": 1342177280 // 1024}, m["dgpus"]

@@ -200,6 +200,58 @@ static void test_throttle(void **state)
         jc_measure_free(none);
 }
 
+/* Issue 39: a discrete GPU's clock event reasons (NVML's bitmask), each
+ * bit's time counted as the SoC's reasons are; the GPU idle nowhere, the
+ * application clocks timed but not throttling, a bit NVML has not named
+ * throttling under its hex value, a record without the bitmask unknown
+ * time with the ends no record covers. tests/python/test_units.py gives
+ * jetsond.measure() the same records and expects the same numbers. */
+static void test_dgpu_reasons(void **state)
+{
+        (void) state;
+        char *cols[] = { "dgpu.0.throttle", "dgpu.0.load", "dgpu.1.load", NULL };
+        jc_measure *m = jc_measure_new(cols, 3, 0);
+        assert_int_equal(m->n_dgpu, 2);
+        assert_int_equal(m->dgpu_throttle_col[0], 0);
+        assert_true(m->dgpu_throttle_col[1] == JC_NO_COLUMN);
+        static const struct {
+                uint64_t t_ms;
+                double mask;
+        } records[] = { { 10, 0x1 }, { 20, 0x4 }, { 30, 0x44 }, { 40, NAN }, { 50, 0x202 }, { 60, 0x6 } };
+        for (size_t i = 0; i < sizeof(records) / sizeof(records[0]); i++) {
+                if (records[i].t_ms == 40)
+                        jc_measure_phase(m, 35 * MS, "second");
+                double v[3] = { records[i].mask, 50, 5 };
+                jc_measure_record(m, records[i].t_ms * MS, v);
+        }
+        jc_measure_finish(m, 70 * MS);
+        /* Per window: sw_power_cap, hw_thermal, app_clocks, 0x200 and any
+         * reason held (s); unknown (s). */
+        static const double want[3][6] = { { 0.030, 0.010, 0.020, 0.010, 0.040, 0.020 },
+                                           { 0.020, 0.010, 0, 0, 0.020, 0.005 },
+                                           { 0.010, 0, 0.020, 0.010, 0.020, 0.015 } };
+        const jc_window *windows[3] = { &m->whole, m->phases[0], m->phases[1] };
+        for (int i = 0; i < 3; i++) {
+                const double *held = windows[i]->dgpu_reason_s;
+                const double got[6] = { held[2], held[6], held[1], held[9], windows[i]->dgpu_throttled_s[0],
+                                        jc_window_dgpu_unknown_s(windows[i], 0) };
+                for (int k = 0; k < 6; k++)
+                        assert_float_equal(got[k], want[i][k], 1e-12);
+                assert_true(held[0] == 0); /* idle: no time */
+                for (unsigned b = 10; b < JC_NVML_REASON_BITS; b++)
+                        assert_true(held[b] == 0);
+        }
+        char hex[24];
+        assert_string_equal(jc_nvml_reason_name(2, hex), "sw_power_cap");
+        assert_string_equal(jc_nvml_reason_name(9, hex), "0x200");
+        assert_string_equal(jc_nvml_reason_name(63, hex), "0x8000000000000000");
+        assert_int_equal(jc_nvml_reason_kind_of(0), JC_NVML_IDLE);
+        assert_int_equal(jc_nvml_reason_kind_of(1), JC_NVML_SETTING);
+        assert_int_equal(jc_nvml_reason_kind_of(8), JC_NVML_SETTING);
+        assert_int_equal(jc_nvml_reason_kind_of(7), JC_NVML_THROTTLE);
+        jc_measure_free(m);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -209,6 +261,7 @@ int main(void)
                 cmocka_unit_test(test_dgpus),
                 cmocka_unit_test(test_dgpu_counter),
                 cmocka_unit_test(test_throttle),
+                cmocka_unit_test(test_dgpu_reasons),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -221,6 +221,31 @@ def test_measure_energy():
         assert abs(m["power"]["dgpu.1"]["energy_j"] - 27 * m["duration_s"]) <= 0.01 * 27 * m["duration_s"]
 
 
+def test_measure_throttle_text():
+    """Issue 39: jetsonctl measure's text names what held a GPU down, as
+    "dgpu.0 throttled: 98.7 % of the time by sw_power_cap": GPU 0 at its
+    software power cap all along; the T4 idle (not throttling: no word of
+    it) at its application clocks (a setting, shown apart)."""
+    d = devices()
+    d[0]["throttle"] = 0x4
+    d[1]["throttle"] = 0x1 | 0x2
+    # From the start: jetsond does not ask again what a GPU once answered NOT_SUPPORTED.
+    with GpuStack(first_devices=d) as s:
+        s.wait_snapshot(lambda v: v.get("dgpu.0.throttle") == 0x4 and v.get("dgpu.1.throttle") == 0x3,
+                        "both GPUs' reasons")
+        r = subprocess.run([JETSONCTL, "measure", "--", "sleep", "1"], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+    no_reading = r"(; no reading \d+\.\d %)?"
+    cap = re.search(r"^dgpu\.0 throttled: (\d+\.\d) % of the time by sw_power_cap" + no_reading + "$", r.stdout, re.M)
+    # A record every 10 ms: only a stall leaves half the second without one.
+    assert cap and 50 <= float(cap.group(1)) <= 100, r.stdout
+    app = re.search(r"^dgpu\.1 throttled: not throttled; app_clocks (\d+\.\d) % \(a clock setting\)" + no_reading
+                    + "$", r.stdout, re.M)
+    assert app and float(app.group(1)) == float(cap.group(1)), r.stdout  # the same records
+    assert "idle" not in r.stdout, r.stdout
+    print("figure: " + cap.group(0))
+
+
 def test_once():
     os.environ["FAKE_NVML_CONFIG"] = FIXTURE
     root = os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc")
@@ -413,6 +438,6 @@ def test_driver_appears_later():
 
 
 if __name__ == "__main__":
-    sys.exit(harness.run_tests([test_once, test_values, test_clock_event_reasons, test_measure_energy, test_lost_and_back,
-                                test_hung_gpu, test_nvlink, test_mig, test_select, test_no_library,
-                                test_driver_appears_later]))
+    sys.exit(harness.run_tests([test_once, test_values, test_clock_event_reasons, test_measure_energy,
+                                test_measure_throttle_text, test_lost_and_back, test_hung_gpu, test_nvlink, test_mig,
+                                test_select, test_no_library, test_driver_appears_later]))

@@ -192,13 +192,46 @@ def test_stats_dgpus():
     assert list(whole) == ["dgpu.0", "dgpu.10"]
     assert whole["dgpu.0"] == {"load_percent": {"mean": 50.0, "max": 80}, "freq_max_khz": 2000000,
                                "sm_freq_max_khz": 2100000, "mem_freq_max_khz": 5001000, "temp_max_celsius": 60,
-                               "mem_used_max_kib": 3000}
+                               "mem_used_max_kib": 3000, "throttle": None}
     assert whole["dgpu.10"] == {"load_percent": {"mean": 6.0, "max": 7}, "freq_max_khz": None,
                                 "sm_freq_max_khz": None, "mem_freq_max_khz": None, "temp_max_celsius": None,
-                                "mem_used_max_kib": None}
+                                "mem_used_max_kib": None, "throttle": None}
     second = st.window_dict(st.phases[1])["dgpus"]
     assert second["dgpu.0"]["temp_max_celsius"] == 50 and second["dgpu.0"]["load_percent"] == {"mean": 50, "max": 50}
     assert second["dgpu.10"]["load_percent"] == {"mean": None, "max": None}
+
+
+def test_stats_dgpu_reasons():
+    """Issue 39: a discrete GPU's clock event reasons, the C unit test's
+    records (tests/client/test-measure-stats.c test_dgpu_reasons) and its
+    numbers: each bit's time as the SoC's reasons count, idle nowhere,
+    app_clocks apart from throttling, an unnamed bit under its hex value,
+    no bitmask unknown time; a GPU without the column null."""
+    nan = float("nan")
+    st = Stats(["dgpu.0.throttle", "dgpu.0.load", "dgpu.1.load"], 0)
+    ms = 10**6
+    for t_ms, mask in ((10, 0x1), (20, 0x4), (30, 0x44), (40, nan), (50, 0x202), (60, 0x6)):
+        if t_ms == 40:
+            st.phase(35 * ms, "second")
+        st.record(t_ms * ms, [mask, 50, 5])
+    st.finish(70 * ms)
+    named = {"sw_power_cap", "hw_slowdown", "sync_boost", "sw_thermal", "hw_thermal", "hw_power_brake"}
+    # sw_power_cap, hw_thermal, app_clocks, 0x200, any reason, unknown (s)
+    want = {"whole": (0.030, 0.010, 0.020, 0.010, 0.040, 0.020), "start": (0.020, 0.010, 0, None, 0.020, 0.005),
+            "second": (0.010, 0, 0.020, 0.010, 0.020, 0.015)}
+    for w in (st.whole, st.phases[0], st.phases[1]):
+        d = st.window_dict(w)["dgpus"]
+        assert d["dgpu.1"]["throttle"] is None
+        t = d["dgpu.0"]["throttle"]
+        sw, hw, app, hexbit, any_s, unknown = want[w.name]
+        assert set(t["throttled_s"]) == named | ({"0x200"} if hexbit else set()), t  # no idle, held bits only
+        assert set(t["clock_settings_s"]) == {"app_clocks", "display_clocks"} and t["clock_settings_s"]["display_clocks"] == 0
+        got = (t["throttled_s"]["sw_power_cap"], t["throttled_s"]["hw_thermal"], t["clock_settings_s"]["app_clocks"],
+               t["throttled_s"].get("0x200"), t["any_reason_s"], t["unknown_s"])
+        for g, e in zip(got, (sw, hw, app, hexbit, any_s, unknown)):
+            assert (g is None and e is None) or abs(g - e) < 1e-12, (w.name, got)
+        assert abs(t["throttled_percent"] - 100 * any_s / w.seconds) < 1e-9, t
+        assert sum(v for k, v in t["throttled_s"].items() if k not in ("sw_power_cap", "hw_thermal", "0x200")) == 0
 
 
 SNAP = {"cpu.load": 12.5, "cpu.0.online": True, "cpu.0.load": 10.0, "cpu.0.freq": 1200000,
