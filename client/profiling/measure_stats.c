@@ -308,8 +308,15 @@ static void account(const jc_measure *m, jc_window *w, uint64_t time_ns, const d
                         w->dgpu_max[i] = max_of(w->dgpu_max[i], v);
                 }
         }
+        /* An over-current event holds the clocks down for the reading that
+         * counts it, which the records can miss (a capture's missed tick
+         * under load); the counted events' step they cannot, so a record
+         * whose count rose is over-current time too. */
+        double oc_now = m->oc_col == JC_NO_COLUMN ? NAN : values[m->oc_col];
+        bool oc_step = isfinite(oc_now) && isfinite(m->oc_seen) && oc_now > m->oc_seen;
         for (int i = 0; i < JC_THROTTLE_REASONS; i++)
-                if (m->reason_col[i] != JC_NO_COLUMN && values[m->reason_col[i]] > 0.5)
+                if ((m->reason_col[i] != JC_NO_COLUMN && values[m->reason_col[i]] > 0.5) ||
+                    (oc_step && strcmp(jc_throttle_reasons[i], "over_current") == 0))
                         w->throttled_s[i] += dt;
         for (size_t g = 0; g < m->n_dgpu; g++)
                 if (m->dgpu_throttle_col[g] != JC_NO_COLUMN)

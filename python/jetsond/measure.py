@@ -167,8 +167,14 @@ class Stats:
                     w.dgpu_sum[g][f] += v[c]
                     w.dgpu_n[g][f] += 1
                     w.dgpu_max[g][f] = _max(w.dgpu_max[g][f], v[c])
+        # An over-current event holds the clocks down for the reading that
+        # counts it, which the records can miss (a capture's missed tick
+        # under load); the counted events' step they cannot, so a record
+        # whose count rose is over-current time too.
+        oc_now = v[self.oc_col] if self.oc_col >= 0 else math.nan
+        oc_step = math.isfinite(oc_now) and math.isfinite(self.oc_seen) and oc_now > self.oc_seen
         for i, c in enumerate(self.reason_col):
-            if c >= 0 and v[c] > 0.5:
+            if (c >= 0 and v[c] > 0.5) or (oc_step and THROTTLE_REASONS[i] == "over_current"):
                 w.throttled_s[i] += dt
         for g, c in enumerate(self.dgpu_throttle_col):
             if c >= 0:

@@ -200,6 +200,29 @@ static void test_throttle(void **state)
         jc_measure_free(none);
 }
 
+/* The reading whose over_current.active was 1 never reached a record (a
+ * capture's missed tick): the counted events' step still makes that
+ * record's interval over-current time. tests/python/test_units.py
+ * test_stats_oc_step_without_active gives measure() the same records. */
+static void test_oc_step_without_active(void **state)
+{
+        (void) state;
+        char *cols[] = { "throttle.reason.over_current.active", "throttle.oc_events_counted", NULL };
+        jc_measure *m = jc_measure_new(cols, 2, 0);
+        double v[2] = { 0, 4 };
+        jc_measure_record(m, 100 * MS, v);
+        jc_measure_record(m, 110 * MS, v);
+        v[1] = 6;
+        jc_measure_record(m, 130 * MS, v);   /* 2 events, active missed: 20 ms */
+        jc_measure_record(m, 140 * MS, v);
+        v[0] = 1, v[1] = 7;
+        jc_measure_record(m, 150 * MS, v);   /* both seen: 10 ms, once */
+        jc_measure_finish(m, 150 * MS);
+        assert_true(fabs(m->whole.throttled_s[0] - 0.03) < 1e-9);
+        assert_true(fabs(jc_window_oc_events(&m->whole) - 3) < 1e-9);
+        jc_measure_free(m);
+}
+
 /* Issue 39: a discrete GPU's clock event reasons (NVML's bitmask), each
  * bit's time counted as the SoC's reasons are; the GPU idle nowhere, the
  * application clocks timed but not throttling, a bit NVML has not named
@@ -261,6 +284,7 @@ int main(void)
                 cmocka_unit_test(test_dgpus),
                 cmocka_unit_test(test_dgpu_counter),
                 cmocka_unit_test(test_throttle),
+                cmocka_unit_test(test_oc_step_without_active),
                 cmocka_unit_test(test_dgpu_reasons),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -201,6 +201,20 @@ def test_stats_dgpus():
     assert second["dgpu.10"]["load_percent"] == {"mean": None, "max": None}
 
 
+def test_stats_oc_step_without_active():
+    """The C unit test's test_oc_step_without_active: the reading whose
+    over_current.active was 1 never reached a record, the counted events'
+    step makes that record's interval over-current time all the same."""
+    ms = 10**6
+    st = Stats(["throttle.reason.over_current.active", "throttle.oc_events_counted"], 0)
+    for t, active, counted in ((100, 0, 4), (110, 0, 4), (130, 0, 6), (140, 0, 6), (150, 1, 7)):
+        st.record(t * ms, [active, counted])
+    st.finish(150 * ms)
+    d = st.window_dict(st.whole)["throttle"]
+    assert abs(d["throttled_s"]["over_current"] - 0.03) < 1e-9, d
+    assert d["over_current_events"] == 3, d
+
+
 def test_stats_dgpu_reasons():
     """Issue 39: a discrete GPU's clock event reasons, the C unit test's
     records (tests/client/test-measure-stats.c test_dgpu_reasons) and its
