@@ -44,6 +44,7 @@ struct jd_nvml {
         /* The cheap reads' own (one thread per GPU): the calls a GPU
          * answered NOT_SUPPORTED, and its MIG mode as last asked. */
         unsigned unsupported[MAX_GPUS];
+        unsigned long long unsupported_since_us[MAX_GPUS]; /* CLOCK_MONOTONIC */
         struct {
                 unsigned long long asked_us; /* CLOCK_MONOTONIC; 0: never */
                 bool on;
@@ -190,8 +191,10 @@ bool jd_nvml_is_integrated(const char *name)
 /* NOT_SUPPORTED is a device's lasting answer (a fan an H200 does not
  * have), and on a real driver the slowest: 130-160 us of CPU against 1-2
  * us for an answered call (H200, driver 580; docs/nvidia-gpus.md). So a
- * call a GPU answered so is not made again while this library is open;
- * UNSUPPORTED NULL (a MIG device, the maximum clocks): always asked. */
+ * call a GPU answered so is not made again for JD_NVML_RECHECK_US (an
+ * integrated GPU may answer little while rail-gated, as Thor's, and all
+ * once awake); UNSUPPORTED NULL (a MIG device, the maximum clocks):
+ * always asked. */
 static nvmlReturn_t remember(unsigned *unsupported, unsigned bit, nvmlReturn_t r)
 {
         if (unsupported && (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND))
@@ -350,11 +353,11 @@ static bool read_memory_of(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigne
 
 /* MIG mode changes only with a GPU reset, and asking it costs 120-160
  * us of CPU on an H200 (its slot count as much), so both are asked again
- * only every JD_NVML_MIG_RECHECK_US; false once the GPU is lost. */
+ * only every JD_NVML_RECHECK_US; false once the GPU is lost. */
 static bool mig_mode(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index, unsigned *slots)
 {
         unsigned long long now = monotonic_us();
-        if (index < MAX_GPUS && n->mig[index].asked_us && now - n->mig[index].asked_us < JD_NVML_MIG_RECHECK_US) {
+        if (index < MAX_GPUS && n->mig[index].asked_us && now - n->mig[index].asked_us < JD_NVML_RECHECK_US) {
                 *slots = n->mig[index].slots;
                 return n->mig[index].on;
         }
@@ -454,6 +457,13 @@ static void read_constants(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
 static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index)
 {
         unsigned scratch = 0, *no = index < MAX_GPUS ? &n->unsupported[index] : &scratch;
+        if (index < MAX_GPUS) {
+                unsigned long long now = monotonic_us();
+                if (now - n->unsupported_since_us[index] >= JD_NVML_RECHECK_US) {
+                        n->unsupported[index] = 0; /* ask them all again */
+                        n->unsupported_since_us[index] = now;
+                }
+        }
         nvmlUtilization_t util = { 0 };
         nvmlReturn_t r = ASK(no, ASK_UTILIZATION, n->utilization, dev, &util);
         if (!set_u64(g, r, &g->load, util.gpu) || !set_u64(g, r, &g->mem_load, util.memory))

@@ -123,8 +123,8 @@ enum {
         /* load, memory (with its total: the same call), clocks,
          * temperature, power, limit, pstate, clock event reasons, fan,
          * encoder, decoder, the process lists: 1-41 us each on an H200;
-         * a call the GPU answered NOT_SUPPORTED (130-160 us) is not made
-         * again; MIG mode (120-160 us) every JD_NVML_MIG_RECHECK_US, and
+         * a call the GPU answered NOT_SUPPORTED (130-360 us) is made again
+         * only every JD_NVML_RECHECK_US, as MIG mode (120-420 us), and
          * with MIG on each MIG device's memory and instances (a few calls
          * each, not measured) */
         JD_NVML_CHEAP = 1u << 1,
@@ -143,9 +143,9 @@ enum {
 };
 /* Reads the PARTS of GPU INDEX into OUT, as jd_nvml_read_gpu (which reads
  * JD_NVML_ALL); values of the other parts are absent. */
-/* How long a GPU's MIG mode, as last asked, is taken as true: it changes
- * only with a GPU reset. */
-#define JD_NVML_MIG_RECHECK_US 10000000ull
+/* How long a GPU's MIG mode, as last asked, is taken as true (it changes
+ * only with a GPU reset), and a NOT_SUPPORTED answer. */
+#define JD_NVML_RECHECK_US 10000000ull
 bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu *out);
 /* Copies into DST the values of PARTS (JD_NVML_CONSTANTS, JD_NVML_ENERGY,
  * JD_NVML_PCIE, JD_NVML_NVLINK with its rates, JD_NVML_PROCESS_SM: the SM use of each of DST's processes

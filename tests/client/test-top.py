@@ -980,7 +980,7 @@ def test_throttle_marker_and_power_page(stack):
 
 def test_dgpu_throttle_marker(stack):
     """Issue 39 on a PC: a discrete GPU (0: the T4 answers no reasons, and
-    NVML is not asked again) held down by its power cap and a
+    NVML asks it again only every 10 s) held down by its power cap and a
     thermal slowdown (NVML's clock event reasons 0x4 and 0x40) puts the
     marker in the header as status says it; idling (0x1) does not."""
     nvml = os.environ["FAKE_NVML_CONFIG"]

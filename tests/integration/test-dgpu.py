@@ -364,7 +364,7 @@ def test_mig():
             subprocess.run(["tmux", "-L", sock, "kill-server"])
         off = dict(H100_MIG, mig={"mode": 0, "max_devices": 7})
         s.set_devices([off])
-        # MIG mode is asked again every 10 s (JD_NVML_MIG_RECHECK_US: it
+        # MIG mode is asked again every 10 s (JD_NVML_RECHECK_US: it
         # changes only with a GPU reset).
         v = s.wait_snapshot(lambda v: "dgpu.0.load" in v and not [k for k in v if ".mig." in k or "gpu_instance" in k],
                             "MIG off: no MIG key", timeout=40)

@@ -476,7 +476,7 @@ static void test_mig(void **state)
         jd_nvml_gpu_clear(&g);
 
         /* Switched off (it takes a GPU reset): MIG mode, as last asked,
-         * stands for JD_NVML_MIG_RECHECK_US. */
+         * stands for JD_NVML_RECHECK_US. */
         write_config(MIG_OFF);
         assert_true(read_gpu(n, 0, &g));
         assert_true(g.mig);
