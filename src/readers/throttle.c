@@ -70,11 +70,18 @@ static bool has_suffix(const char *s, const char *x)
 }
 
 /* Which reason a cooling device's cap is, or false for one that is no
- * throttle (the fan's pwm-fan, whose state is its speed step). */
+ * throttle (the fan's pwm-fan, whose state is its speed step).  L4T 32's
+ * balanced throttling (Nano, TX1, Xavier) registers `cpu-balanced`,
+ * `gpu-balanced`, `emergency-balanced`, `aux-balanced`, `skin-balanced`:
+ * state N caps CPU and GPU clocks at row N of its table, 0 none; named
+ * by the zone that drives it, so cpu-/gpu- as the alerts, the rest SoC.
+ * soctherm's throttle-cfg devices (`heavy`, `oc1`...) are left out: each
+ * reads 1 while any hardware throttle is on, over-current included, so
+ * none of them names a reason (docs/throttling.md, "Per generation"). */
 static bool cap_reason(const char *type, jd_throttle_reason *out)
 {
         bool cpufreq = has_prefix(type, "cpufreq-"), devfreq = has_prefix(type, "devfreq-");
-        if (!cpufreq && !devfreq && !has_suffix(type, "-alert"))
+        if (!cpufreq && !devfreq && !has_suffix(type, "-alert") && !has_suffix(type, "-balanced"))
                 return false;
         if (cpufreq || has_prefix(type, "cpu-"))
                 *out = JD_THROTTLE_THERMAL_CPU;

@@ -186,6 +186,41 @@ static void find_cap_path(const char *dir, const char *type, char *out, size_t s
         fail_msg("no cooling device %s", type);
 }
 
+/* L4T 32's balanced throttling on the fake Nano: cpu-balanced is the CPU's
+ * cap, emergency-/aux-balanced the SoC's; a state above 0 holds, 0 not. */
+static void test_nano_balanced_caps(void **state)
+{
+        (void) state;
+        char *dir, cap[96];
+        jd_sysroot *sr = fixture_copy("nano-jp46", &dir);
+        jd_throttle_reader *r = jd_throttle_reader_new(sr);
+        const jd_throttle_sample *s = jd_throttle_reader_sample(r);
+        const jd_cooling_cap *c = find_cap(s, "cpu-balanced");
+        assert_non_null(c);
+        assert_int_equal(c->reason, JD_THROTTLE_THERMAL_CPU);
+        assert_int_equal(find_cap(s, "emergency-balanced")->reason, JD_THROTTLE_THERMAL_SOC);
+        assert_int_equal(find_cap(s, "aux-balanced")->reason, JD_THROTTLE_THERMAL_SOC);
+        assert_true(s->has_reason[JD_THROTTLE_THERMAL_CPU] && s->has_reason[JD_THROTTLE_THERMAL_SOC]);
+        assert_false(s->has_reason[JD_THROTTLE_THERMAL_GPU]);
+        assert_false(s->active[JD_THROTTLE_THERMAL_CPU] || s->active[JD_THROTTLE_THERMAL_SOC]);
+        find_cap_path(dir, "cpu-balanced", cap, sizeof(cap));
+        fixture_write_str(dir, cap, "1\n");
+        s = jd_throttle_reader_sample(r);
+        assert_true(s->active[JD_THROTTLE_THERMAL_CPU]);
+        assert_false(s->active[JD_THROTTLE_THERMAL_SOC]);
+        char text[64];
+        jd_throttle_reasons_text(s, text, sizeof(text));
+        assert_string_equal(text, "thermal_cpu");
+        fixture_write_str(dir, cap, "0\n");
+        find_cap_path(dir, "emergency-balanced", cap, sizeof(cap));
+        fixture_write_str(dir, cap, "2\n");
+        s = jd_throttle_reader_sample(r);
+        assert_false(s->active[JD_THROTTLE_THERMAL_CPU]);
+        assert_true(s->active[JD_THROTTLE_THERMAL_SOC]);
+        jd_throttle_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 /* An OC event and a GPU thermal cap on Orin and Thor: the event is counted
  * once and is the active reason for that reading only; the cap holds while
  * its state is above 0. */
@@ -439,6 +474,7 @@ int main(void)
                 cmocka_unit_test(test_board_without),
                 cmocka_unit_test(test_xavier_irq_counters),
                 cmocka_unit_test(test_nano_edp_interrupts),
+                cmocka_unit_test(test_nano_balanced_caps),
                 cmocka_unit_test(test_interrupts_count),
                 cmocka_unit_test(test_event_and_cap),
                 cmocka_unit_test(test_bad_counters),
