@@ -488,6 +488,16 @@ def test_sgr_mouse(stack):
             top.close()
 
 
+def edit_nvml(path, change):
+    """The fake NVML's config at PATH changed by CHANGE(config), replaced
+    whole (a new inode: the fake reads it again at once)."""
+    config = json.load(open(path))
+    change(config)
+    with open(path + ".new", "w") as f:
+        json.dump(config, f)
+    os.rename(path + ".new", path)
+
+
 def test_type_filter(stack):
     """nvitop's compute/graphics filter on the PC's two GPUs: 'x' steps
     through compute (C, C+G), only compute, graphics (G, C+G), only
@@ -510,11 +520,7 @@ def test_type_filter(stack):
         top.keys("x")
         top.wait_for_frame(lambda s: rows_of(s) == every and "compute" not in s and "graphics" not in s, "all again")
         # 2345 in both lists: C+G, kept by compute but not by only compute
-        devices = json.load(open(nvml))
-        devices["devices"][0]["processes"][1]["type"] = "both"
-        with open(nvml + ".new", "w") as f:
-            json.dump(devices, f)
-        os.rename(nvml + ".new", nvml)
+        edit_nvml(nvml, lambda d: d["devices"][0]["processes"][1].update(type="both"))
         top.wait_for_frame(lambda s: ("0", "2345", "C+G") in rows_of(s), "2345 as C+G")
         top.keys("x")
         top.wait_for_frame(lambda s: "compute" in s and ("0", "2345", "C+G") in rows_of(s) and len(rows_of(s)) == 3,
@@ -986,11 +992,7 @@ def test_dgpu_throttle_marker(stack):
     nvml = os.environ["FAKE_NVML_CONFIG"]
 
     def set_reasons(mask):
-        devices = json.load(open(nvml))
-        devices["devices"][0]["throttle"] = mask
-        with open(nvml + ".new", "w") as f:
-            json.dump(devices, f)
-        os.rename(nvml + ".new", nvml)
+        edit_nvml(nvml, lambda d: d["devices"][0].update(throttle=mask))
     top = Top(stack, 120, 30)
     try:
         top.wait_for_frame(lambda s: "GPU1" in s and "THROTTLED" not in s, "no marker on the PC")
