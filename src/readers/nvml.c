@@ -9,63 +9,7 @@
 #include <time.h>
 
 #include "grow.h"
-#include "nvml_api.h"
-
-/* Per-process SM samples are asked "since" the last one seen; one slot
- * per GPU index, so that GPUs read from different threads never share. */
-#define MAX_GPUS 64
-
-struct jd_nvml {
-        void *lib;
-        char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
-        nvml_shutdown_fn *shutdown;
-        nvml_error_string_fn *error_string;
-        nvml_count_fn *count;
-        nvml_handle_fn *handle;
-        nvml_device_string_fn *name, *uuid;
-        nvml_pci_fn *pci;
-        nvml_utilization_fn *utilization;
-        nvml_memory_fn *memory;
-        nvml_memory_v2_fn *memory_v2;
-        nvml_temperature_fn *temperature;
-        nvml_device_uint_fn *power, *power_limit, *fan;
-        nvml_device_ull_fn *energy, *throttle;
-        nvml_device_int_fn *pstate;
-        nvml_clock_fn *clock, *max_clock;
-        nvml_codec_fn *encoder, *decoder;
-        nvml_pcie_fn *pcie;
-        nvml_processes_fn *compute, *graphics;
-        nvml_process_util_fn *process_util;
-        nvml_field_values_fn *field_values;
-        nvml_mig_mode_fn *mig_mode;
-        nvml_device_uint_fn *max_migs, *gpu_instance, *compute_instance;
-        nvml_mig_handle_fn *mig_handle;
-        unsigned long long last_seen_us[MAX_GPUS];
-        /* The cheap reads' own (one thread per GPU): the calls a GPU
-         * answered NOT_SUPPORTED, and its MIG mode as last asked. */
-        unsigned unsupported[MAX_GPUS];
-        unsigned long long unsupported_since_us[MAX_GPUS]; /* CLOCK_MONOTONIC */
-        struct {
-                unsigned long long asked_us; /* CLOCK_MONOTONIC; 0: never */
-                bool on;
-                unsigned slots;
-        } mig[MAX_GPUS];
-};
-
-/* The cheap calls, one bit each in jd_nvml.unsupported. */
-enum {
-        ASK_UTILIZATION = 1u << 0,
-        ASK_MEMORY_V2 = 1u << 1,
-        ASK_CLOCK = 1u << 2, /* graphics; SM and memory the next two bits */
-        ASK_TEMPERATURE = 1u << 5,
-        ASK_POWER = 1u << 6,
-        ASK_POWER_LIMIT = 1u << 7,
-        ASK_FAN = 1u << 8,
-        ASK_ENCODER = 1u << 9,
-        ASK_DECODER = 1u << 10,
-        ASK_THROTTLE = 1u << 11,
-        ASK_PSTATE = 1u << 12,
-};
+#include "nvml_private.h"
 
 /* The first of the NULL-terminated symbol NAMEs the library has: the
  * newest versioned entry point first, older drivers' after it. */
@@ -185,9 +129,6 @@ bool jd_nvml_is_integrated(const char *name)
         return strcmp(name, "NVIDIA Thor") == 0 || (len > tail && strcmp(name + len - tail, nvgpu) == 0);
 }
 
-/* Sets OUT from a call's result; true while the GPU is still there. */
-#define CALL(fn, ...) ((fn) ? (fn)(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
-
 /* NOT_SUPPORTED is a device's lasting answer (a fan an H200 does not
  * have), and on a real driver the slowest: 130-160 us of CPU against 1-2
  * us for an answered call (H200, driver 580; docs/nvidia-gpus.md). So a
@@ -212,124 +153,6 @@ static unsigned long long monotonic_us(void)
         return (unsigned long long) ts.tv_sec * 1000000ull + (unsigned long long) ts.tv_nsec / 1000u;
 }
 
-static bool set_u64(jd_nvml_gpu *g, nvmlReturn_t r, jd_opt_u64 *out, unsigned long long value)
-{
-        if (r == NVML_SUCCESS)
-                JD_SET(*out, value);
-        if (r == NVML_ERROR_GPU_IS_LOST)
-                g->lost = true;
-        return !g->lost;
-}
-
-static jd_nvml_process *process_slot(jd_nvml_gpu *g, unsigned pid)
-{
-        for (size_t i = 0; i < g->n_processes; i++)
-                if (g->processes[i].pid == pid)
-                        return &g->processes[i];
-        jd_nvml_process *room = jd_grow(g->processes, &g->cap_processes, g->n_processes + 1, sizeof(*room));
-        if (!room)
-                return NULL; /* out of memory */
-        g->processes = room;
-        jd_nvml_process *p = &g->processes[g->n_processes++];
-        *p = (jd_nvml_process) { .pid = pid };
-        return p;
-}
-
-/* NVML's count protocol: asked with ROOM entries; INSUFFICIENT_SIZE says
- * how many there are now, and the call is made again with that room (and
- * some more, as processes come and go between calls), a few times. */
-#define LIST_TRIES 4
-#define LIST_SLACK 16
-
-/* INFO, from the compute or the graphics list, into P. A process in both
- * lists has one memory, counted once: the later list's (graphics is read
- * second), the newer reading of memory that grows between the calls, as
- * nvitop keeps it; the earlier one stays where the later has none. */
-static void merge_process(jd_nvml_process *p, const nvmlProcessInfo_t *info, bool compute)
-{
-        if (compute)
-                p->compute = true;
-        else
-                p->graphics = true;
-        if (info->usedGpuMemory != NVML_VALUE_NOT_AVAILABLE)
-                JD_SET(p->mem_kib, info->usedGpuMemory / 1024);
-}
-
-/* One of NVML's process lists, all of it. */
-static void read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t dev, bool compute)
-{
-        nvmlProcessInfo_t *infos = NULL;
-        unsigned count = 0, room = 64;
-        nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
-        for (int tries = 0; r == NVML_ERROR_INSUFFICIENT_SIZE && tries < LIST_TRIES; tries++) {
-                nvmlProcessInfo_t *bigger = realloc(infos, room * sizeof(*infos));
-                if (!bigger)
-                        break;
-                infos = bigger;
-                count = room;
-                r = CALL(fn, dev, &count, infos);
-                if (r == NVML_ERROR_INSUFFICIENT_SIZE)
-                        room = count + LIST_SLACK;
-        }
-        if (r == NVML_ERROR_GPU_IS_LOST)
-                g->lost = true;
-        for (unsigned i = 0; r == NVML_SUCCESS && i < count && i < room; i++) {
-                jd_nvml_process *p = process_slot(g, infos[i].pid);
-                if (!p)
-                        break;
-                merge_process(p, &infos[i], compute);
-                /* With MIG on, NVML says in which GPU instance (else ~0). */
-                if (g->mig && infos[i].gpuInstanceId != 0xFFFFFFFFu)
-                        JD_SET(p->gpu_instance, infos[i].gpuInstanceId);
-        }
-        free(infos);
-}
-
-/* Each process's SM use over NVML's last interval. LISTED_ONLY: only
- * for G's listed processes (a sample may outlive its process); else a
- * process for each sample, for jd_nvml_gpu_merge to match later. */
-static void read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index, bool listed_only)
-{
-        nvmlProcessUtilizationSample_t *samples = NULL;
-        unsigned count = 0, room = (unsigned) g->n_processes + LIST_SLACK;
-        /* Atomic: two threads may read one GPU's parts (gpu_poller.c). */
-        unsigned long long since = index < MAX_GPUS ? __atomic_load_n(&n->last_seen_us[index], __ATOMIC_RELAXED) : 0;
-        nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
-        for (int tries = 0; r == NVML_ERROR_INSUFFICIENT_SIZE && tries < LIST_TRIES; tries++) {
-                nvmlProcessUtilizationSample_t *bigger = realloc(samples, room * sizeof(*samples));
-                if (!bigger)
-                        break;
-                samples = bigger;
-                count = room;
-                r = CALL(n->process_util, dev, samples, &count, since);
-                if (r == NVML_ERROR_INSUFFICIENT_SIZE)
-                        room = count + LIST_SLACK;
-        }
-        if (r == NVML_ERROR_GPU_IS_LOST)
-                g->lost = true;
-        if (r != NVML_SUCCESS) {
-                free(samples);
-                return;
-        }
-        unsigned long long newest = since;
-        for (unsigned i = 0; i < count && i < room; i++) {
-                if (listed_only) {
-                        for (size_t k = 0; k < g->n_processes; k++)
-                                if (g->processes[k].pid == samples[i].pid)
-                                        JD_SET(g->processes[k].sm, samples[i].smUtil);
-                } else {
-                        jd_nvml_process *p = process_slot(g, samples[i].pid);
-                        if (p)
-                                JD_SET(p->sm, samples[i].smUtil);
-                }
-                if (samples[i].timeStamp > newest)
-                        newest = samples[i].timeStamp;
-        }
-        if (index < MAX_GPUS)
-                __atomic_store_n(&n->last_seen_us[index], newest, __ATOMIC_RELAXED);
-        free(samples);
-}
-
 /* Memory as nvidia-smi shows it: v2's used leaves the driver's
  * reservation out (615 MiB on an idle H200, where v1 says 615 used and
  * nvidia-smi 0). v1 where the driver has no v2 (before R510) or v2 fails;
@@ -340,15 +163,15 @@ static bool read_memory_of(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigne
         nvmlMemory_v2_t v2 = { .version = nvmlMemory_v2 };
         nvmlReturn_t r = ASK(unsupported, ASK_MEMORY_V2, n->memory_v2, dev, &v2);
         if (r == NVML_SUCCESS)
-                return set_u64(g, r, used, v2.used / 1024) && set_u64(g, r, total, v2.total / 1024) &&
-                       (!reserved || set_u64(g, r, reserved, v2.reserved / 1024));
+                return jd_nvml_set_u64(g, r, used, v2.used / 1024) && jd_nvml_set_u64(g, r, total, v2.total / 1024) &&
+                       (!reserved || jd_nvml_set_u64(g, r, reserved, v2.reserved / 1024));
         if (r == NVML_ERROR_GPU_IS_LOST) {
                 g->lost = true;
                 return false;
         }
         nvmlMemory_t v1 = { 0 };
         r = CALL(n->memory, dev, &v1);
-        return set_u64(g, r, used, v1.used / 1024) && set_u64(g, r, total, v1.total / 1024);
+        return jd_nvml_set_u64(g, r, used, v1.used / 1024) && jd_nvml_set_u64(g, r, total, v1.total / 1024);
 }
 
 /* MIG mode changes only with a GPU reset, and asking it costs 120-160
@@ -403,15 +226,15 @@ static bool read_migs(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned ind
                 /* One call at a time: each value is read after its call returns. */
                 unsigned gi = 0, ci = 0;
                 nvmlReturn_t rg = CALL(n->gpu_instance, mig, &gi);
-                if (!set_u64(g, rg, &m->gpu_instance, gi))
+                if (!jd_nvml_set_u64(g, rg, &m->gpu_instance, gi))
                         return false;
                 nvmlReturn_t rc = CALL(n->compute_instance, mig, &ci);
-                if (!set_u64(g, rc, &m->compute_instance, ci) ||
+                if (!jd_nvml_set_u64(g, rc, &m->compute_instance, ci) ||
                     !read_memory_of(n, g, mig, NULL, &m->mem_used_kib, &m->mem_total_kib, NULL))
                         return false;
                 nvmlUtilization_t util = { 0 };
                 nvmlReturn_t ru = CALL(n->utilization, mig, &util);
-                if (!set_u64(g, ru, &m->load, util.gpu))
+                if (!jd_nvml_set_u64(g, ru, &m->load, util.gpu))
                         return false;
         }
         return !g->lost;
@@ -427,7 +250,7 @@ static bool read_clocks(nvml_clock_fn *fn, jd_nvml_gpu *g, nvmlDevice_t dev, uns
         for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
                 unsigned mhz = 0;
                 nvmlReturn_t r = ASK(unsupported, ASK_CLOCK << i, fn, dev, types[i], &mhz);
-                if (!set_u64(g, r, out[i], (unsigned long long) mhz * 1000))
+                if (!jd_nvml_set_u64(g, r, out[i], (unsigned long long) mhz * 1000))
                         return false;
         }
         return true;
@@ -466,7 +289,7 @@ static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned in
         }
         nvmlUtilization_t util = { 0 };
         nvmlReturn_t r = ASK(no, ASK_UTILIZATION, n->utilization, dev, &util);
-        if (!set_u64(g, r, &g->load, util.gpu) || !set_u64(g, r, &g->mem_load, util.memory))
+        if (!jd_nvml_set_u64(g, r, &g->load, util.gpu) || !jd_nvml_set_u64(g, r, &g->mem_load, util.memory))
                 return;
         if (!read_memory_of(n, g, dev, no, &g->mem_used_kib, &g->mem_total_kib, &g->mem_reserved_kib))
                 return;
@@ -477,43 +300,43 @@ static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned in
         unsigned long long ull = 0;
         int pstate = 0;
         r = ASK(no, ASK_TEMPERATURE, n->temperature, dev, NVML_TEMPERATURE_GPU, &v);
-        if (!set_u64(g, r, &g->temp_c, v))
+        if (!jd_nvml_set_u64(g, r, &g->temp_c, v))
                 return;
         r = ASK(no, ASK_POWER, n->power, dev, &v);
-        if (!set_u64(g, r, &g->power_mw, v))
+        if (!jd_nvml_set_u64(g, r, &g->power_mw, v))
                 return;
         r = ASK(no, ASK_POWER_LIMIT, n->power_limit, dev, &v);
-        if (!set_u64(g, r, &g->power_limit_mw, v))
+        if (!jd_nvml_set_u64(g, r, &g->power_limit_mw, v))
                 return;
         r = ASK(no, ASK_FAN, n->fan, dev, &v);
-        if (!set_u64(g, r, &g->fan, v))
+        if (!jd_nvml_set_u64(g, r, &g->fan, v))
                 return;
         r = ASK(no, ASK_ENCODER, n->encoder, dev, &v, &period);
-        if (!set_u64(g, r, &g->encoder_load, v))
+        if (!jd_nvml_set_u64(g, r, &g->encoder_load, v))
                 return;
         r = ASK(no, ASK_DECODER, n->decoder, dev, &v, &period);
-        if (!set_u64(g, r, &g->decoder_load, v))
+        if (!jd_nvml_set_u64(g, r, &g->decoder_load, v))
                 return;
         r = ASK(no, ASK_THROTTLE, n->throttle, dev, &ull);
-        if (!set_u64(g, r, &g->throttle, ull))
+        if (!jd_nvml_set_u64(g, r, &g->throttle, ull))
                 return;
         /* NVML_PSTATE_UNKNOWN is no state: absent. */
         r = ASK(no, ASK_PSTATE, n->pstate, dev, &pstate);
         if (r == NVML_SUCCESS && (pstate < 0 || pstate >= NVML_PSTATE_UNKNOWN))
                 r = NVML_ERROR_NOT_SUPPORTED;
-        if (!set_u64(g, r, &g->pstate, (unsigned long long) pstate))
+        if (!jd_nvml_set_u64(g, r, &g->pstate, (unsigned long long) pstate))
                 return;
         if (!read_migs(n, g, dev, index))
                 return;
-        read_processes(g, n->compute, dev, true);
-        read_processes(g, n->graphics, dev, false);
+        jd_nvml_read_processes(g, n->compute, dev, true);
+        jd_nvml_read_processes(g, n->graphics, dev, false);
 }
 
 static void read_energy(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
 {
         unsigned long long mj = 0;
         nvmlReturn_t r = CALL(n->energy, dev, &mj);
-        set_u64(g, r, &g->energy_mj, mj);
+        jd_nvml_set_u64(g, r, &g->energy_mj, mj);
 }
 
 static void read_pcie(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
@@ -521,114 +344,10 @@ static void read_pcie(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
         /* KB/s in NVML's words; 1024 bytes, as nvidia-smi and nvitop count. */
         unsigned v = 0;
         nvmlReturn_t r = CALL(n->pcie, dev, NVML_PCIE_UTIL_RX_BYTES, &v);
-        if (!set_u64(g, r, &g->pcie_rx, (unsigned long long) v * 1024))
+        if (!jd_nvml_set_u64(g, r, &g->pcie_rx, (unsigned long long) v * 1024))
                 return;
         r = CALL(n->pcie, dev, NVML_PCIE_UTIL_TX_BYTES, &v);
-        set_u64(g, r, &g->pcie_tx, (unsigned long long) v * 1024);
-}
-
-/* A field value's number, if NVML answered it. */
-static bool field_number(const nvmlFieldValue_t *f, unsigned long long *out)
-{
-        if (f->nvmlReturn != NVML_SUCCESS)
-                return false;
-        if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_INT)
-                *out = f->value.uiVal;
-        else if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG)
-                *out = f->value.ullVal;
-        else
-                return false;
-        return true;
-}
-
-static void fields_request(nvmlFieldValue_t *f, unsigned id, unsigned scope)
-{
-        memset(f, 0, sizeof(*f));
-        f->fieldId = id;
-        f->scopeId = scope;
-}
-
-/* NVLink's counters: first the link count and the sums over all links
- * (one call), then each link's (a second call, only on a GPU that has
- * links). A GPU without NVLink answers NOT_SUPPORTED for the fields. */
-static void read_nvlink(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
-{
-        jd_nvlink_counters *c = &g->nvlink;
-        nvmlFieldValue_t f[2 * JD_MAX_NVLINKS];
-        fields_request(&f[0], NVML_FI_DEV_NVLINK_LINK_COUNT, 0);
-        fields_request(&f[1], NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, NVML_SCOPE_ALL_LINKS);
-        fields_request(&f[2], NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, NVML_SCOPE_ALL_LINKS);
-        nvmlReturn_t r = CALL(n->field_values, dev, 3, f);
-        if (r == NVML_ERROR_GPU_IS_LOST)
-                g->lost = true;
-        if (r != NVML_SUCCESS)
-                return;
-        unsigned long long v = 0;
-        if (field_number(&f[0], &v) && v > 0)
-                c->links = v < JD_MAX_NVLINKS ? (unsigned) v : JD_MAX_NVLINKS;
-        if (!c->links)
-                return; /* no NVLink: whatever the sums say is no reading */
-        if (field_number(&f[1], &v))
-                JD_SET(c->rx_kib, v);
-        if (field_number(&f[2], &v))
-                JD_SET(c->tx_kib, v);
-        c->at_us = f[1].timestamp;
-        for (unsigned l = 0; l < c->links; l++) {
-                fields_request(&f[2 * l], NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, l);
-                fields_request(&f[2 * l + 1], NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, l);
-        }
-        r = CALL(n->field_values, dev, (int) (2 * c->links), f);
-        if (r == NVML_ERROR_GPU_IS_LOST)
-                g->lost = true;
-        if (r != NVML_SUCCESS)
-                return;
-        c->links_at_us = f[0].timestamp;
-        /* A driver without the all-links scope: the sum of the links. */
-        bool sum_rx = !c->rx_kib.present, sum_tx = !c->tx_kib.present;
-        for (unsigned l = 0; l < c->links; l++) {
-                if (field_number(&f[2 * l], &v))
-                        JD_SET(c->link_rx_kib[l], v);
-                if (field_number(&f[2 * l + 1], &v))
-                        JD_SET(c->link_tx_kib[l], v);
-                if (sum_rx && c->link_rx_kib[l].present)
-                        JD_SET(c->rx_kib, c->rx_kib.value + c->link_rx_kib[l].value);
-                if (sum_tx && c->link_tx_kib[l].present)
-                        JD_SET(c->tx_kib, c->tx_kib.value + c->link_tx_kib[l].value);
-        }
-        /* Only a sum of every link is the GPU's. */
-        for (unsigned l = 0; l < c->links; l++) {
-                if (sum_rx && !c->link_rx_kib[l].present)
-                        c->rx_kib.present = false;
-                if (sum_tx && !c->link_tx_kib[l].present)
-                        c->tx_kib.present = false;
-        }
-        if (sum_rx || sum_tx)
-                c->at_us = f[0].timestamp;
-}
-
-/* Bytes/s from two readings of a KiB counter DT µs apart. */
-static jd_opt_u64 kib_rate(jd_opt_u64 before, jd_opt_u64 after, long long dt_us)
-{
-        jd_opt_u64 rate = { 0 };
-        if (before.present && after.present && after.value >= before.value && dt_us > 0)
-                JD_SET(rate, (uint64_t) ((double) (after.value - before.value) * 1024.0 * 1e6 / (double) dt_us + 0.5));
-        return rate;
-}
-
-void jd_nvml_nvlink_rates(const jd_nvlink_counters *prev, const jd_nvlink_counters *cur, jd_nvlink_rates *out)
-{
-        memset(out, 0, sizeof(*out));
-        if (prev->at_us && cur->at_us) {
-                out->rx = kib_rate(prev->rx_kib, cur->rx_kib, cur->at_us - prev->at_us);
-                out->tx = kib_rate(prev->tx_kib, cur->tx_kib, cur->at_us - prev->at_us);
-        }
-        if (!prev->links_at_us || !cur->links_at_us)
-                return;
-        long long dt = cur->links_at_us - prev->links_at_us;
-        for (unsigned l = 0; l < cur->links && l < prev->links; l++) {
-                out->link_rx[l] = kib_rate(prev->link_rx_kib[l], cur->link_rx_kib[l], dt);
-                out->link_tx[l] = kib_rate(prev->link_tx_kib[l], cur->link_tx_kib[l], dt);
-        }
+        jd_nvml_set_u64(g, r, &g->pcie_tx, (unsigned long long) v * 1024);
 }
 
 /* PARTS of G; stops at the first sign that the GPU is lost. */
@@ -643,11 +362,11 @@ static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned i
         if (!g->lost && (parts & JD_NVML_PCIE))
                 read_pcie(n, g, dev);
         if (!g->lost && (parts & JD_NVML_NVLINK))
-                read_nvlink(n, g, dev);
+                jd_nvml_read_nvlink(n, g, dev);
         /* With the lists: only while NVML lists a process. */
         bool listed_only = parts & JD_NVML_CHEAP;
         if (!g->lost && (parts & JD_NVML_PROCESS_SM) && (!listed_only || g->n_processes))
-                read_process_sm(n, g, dev, index, listed_only);
+                jd_nvml_read_process_sm(n, g, dev, index, listed_only);
 }
 
 void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts)
@@ -722,22 +441,3 @@ bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu 
         return true;
 }
 
-size_t jd_nvml_add_gpu_users(jd_gpu_user **usersp, size_t *cap, size_t n, const jd_nvml_gpu *g)
-{
-        for (size_t p = 0; p < g->n_processes; p++) {
-                size_t k = 0;
-                while (k < n && (*usersp)[k].pid != g->processes[p].pid)
-                        k++;
-                if (k == n) {
-                        jd_gpu_user *grown = jd_grow(*usersp, cap, n + 1, sizeof(*grown));
-                        if (!grown)
-                                break; /* out of memory: those so far */
-                        *usersp = grown;
-                        grown[n++] = (jd_gpu_user) { .pid = g->processes[p].pid };
-                }
-                jd_gpu_user *users = *usersp;
-                if (g->processes[p].mem_kib.present)
-                        users[k].gpu_kib += g->processes[p].mem_kib.value;
-        }
-        return n;
-}

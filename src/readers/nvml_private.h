@@ -1,0 +1,94 @@
+/* What the NVML reader's files share (nvml.c: the library, the device
+ * reads; nvml_processes.c: the process lists; nvml_nvlink.c: NVLink's
+ * counters): the library's entry points and the per-GPU state. Not for
+ * other readers: nvml.h is the interface. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "nvml.h"
+#include "nvml_api.h"
+
+/* Per-process SM samples are asked "since" the last one seen; one slot
+ * per GPU index, so that GPUs read from different threads never share. */
+#define MAX_GPUS 64
+
+struct jd_nvml {
+        void *lib;
+        char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+        nvml_shutdown_fn *shutdown;
+        nvml_error_string_fn *error_string;
+        nvml_count_fn *count;
+        nvml_handle_fn *handle;
+        nvml_device_string_fn *name, *uuid;
+        nvml_pci_fn *pci;
+        nvml_utilization_fn *utilization;
+        nvml_memory_fn *memory;
+        nvml_memory_v2_fn *memory_v2;
+        nvml_temperature_fn *temperature;
+        nvml_device_uint_fn *power, *power_limit, *fan;
+        nvml_device_ull_fn *energy, *throttle;
+        nvml_device_int_fn *pstate;
+        nvml_clock_fn *clock, *max_clock;
+        nvml_codec_fn *encoder, *decoder;
+        nvml_pcie_fn *pcie;
+        nvml_processes_fn *compute, *graphics;
+        nvml_process_util_fn *process_util;
+        nvml_field_values_fn *field_values;
+        nvml_mig_mode_fn *mig_mode;
+        nvml_device_uint_fn *max_migs, *gpu_instance, *compute_instance;
+        nvml_mig_handle_fn *mig_handle;
+        unsigned long long last_seen_us[MAX_GPUS];
+        /* The cheap reads' own (one thread per GPU): the calls a GPU
+         * answered NOT_SUPPORTED, and its MIG mode as last asked. */
+        unsigned unsupported[MAX_GPUS];
+        unsigned long long unsupported_since_us[MAX_GPUS]; /* CLOCK_MONOTONIC */
+        struct {
+                unsigned long long asked_us; /* CLOCK_MONOTONIC; 0: never */
+                bool on;
+                unsigned slots;
+        } mig[MAX_GPUS];
+};
+
+/* The cheap calls, one bit each in jd_nvml.unsupported. */
+enum {
+        ASK_UTILIZATION = 1u << 0,
+        ASK_MEMORY_V2 = 1u << 1,
+        ASK_CLOCK = 1u << 2, /* graphics; SM and memory the next two bits */
+        ASK_TEMPERATURE = 1u << 5,
+        ASK_POWER = 1u << 6,
+        ASK_POWER_LIMIT = 1u << 7,
+        ASK_FAN = 1u << 8,
+        ASK_ENCODER = 1u << 9,
+        ASK_DECODER = 1u << 10,
+        ASK_THROTTLE = 1u << 11,
+        ASK_PSTATE = 1u << 12,
+};
+
+/* Calls FN where the library has it. */
+#define CALL(fn, ...) ((fn) ? (fn)(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
+
+/* NVML's count protocol: asked with ROOM entries; INSUFFICIENT_SIZE says
+ * how many there are now, and the call is made again with that room (and
+ * some more, as processes come and go between calls), a few times. */
+#define LIST_TRIES 4
+#define LIST_SLACK 16
+
+/* Sets OUT from a call's result; true while the GPU is still there. */
+static inline bool jd_nvml_set_u64(jd_nvml_gpu *g, nvmlReturn_t r, jd_opt_u64 *out, unsigned long long value)
+{
+        if (r == NVML_SUCCESS)
+                JD_SET(*out, value);
+        if (r == NVML_ERROR_GPU_IS_LOST)
+                g->lost = true;
+        return !g->lost;
+}
+
+/* One of NVML's process lists (FN: compute or graphics), all of it, into G. */
+void jd_nvml_read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t dev, bool compute);
+/* Each process's SM use over NVML's last interval. LISTED_ONLY: only
+ * for G's listed processes (a sample may outlive its process); else a
+ * process for each sample, for jd_nvml_gpu_merge to match later. */
+void jd_nvml_read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index, bool listed_only);
+/* NVLink's counters of G, all links and each. */
+void jd_nvml_read_nvlink(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev);
