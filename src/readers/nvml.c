@@ -179,10 +179,9 @@ static bool read_memory_of(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigne
  * only every JD_NVML_RECHECK_US; false once the GPU is lost. */
 static bool mig_mode(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index, unsigned *slots)
 {
-        unsigned long long now = monotonic_us();
-        if (index < MAX_GPUS && n->mig[index].asked_us && now - n->mig[index].asked_us < JD_NVML_RECHECK_US) {
-                *slots = n->mig[index].slots;
-                return n->mig[index].on;
+        if (index < MAX_GPUS && n->remembered[index].mig_known) {
+                *slots = n->remembered[index].mig_slots;
+                return n->remembered[index].mig_on;
         }
         unsigned current = 0, pending = 0;
         *slots = 0;
@@ -196,9 +195,9 @@ static bool mig_mode(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned inde
                 *slots = 0;
         }
         if (index < MAX_GPUS && !g->lost) {
-                n->mig[index].asked_us = now;
-                n->mig[index].on = on;
-                n->mig[index].slots = *slots;
+                n->remembered[index].mig_known = true;
+                n->remembered[index].mig_on = on;
+                n->remembered[index].mig_slots = *slots;
         }
         return on;
 }
@@ -279,12 +278,13 @@ static void read_constants(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
  * first sign that the GPU is lost. */
 static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index)
 {
-        unsigned scratch = 0, *no = index < MAX_GPUS ? &n->unsupported[index] : &scratch;
+        unsigned scratch = 0, *no = index < MAX_GPUS ? &n->remembered[index].unsupported : &scratch;
         if (index < MAX_GPUS) {
                 unsigned long long now = monotonic_us();
-                if (now - n->unsupported_since_us[index] >= JD_NVML_RECHECK_US) {
-                        n->unsupported[index] = 0; /* ask them all again */
-                        n->unsupported_since_us[index] = now;
+                if (now - n->remembered[index].since_us >= JD_NVML_RECHECK_US) {
+                        /* Ask them all again. */
+                        memset(&n->remembered[index], 0, sizeof(n->remembered[index]));
+                        n->remembered[index].since_us = now;
                 }
         }
         nvmlUtilization_t util = { 0 };
@@ -429,10 +429,8 @@ bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu 
          * the GPU answered before (it comes back reset, or another). */
         if (g->lost) {
                 /* (Both are the cheap reads' own.) */
-                if (index < MAX_GPUS && (parts & JD_NVML_CHEAP)) {
-                        n->unsupported[index] = 0;
-                        n->mig[index].asked_us = 0;
-                }
+                if (index < MAX_GPUS && (parts & JD_NVML_CHEAP))
+                        memset(&n->remembered[index], 0, sizeof(n->remembered[index]));
                 jd_nvml_gpu_clear(g);
                 memset(g, 0, sizeof(*g));
                 g->index = index;

@@ -39,15 +39,15 @@ struct jd_nvml {
         nvml_device_uint_fn *max_migs, *gpu_instance, *compute_instance;
         nvml_mig_handle_fn *mig_handle;
         unsigned long long last_seen_us[MAX_GPUS];
-        /* The cheap reads' own (one thread per GPU): the calls a GPU
-         * answered NOT_SUPPORTED, and its MIG mode as last asked. */
-        unsigned unsupported[MAX_GPUS];
-        unsigned long long unsupported_since_us[MAX_GPUS]; /* CLOCK_MONOTONIC */
+        /* The cheap reads' own (one thread per GPU): answers taken as
+         * lasting until REMEMBERED_SINCE_US + JD_NVML_RECHECK_US (or the
+         * GPU is lost): the calls it answered NOT_SUPPORTED, its MIG mode. */
         struct {
-                unsigned long long asked_us; /* CLOCK_MONOTONIC; 0: never */
-                bool on;
-                unsigned slots;
-        } mig[MAX_GPUS];
+                unsigned long long since_us; /* CLOCK_MONOTONIC; 0: nothing remembered */
+                unsigned unsupported;
+                bool mig_known, mig_on;
+                unsigned mig_slots;
+        } remembered[MAX_GPUS];
 };
 
 /* The cheap calls, one bit each in jd_nvml.unsupported. */

@@ -32,7 +32,6 @@ static void merge_process(jd_nvml_process *p, const nvmlProcessInfo_t *info, boo
                 JD_SET(p->mem_kib, info->usedGpuMemory / 1024);
 }
 
-/* One of NVML's process lists, all of it. */
 void jd_nvml_read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t dev, bool compute)
 {
         nvmlProcessInfo_t *infos = NULL;
