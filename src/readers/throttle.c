@@ -371,41 +371,29 @@ static void read_oc(jd_oc_channel *oc, jd_file *count, jd_file *armed, bool sett
         count_oc(oc, present, v, count->gone);
 }
 
+/* Fields of a /proc/interrupts line: its number, a column per CPU (up to
+ * NR_CPUS), the controller's words and the name. */
+#define INTERRUPT_FIELDS 320
+
 bool jd_interrupts_count(const char *text, const char *name, uint64_t *out)
 {
-        for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-                const char *end = strchr(line, '\n');
-                size_t len = end ? (size_t) (end - line) : strlen(line);
-                while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
-                        len--;
-                size_t nlen = strlen(name);
-                if (len <= nlen || strncmp(line + len - nlen, name, nlen) != 0 ||
-                    (line[len - nlen - 1] != ' ' && line[len - nlen - 1] != '\t'))
-                        continue;
-                const char *p = memchr(line, ':', len);
-                if (!p)
-                        continue;
+        jd_span f[INTERRUPT_FIELDS];
+        for (const char *line = text; *line;) {
+                size_t n = jd_line_fields(line, f, INTERRUPT_FIELDS);
+                const char *end = jd_line_end(line);
+                line = *end ? end + 1 : end;
                 /* "84:  0  0  0  0  GICv2  84 Level  soctherm_edp": the
-                 * columns after the colon up to the controller's name. */
-                uint64_t sum = 0;
-                bool any = false;
-                for (p++; p < line + len;) {
-                        while (p < line + len && (*p == ' ' || *p == '\t'))
-                                p++;
-                        if (p >= line + len || *p < '0' || *p > '9')
-                                break;
-                        uint64_t v = 0;
-                        while (p < line + len && *p >= '0' && *p <= '9') {
-                                if (v > (UINT64_MAX - 9) / 10)
-                                        return false;
-                                v = v * 10 + (uint64_t) (*p++ - '0');
-                        }
-                        if (p < line + len && *p != ' ' && *p != '\t')
-                                return false; /* garbage: no count at all */
+                 * columns after the number, up to the controller's name. */
+                if (n < 3 || n == INTERRUPT_FIELDS || !jd_span_eq(f[n - 1], name) || f[0].p[f[0].len - 1] != ':')
+                        continue;
+                uint64_t sum = 0, v;
+                size_t k = 1;
+                for (; k < n - 1 && f[k].p[0] >= '0' && f[k].p[0] <= '9'; k++) {
+                        if (!jd_span_u64(f[k], &v) || v > UINT64_MAX - sum)
+                                return false; /* garbage or overflow: no count at all */
                         sum += v;
-                        any = true;
                 }
-                if (!any)
+                if (k == 1)
                         return false;
                 *out = sum;
                 return true;
