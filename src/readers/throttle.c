@@ -1,6 +1,7 @@
 #include "throttle.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,11 @@ struct jd_throttle_reader {
          * which has no throt_en either). */
         const char *oc_counter;
         bool oc_gone;
+        /* The host path of the counter still_there() compares with its
+         * open file, resolved once per opening: a settings tick then costs
+         * one stat(2), not a walk of every component of the path. */
+        char *oc_probe;
+        size_t oc_probe_index;
         /* Nano/TX1 (tegra210) have no OC hwmon: their soctherm counts the
          * over-current interrupts of every pin on the "soctherm_edp" line
          * of /proc/interrupts, read as channel 0 on settings ticks (a
@@ -198,24 +204,34 @@ static void close_oc_files(jd_throttle_reader *r)
                 jd_file_close(&r->oc_files[i].other);
                 r->oc_files[i].value.gone = true; /* read as "vanished" until found again */
         }
+        free(r->oc_probe);
+        r->oc_probe = NULL;
 }
 
-/* Whether the counter open in F is still the file at DIR's path: after an
+/* Whether channel I's open counter is still the file at its path: after an
  * unbind the path is gone or (the number reused) another file. A real
  * sysfs also fails the read with ENODEV; a file kept open on an ordinary
  * file system (a fake board) reads on, so the path is what tells. */
-static bool still_there(const jd_sysroot *sr, const char *dir, const char *counter, unsigned ch, const jd_file *f)
+static bool still_there(jd_throttle_reader *r, size_t i)
 {
-        char path[96];
+        const jd_file *f = &r->oc_files[i].value;
+        if (!r->oc_probe || r->oc_probe_index != i) {
+                char path[96], host[PATH_MAX];
+                snprintf(path, sizeof(path), "%s/oc%u_%s", r->oc_dir, r->sample.oc[i].channel, r->oc_counter);
+                free(r->oc_probe);
+                r->oc_probe = NULL;
+                if (jd_sysroot_host_path(r->sr, path, host, sizeof(host)) < 0)
+                        return false;
+                r->oc_probe = strdup(host);
+                r->oc_probe_index = i;
+                if (!r->oc_probe)
+                        return true; /* out of memory: asked again next tick */
+        }
+        /* The resolved path has no links left: a reload that renumbers the
+         * hwmon removes it, one that reuses the number makes a new inode. */
         struct stat open_st, path_st;
-        snprintf(path, sizeof(path), "%s/oc%u_%s", dir, ch, counter);
-        int fd = jd_sysroot_open(sr, path, O_RDONLY);
-        if (fd < 0)
-                return false;
-        bool same = fstat(fd, &path_st) == 0 && fstat(f->fd, &open_st) == 0 && open_st.st_dev == path_st.st_dev &&
-                    open_st.st_ino == path_st.st_ino;
-        close(fd);
-        return same;
+        return stat(r->oc_probe, &path_st) == 0 && fstat(f->fd, &open_st) == 0 && open_st.st_dev == path_st.st_dev &&
+               open_st.st_ino == path_st.st_ino;
 }
 
 /* Notices that the OC device left (a read said so, or on a settings tick
@@ -237,8 +253,7 @@ static void follow_oc_device(jd_throttle_reader *r, bool settings)
                         size_t i = 0;
                         while (i < s->n_oc && !jd_file_present(&r->oc_files[i].value))
                                 i++;
-                        r->oc_gone = i < s->n_oc && !still_there(r->sr, r->oc_dir, r->oc_counter,
-                                                                  s->oc[i].channel, &r->oc_files[i].value);
+                        r->oc_gone = i < s->n_oc && !still_there(r, i);
                 }
                 if (!r->oc_gone)
                         return;
@@ -311,10 +326,7 @@ void jd_throttle_reader_free(jd_throttle_reader *r)
 {
         if (!r)
                 return;
-        for (size_t i = 0; i < r->sample.n_oc; i++) {
-                jd_file_close(&r->oc_files[i].value);
-                jd_file_close(&r->oc_files[i].other);
-        }
+        close_oc_files(r);
         for (size_t i = 0; i < r->sample.n_caps; i++) {
                 jd_file_close(&r->cap_files[i].value);
                 jd_file_close(&r->cap_files[i].other);
