@@ -30,11 +30,15 @@ typedef struct {
 struct jd_process_reader {
         const jd_sysroot *sr;
         jd_file maps;
-        /* /proc/stat for the boot time, read again each sample with
-         * processes: the clock may be set after boot (a Jetson without
-         * a battery-backed clock boots in the past until NTP steps it),
-         * and the kernel's btime moves with it. */
+        /* /proc/stat for the boot time, read again on each recheck
+         * (about once a second) while there are processes: the clock may
+         * be set after boot (a Jetson without a battery-backed clock boots
+         * in the past until NTP steps it), and the kernel's btime moves
+         * with it. Not each sample: the kernel makes the whole file, every
+         * CPU's and every interrupt's counts, for that one line. */
         jd_file proc_stat;
+        jd_opt_u64 btime;
+        jd_recheck btime_recheck;
         char *stat_buf;
         size_t stat_buf_size;
         jd_cached_file passwd;
@@ -47,6 +51,13 @@ struct jd_process_reader {
         jd_gpu_user *gpu_users;
         size_t n_gpu_users, cap_gpu_users;
         jd_process *all;          /* scratch: the table and NVML's, merged */
+        /* PIDs listed but with no /proc entry to open (a process of
+         * another user under ProtectProc=invisible, of another PID
+         * namespace, or gone since the table was read): not tried again
+         * until the next recheck, about once a second, instead of a
+         * failed path walk each sample. */
+        GHashTable *absent;
+        jd_recheck absent_recheck;
         size_t cap_all, cap_sample;
         jd_process_sample sample;
 };
@@ -149,6 +160,8 @@ void jd_process_reader_free(jd_process_reader *r)
         free(r->gpu_users);
         free(r->all);
         free(r->sample.procs);
+        if (r->absent)
+                g_hash_table_destroy(r->absent);
         free(r);
 }
 
@@ -314,11 +327,19 @@ static tracked *track(jd_process_reader *r, tracked *old, size_t n_old, uint32_t
                         return t;
                 }
         }
+        if (r->absent && g_hash_table_contains(r->absent, GUINT_TO_POINTER(pid)))
+                return NULL;
         tracked *t = &r->procs[r->n_procs];
         memset(t, 0, sizeof(*t));
         t->pid = pid;
-        if (!jd_file_open(&t->stat, r->sr, "/proc/%u/stat", pid))
-                return NULL; /* vanished between the table and now */
+        if (!jd_file_open(&t->stat, r->sr, "/proc/%u/stat", pid)) {
+                if (!r->absent) {
+                        r->absent = g_hash_table_new(NULL, NULL);
+                        jd_recheck_due(&r->absent_recheck); /* its clock starts now */
+                }
+                g_hash_table_add(r->absent, GUINT_TO_POINTER(pid));
+                return NULL;
+        }
         jd_file_open(&t->statm, r->sr, "/proc/%u/statm", pid);
         read_user(r, pid, t->user, sizeof(t->user), passwd);
         r->n_procs++;
@@ -400,16 +421,18 @@ const jd_process_sample *jd_process_reader_sample(jd_process_reader *r, uint64_t
         if (!procs || !out)
                 n = 0; /* out of memory: none this time */
 
+        if (r->absent && jd_recheck_due(&r->absent_recheck))
+                g_hash_table_remove_all(r->absent);
         const char *passwd = n ? jd_cached_file_get(&r->passwd, NULL) : NULL;
-        jd_opt_u64 btime = { 0 };
-        if (n && jd_file_read_grow(&r->proc_stat, &r->stat_buf, &r->stat_buf_size, 1u << 20) > 0 &&
-            jd_parse_btime(r->stat_buf, &btime.value))
-                btime.present = true;
+        if (n && jd_recheck_due(&r->btime_recheck)) {
+                r->btime.present = jd_file_read_grow(&r->proc_stat, &r->stat_buf, &r->stat_buf_size, 1u << 20) > 0 &&
+                                   jd_parse_btime(r->stat_buf, &r->btime.value);
+        }
         for (size_t i = 0; i < n; i++) {
                 tracked *t = track(r, r->old, n_old, r->all[i].pid, passwd);
                 if (!t)
                         continue;
-                if (!read_proc(r, t, &r->all[i], now_us, &btime)) {
+                if (!read_proc(r, t, &r->all[i], now_us, &r->btime)) {
                         untrack(t);
                         r->n_procs--;
                         continue;

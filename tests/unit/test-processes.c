@@ -2,6 +2,7 @@
  * skipped, users from the board's own passwd, CPU % over the interval
  * and RSS with the real page size. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,6 +117,38 @@ static void test_agx_orin(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* A listed PID with no /proc entry (deepstream-app, 6001) is not looked
+ * for again each sample, only after a recheck: its /proc files appearing
+ * in between change nothing until then. */
+static void test_absent_pid_rechecked(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        jd_recheck_set_interval(3600000000u);
+        jd_process_reader *r = jd_process_reader_new(sr);
+        const jd_process_sample *s = jd_process_reader_sample(r, 1000000);
+        assert_null(find(s, 6001));
+        g_autofree char *stat = fixture_read_aux("agx-orin-jp62/proc/5120/stat");
+        g_autoptr(GString) edited = g_string_new(stat);
+        assert_int_equal(test_string_replace(edited, "5120 (python3)", "6001 (deepstream-app)", 1), 1);
+        g_autofree char *pid_dir = fixture_host_path(dir, "proc/6001");
+        assert_int_equal(g_mkdir(pid_dir, 0755), 0);
+        fixture_write_str(dir, "proc/6001/stat", edited->str);
+        fixture_write_str(dir, "proc/6001/statm", "1000 500 100 1 0 400 0\n");
+        s = jd_process_reader_sample(r, 2000000);
+        assert_int_equal(s->n, 5);
+        assert_null(find(s, 6001));
+        jd_recheck_now();
+        s = jd_process_reader_sample(r, 3000000);
+        assert_int_equal(s->n, 6);
+        assert_non_null(find(s, 6001));
+        assert_int_equal(find(s, 6001)->rss_bytes.value, 500 * (uint64_t) sysconf(_SC_PAGESIZE));
+        jd_recheck_set_interval(0);
+        jd_process_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 static void test_pc(void **state)
 {
         (void) state;
@@ -132,6 +165,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_agx_orin),
+                cmocka_unit_test(test_absent_pid_rechecked),
                 cmocka_unit_test(test_pc),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
