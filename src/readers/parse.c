@@ -123,19 +123,26 @@ const char *jd_line_end(const char *line)
         return strchrnul(line, '\n');
 }
 
+/* What each byte is to jd_line_fields: part of a field (0), a blank
+ * between fields (1), or the line's end (2). A CR is a blank too: files
+ * edited on Windows end lines in CRLF. One table lookup a byte instead of
+ * four comparisons: the tokenizer runs over every line of /proc/stat,
+ * meminfo, diskstats, net/dev, swaps and each process's stat. */
+static const unsigned char field_byte[256] = { [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 2, ['\0'] = 2 };
+
 size_t jd_line_fields(const char *line, jd_span *out, size_t max)
 {
         size_t n = 0;
-        /* A CR is a blank too: files edited on Windows end lines in CRLF. */
-        for (const char *p = line; n < max;) {
-                while (*p == ' ' || *p == '\t' || *p == '\r')
+        const unsigned char *p = (const unsigned char *) line;
+        while (n < max) {
+                while (field_byte[*p] == 1)
                         p++;
-                const char *start = p;
-                while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+                const unsigned char *start = p;
+                while (field_byte[*p] == 0)
                         p++;
                 if (p == start)
                         break; /* the line's end */
-                out[n++] = (jd_span) { start, (size_t) (p - start) };
+                out[n++] = (jd_span) { (const char *) start, (size_t) (p - start) };
         }
         return n;
 }
