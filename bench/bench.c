@@ -5,6 +5,10 @@
  * read, with no parsing at all, and the cost of building the value list
  * (done once per emitted signal, not per reader). Usage: jetsond-bench [SYSROOT] [ITERATIONS]
  * With JETSOND_BENCH_FILES set, lists the files each tier reads on stderr.
+ * With JETSOND_BENCH_LOOP=TIERS (1 fast, 2 medium, 4 slow, 7 all), only
+ * samples those tiers ITERATIONS times, a recheck every RECHECK_EVERY, and
+ * prints the CPU time per sample: the run bench/sample-breakdown.py
+ * profiles to split it by reader.
  * User time (getrusage) is shown apart: what parsing costs.
  * Not a timed test: numbers depend on the machine; compare the ratios. */
 #include <fcntl.h>
@@ -141,6 +145,20 @@ int main(int argc, char **argv)
         }
         jd_recheck_set_interval(JD_RECHECK_INTERVAL_US);
         jd_sampler *sampler = jd_sampler_new(sr);
+        const char *loop = getenv("JETSOND_BENCH_LOOP");
+        if (loop) {
+                unsigned tiers = (unsigned) strtoul(loop, NULL, 0) & JD_TIER_ALL;
+                double t0 = cpu_seconds();
+                for (int i = 0; i < iterations; i++) {
+                        if (i % RECHECK_EVERY == 0)
+                                jd_recheck_now();
+                        jd_sampler_sample(sampler, tiers ? tiers : JD_TIER_ALL);
+                }
+                printf("%.2f us per sample\n", (cpu_seconds() - t0) * 1e6 / iterations);
+                jd_sampler_free(sampler);
+                jd_sysroot_free(sr);
+                return 0;
+        }
         jd_values values;
         jd_values_init(&values);
         tier_cost fast = measure(sampler, JD_TIER_FAST, iterations, &values);
