@@ -28,6 +28,7 @@
 #include "engine.h"
 #include "file-set.h"
 #include "sampler.h"
+#include "sysfile.h"
 
 typedef struct {
         const char *name;
@@ -117,6 +118,7 @@ int main(int argc, char **argv)
         const char *why;
         jd_sysroot *sr = jd_sysroot_new(argv[1], &why);
         jd_tier_timing timings[JD_TIER_COUNT];
+        jd_recheck_set_interval(JD_RECHECK_INTERVAL_US);
         jd_engine_timings(strtoull(argv[2], NULL, 10), 0, timings);
         double seconds = atof(argv[3]);
         if (!sr || seconds <= 0) {
@@ -137,7 +139,10 @@ int main(int argc, char **argv)
                         return 1;
                 }
                 /* Two readings first, as the tier threads start: rates and
-                 * tracked processes settle what is read. */
+                 * tracked processes settle what is read. The second is one
+                 * with no recheck due, as almost every reading of the
+                 * daemon's is (settings and config files once a second),
+                 * so the floor reads what every tick reads. */
                 jd_sampler_sample(samplers[i], tier_bits[i]);
                 file_set_record(&tiers[i].files, samplers[i], tier_bits[i]);
                 tiers[i].period_us = timings[i].period;
