@@ -21,8 +21,9 @@
  * 3. jetsond's CPU with a 1 ms capture of every numeric key open
  *    (Metrics.OpenCapture) and read promptly, Samples at the default
  *    period: the fast tier at 1 kHz; records and drops are counted.
+ * -S: 2 (ii) and (iii) alone (bench/run-bus-bench.sh's ROUNDS).
  *
- * Usage: jetsond-bus-bench [-q] [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC]
+ * Usage: jetsond-bus-bench [-q | -S] [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC]
  *                          JETSOND_PID [DBUS_DAEMON_PID]
  * on the bus of DBUS_SYSTEM_BUS_ADDRESS (bench/run-bus-bench.sh sets up a
  * private one). Not a timed test: numbers depend on the machine. */
@@ -689,7 +690,7 @@ static void bench_capture(const cpu_source *daemon, uint64_t interval_usec, doub
 
 static void usage(void)
 {
-        fprintf(stderr, "usage: jetsond-bus-bench [-q] [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC] "
+        fprintf(stderr, "usage: jetsond-bus-bench [-q | -S] [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC] "
                         "JETSOND_PID [DBUS_DAEMON_PID]\n");
         exit(2);
 }
@@ -699,11 +700,12 @@ int main(int argc, char **argv)
         long calls = 2000, subscribers = 10;
         double window = 10.0;
         unsigned long long interval = JD_INTERVAL_MIN_USEC;
-        bool calls_only = false;
+        bool calls_only = false, subscribed_only = false;
         int opt;
-        while ((opt = getopt(argc, argv, "qn:w:s:i:")) != -1) {
+        while ((opt = getopt(argc, argv, "qSn:w:s:i:")) != -1) {
                 switch (opt) {
                 case 'q': calls_only = true; break;
+                case 'S': subscribed_only = true; break;
                 case 'n': calls = atol(optarg); break;
                 case 'w': window = atof(optarg); break;
                 case 's': subscribers = atol(optarg); break;
@@ -711,7 +713,7 @@ int main(int argc, char **argv)
                 default: usage();
                 }
         }
-        if (optind >= argc || argc - optind > 2 || calls <= 0 || window <= 0 || subscribers <= 0 ||
+        if (optind >= argc || argc - optind > 2 || (calls_only && subscribed_only) || calls <= 0 || window <= 0 || subscribers <= 0 ||
             subscribers > MAX_LISTENERS || interval < JD_INTERVAL_MIN_USEC)
                 usage();
         cpu_source daemon = cpu_source_new((pid_t) atoi(argv[optind]));
@@ -728,6 +730,13 @@ int main(int argc, char **argv)
         if (!first.samples)
                 die("no Sample signal within 5 s", ETIMEDOUT, NULL);
         listener_close(&first);
+        if (subscribed_only) {
+                /* run-bus-bench.sh's rounds: the subscribed periods alone,
+                 * alternated with the engine's floor. */
+                bench_cpu("subscribed", &daemon, busd, (size_t) subscribers, interval, false, window);
+                bench_cpu("subscribed, compact", &daemon, busd, (size_t) subscribers, interval, true, window);
+                return 0;
+        }
         sd_bus *bus = connect_bus();
         bench_calls(bus, "GetSnapshot", (size_t) calls, &daemon, busd);
         bench_calls(bus, "GetValues", (size_t) calls, &daemon, busd);

@@ -9,7 +9,9 @@
 # 10 ms and 1 ms periods the bench measured jetsond at (jetsond idles at
 # its 1 s period meanwhile). Everything is removed
 # on exit: processes are killed by their recorded PIDs, the directory with
-# rm -rf. BUILDDIR (default build/) must hold src/jetsond and
+# rm -rf. ROUNDS=N in the environment: the subscribed periods alone,
+# alternated N times with the floor (a ratio per round, and the medians).
+# BUILDDIR (default build/) must hold src/jetsond and
 # bench/jetsond-bus-bench. Needs root (the policy lets only root own the name).
 set -eu
 
@@ -75,13 +77,11 @@ until busctl --system status org.jetsond.Jetson1 >/dev/null 2>&1; do
     sleep 0.01
 done
 
-echo "jetsond $daemon_pid, dbus-daemon $bus_pid, simulate.py $sim_pid; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-"$bench" "$@" "$daemon_pid" "$bus_pid"
 # The bench's -i and -w, if given, for the floor too.
 interval=10000
 window=10
 calls_only=""
-while getopts "qn:w:s:i:" opt; do
+while getopts "qSn:w:s:i:" opt; do
     case $opt in
     q) calls_only=1 ;;
     w) window=$OPTARG ;;
@@ -89,6 +89,34 @@ while getopts "qn:w:s:i:" opt; do
     *) ;;
     esac
 done
+
+echo "jetsond $daemon_pid, dbus-daemon $bus_pid, simulate.py $sim_pid; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${ROUNDS:-}" ]; then
+    # ROUNDS=N: the subscribed periods and the engine's floor alternated N
+    # times, one ratio per round and the medians: a neighbour that slows
+    # one round slows both sides of it, where one long run of each compares
+    # two different moments of a shared machine.
+    : >"$dir/ratios"
+    r=0
+    while [ $r -lt "$ROUNDS" ]; do
+        r=$((r + 1))
+        "$bench" -S "$@" "$daemon_pid" "$bus_pid" >"$dir/round"
+        "$floor" "$dir/root" "$interval" "$window" >"$dir/floor"
+        sample=$(awk '/^subscribed \(/ { f = 1 } f && /^  jetsond / { print $7; exit }' "$dir/round")
+        values=$(awk '/^subscribed, compact/ { f = 1 } f && /^  jetsond / { print $7; exit }' "$dir/round")
+        base=$(awk '/^  floor / { print $7; exit }' "$dir/floor")
+        echo "$sample $values $base" | awk -v r="$r" -v load="$(cut -d' ' -f1 /proc/loadavg)" '{
+            printf "round %d (load %s): Sample %.1f us, Values %.1f us a tick; floor %.1f us: %.2fx, %.2fx\n", r, load, $1, $2, $3, $1 / $3, $2 / $3
+            print $1 / $3, $2 / $3 }' | tee -a "$dir/ratios" | grep '^round'
+    done
+    mid=$(((ROUNDS + 1) / 2))
+    s_med=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f1 | sort -n | sed -n "${mid}p")
+    v_med=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f2 | sort -n | sed -n "${mid}p")
+    printf 'figure: subscribers at %s us, median of %s rounds: Sample %.2fx, Values %.2fx the engine floor\n' \
+        "$interval" "$ROUNDS" "$s_med" "$v_med"
+    exit 0
+fi
+"$bench" "$@" "$daemon_pid" "$bus_pid"
 [ -z "$calls_only" ] || exit 0
 echo "engine floor at the subscribed period ($interval us), same board, no parsing, no D-Bus:"
 "$floor" "$dir/root" "$interval" "$window"
