@@ -200,20 +200,26 @@ uint32_t jd_wire_next_serial(void)
         return next++;
 }
 
-/* The connection is a Unix stream socket (checked once per fd). */
-static bool unix_stream(int fd)
+/* The size of the connection's send buffer if it is a Unix stream
+ * socket, else 0; looked up once per fd: sd-bus sizes the buffer when it
+ * connects and nothing changes it afterwards, so a getsockopt() on every
+ * message would ask the same question 100 times a second at 10 ms. */
+static int stream_sndbuf(int fd)
 {
         static int checked_fd = -1;
-        static bool ok;
+        static int sndbuf;
         if (fd != checked_fd) {
-                int domain = 0, type = 0;
+                int domain = 0, type = 0, size = 0;
                 socklen_t len = sizeof(int);
-                ok = getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+                bool ok = getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
                 len = sizeof(int);
                 ok = ok && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
+                len = sizeof(int);
+                ok = ok && getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &len) == 0 && size > 0;
+                sndbuf = ok ? size : 0;
                 checked_fd = fd;
         }
-        return ok;
+        return sndbuf;
 }
 
 /* JETSOND_NO_WIRE=1 sends everything through sd-bus, as before issue 37:
@@ -238,11 +244,8 @@ bool jd_wire_send(sd_bus *bus, const GByteArray *header, const GByteArray *body)
         if (events < 0 || (events & POLLOUT))
                 return false;
         int fd = sd_bus_get_fd(bus);
-        if (fd < 0 || !unix_stream(fd))
-                return false;
-        int sndbuf = 0;
-        socklen_t len = sizeof(sndbuf);
-        if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) < 0 || total + 64 > (size_t) sndbuf / 2)
+        int sndbuf = fd < 0 ? 0 : stream_sndbuf(fd);
+        if (sndbuf <= 0 || total + 64 > (size_t) sndbuf / 2)
                 return false;
         struct iovec iov[2] = {
                 { .iov_base = header->data, .iov_len = header->len },
