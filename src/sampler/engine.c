@@ -44,6 +44,9 @@ static const jd_tier_spec specs[JD_TIER_COUNT] = {
         [JD_TIER_INDEX_SLOW] = { .tier = JD_TIER_SLOW, .name = "slow", .second_reading_us = JD_SLOW_MIN_PERIOD_US },
 };
 
+/* See on_slow(). */
+#define JD_COALESCE_SLOW_US 50000u
+
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
@@ -198,6 +201,9 @@ static void on_fast(void *data, jd_tier_thread *t, jd_reading *r)
         if (e->captures->len && !r->requested)
                 events |= write_captures(e, r);
         pthread_mutex_unlock(&e->mu);
+        /* A slow reading left for this tick (on_slow) wakes the loop now. */
+        if (!events && (atomic_load(&e->events) & JD_ENGINE_CHANGED))
+                events = JD_ENGINE_CHANGED;
         notify(e, events);
 }
 
@@ -207,10 +213,25 @@ static void on_medium(void *data, jd_tier_thread *t, jd_reading *r)
         notify(data, answer_events(r));
 }
 
+/* A slow reading may change properties. At a fast period of
+ * JD_COALESCE_SLOW_US or less, the fast tier's next tick, at most that far
+ * off, takes the news to the main loop with its own wake-up, and the
+ * properties change with the first Sample that holds the reading; at 10 ms
+ * that is 10 wake-ups a second fewer. Slower, or an answer to a request,
+ * wakes the loop at once. */
 static void on_slow(void *data, jd_tier_thread *t, jd_reading *r)
 {
         (void) t;
-        notify(data, answer_events(r) | JD_ENGINE_CHANGED);
+        jd_sampling_engine *e = data;
+        unsigned answered = answer_events(r);
+        pthread_mutex_lock(&e->mu);
+        bool soon = e->period[JD_TIER_INDEX_FAST] <= JD_COALESCE_SLOW_US;
+        pthread_mutex_unlock(&e->mu);
+        if (!answered && soon) {
+                atomic_fetch_or(&e->events, JD_ENGINE_CHANGED);
+                return;
+        }
+        notify(e, answered | JD_ENGINE_CHANGED);
 }
 
 jd_sampling_engine *jd_engine_new(const jd_sysroot *sr, uint64_t sample_interval_us)

@@ -342,6 +342,20 @@ static void test_nvpmodel_changed_outside(void **state)
         assert_string_equal(g_hash_table_lookup(s->strings, "nvpmodel.name"), "MODE_15W");
         testbus_snapshot_free(s);
 
+        /* At 10 ms a slow reading's news rides on the next fast tick
+         * instead of a wake-up of its own: it still arrives. */
+        sd_bus *fast = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        assert_true(call_subscribe(fast, 10000, &e) >= 0);
+        assert_int_equal(wait_interval(bus, 10000), 10000);
+        c = (nvpmodel_change) { 0 };
+        fixture_write_str(tb->root, "var/lib/nvpmodel/status", "pmode:0000 fmode:cool\n");
+        testbus_pump(bus, 30 * G_USEC_PER_SEC, &c.seen_mode);
+        assert_true(c.seen_mode);
+        assert_int_equal(c.mode, 0);
+        assert_string_equal(c.mode_name, "MAXN");
+        sd_bus_flush_close_unref(fast);
+
         sd_bus_slot_unref(slot);
         sd_bus_flush_close_unref(bus);
         testbus_stop_cleanly(tb);
