@@ -14,8 +14,15 @@
 
 #include "values.h"
 
+/* What a key was spelled from (jd_value's fmt, num and str_hash). */
+typedef struct {
+        const char *fmt;
+        uint64_t num, str_hash;
+} jd_compact_ident;
+
 typedef struct {
         GPtrArray *keys;              /* char *, owned, in value order */
+        GArray *idents;               /* jd_compact_ident, one per key */
         GHashTable *index;            /* key -> GUINT_TO_POINTER(position + 1) */
         uint32_t generation;          /* 0 before the first list */
         GArray *values;               /* double, one per key */

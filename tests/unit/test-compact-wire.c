@@ -232,12 +232,60 @@ static void test_compact_keys(void **state)
         jd_compact_clear(&c);
 }
 
+/* Values as values.c builds them carry what their key was spelled from;
+ * the list matches them by that, and by the key for one it has not seen. */
+static jd_value spelled(const char *fmt, uint64_t instance, const char *key, double v)
+{
+        jd_value x = num(key, 'd', v);
+        x.fmt = fmt;
+        x.num = instance;
+        return x;
+}
+
+static void test_compact_spelled_keys(void **state)
+{
+        (void) state;
+        static const char load[] = "cpu.%u.load", freq[] = "cpu.%u.freq";
+        jd_compact c;
+        jd_compact_init(&c);
+        jd_value a[] = { spelled(load, 0, "cpu.0.load", 10), spelled(load, 1, "cpu.1.load", 11),
+                         spelled(freq, 0, "cpu.0.freq", 20), spelled(freq, 1, "cpu.1.freq", 21) };
+        jd_values l = { .items = a, .n = G_N_ELEMENTS(a) };
+        const jd_values *lists[] = { &l };
+        assert_true(jd_compact_update(&c, lists, 1));
+        uint32_t gen = c.generation;
+        /* Same spelling, new values, in another order: each where its key is. */
+        jd_value b[] = { spelled(load, 1, "cpu.1.load", 41), spelled(load, 0, "cpu.0.load", 40),
+                         spelled(freq, 1, "cpu.1.freq", 31), spelled(freq, 0, "cpu.0.freq", 30) };
+        l.items = b;
+        for (int round = 0; round < 2; round++) {    /* learnt positions, then matched by them */
+                assert_false(jd_compact_update(&c, lists, 1));
+                assert_int_equal(c.generation, gen);
+                assert_true(at(&c, "cpu.0.load") == 40 && at(&c, "cpu.1.load") == 41 &&
+                            at(&c, "cpu.0.freq") == 30 && at(&c, "cpu.1.freq") == 31);
+        }
+        /* The same keys built by hand (no spelling): matched by name. */
+        jd_value hand[] = { num("cpu.0.load", 'd', 50), num("cpu.1.load", 'd', 51), num("cpu.0.freq", 'd', 60),
+                            num("cpu.1.freq", 'd', 61) };
+        l.items = hand;
+        assert_false(jd_compact_update(&c, lists, 1));
+        assert_true(at(&c, "cpu.0.load") == 50 && at(&c, "cpu.1.freq") == 61);
+        /* Another instance of a known format is another key: a new list. */
+        jd_value more[] = { b[1], b[0], b[3], b[2], spelled(load, 2, "cpu.2.load", 12) };
+        l.items = more, l.n = G_N_ELEMENTS(more);
+        assert_true(jd_compact_update(&c, lists, 1));
+        assert_true(c.generation != gen);
+        assert_true(at(&c, "cpu.2.load") == 12 && at(&c, "cpu.0.load") == 40);
+        jd_compact_clear(&c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sample_message),
                 cmocka_unit_test(test_compact_message),
                 cmocka_unit_test(test_compact_keys),
+                cmocka_unit_test(test_compact_spelled_keys),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
