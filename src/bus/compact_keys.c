@@ -31,8 +31,9 @@ static bool is_numeric(const jd_value *v)
 /* What a value's key was spelled from (values.c: a format, its number
  * and its name's hash), which spells one key only: comparing the three
  * words is what matches a value to its position, where a strcmp() of
- * every key of every sample took 5 % of jetsond's time at 10 ms. A value
- * built by hand (no format) is matched by its key. */
+ * every key of every sample was 3 % of jetsond's CPU with 10 subscribers
+ * on Values at 10 ms. A value built by hand (no format) is matched by its
+ * key. */
 static void learn(jd_compact *c, size_t pos, const jd_value *v)
 {
         jd_compact_ident *id = &g_array_index(c->idents, jd_compact_ident, pos);
