@@ -30,15 +30,14 @@ typedef struct {
 struct jd_process_reader {
         const jd_sysroot *sr;
         jd_file maps;
-        /* /proc/stat for the boot time, read again on each recheck
-         * (about once a second) while there are processes: the clock may
+        /* /proc/stat for the boot time, read again on each recheck while
+         * there are processes: the clock may
          * be set after boot (a Jetson without a battery-backed clock boots
          * in the past until NTP steps it), and the kernel's btime moves
-         * with it. Not each sample: the kernel makes the whole file, every
-         * CPU's and every interrupt's counts, for that one line. */
+         * with it. Not each sample once found: the kernel makes the whole
+         * file, every CPU's and every interrupt's counts, for that line. */
         jd_file proc_stat;
         jd_opt_u64 btime;
-        jd_recheck btime_recheck;
         char *stat_buf;
         size_t stat_buf_size;
         jd_cached_file passwd;
@@ -54,10 +53,11 @@ struct jd_process_reader {
         /* PIDs listed but with no /proc entry to open (a process of
          * another user under ProtectProc=invisible, of another PID
          * namespace, or gone since the table was read): not tried again
-         * until the next recheck, about once a second, instead of a
-         * failed path walk each sample. */
+         * until the next recheck, instead of a failed path walk each
+         * sample. */
         GHashTable *absent;
-        jd_recheck absent_recheck;
+        /* One clock for both (jd_recheck: about once a second). */
+        jd_recheck recheck;
         size_t cap_all, cap_sample;
         jd_process_sample sample;
 };
@@ -333,10 +333,8 @@ static tracked *track(jd_process_reader *r, tracked *old, size_t n_old, uint32_t
         memset(t, 0, sizeof(*t));
         t->pid = pid;
         if (!jd_file_open(&t->stat, r->sr, "/proc/%u/stat", pid)) {
-                if (!r->absent) {
+                if (!r->absent)
                         r->absent = g_hash_table_new(NULL, NULL);
-                        jd_recheck_due(&r->absent_recheck); /* its clock starts now */
-                }
                 g_hash_table_add(r->absent, GUINT_TO_POINTER(pid));
                 return NULL;
         }
@@ -421,10 +419,11 @@ const jd_process_sample *jd_process_reader_sample(jd_process_reader *r, uint64_t
         if (!procs || !out)
                 n = 0; /* out of memory: none this time */
 
-        if (r->absent && jd_recheck_due(&r->absent_recheck))
+        bool recheck = jd_recheck_due(&r->recheck);
+        if (recheck && r->absent)
                 g_hash_table_remove_all(r->absent);
         const char *passwd = n ? jd_cached_file_get(&r->passwd, NULL) : NULL;
-        if (n && jd_recheck_due(&r->btime_recheck)) {
+        if (n && (recheck || !r->btime.present)) {
                 r->btime.present = jd_file_read_grow(&r->proc_stat, &r->stat_buf, &r->stat_buf_size, 1u << 20) > 0 &&
                                    jd_parse_btime(r->stat_buf, &r->btime.value);
         }
