@@ -57,6 +57,16 @@ typedef struct {
  * the bench makes every tenth reading do so. */
 #define RECHECK_EVERY 10
 
+/* N readings of TIERS, every RECHECK_EVERY-th with the rechecks due. */
+static void sample_n(jd_sampler *sampler, unsigned tiers, int n)
+{
+        for (int i = 0; i < n; i++) {
+                if (i % RECHECK_EVERY == 0)
+                        jd_recheck_now();
+                jd_sampler_sample(sampler, tiers);
+        }
+}
+
 static int compare_double(const void *a, const void *b)
 {
         double x = *(const double *) a, y = *(const double *) b;
@@ -95,11 +105,7 @@ static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd
                 c.floor_user += user_seconds() - u0;
                 t0 = cpu_seconds();
                 u0 = user_seconds();
-                for (int i = 0; i < per_block; i++) {
-                        if (i % RECHECK_EVERY == 0)
-                                jd_recheck_now();
-                        jd_sampler_sample(sampler, tiers);
-                }
+                sample_n(sampler, tiers, per_block);
                 double sample = cpu_seconds() - t0;
                 c.sample += sample;
                 c.sample_user += user_seconds() - u0;
@@ -149,11 +155,7 @@ int main(int argc, char **argv)
         if (loop) {
                 unsigned tiers = (unsigned) strtoul(loop, NULL, 0) & JD_TIER_ALL;
                 double t0 = cpu_seconds();
-                for (int i = 0; i < iterations; i++) {
-                        if (i % RECHECK_EVERY == 0)
-                                jd_recheck_now();
-                        jd_sampler_sample(sampler, tiers ? tiers : JD_TIER_ALL);
-                }
+                sample_n(sampler, tiers ? tiers : JD_TIER_ALL, iterations);
                 printf("%.2f us per sample\n", (cpu_seconds() - t0) * 1e6 / iterations);
                 jd_sampler_free(sampler);
                 jd_sysroot_free(sr);
