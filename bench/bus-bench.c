@@ -713,8 +713,8 @@ int main(int argc, char **argv)
                 default: usage();
                 }
         }
-        if (optind >= argc || argc - optind > 2 || (calls_only && subscribed_only) || calls <= 0 || window <= 0 || subscribers <= 0 ||
-            subscribers > MAX_LISTENERS || interval < JD_INTERVAL_MIN_USEC)
+        if (optind >= argc || argc - optind > 2 || (calls_only && subscribed_only) || calls <= 0 || window <= 0 ||
+            subscribers <= 0 || subscribers > MAX_LISTENERS || interval < JD_INTERVAL_MIN_USEC)
                 usage();
         cpu_source daemon = cpu_source_new((pid_t) atoi(argv[optind]));
         cpu_source bus_daemon = { 0 };

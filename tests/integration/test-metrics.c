@@ -342,8 +342,8 @@ static void test_nvpmodel_changed_outside(void **state)
         assert_string_equal(g_hash_table_lookup(s->strings, "nvpmodel.name"), "MODE_15W");
         testbus_snapshot_free(s);
 
-        /* At 10 ms a slow reading's news rides on the next fast tick
-         * instead of a wake-up of its own: it still arrives. */
+        /* At 10 ms, where a slow reading's news rides on the next fast
+         * tick (engine.c, on_slow), a change made outside still arrives. */
         sd_bus *fast = testbus_connect();
         sd_bus_error e = SD_BUS_ERROR_NULL;
         assert_true(call_subscribe(fast, 10000, &e) >= 0);
