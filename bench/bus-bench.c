@@ -690,8 +690,8 @@ static void bench_capture(const cpu_source *daemon, uint64_t interval_usec, doub
 
 static void usage(void)
 {
-        fprintf(stderr, "usage: jetsond-bus-bench [-q | -S] [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] [-i INTERVAL_USEC] "
-                        "JETSOND_PID [DBUS_DAEMON_PID]\n");
+        fprintf(stderr, "usage: jetsond-bus-bench [-q | -S] [-n CALLS] [-w SECONDS] [-s SUBSCRIBERS] "
+                        "[-i INTERVAL_USEC] JETSOND_PID [DBUS_DAEMON_PID]\n");
         exit(2);
 }
 
