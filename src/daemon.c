@@ -219,7 +219,7 @@ int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, u
         g_source_attach(bus_source, NULL);
         guint sigterm = g_unix_signal_add(SIGTERM, on_signal, &st);
         guint sigint = g_unix_signal_add(SIGINT, on_signal, &st);
-        st.startup = jd_engine_source_new(st.engine, "jetsond start-up", on_startup_event, &st);
+        st.startup = jd_engine_source_new(st.engine, "jetsond start-up", on_startup_event, NULL, &st);
         g_source_set_ready_time(st.startup, (gint64) jd_engine_startup_deadline(st.engine));
         g_source_attach(st.startup, NULL);
         g_autoptr(GTask) task = g_task_new(NULL, NULL, on_board_read, &st);

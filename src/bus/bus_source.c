@@ -105,5 +105,10 @@ GSource *jd_bus_source_new(sd_bus *bus, void (*on_disconnect)(void *), void *use
         b->on_disconnect = on_disconnect;
         b->userdata = userdata;
         g_source_set_name(source, "sd-bus");
+        /* Not blocked while it dispatches: GLib would take the fd out of
+         * the poll set and put it back, waking the context twice and
+         * polling once more for every message. sd_bus_process() is never
+         * reached recursively: no method handler runs the main loop. */
+        g_source_set_can_recurse(source, TRUE);
         return source;
 }

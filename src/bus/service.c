@@ -121,15 +121,20 @@ static void update_ifaces(jd_service *svc)
         }
 }
 
-static void arm_timers(jd_service *svc)
+/* The earliest of the service's own deadlines: the Sample watchdog and
+ * the resamples' time limits. The events source asks for it before each
+ * poll (events_prepare), where a ready time would have to be moved on
+ * every tick, and moving one wakes the main context once more. */
+static uint64_t next_deadline(gpointer data)
 {
+        const jd_service *svc = data;
         uint64_t at = svc->watchdog_us;
         for (guint i = 0; i < svc->resamples->len; i++) {
                 const resample *r = g_ptr_array_index(svc->resamples, i);
                 if (r->deadline_us < at)
                         at = r->deadline_us;
         }
-        g_source_set_ready_time(svc->events, (gint64) at);
+        return at;
 }
 
 /* The fast tier's tick makes the Sample; if it is late (stuck), a Sample
@@ -191,7 +196,6 @@ static gboolean on_events(gpointer data)
                         r->done(r->data);
         }
         g_ptr_array_unref(ready);
-        arm_timers(svc);
         return G_SOURCE_CONTINUE;
 }
 
@@ -203,8 +207,6 @@ void jd_service_resample(jd_service *svc, void (*done)(void *data), void *data)
         r->done = done;
         r->data = data;
         g_ptr_array_add(svc->resamples, r);
-        if (svc->events)
-                arm_timers(svc);
 }
 
 /* nvfancontrol.service: systemd's word on whether it runs decides the
@@ -247,22 +249,63 @@ static bool has_nvfancontrol(const jd_fan_sample *fans)
         return false;
 }
 
-/* The engine's event fd, plus a ready time for the service's own
- * deadlines (the Sample watchdog, resample time limits). */
+/* The engine's event fd, plus a deadline of the caller's own or a ready
+ * time (the start-up's). */
+typedef struct {
+        GSource source;
+        uint64_t (*deadline)(gpointer data);
+        gpointer data;
+} events_source;
+
+static bool deadline_due(GSource *source, gint *timeout_ms)
+{
+        const events_source *es = (const events_source *) source;
+        *timeout_ms = -1;
+        if (!es->deadline)
+                return false;
+        uint64_t at = es->deadline(es->data), now = now_us();
+        if (at <= now) {
+                *timeout_ms = 0;
+                return true;
+        }
+        *timeout_ms = (gint) MIN((at - now + 999) / 1000, (uint64_t) G_MAXINT);
+        return false;
+}
+
+static gboolean events_prepare(GSource *source, gint *timeout_ms)
+{
+        return deadline_due(source, timeout_ms);
+}
+
+static gboolean events_check(GSource *source)
+{
+        gint ignored;
+        return deadline_due(source, &ignored);
+}
+
 static gboolean events_dispatch(GSource *source, GSourceFunc callback, gpointer data)
 {
         (void) source;
         return callback(data);
 }
 
-static GSourceFuncs events_funcs = { .dispatch = events_dispatch };
+static GSourceFuncs events_funcs = { .prepare = events_prepare, .check = events_check, .dispatch = events_dispatch };
 
-GSource *jd_engine_source_new(jd_sampling_engine *engine, const char *name, GSourceFunc callback, gpointer data)
+GSource *jd_engine_source_new(jd_sampling_engine *engine, const char *name, GSourceFunc callback,
+                              uint64_t (*deadline)(gpointer data), gpointer data)
 {
-        GSource *source = g_source_new(&events_funcs, sizeof(GSource));
+        GSource *source = g_source_new(&events_funcs, sizeof(events_source));
+        events_source *es = (events_source *) source;
+        es->deadline = deadline;
+        es->data = data;
         g_source_set_name(source, name);
         g_source_set_callback(source, callback, data, NULL);
         g_source_add_unix_fd(source, jd_engine_event_fd(engine), G_IO_IN);
+        /* GLib blocks a source that cannot recurse while it dispatches, by
+         * taking its fd out of the poll set and putting it back: two
+         * wake-ups of the context and one more poll() on every tick. No
+         * callback here runs the main loop, so nothing can recurse. */
+        g_source_set_can_recurse(source, TRUE);
         return source;
 }
 
@@ -408,9 +451,8 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine
 
 void jd_service_start(jd_service *svc)
 {
-        svc->events = jd_engine_source_new(svc->engine, "jetsond sampling engine", on_events, svc);
+        svc->events = jd_engine_source_new(svc->engine, "jetsond sampling engine", on_events, next_deadline, svc);
         svc->watchdog_us = watchdog_after(svc, now_us());
-        arm_timers(svc);
         g_source_attach(svc->events, NULL);
 }
 
@@ -421,8 +463,6 @@ void jd_service_set_interval(jd_service *svc, uint64_t interval_us)
         svc->interval_us = interval_us;
         jd_engine_set_sample_interval(svc->engine, interval_us);
         svc->watchdog_us = watchdog_after(svc, now_us());
-        if (svc->events)
-                arm_timers(svc);
         jd_emit_changed(svc, JD_OBJECT_PATH, JD_IFACE_METRICS, (const char *[]) { "Interval", NULL });
 }
 

@@ -66,9 +66,11 @@ struct jd_service {
         uint32_t dgpu_exported;       /* bit N: /org/jetsond/Jetson1/dgpu/N exists */
 };
 
-/* A GSource that dispatches CALLBACK when the engine has events (its
- * event fd is readable) or at the source's ready time. */
-GSource *jd_engine_source_new(jd_sampling_engine *engine, const char *name, GSourceFunc callback, gpointer data);
+/* A GSource that dispatches CALLBACK with DATA when the engine has events
+ * (its event fd is readable), at the source's ready time, or when
+ * DEADLINE(DATA), if not NULL, says its CLOCK_MONOTONIC µs have come. */
+GSource *jd_engine_source_new(jd_sampling_engine *engine, const char *name, GSourceFunc callback,
+                              uint64_t (*deadline)(gpointer data), gpointer data);
 
 /* Exports every interface the board supports, from ENGINE's first
  * readings (jd_engine_started()); the name is requested separately, once
