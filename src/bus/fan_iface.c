@@ -13,6 +13,7 @@ typedef struct {
         size_t index;
         char path[64];
         jd_fan last;                  /* last published */
+        uint64_t rpm_said_us;         /* when Rpm's change was last said */
 } fan_iface;
 
 static const jd_fan *fan(const fan_iface *self)
@@ -195,8 +196,19 @@ static void fan_update(jd_iface *base)
         size_t n = 0;
         if (!opt_dbl_equal(now->speed, was->speed))
                 changed[n++] = "Speed";
-        if (!opt_u64_equal(now->rpm, was->rpm))
+        /* Rpm is a measurement and moves on nearly every reading: its
+         * change is said at most once a DefaultInterval, so a client that
+         * subscribed at 10 ms (slow readings ten times a second) does not
+         * multiply the PropertiesChanged every other client receives. The
+         * Metrics keys fan.N.rpm follow at any rate; a change held back is
+         * said by the first reading after the interval. */
+        uint64_t t = (uint64_t) g_get_monotonic_time();
+        jd_opt_u64 said_rpm = was->rpm;
+        if (!opt_u64_equal(now->rpm, was->rpm) && t - self->rpm_said_us >= base->svc->default_interval_us) {
                 changed[n++] = "Rpm";
+                said_rpm = now->rpm;
+                self->rpm_said_us = t;
+        }
         if (strcmp(now->profile, was->profile) != 0)
                 changed[n++] = "Profile";
         if (!profiles_equal(now, was))
@@ -209,6 +221,7 @@ static void fan_update(jd_iface *base)
                 changed[n++] = "Control";
         changed[n] = NULL;
         remember(self, now);
+        self->last.rpm = said_rpm;
         jd_emit_changed(base->svc, self->path, JD_IFACE_FAN, changed);
 }
 

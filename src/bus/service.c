@@ -159,15 +159,20 @@ static gboolean on_events(gpointer data)
         if ((events & JD_ENGINE_CAPTURE_ENDED) && svc->metrics)
                 jd_metrics_reap_captures(svc->metrics);
         bool sample = (events & JD_ENGINE_SAMPLE) || now >= svc->watchdog_us;
-        GPtrArray *ready = g_ptr_array_new_with_free_func(g_free);
+        /* Made only when a resample is done: not on every tick. */
+        GPtrArray *ready = NULL;
         for (guint i = 0; i < svc->resamples->len;) {
                 resample *r = g_ptr_array_index(svc->resamples, i);
-                if (now >= r->deadline_us || jd_engine_answered(svc->engine, r->generation, now))
+                if (now >= r->deadline_us || jd_engine_answered(svc->engine, r->generation, now)) {
+                        if (!ready)
+                                ready = g_ptr_array_new_with_free_func(g_free);
                         g_ptr_array_add(ready, ptr_array_steal(svc->resamples, i));
-                else
+                } else {
                         i++;
+                }
         }
-        if (sample || ready->len || (events & JD_ENGINE_CHANGED)) {
+        guint n_ready = ready ? ready->len : 0;
+        if (sample || n_ready || (events & JD_ENGINE_CHANGED)) {
                 jd_engine_snapshot(svc->engine, &svc->snapshot, now);
                 svc->snapshot_serial++;
                 bool stalls = log_stalls(svc);
@@ -180,22 +185,23 @@ static gboolean on_events(gpointer data)
                         jd_log_warning("%s", e->message);
                         g_error_free(e);
                 }
-                if ((sample || ready->len) && svc->metrics) {
-                        jd_metrics_emit_sample(svc->metrics, ready->len == 0);
+                if ((sample || n_ready) && svc->metrics) {
+                        jd_metrics_emit_sample(svc->metrics, n_ready == 0);
                         svc->watchdog_us = watchdog_after(svc, now);
                 }
                 /* Properties come from slow readings (and the fast tier's
                  * limits, read at the slow period): compared only after
                  * one, not on every Sample. */
-                if ((events & JD_ENGINE_CHANGED) || ready->len || stalls)
+                if ((events & JD_ENGINE_CHANGED) || n_ready || stalls)
                         update_ifaces(svc);
         }
-        for (guint i = 0; i < ready->len; i++) {
+        for (guint i = 0; i < n_ready; i++) {
                 resample *r = g_ptr_array_index(ready, i);
                 if (r->done)
                         r->done(r->data);
         }
-        g_ptr_array_unref(ready);
+        if (ready)
+                g_ptr_array_unref(ready);
         return G_SOURCE_CONTINUE;
 }
 

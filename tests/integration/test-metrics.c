@@ -2,7 +2,7 @@
  * the key table of the introspection XML, the default signal rate,
  * Subscribe() raising it and the rate falling back when the subscriber
  * leaves, PropertiesChanged when nvpmodel's status changes behind
- * jetsond's back, and the bus policy rejecting what it does not list. */
+ * jetsond's back and the fan's Rpm changes paced, and the bus policy rejecting what it does not list. */
 #include <math.h>
 #include <string.h>
 #include <signal.h>
@@ -361,6 +361,83 @@ static void test_nvpmodel_changed_outside(void **state)
         testbus_stop_cleanly(tb);
 }
 
+/* ---- Rpm's changes paced -------------------------------------------------- */
+
+typedef struct {
+        unsigned said;                /* PropertiesChanged with Rpm */
+        uint32_t rpm;                 /* the last one's value */
+        uint64_t first_us, last_us;
+        bool want_seen;               /* RPM_FINAL said */
+} rpm_changes;
+
+enum { RPM_FINAL = 4321 };
+
+static int on_fan_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) error;
+        rpm_changes *c = userdata;
+        const char *iface;
+        assert_true(sd_bus_message_read(m, "s", &iface) > 0);
+        assert_true(sd_bus_message_enter_container(m, 'a', "{sv}") > 0);
+        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                const char *name;
+                assert_true(sd_bus_message_read(m, "s", &name) > 0);
+                if (strcmp(name, "Rpm") == 0) {
+                        assert_true(sd_bus_message_read(m, "v", "u", &c->rpm) > 0);
+                        c->last_us = testbus_now_us();
+                        if (!c->said++)
+                                c->first_us = c->last_us;
+                        c->want_seen = c->rpm == RPM_FINAL;
+                } else {
+                        assert_true(sd_bus_message_skip(m, "v") >= 0);
+                }
+                assert_true(sd_bus_message_exit_container(m) > 0);
+        }
+        return 0;
+}
+
+/* A client at 10 ms makes the slow tier read the tachometer ten times a
+ * second; the fan's Rpm moves on each reading, but other clients hear of
+ * it at most once a DefaultInterval (1 s here), and the last value still
+ * arrives once the fan settles. */
+static void test_rpm_paced(void **state)
+{
+        testbus *tb = testbus_start(state, "agx-orin-jp62", NULL);
+        const char *tach = "sys/devices/platform/bus@0/39c0000.tachometer/hwmon/hwmon0/rpm";
+        sd_bus *bus = testbus_connect();
+        sd_bus *fast = testbus_connect();
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        assert_true(call_subscribe(fast, 10000, &e) >= 0);
+        assert_int_equal(wait_interval(bus, 10000), 10000);
+        rpm_changes c = { 0 };
+        sd_bus_slot *slot = NULL;
+        assert_true(sd_bus_match_signal(bus, &slot, JD_BUS_NAME, JD_FAN_PATH_PREFIX "0",
+                                        "org.freedesktop.DBus.Properties", "PropertiesChanged", on_fan_changed,
+                                        &c) >= 0);
+        /* A new speed every 20 ms for 3.5 s: 175 values, some 35 slow readings. */
+        uint64_t end = testbus_now_us() + 3500000;
+        for (unsigned i = 0; testbus_now_us() < end; i++) {
+                char v[16];
+                g_snprintf(v, sizeof(v), "%u\n", 2000 + i % 1000);
+                fixture_write_str(tb->root, tach, v);
+                testbus_pump(bus, 20000, NULL);
+        }
+        unsigned said = c.said;
+        /* One at once, then one a second: 4 in 3.5 s (a fifth if the
+         * last reading lands on the edge); more would be one a reading. */
+        assert_in_range(said, 3, 5);
+        assert_true(c.last_us - c.first_us >= (said - 1) * 900000u);
+        fixture_write_str(tb->root, tach, "4321\n");
+        testbus_pump(bus, 5 * G_USEC_PER_SEC, &c.want_seen);
+        assert_true(c.want_seen);
+        assert_int_equal(testbus_get_u32(bus, JD_FAN_PATH_PREFIX "0", JD_IFACE_FAN, "Rpm"), RPM_FINAL);
+
+        sd_bus_slot_unref(slot);
+        sd_bus_flush_close_unref(fast);
+        sd_bus_flush_close_unref(bus);
+        testbus_stop_cleanly(tb);
+}
+
 /* ---- the bus policy ------------------------------------------------------ */
 
 static void test_policy(void **state)
@@ -418,6 +495,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_default_rate, testbus_teardown),
                 cmocka_unit_test_teardown(test_subscribe, testbus_teardown),
                 cmocka_unit_test_teardown(test_nvpmodel_changed_outside, testbus_teardown),
+                cmocka_unit_test_teardown(test_rpm_paced, testbus_teardown),
                 cmocka_unit_test_teardown(test_policy, testbus_teardown),
                 cmocka_unit_test_teardown(test_bus_gone, testbus_teardown),
         };
