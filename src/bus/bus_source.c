@@ -16,26 +16,31 @@ typedef struct {
         sd_bus *bus;
         gpointer tag;
         GIOCondition armed;
+        uint64_t until;               /* sd-bus's timeout, as prepare found it */
         void (*on_disconnect)(void *);
         void *userdata;
 } bus_source;
 
-static gboolean bus_due(sd_bus *bus, gint *timeout_ms)
+/* Asks sd-bus for its next timeout once per pass of the loop, in
+ * prepare; check (after poll) compares the same one with the clock:
+ * nothing touches the bus between the two. */
+static gboolean bus_due(bus_source *b, gint *timeout_ms)
 {
-        uint64_t until, now = (uint64_t) g_get_monotonic_time();
-        if (sd_bus_get_timeout(bus, &until) < 0) {
+        uint64_t now = (uint64_t) g_get_monotonic_time();
+        b->until = UINT64_MAX;
+        if (sd_bus_get_timeout(b->bus, &b->until) < 0) {
                 *timeout_ms = 0;        /* let process() report the error */
                 return TRUE;
         }
-        if (until == UINT64_MAX) {
+        if (b->until == UINT64_MAX) {
                 *timeout_ms = -1;
                 return FALSE;
         }
-        if (until <= now) {
+        if (b->until <= now) {
                 *timeout_ms = 0;
                 return TRUE;
         }
-        *timeout_ms = (gint) MIN((until - now + 999) / 1000, (uint64_t) G_MAXINT);
+        *timeout_ms = (gint) MIN((b->until - now + 999) / 1000, (uint64_t) G_MAXINT);
         return FALSE;
 }
 
@@ -52,14 +57,14 @@ static gboolean bus_prepare(GSource *source, gint *timeout_ms)
                 g_source_modify_unix_fd(source, b->tag, want);
                 b->armed = want;
         }
-        return bus_due(b->bus, timeout_ms);
+        return bus_due(b, timeout_ms);
 }
 
 static gboolean bus_check(GSource *source)
 {
         bus_source *b = (bus_source *) source;
-        gint ignored;
-        return g_source_query_unix_fd(source, b->tag) != 0 || bus_due(b->bus, &ignored);
+        return g_source_query_unix_fd(source, b->tag) != 0 ||
+               (b->until != UINT64_MAX && b->until <= (uint64_t) g_get_monotonic_time());
 }
 
 static gboolean bus_dispatch(GSource *source, GSourceFunc callback, gpointer data)

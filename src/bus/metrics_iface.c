@@ -34,7 +34,8 @@ typedef struct {
         cached_body sample;           /* "ta{sv}": Sample, GetSnapshot */
         cached_body values;           /* "tuad": Values, GetValues */
         jd_compact compact;           /* the key list of the values */
-        GByteArray *header;           /* scratch for each message's own header */
+        GByteArray *header;           /* scratch for each answer's own header */
+        GByteArray *signal_header[2]; /* Sample's and Values', built once */
         uint64_t sample_interval_us;  /* Sample signals at least this far apart... */
         uint64_t values_interval_us;  /* ...Values signals; UINT64_MAX: no one asked */
         uint64_t last_sample_us;      /* CLOCK_MONOTONIC of the last Sample */
@@ -467,13 +468,18 @@ static const sd_bus_vtable metrics_vtable[] = {
 
 /* A signal of the cached BODY, written straight to the socket; else
  * built through sd-bus by APPEND. */
-static void emit_cached(metrics_iface *self, const char *member, const GByteArray *body, const char *signature,
-                        int (*append)(sd_bus_message *, metrics_iface *))
+static void emit_cached(metrics_iface *self, GByteArray *header, const char *member, const GByteArray *body,
+                        const char *signature, int (*append)(sd_bus_message *, metrics_iface *))
 {
         jd_service *svc = self->base.svc;
-        jd_wire_header(self->header, jd_wire_next_serial(), JD_OBJECT_PATH, JD_IFACE_METRICS, member, 0, NULL,
-                       signature, body->len);
-        if (jd_wire_send(svc->bus, self->header, body)) {
+        /* A signal's header differs from its last one only in its serial
+         * and body length. */
+        if (header->len == 0)
+                jd_wire_header(header, jd_wire_next_serial(), JD_OBJECT_PATH, JD_IFACE_METRICS, member, 0, NULL,
+                               signature, body->len);
+        else
+                jd_wire_header_renew(header, jd_wire_next_serial(), body->len);
+        if (jd_wire_send(svc->bus, header, body)) {
                 self->written++;
                 return;
         }
@@ -500,13 +506,13 @@ void jd_metrics_emit_sample(jd_iface *base, bool regular)
         metrics_iface *self = (metrics_iface *) base;
         jd_service *svc = base->svc;
         if (self->values_interval_us != UINT64_MAX)
-                emit_cached(self, "Values", values_body(self), "tuad", append_values);
+                emit_cached(self, self->signal_header[1], "Values", values_body(self), "tuad", append_values);
         uint64_t now = (uint64_t) g_get_monotonic_time();
         if (regular && self->sample_interval_us > svc->interval_us && self->last_sample_us &&
             now + svc->interval_us / 2 < self->last_sample_us + self->sample_interval_us)
                 return;
         self->last_sample_us = now;
-        emit_cached(self, "Sample", sample_body(self), "ta{sv}", append_sample_of);
+        emit_cached(self, self->signal_header[0], "Sample", sample_body(self), "ta{sv}", append_sample_of);
 }
 
 static void metrics_destroy(jd_iface *base)
@@ -523,6 +529,8 @@ static void metrics_destroy(jd_iface *base)
         g_byte_array_unref(self->sample.body);
         g_byte_array_unref(self->values.body);
         g_byte_array_unref(self->header);
+        g_byte_array_unref(self->signal_header[0]);
+        g_byte_array_unref(self->signal_header[1]);
         jd_compact_clear(&self->compact);
         g_free(self);
 }
@@ -537,6 +545,8 @@ jd_iface *jd_metrics_iface_new(jd_service *svc, GError **error)
         self->sample.body = g_byte_array_new();
         self->values.body = g_byte_array_new();
         self->header = g_byte_array_new();
+        self->signal_header[0] = g_byte_array_new();
+        self->signal_header[1] = g_byte_array_new();
         jd_compact_init(&self->compact);
         self->sample_interval_us = svc->default_interval_us;
         self->values_interval_us = UINT64_MAX;

@@ -192,6 +192,15 @@ void jd_wire_header(GByteArray *out, uint32_t serial, const char *path, const ch
         finish(&w);
 }
 
+void jd_wire_header_renew(GByteArray *header, uint32_t serial, size_t body_len)
+{
+        /* Bytes 4-7 and 8-11 of every header, in its own byte order (the
+         * machine's, as jd_wire_header() writes it). */
+        uint32_t len = (uint32_t) body_len;
+        memcpy(header->data + 4, &len, 4);
+        memcpy(header->data + 8, &serial, 4);
+}
+
 uint32_t jd_wire_next_serial(void)
 {
         static uint32_t next;

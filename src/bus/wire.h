@@ -30,6 +30,10 @@ void jd_wire_compact_body(GByteArray *body, uint64_t timestamp_us, uint32_t gene
 void jd_wire_header(GByteArray *out, uint32_t serial, const char *path, const char *interface, const char *member,
                     uint32_t reply_serial, const char *destination, const char *signature, size_t body_len);
 
+/* A signal's header made by jd_wire_header() for another message of the
+ * same member: only its SERIAL and BODY_LEN change. */
+void jd_wire_header_renew(GByteArray *header, uint32_t serial, size_t body_len);
+
 /* Writes HEADER and BODY to BUS's socket as one message, when that cannot
  * interleave with what sd-bus writes: nothing is queued in sd-bus, the
  * connection is a Unix stream socket and the message goes in one piece

@@ -148,6 +148,16 @@ static void test_compact_message(void **state)
         assert_int_equal(n, 4);
         assert_true(d[0] == 1.5 && isnan(d[1]) && d[2] == -3 && d[3] == 1e300);
         g_object_unref(m);
+        /* The next signal: the same header with its serial and length
+         * renewed, around a body of another length. */
+        jd_wire_compact_body(body, 44, 7, values, 3);
+        jd_wire_header_renew(header, 0x8000000au, body->len);
+        v = parse(header, body, &m);
+        assert_int_equal(g_dbus_message_get_serial(m), 0x8000000au);
+        assert_string_equal(g_dbus_message_get_member(m), "Values");
+        g_autoptr(GVariant) three = g_variant_get_child_value(v, 2);
+        assert_int_equal(g_variant_n_children(three), 3);
+        g_object_unref(m);
         /* No values. */
         jd_wire_compact_body(body, 43, 8, values, 0);
         jd_wire_header(header, 0x80000009u, NULL, NULL, NULL, 5, ":1.7", "tuad", body->len);
