@@ -7,12 +7,9 @@
 
 /* Only the header is set: a tier copies just its own parts, so the
  * fast tier does not clear the slow tier's 30 KiB a thousand times a
- * second. */
-static jd_reading *alloc_reading(unsigned tier)
+ * second. The values' memory, if any, is kept for the copy. */
+static void reset_header(jd_reading *r, unsigned tier)
 {
-        jd_reading *r = malloc(sizeof(*r));
-        if (!r)
-                return NULL;
         atomic_init(&r->refs, 1);
         r->tier = tier;
         r->seq = r->generation = 0;
@@ -21,7 +18,16 @@ static jd_reading *alloc_reading(unsigned tier)
         r->started_ns = 0;
         r->started_us = r->finished_us = r->deadline_us = 0;
         memset(&r->part, 0, sizeof(r->part));
+        r->values.n = 0;
+}
+
+static jd_reading *alloc_reading(unsigned tier)
+{
+        jd_reading *r = malloc(sizeof(*r));
+        if (!r)
+                return NULL;
         jd_values_init(&r->values);
+        reset_header(r, tier);
         return r;
 }
 
@@ -50,11 +56,12 @@ jd_reading *jd_reading_new_empty(unsigned tier)
                 }                                       \
         } while (0)
 
-jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_values *values)
+static void free_copies(jd_reading *r);
+
+/* Copies SAMPLE's parts and VALUES into R, which has no parts; on failure
+ * R is released. */
+static jd_reading *fill(jd_reading *r, const jd_sample *sample, const jd_values *values)
 {
-        jd_reading *r = alloc_reading(tier);
-        if (!r)
-                return NULL;
         r->part.timestamp_us = sample->timestamp_us;
         r->part.jetson_clocks_active = sample->jetson_clocks_active;
         COPY_PART(cpu);
@@ -105,16 +112,33 @@ jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_valu
         return r;
 }
 
+jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_values *values)
+{
+        jd_reading *r = alloc_reading(tier);
+        return r ? fill(r, sample, values) : NULL;
+}
+
+jd_reading *jd_reading_renew(jd_reading *r, unsigned tier, const jd_sample *sample, const jd_values *values)
+{
+        free_copies(r);
+        reset_header(r, tier);
+        return fill(r, sample, values);
+}
+
 jd_reading *jd_reading_ref(jd_reading *r)
 {
         atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
         return r;
 }
 
-void jd_reading_unref(jd_reading *r)
+bool jd_reading_unshared(jd_reading *r)
 {
-        if (!r || atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
-                return;
+        return atomic_load_explicit(&r->refs, memory_order_acquire) == 1;
+}
+
+/* The arrays a reading's parts own; not its values, nor itself. */
+static void free_copies(jd_reading *r)
+{
         if (r->part.cpu)
                 free(r->cpu.cores);
         if (r->part.power)
@@ -137,6 +161,13 @@ void jd_reading_unref(jd_reading *r)
         }
         if (r->part.thermal)
                 free(r->thermal.zones);
+}
+
+void jd_reading_unref(jd_reading *r)
+{
+        if (!r || atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
+                return;
+        free_copies(r);
         free(r->values.items);
         free(r);
 }

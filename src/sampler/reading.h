@@ -46,5 +46,12 @@ jd_reading *jd_reading_new_empty(unsigned tier);
 /* Copies SAMPLE's parts and VALUES' items into a new reading. NULL when
  * out of memory. */
 jd_reading *jd_reading_new(unsigned tier, const jd_sample *sample, const jd_values *values);
+/* R (a reading no one else holds: jd_reading_unshared) made anew from
+ * SAMPLE and VALUES in the same memory, with its one reference; NULL
+ * (R released) when out of memory. */
+jd_reading *jd_reading_renew(jd_reading *r, unsigned tier, const jd_sample *sample, const jd_values *values);
+/* True when the caller's reference is R's only one: no other thread can
+ * see it, nor get it (a reading is handed out by those who hold it). */
+bool jd_reading_unshared(jd_reading *r);
 jd_reading *jd_reading_ref(jd_reading *r);
 void jd_reading_unref(jd_reading *r);

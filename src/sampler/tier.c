@@ -11,6 +11,9 @@
 #include "grow.h"
 #include "schedule.h"
 
+/* The newest reading, the main loop's and a spare. */
+#define KEPT_READINGS 3
+
 struct jd_tier_thread {
         const jd_sysroot *sr;
         jd_tier_spec spec;
@@ -22,6 +25,10 @@ struct jd_tier_thread {
         jd_sampler *sampler;
         jd_values builder;        /* reused: keys are spelled only when they change */
         uint64_t seq;
+        /* Readings this thread made, a reference each: once the main loop
+         * and the captures have let one go, the next reading is made in
+         * its memory (no malloc() and free() across threads each tick). */
+        jd_reading *kept[KEPT_READINGS];
 
         /* Under mu. */
         pthread_mutex_t mu;
@@ -58,6 +65,28 @@ static void sleep_us(uint64_t us)
                 ;
 }
 
+/* A reading of S in the memory of a kept one no one else holds, else a
+ * new one. */
+static jd_reading *make_reading(jd_tier_thread *t, const jd_sample *s)
+{
+        for (size_t i = 0; i < KEPT_READINGS; i++)
+                if (t->kept[i] && jd_reading_unshared(t->kept[i])) {
+                        jd_reading *r = t->kept[i];
+                        t->kept[i] = NULL;      /* its reference is the caller's now */
+                        return jd_reading_renew(r, t->spec.tier, s, &t->builder);
+                }
+        return jd_reading_new(t->spec.tier, s, &t->builder);
+}
+
+static void keep(jd_tier_thread *t, jd_reading *r)
+{
+        for (size_t i = 0; i < KEPT_READINGS; i++)
+                if (!t->kept[i]) {
+                        t->kept[i] = jd_reading_ref(r);
+                        return;
+                }
+}
+
 /* Reads TIERS and publishes the result. Called without the lock. */
 static void read_and_publish(jd_tier_thread *t, unsigned tiers, uint64_t deadline, uint64_t generation)
 {
@@ -69,7 +98,7 @@ static void read_and_publish(jd_tier_thread *t, unsigned tiers, uint64_t deadlin
         jd_values_begin(&t->builder);
         jd_values_add_sample(&t->builder, s);
         jd_values_end(&t->builder);
-        jd_reading *r = jd_reading_new(t->spec.tier, s, &t->builder);
+        jd_reading *r = make_reading(t, s);
         if (!r)
                 return; /* out of memory: the previous reading stays */
         r->seq = ++t->seq;
@@ -79,6 +108,7 @@ static void read_and_publish(jd_tier_thread *t, unsigned tiers, uint64_t deadlin
         r->started_us = started;
         r->finished_us = now_us();
         r->deadline_us = deadline ? deadline : started;
+        keep(t, r);
 
         pthread_mutex_lock(&t->mu);
         if (generation > t->answered)
@@ -226,6 +256,8 @@ bool jd_tier_thread_stop(jd_tier_thread *t, uint64_t timeout_us)
         jd_sampler_free(t->sampler);
         jd_values_clear(&t->builder);
         jd_reading_unref(t->latest);
+        for (size_t i = 0; i < KEPT_READINGS; i++)
+                jd_reading_unref(t->kept[i]);
         pthread_cond_destroy(&t->wake);
         pthread_mutex_destroy(&t->mu);
         free(t->gpu_users);

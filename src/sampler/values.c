@@ -349,13 +349,16 @@ void jd_values_from_sample(jd_values *out, const jd_sample *s)
 
 bool jd_values_copy(jd_values *out, const jd_values *in)
 {
-        if (in->n) {
-                out->items = malloc(in->n * sizeof(jd_value));
-                if (!out->items)
+        if (in->n > out->cap) {
+                jd_value *items = realloc(out->items, in->n * sizeof(jd_value));
+                if (!items)
                         return false;
-                memcpy(out->items, in->items, in->n * sizeof(jd_value));
-                out->n = out->cap = in->n;
+                out->items = items;
+                out->cap = in->n;
         }
+        if (in->n)
+                memcpy(out->items, in->items, in->n * sizeof(jd_value));
+        out->n = in->n;
         out->layout = in->layout;
         return true;
 }

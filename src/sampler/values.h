@@ -87,7 +87,8 @@ void jd_values_add_sample(jd_values *out, const jd_sample *sample);
 void jd_values_add_derived(jd_values *out, const jd_sample *sample);
 void jd_values_end(jd_values *v);
 const jd_value *jd_values_find(const jd_values *v, const char *key);
-/* OUT (initialised, empty) becomes a copy of IN; false without memory. */
+/* OUT (initialised) becomes a copy of IN, in OUT's own items where they
+ * are room enough; false without memory (OUT is then unchanged). */
 bool jd_values_copy(jd_values *out, const jd_values *in);
 /* The keys of one NVML GPU (a discrete one: dgpu.N.*, and its processes'
  * process.PID.dgpu.N.mem and .sm; the SoC's own: gpu.load unless

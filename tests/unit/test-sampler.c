@@ -1,12 +1,14 @@
 /* The sampler and its value list: every key has its documented type on
- * every board, tiers refresh only their readers, and jetson_clocks is
- * judged with the tool's own rule. */
+ * every board, tiers refresh only their readers, jetson_clocks is judged
+ * with the tool's own rule, and a reading made anew in a kept one's
+ * memory holds only the new sample. */
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fixture.h"
+#include "reading.h"
 #include "sampler.h"
 #include "values.h"
 
@@ -143,12 +145,71 @@ static void test_tiers(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+static jd_reading *read_tier(jd_sampler *s, unsigned tier, jd_values *v, jd_reading *reuse)
+{
+        const jd_sample *x = jd_sampler_sample(s, tier);
+        jd_values_begin(v);
+        jd_values_add_sample(v, x);
+        jd_values_end(v);
+        return reuse ? jd_reading_renew(reuse, tier, x, v) : jd_reading_new(tier, x, v);
+}
+
+static void test_reading_renew(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        jd_sampler *s = jd_sampler_new(sr);
+        jd_values v;
+        jd_values_init(&v);
+        jd_reading *r = read_tier(s, JD_TIER_SLOW, &v, NULL);
+        assert_non_null(r->part.thermal);
+        assert_int_equal(r->part.nvpmodel->current_id.value, 0);
+
+        /* Held elsewhere (the main loop's snapshot): not to be reused. */
+        jd_reading *held = jd_reading_ref(r);
+        assert_false(jd_reading_unshared(r));
+        jd_reading_unref(held);
+        assert_true(jd_reading_unshared(r));
+
+        /* The next slow reading in the same memory: the new values, in
+         * copies of its own, not the sampler's arrays. */
+        fixture_write_str(dir, "var/lib/nvpmodel/status", "pmode:0002 fmode:cool\n");
+        jd_reading *again = read_tier(s, JD_TIER_SLOW, &v, r);
+        assert_ptr_equal(again, r);
+        assert_int_equal(again->part.nvpmodel->current_id.value, 2);
+        assert_ptr_equal(again->part.thermal, &again->thermal);
+        assert_ptr_not_equal(again->thermal.zones, jd_sampler_current(s)->thermal->zones);
+        assert_int_equal(again->values.n, v.n);
+        assert_string_equal(jd_values_find(&again->values, "nvpmodel.name")->s, "MODE_30W");
+
+        /* Made anew as a fast reading (by a sampler of that tier, as the
+         * fast thread's): none of the slow parts are left. */
+        size_t slow_values = v.n;
+        jd_sampler *fs = jd_sampler_new_tiers(sr, JD_TIER_FAST, NULL);
+        jd_reading *fast = read_tier(fs, JD_TIER_FAST, &v, again);
+        assert_null(fast->part.nvpmodel);
+        assert_null(fast->part.thermal);
+        assert_non_null(fast->part.cpu);
+        assert_int_equal(fast->tier, JD_TIER_FAST);
+        assert_int_equal(fast->values.n, v.n);
+        assert_true(v.n != slow_values);
+        assert_null(jd_values_find(&fast->values, "nvpmodel.name"));
+        jd_reading_unref(fast);
+
+        jd_values_clear(&v);
+        jd_sampler_free(fs);
+        jd_sampler_free(s);
+        fixture_remove_copy(sr, dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_key_types),
                 cmocka_unit_test(test_jetson_clocks_rule),
                 cmocka_unit_test(test_tiers),
+                cmocka_unit_test(test_reading_renew),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
