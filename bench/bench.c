@@ -9,6 +9,10 @@
  * samples those tiers ITERATIONS times, a recheck every RECHECK_EVERY, and
  * prints the CPU time per sample: the run bench/sample-breakdown.py
  * profiles to split it by reader.
+ * With JETSOND_BENCH_COLD_US=N, each floor and each sample (alternated,
+ * ITERATIONS / 10 of each) follows a sleep of N µs, as the daemon's
+ * readings follow their tier's wait: the CPU time of one and the medians,
+ * caches and TLBs as a sleep leaves them on this machine.
  * User time (getrusage) is shown apart: what parsing costs.
  * Not a timed test: numbers depend on the machine; compare the ratios. */
 #include <fcntl.h>
@@ -131,6 +135,49 @@ static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd
         return c;
 }
 
+static double thread_us(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
+}
+
+/* Floor and sample of TIERS, each after a sleep of SLEEP_US. */
+static void measure_cold(jd_sampler *sampler, unsigned tiers, const char *what, int n, unsigned sleep_us)
+{
+        static file_set set;
+        static char buf[65536];
+        jd_recheck_now();
+        jd_sampler_sample(sampler, tiers);
+        file_set_record(&set, sampler, tiers);
+        double *floor = calloc((size_t) n, sizeof(double)), *sample = calloc((size_t) n, sizeof(double));
+        double *ratio = calloc((size_t) n, sizeof(double));
+        for (int i = 0; floor && sample && ratio && i < n; i++) {
+                usleep(sleep_us);
+                double t0 = thread_us();
+                file_set_pread(&set, buf, sizeof(buf));
+                floor[i] = thread_us() - t0;
+                usleep(sleep_us);
+                if (i % RECHECK_EVERY == 0)
+                        jd_recheck_now();
+                t0 = thread_us();
+                jd_sampler_sample(sampler, tiers);
+                sample[i] = thread_us() - t0;
+                ratio[i] = floor[i] > 0 ? sample[i] / floor[i] : 0;
+        }
+        if (floor && sample && ratio) {
+                qsort(floor, (size_t) n, sizeof(double), compare_double);
+                qsort(sample, (size_t) n, sizeof(double), compare_double);
+                qsort(ratio, (size_t) n, sizeof(double), compare_double);
+                printf("%-12s %4zu files  after %u us asleep: floor %7.1f us  sample %7.1f us  ratio %.2fx (medians of %d)\n",
+                       what, set.n, sleep_us, floor[n / 2], sample[n / 2], ratio[n / 2], n);
+        }
+        free(floor);
+        free(sample);
+        free(ratio);
+        file_set_free(&set);
+}
+
 static void report(const char *what, const tier_cost *c)
 {
         printf("%-12s %4zu files  floor %6.1f us  sample %6.1f us  ratio %.2fx (%.2f-%.2f)  + value list %4.1f us"
@@ -157,6 +204,17 @@ int main(int argc, char **argv)
                 double t0 = cpu_seconds();
                 sample_n(sampler, tiers ? tiers : JD_TIER_ALL, iterations);
                 printf("%.2f us per sample\n", (cpu_seconds() - t0) * 1e6 / iterations);
+                jd_sampler_free(sampler);
+                jd_sysroot_free(sr);
+                return 0;
+        }
+        const char *cold = getenv("JETSOND_BENCH_COLD_US");
+        if (cold) {
+                unsigned sleep_us = (unsigned) strtoul(cold, NULL, 10);
+                int n = iterations / 10 > 0 ? iterations / 10 : 1;
+                printf("sysroot: %s (CPU time of this thread, each after a sleep)\n", dir);
+                measure_cold(sampler, JD_TIER_FAST, "fast tier", n, sleep_us);
+                measure_cold(sampler, JD_TIER_ALL, "full sample", n, sleep_us);
                 jd_sampler_free(sampler);
                 jd_sysroot_free(sr);
                 return 0;

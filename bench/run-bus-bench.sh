@@ -10,7 +10,8 @@
 # its 1 s period meanwhile). Everything is removed
 # on exit: processes are killed by their recorded PIDs, the directory with
 # rm -rf. ROUNDS=N in the environment: the subscribed periods alone,
-# alternated N times with the floor (a ratio per round, and the medians).
+# alternated N times with the floor (a ratio per round, each side's CPU
+# thread by thread, and the medians).
 # BUILDDIR (default build/) must hold src/jetsond and
 # bench/jetsond-bus-bench. Needs root (the policy lets only root own the name).
 set -eu
@@ -108,6 +109,10 @@ if [ -n "${ROUNDS:-}" ]; then
         echo "$sample $values $base" | awk -v r="$r" -v load="$(cut -d' ' -f1 /proc/loadavg)" '{
             printf "round %d (load %s): Sample %.1f us, Values %.1f us a tick; floor %.1f us: %.2fx, %.2fx\n", r, load, $1, $2, $3, $1 / $3, $2 / $3
             print $1 / $3, $2 / $3 }' | tee -a "$dir/ratios" | grep '^round'
+        # Where each side's time went, thread by thread (us a tick): the
+        # Sample period's, the Values period's, the floor's.
+        grep -h 'by thread' "$dir/round" "$dir/floor" |
+            sed -e 's/^ *by thread, us per [a-z ]*: */  threads: /' -e 's/ [a-z-]* 0\.0//g'
     done
     mid=$(((ROUNDS + 1) / 2))
     s_med=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f1 | sort -n | sed -n "${mid}p")
