@@ -2,7 +2,9 @@
  * values, immutable once published and shared by reference between the
  * tier thread that made it, the main loop and the capture writer (each
  * holds a reference for as long as it looks at it; the last one out
- * frees it). Nothing here reads hardware or locks. */
+ * frees it, or the tier thread, once its own reference is the only one
+ * left, makes its next reading in the same memory). Nothing here reads
+ * hardware or locks. */
 #pragma once
 
 #include <stdatomic.h>
