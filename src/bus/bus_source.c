@@ -36,12 +36,8 @@ static gboolean bus_due(bus_source *b, gint *timeout_ms)
                 *timeout_ms = -1;
                 return FALSE;
         }
-        if (b->until <= now) {
-                *timeout_ms = 0;
-                return TRUE;
-        }
-        *timeout_ms = (gint) MIN((b->until - now + 999) / 1000, (uint64_t) G_MAXINT);
-        return FALSE;
+        *timeout_ms = jd_ms_until(b->until, now);
+        return b->until <= now;
 }
 
 static gboolean bus_prepare(GSource *source, gint *timeout_ms)

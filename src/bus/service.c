@@ -4,6 +4,7 @@
 #include <gio/gio.h>
 #include <string.h>
 
+#include "bus_source.h"
 #include "jetsond-dbus.h"
 #include "log.h"
 #include "systemd_unit.h"
@@ -270,12 +271,8 @@ static bool deadline_due(GSource *source, gint *timeout_ms)
         if (!es->deadline)
                 return false;
         uint64_t at = es->deadline(es->data), now = now_us();
-        if (at <= now) {
-                *timeout_ms = 0;
-                return true;
-        }
-        *timeout_ms = (gint) MIN((at - now + 999) / 1000, (uint64_t) G_MAXINT);
-        return false;
+        *timeout_ms = jd_ms_until(at, now);
+        return at <= now;
 }
 
 static gboolean events_prepare(GSource *source, gint *timeout_ms)
