@@ -10,8 +10,8 @@
 # its 1 s period meanwhile). Everything is removed
 # on exit: processes are killed by their recorded PIDs, the directory with
 # rm -rf. ROUNDS=N in the environment: the subscribed periods alone,
-# alternated N times with the floor (a ratio per round, each side's CPU
-# thread by thread, and the medians).
+# alternated N times with the floor (a ratio and the microseconds above
+# the floor per round, each side's CPU thread by thread, and the medians).
 # BUILDDIR (default build/) must hold src/jetsond and
 # bench/jetsond-bus-bench. Needs root (the policy lets only root own the name).
 set -eu
@@ -107,8 +107,8 @@ if [ -n "${ROUNDS:-}" ]; then
         values=$(awk '/^subscribed, compact/ { f = 1 } f && /^  jetsond / { print $7; exit }' "$dir/round")
         base=$(awk '/^  floor / { print $7; exit }' "$dir/floor")
         echo "$sample $values $base" | awk -v r="$r" -v load="$(cut -d' ' -f1 /proc/loadavg)" '{
-            printf "round %d (load %s): Sample %.1f us, Values %.1f us a tick; floor %.1f us: %.2fx, %.2fx\n", r, load, $1, $2, $3, $1 / $3, $2 / $3
-            print $1 / $3, $2 / $3 }' | tee -a "$dir/ratios" | grep '^round'
+            printf "round %d (load %s): Sample %.1f us, Values %.1f us a tick; floor %.1f us: %.2fx, %.2fx; %+.1f, %+.1f us\n", r, load, $1, $2, $3, $1 / $3, $2 / $3, $1 - $3, $2 - $3
+            print $1 / $3, $2 / $3, $1 - $3, $2 - $3 }' | tee -a "$dir/ratios" | grep '^round'
         # Where each side's time went, thread by thread (us a tick): the
         # Sample period's, the Values period's, the floor's.
         grep -h 'by thread' "$dir/round" "$dir/floor" |
@@ -117,8 +117,14 @@ if [ -n "${ROUNDS:-}" ]; then
     mid=$(((ROUNDS + 1) / 2))
     s_med=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f1 | sort -n | sed -n "${mid}p")
     v_med=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f2 | sort -n | sed -n "${mid}p")
+    s_over=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f3 | sort -g | sed -n "${mid}p")
+    v_over=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f4 | sort -g | sed -n "${mid}p")
     printf 'figure: subscribers at %s us, median of %s rounds: Sample %.2fx, Values %.2fx the engine floor\n' \
         "$interval" "$ROUNDS" "$s_med" "$v_med"
+    # The same in microseconds above the floor a tick: what jetsond adds,
+    # which moves less than the ratio when the floor's own cost moves.
+    printf 'figure: subscribers at %s us, median of %s rounds: Sample %+.1f us, Values %+.1f us a tick above the engine floor\n' \
+        "$interval" "$ROUNDS" "$s_over" "$v_over"
     exit 0
 fi
 "$bench" "$@" "$daemon_pid" "$bus_pid"
