@@ -77,19 +77,24 @@ static int compare_double(const void *a, const void *b)
         return (x > y) - (x < y);
 }
 
+/* The floor is the files of a reading with no recheck due (one was just
+ * made): what every reading reads. The rechecks' own reads and stat()
+ * calls, made below one reading in RECHECK_EVERY, count against the
+ * sample, not into its floor. */
+static void record_floor(file_set *set, jd_sampler *sampler, unsigned tiers)
+{
+        jd_recheck_now();
+        jd_sampler_sample(sampler, tiers);
+        file_set_record(set, sampler, tiers);
+}
+
 static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd_values *values)
 {
         static file_set set;
         static char buf[65536];
         tier_cost c = { 0 };
 
-        /* The floor is the files of a reading with no recheck due (one
-         * was just made): what every reading reads. The rechecks' own
-         * reads and stat() calls, made below one reading in
-         * RECHECK_EVERY, count against the sample, not into its floor. */
-        jd_recheck_now();
-        jd_sampler_sample(sampler, tiers);
-        file_set_record(&set, sampler, tiers);
+        record_floor(&set, sampler, tiers);
         c.files = set.n;
         if (getenv("JETSOND_BENCH_FILES"))
                 for (size_t i = 0; i < set.n; i++)
@@ -135,34 +140,25 @@ static tier_cost measure(jd_sampler *sampler, unsigned tiers, int iterations, jd
         return c;
 }
 
-static double thread_us(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
-
 /* Floor and sample of TIERS, each after a sleep of SLEEP_US. */
 static void measure_cold(jd_sampler *sampler, unsigned tiers, const char *what, int n, unsigned sleep_us)
 {
         static file_set set;
         static char buf[65536];
-        jd_recheck_now();
-        jd_sampler_sample(sampler, tiers);
-        file_set_record(&set, sampler, tiers);
+        record_floor(&set, sampler, tiers);
         double *floor = calloc((size_t) n, sizeof(double)), *sample = calloc((size_t) n, sizeof(double));
         double *ratio = calloc((size_t) n, sizeof(double));
         for (int i = 0; floor && sample && ratio && i < n; i++) {
                 usleep(sleep_us);
-                double t0 = thread_us();
+                double t0 = cpu_seconds();
                 file_set_pread(&set, buf, sizeof(buf));
-                floor[i] = thread_us() - t0;
+                floor[i] = (cpu_seconds() - t0) * 1e6;
                 usleep(sleep_us);
                 if (i % RECHECK_EVERY == 0)
                         jd_recheck_now();
-                t0 = thread_us();
+                t0 = cpu_seconds();
                 jd_sampler_sample(sampler, tiers);
-                sample[i] = thread_us() - t0;
+                sample[i] = (cpu_seconds() - t0) * 1e6;
                 ratio[i] = floor[i] > 0 ? sample[i] / floor[i] : 0;
         }
         if (floor && sample && ratio) {
@@ -212,7 +208,7 @@ int main(int argc, char **argv)
         if (cold) {
                 unsigned sleep_us = (unsigned) strtoul(cold, NULL, 10);
                 int n = iterations / 10 > 0 ? iterations / 10 : 1;
-                printf("sysroot: %s (CPU time of this thread, each after a sleep)\n", dir);
+                printf("sysroot: %s (CPU time, each after a sleep)\n", dir);
                 measure_cold(sampler, JD_TIER_FAST, "fast tier", n, sleep_us);
                 measure_cold(sampler, JD_TIER_ALL, "full sample", n, sleep_us);
                 jd_sampler_free(sampler);
