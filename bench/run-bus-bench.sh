@@ -115,10 +115,12 @@ if [ -n "${ROUNDS:-}" ]; then
             sed -e 's/^ *by thread, us per [a-z ]*: */  threads: /' -e 's/ [a-z-]* 0\.0//g'
     done
     mid=$(((ROUNDS + 1) / 2))
-    s_med=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f1 | sort -n | sed -n "${mid}p")
-    v_med=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f2 | sort -n | sed -n "${mid}p")
-    s_over=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f3 | sort -g | sed -n "${mid}p")
-    v_over=$(grep -v '^round' "$dir/ratios" | cut -d' ' -f4 | sort -g | sed -n "${mid}p")
+    # The median of column $1 of the rounds' figures.
+    median() { grep -v '^round' "$dir/ratios" | cut -d' ' -f"$1" | sort -g | sed -n "${mid}p"; }
+    s_med=$(median 1)
+    v_med=$(median 2)
+    s_over=$(median 3)
+    v_over=$(median 4)
     printf 'figure: subscribers at %s us, median of %s rounds: Sample %.2fx, Values %.2fx the engine floor\n' \
         "$interval" "$ROUNDS" "$s_med" "$v_med"
     # The same in microseconds above the floor a tick: what jetsond adds,
