@@ -2,15 +2,18 @@
 //
 // jetsond as the indicator sees it, through the public D-Bus API only:
 // an object manager client for the properties of /org/jetsond/Jetson1 and
-// the fan objects (it follows the service as it leaves and comes back), a
-// subscription to the Sample signal for live values, and method calls that
-// let polkit ask for a password (the shell's own dialog).
-// No GNOME Shell imports: the same class runs in plain gjs. An ES module,
-// shared by both flavours of the extension (build-extension.py).
+// the fan objects (it follows the service as it leaves and comes back), the
+// compact Values stream for live values (GetKeys once, then a double per
+// key: Format.compactValues), and method calls that let polkit ask for a
+// password (the shell's own dialog).
+// No GNOME Shell imports: as an ES module (45 and later) the class runs
+// in plain gjs beside format.js. Shared by both flavours of the extension
+// (build-extension.py).
 
 import Gio from 'gi://Gio';
 import GLib from 'gi://GLib';
 import GObject from 'gi://GObject';
+import * as Format from './format.js';
 
 export const BUS_NAME = 'org.jetsond.Jetson1';
 export const OBJECT_PATH = '/org/jetsond/Jetson1';
@@ -30,8 +33,22 @@ export const IFACE = {
 // holds no properties when the board lacks its interface.
 const ROOT_INTERFACES = [IFACE.board, IFACE.nvpmodel, IFACE.clocks, IFACE.gpu];
 
+// SubscribeValues() at its longest period: Values at every sampling tick
+// of the service (its Interval), never making it sample faster, as the
+// Sample broadcasts this client followed before.
+const VALUES_INTERVAL_USEC = 3600000000;
+
+// Why Values and not Sample: the shell unpacks every signal on its main
+// thread, the compositor's. recursiveUnpack() of a Sample (240 keys, each
+// a string, a variant and a value) took 2.9 ms in gjs 1.74 here, once a
+// second; a Values array read as a Float64Array takes a few microseconds
+// (docs/performance.md). Everything the indicator shows at each sample is
+// a number; the throttle notice's words come from one GetSnapshot() when
+// the numbers say the clocks are held down (snapshot()).
+//
 // Signals: 'running' (bool) when the service appears or leaves; 'sample'
-// (values object) for every Sample; 'changed' (interface name) when the
+// (values object: key -> number, absent keys left out) for every Values
+// signal; 'changed' (interface name) when the
 // properties or the objects of an interface change. GObject signals, as
 // GNOME Shell 42 and 48 both have them (gjs's legacy Signals module is not
 // an ES module); whoever connects disconnects.
@@ -49,15 +66,24 @@ export const JetsondClient = GObject.registerClass({
         this._manager = null;
         this._managerIds = [];
         this._proxies = new Map();
-        this._sampleId = 0;
+        this._valuesId = 0;
         this._connection = null;
+        // The compact form's key list (GetKeys), and whether a GetKeys()
+        // or a SubscribeValues() is on its way.
+        this._keys = null;
+        this._generation = 0;
+        this._fetchingKeys = false;
+        this._subscribed = false;
+        // Bumped when the name changes owner: every run numbers its key
+        // lists from 1, so an answer of the run before is dropped.
+        this._run = 0;
     }
 
     start() {
         this._connection = Gio.bus_get_sync(this._busType, null);
-        this._sampleId = this._connection.signal_subscribe(BUS_NAME, IFACE.metrics, 'Sample',
+        this._valuesId = this._connection.signal_subscribe(BUS_NAME, IFACE.metrics, 'Values',
             OBJECT_PATH, null, Gio.DBusSignalFlags.NONE,
-            (_c, _sender, _path, _iface, _signal, params) => this._onSample(params));
+            (_c, _sender, _path, _iface, _signal, params) => this._onValues(params));
         // Without DO_NOT_AUTO_START the bus starts jetsond if it is
         // installed but not running yet (it is D-Bus activatable).
         Gio.DBusObjectManagerClient.new_for_bus(this._busType, Gio.DBusObjectManagerClientFlags.NONE,
@@ -68,14 +94,14 @@ export const JetsondClient = GObject.registerClass({
                 this._manager = manager;
                 const fansChanged = () => this.emit('changed', IFACE.fan);
                 this._managerIds = [
-                    manager.connect('notify::name-owner', () => this.emit('running', this.running)),
+                    manager.connect('notify::name-owner', () => this._ownerChanged()),
                     manager.connect('object-added', fansChanged),
                     manager.connect('object-removed', fansChanged),
                     manager.connect('interface-added', fansChanged),
                     manager.connect('interface-removed', fansChanged),
                     manager.connect('interface-proxy-properties-changed', fansChanged),
                 ];
-                this.emit('running', this.running);
+                this._ownerChanged();
             });
         for (const iface of ROOT_INTERFACES)
             this._addRootProxy(iface);
@@ -118,11 +144,19 @@ export const JetsondClient = GObject.registerClass({
 
     destroy() {
         this._cancellable.cancel();
-        for (const id of [this._sampleId, this._addedId]) {
+        // The shell's system bus connection outlives this client: the
+        // request is dropped here, not when a connection closes. Sent
+        // without the (cancelled) cancellable, and not waited for.
+        if (this._subscribed && this.running) {
+            this._connection.call(BUS_NAME, OBJECT_PATH, IFACE.metrics, 'Unsubscribe', null, null,
+                Gio.DBusCallFlags.NO_AUTO_START, -1, null, null);
+        }
+        this._subscribed = false;
+        for (const id of [this._valuesId, this._addedId]) {
             if (id)
                 this._connection.signal_unsubscribe(id);
         }
-        this._sampleId = this._addedId = 0;
+        this._valuesId = this._addedId = 0;
         for (const proxy of this._proxies.values())
             proxy.disconnect(proxy._jetsondChangedId);
         this._proxies.clear();
@@ -138,9 +172,78 @@ export const JetsondClient = GObject.registerClass({
         return this._manager !== null && this._manager.name_owner !== null;
     }
 
-    _onSample(params) {
-        const [, values] = params.recursiveUnpack();
-        this.emit('sample', values);
+    // A new run of jetsond holds no request of ours, and its key lists
+    // are its own: ask again each time the name gets an owner.
+    _ownerChanged() {
+        this._run++;
+        this._keys = null;
+        this._generation = 0;
+        this._fetchingKeys = false;
+        this._subscribed = false;
+        if (this.running) {
+            const run = this._run;
+            this._metricsCall('SubscribeValues', new GLib.Variant('(t)', [VALUES_INTERVAL_USEC]))
+                .then(() => {
+                    this._subscribed = run === this._run;
+                })
+                .catch(e => log(`jetsond: SubscribeValues failed: ${e.message}`));
+            this._fetchKeys(true);
+        }
+        this.emit('running', this.running);
+    }
+
+    // GetKeys(), then (FIRST) the latest values at once, without waiting
+    // for the next tick.
+    _fetchKeys(first = false) {
+        if (this._fetchingKeys)
+            return;
+        this._fetchingKeys = true;
+        const run = this._run;
+        this._metricsCall('GetKeys', null).then(reply => {
+            if (run !== this._run)
+                return undefined;
+            this._fetchingKeys = false;
+            const [generation, keys] = reply.deepUnpack();
+            this._generation = generation;
+            this._keys = keys;
+            if (first)
+                return this._metricsCall('GetValues', null).then(values => {
+                    if (run === this._run)
+                        this._onValues(values, true);
+                });
+            return undefined;
+        }).catch(e => {
+            if (run !== this._run)
+                return;
+            this._fetchingKeys = false;
+            log(`jetsond: cannot read the key list: ${e.message}`);
+        });
+    }
+
+    // A Values signal or a GetValues() reply: (timestamp, generation, ad).
+    // Values of another key list than ours are dropped, and the list
+    // asked for again (a newer list can only follow this signal).
+    _onValues(params, fromCall = false) {
+        const generation = params.get_child_value(1).get_uint32();
+        if (this._keys === null || generation !== this._generation) {
+            if (!fromCall)
+                this._fetchKeys();
+            return;
+        }
+        const values = Format.compactValues(this._keys, params.get_child_value(2));
+        if (values !== null)
+            this.emit('sample', values);
+    }
+
+    // The latest sample whole (strings included), unpacked: what the
+    // throttle notice words from. Resolves to a values object.
+    snapshot() {
+        return this._metricsCall('GetSnapshot', null).then(reply => reply.recursiveUnpack()[1]);
+    }
+
+    // A Metrics method: nothing to authorize, the bus's default timeout.
+    _metricsCall(method, args) {
+        return this._call(OBJECT_PATH, IFACE.metrics, method, args, Gio.DBusCallFlags.NO_AUTO_START, -1);
     }
 
     _proxy(path, iface) {
@@ -181,9 +284,14 @@ export const JetsondClient = GObject.registerClass({
     // Resolves when jetsond answers; rejects with the D-Bus error, as
     // {name, message} (message: jetsond's human text).
     call(iface, method, args, path = OBJECT_PATH) {
+        return this._call(path, iface, method, args, Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION,
+            GLib.MAXINT32);
+    }
+
+    // A call that settles never once this client is destroyed (cancelled).
+    _call(path, iface, method, args, flags, timeout) {
         return new Promise((resolve, reject) => {
-            this._connection.call(BUS_NAME, path, iface, method, args, null,
-                Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION, GLib.MAXINT32, this._cancellable,
+            this._connection.call(BUS_NAME, path, iface, method, args, null, flags, timeout, this._cancellable,
                 (connection, result) => {
                     try {
                         resolve(connection.call_finish(result));

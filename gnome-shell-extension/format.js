@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 //
-// Turns jetsond's Sample dictionaries and D-Bus errors into the words the
-// indicator shows. Pure functions on plain JavaScript values (a Sample as
-// recursiveUnpack() gives it), so tests/extension/test-format.js runs them
-// in plain gjs, without a shell. Units in, as the Metrics contract says:
-// kHz, KiB, mW, °C, %.
+// Turns jetsond's samples and D-Bus errors into the words the indicator
+// shows. Pure functions on plain JavaScript values (key -> value: the
+// numbers of a Values signal as compactValues() gives them, or a whole
+// snapshot as recursiveUnpack() gives it), so tests/extension/
+// test-format.js runs them in plain gjs, without a shell. Units in, as the
+// Metrics contract says: kHz, KiB, mW, °C, %.
 
 export const ERROR_REBOOT_REQUIRED = 'org.jetsond.Jetson1.Error.RebootRequired';
 
@@ -36,6 +37,25 @@ export function panelText(values, enabled) {
         .map(item => item.text(values))
         .filter(text => text !== null)
         .join('  ');
+}
+
+// The values object of a compact sample: KEYS (GetKeys) and ARRAY, the
+// Values signal's `ad` as a GLib.Variant, read as one Float64Array (a
+// GVariant holds its doubles in this machine's byte order) instead of a
+// variant per value. NaN is a key the sample lacks: left out, as Sample
+// leaves it out. null if the array does not match the key list.
+export function compactValues(keys, array) {
+    const raw = array.get_data_as_bytes().toArray();
+    const bytes = raw.byteOffset % 8 === 0 ? raw : raw.slice();
+    if (bytes.byteLength !== keys.length * 8)
+        return null;
+    const doubles = new Float64Array(bytes.buffer, bytes.byteOffset, keys.length);
+    const values = {};
+    for (let i = 0; i < keys.length; i++) {
+        if (!Number.isNaN(doubles[i]))
+            values[keys[i]] = doubles[i];
+    }
+    return values;
 }
 
 // The hottest temp.ZONE of a sample: {zone, celsius}, or null if none.
@@ -193,6 +213,16 @@ export function errorNotice(action, errorName, message) {
         errorName === 'org.freedesktop.DBus.Error.InteractiveAuthorizationRequired')
         return {title: `${action}: not authorized`, body: message, offer: null};
     return {title: `${action} failed`, body: message, offer: null};
+}
+
+// Whether the numbers of a sample say the clocks are held down: jetsond's
+// summary (throttle.active, 1 while a reason holds), or a discrete GPU's
+// clock event reasons (dgpu.N.throttle) other than idling alone (bit 0)
+// or none. throttleNotice() words it from a whole snapshot.
+export function isThrottled(values) {
+    if (values['throttle.active'])
+        return true;
+    return Object.keys(values).some(key => /^dgpu\.\d+\.throttle$/.test(key) && values[key] > 1);
 }
 
 // Issue 39: the notification when the clocks start being held down, from

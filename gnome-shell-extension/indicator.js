@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// The top-bar button: a compact live line from jetsond's Sample signals
+// The top-bar button: a compact live line from jetsond's Values signals
 // and a menu with the board, the details of each reading, the power modes,
 // jetson_clocks, the GPU's 3D scaling and the fan profiles. Writes go through JetsondClient.call,
 // so polkit asks with GNOME's own dialog; failures become notifications
@@ -102,11 +102,18 @@ class JetsondIndicator extends PanelMenu.Button {
     // ---- live values -------------------------------------------------
     _onSample(values) {
         this._values = values;
-        // A notification when throttling starts (the first sample included).
-        const notice = Format.throttleNotice(values);
-        if (notice && !this._throttled)
-            this._notifier.show(notice.title, notice.body);
-        this._throttled = notice !== null;
+        // A notification when throttling starts (the first sample
+        // included): the numbers say when, a snapshot says why, in
+        // jetsonctl status's words (the reasons are strings).
+        const throttled = Format.isThrottled(values);
+        if (throttled && !this._throttled) {
+            this._client.snapshot().then(snapshot => {
+                const notice = Format.throttleNotice(snapshot);
+                if (notice && this._throttled)
+                    this._notifier.show(notice.title, notice.body);
+            }).catch(e => log(`jetsond: GetSnapshot failed: ${e.message}`));
+        }
+        this._throttled = throttled;
         this._updateLabel();
         this._updateDetails();
         for (const [index, item] of this._fanItems)

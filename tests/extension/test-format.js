@@ -60,6 +60,20 @@ check('absent readings are left out', Format.panelText(pc, ALL), 'CPU 3%  51 °C
 check('a load of 0 is shown, not left out', Format.panelText({'gpu.load': 0}, ALL), 'GPU 0%');
 check('an empty sample gives an empty line', Format.panelText({}, ALL), '');
 
+// The same sample as the Values signal carries it: the numeric keys of
+// GetKeys (booleans as 1 and 0) and one double each, NaN for a key the
+// sample lacks. What the indicator shows must not depend on the form.
+const keys = [...Object.keys(orin), 'gpu.temp'];
+const doubles = keys.map(k => (k in orin ? Number(orin[k]) : NaN));
+const compact = Format.compactValues(keys, new GLib.Variant('ad', doubles));
+check('compact form: NaN is left out', 'gpu.temp' in compact, false);
+check('compact form: booleans are 1 and 0', [compact['cpu.0.online'], compact['cpu.2.online']], [1, 0]);
+check('compact form: the same panel line', Format.panelText(compact, ALL), Format.panelText(orin, ALL));
+check('compact form: the same detail lines', Format.detailLines(compact), Format.detailLines(orin));
+check('compact form: an array of another list is refused',
+    Format.compactValues(keys.slice(1), new GLib.Variant('ad', doubles)), null);
+check('compact form: no keys', Format.compactValues([], new GLib.Variant('ad', [])), {});
+
 check('hottest zone', Format.hottestZone(orin), {zone: 'tj', celsius: 46.6});
 check('no zones', Format.hottestZone({'cpu.load': 5}), null);
 check('temp. prefix only', Format.hottestZone({'temperature': 99, 'temp.gpu': 40}), {zone: 'gpu', celsius: 40});
@@ -127,6 +141,15 @@ check('a cap and over-current events',
 check('a discrete GPU at its power cap and hot',
     Format.throttleNotice({'dgpu.0.throttle_reasons': 'sw_power_cap,hw_thermal'}),
     {title: 'Jetson is throttled', body: 'Clocks held down by GPU 0: sw_power_cap, hw_thermal.'});
+
+// When the numbers call for a notice (the words come from a snapshot).
+check('throttled: a reason holds', Format.isThrottled({'throttle.active': 1}), true);
+check('not throttled: no reason holds', Format.isThrottled({'throttle.active': 0, 'throttle.oc_events': 5}), false);
+check('not throttled: a discrete GPU idling', Format.isThrottled({'dgpu.0.throttle': 1}), false);
+check('not throttled: a discrete GPU held by nothing', Format.isThrottled({'dgpu.0.throttle': 0}), false);
+check('throttled: a discrete GPU at its power cap', Format.isThrottled({'dgpu.1.throttle': 4}), true);
+check('throttled: idling and at its power cap', Format.isThrottled({'dgpu.0.throttle': 5}), true);
+check('not throttled: a board without the keys', Format.isThrottled(orin), false);
 
 if (failures > 0) {
     print(`${failures} check(s) failed`);

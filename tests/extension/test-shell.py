@@ -312,6 +312,14 @@ def shell_match_rules(shell_pid):
     return mine
 
 
+def values_signals(seconds):
+    """How many Values signals jetsond broadcast in SECONDS: it sends them
+    only while a connection holds a SubscribeValues() request."""
+    out = subprocess.run(["timeout", str(seconds), "gdbus", "monitor", "--system", "--dest", "org.jetsond.Jetson1",
+                          "--object-path", "/org/jetsond/Jetson1"], capture_output=True, text=True).stdout
+    return out.count("org.jetsond.Jetson1.Metrics.Values (")
+
+
 # ---- the extension's side, through Eval ---------------------------------------
 def label(shell):
     return shell.eval(f"{IND} ? {IND}._label.text : null")
@@ -572,9 +580,14 @@ def run(stack, shell):
            if "JS ERROR" in line or (UUID in line and ("rror" in line or "arning" in line))]
     assert not bad, "\n".join(bad)
 
-    step("disable() leaves nothing behind: no indicator, no notification source, no match rule")
+    step("the extension follows the compact stream: Values, not Sample (issue 37), from the new jetsond too")
     held = [r for r in shell_match_rules(shell.proc.pid) if "org.jetsond" in r or "/org/jetsond" in r]
-    assert held, "the enabled extension holds no jetsond match rule: the check below could not fail"
+    assert any("member='Values'" in r for r in held), held
+    assert not any("member='Sample'" in r for r in held), held
+    seen = values_signals(3)
+    assert seen > 0, "no Values signal while the extension is enabled: the check below could not fail"
+
+    step("disable() leaves nothing behind: no indicator, no notification source, no match rule, no request")
     shell.extension("DisableExtension")
     harness.wait_for(lambda: shell.extension_info(UUID)["state"] == 2.0, 15, "state DISABLED")
     assert shell.eval(f"{IND} === undefined") is True
@@ -584,6 +597,8 @@ def run(stack, shell):
     shell.eval(shell.js["gc"])
     left = lambda: [r for r in shell_match_rules(shell.proc.pid) if "jetsond" in r]  # noqa: E731
     harness.wait_for(lambda: not left(), 10, f"the shell's jetsond match rules to go: {left()}")
+    # The shell's bus connection stays: only Unsubscribe() ends the request.
+    harness.wait_for(lambda: values_signals(2) == 0, 10, f"jetsond to stop sending Values ({seen} in 3 s before)")
     shell.extension("EnableExtension")
     harness.wait_for(lambda: shell.extension_info(UUID)["state"] == 1.0, 15, "state ENABLED again")
     harness.wait_for(label_matches, 15, f"the label again after enabling (it says {label(shell)!r})")
