@@ -423,6 +423,25 @@ def run(stack, shell):
     text = harness.wait_for(label_matches, 15, f"the label to match the sample (it says {label(shell)!r})")
     assert text.startswith("GPU ") and " CPU " in text and " W " in text and text.endswith(" °C"), text
 
+    step("100 samples a second (a client subscribed at 10 ms): the top bar refreshes at most twice a second")
+    bus = Gio.bus_get_sync(Gio.BusType.SYSTEM)  # this test's own connection: the request lasts while it does
+
+    def metrics(method, args=None):
+        bus.call_sync("org.jetsond.Jetson1", "/org/jetsond/Jetson1", "org.jetsond.Jetson1.Metrics", method, args,
+                      None, Gio.DBusCallFlags.NONE, 5000, None)
+    counts = lambda: shell.eval(f"[{IND}._samples, {IND}._refreshes]")  # noqa: E731
+    metrics("Subscribe", GLib.Variant("(t)", (10000,)))
+    harness.wait_for(lambda: prop("/org/jetsond/Jetson1", "Metrics", "Interval") == 10000, 10, "Interval 10 ms")
+    (s0, r0), t0 = counts(), time.monotonic()
+    time.sleep(3)
+    (s1, r1), took = counts(), time.monotonic() - t0
+    metrics("Unsubscribe")
+    samples, refreshes = s1 - s0, r1 - r0
+    print(f"figure: at 10 ms the indicator got {samples} samples in {took:.1f} s and refreshed {refreshes} times")
+    assert samples >= 20, f"only {samples} samples in {took:.1f} s at 10 ms: the check below could not fail"
+    assert 2 <= refreshes <= took / 0.5 + 2, f"{refreshes} refreshes in {took:.1f} s ({samples} samples)"
+    harness.wait_for(label_matches, 15, f"the label at the default interval again (it says {label(shell)!r})")
+
     step("a setting hides its item in the top bar at once")
     ext_dir = os.path.join(shell.home, ".local/share/gnome-shell/extensions", UUID)
     gsettings = ["gsettings", "--schemadir", os.path.join(ext_dir, "schemas")]
