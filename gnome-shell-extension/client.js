@@ -40,7 +40,7 @@ const VALUES_INTERVAL_USEC = 3600000000;
 
 // Why Values and not Sample: the shell unpacks every signal on its main
 // thread, the compositor's. recursiveUnpack() of a Sample (240 keys, each
-// a string, a variant and a value) took 2.9 ms in gjs 1.74 here, once a
+// a string, a variant and a value) took 2.5 ms in gjs 1.74 here, once a
 // second; a Values array read as a Float64Array takes a few microseconds
 // (docs/performance.md). Everything the indicator shows at each sample is
 // a number; the throttle notice's words come from one GetSnapshot() when
