@@ -60,9 +60,9 @@ static void put_u64(writer *w, uint64_t v)
         memcpy(room(w, 8), &v, 8);
 }
 
-/* A string of LEN bytes (its NUL follows them). */
-static void put_string(writer *w, const char *s, size_t len)
+static void put_string(writer *w, const char *s)
 {
+        size_t len = strlen(s);
         put_u32(w, (uint32_t) len);
         memcpy(room(w, len + 1), s, len + 1);
 }
@@ -73,16 +73,6 @@ static void put_signature(writer *w, const char *sig)
         guint8 *at = room(w, len + 2);
         at[0] = (guint8) len;
         memcpy(at + 1, sig, len + 1);
-}
-
-/* A variant's signature of one basic type, as put_signature() writes
- * it, without counting. */
-static void put_type_signature(writer *w, char type)
-{
-        guint8 *at = room(w, 3);
-        at[0] = 1;
-        at[1] = (guint8) type;
-        at[2] = 0;
 }
 
 /* Arrays: the length, then padding to the elements' alignment, which the
@@ -105,8 +95,9 @@ static void end_array(writer *w, size_t at, size_t element_alignment)
 static void put_value(writer *b, const jd_value *v)
 {
         pad(b, 8);                    /* dict entry */
-        put_string(b, v->key, v->key_len ? v->key_len : strlen(v->key));
-        put_type_signature(b, (char) v->type);
+        put_string(b, v->key);
+        char sig[2] = { (char) v->type, 0 };
+        put_signature(b, sig);
         switch (v->type) {
         case JD_VALUE_BOOL:
                 put_u32(b, v->b ? 1 : 0);
@@ -127,7 +118,7 @@ static void put_value(writer *b, const jd_value *v)
                 break;
         }
         case JD_VALUE_STRING:
-                put_string(b, v->s, v->str_len ? v->str_len : strlen(v->s));
+                put_string(b, v->s);
                 break;
         }
 }
@@ -170,7 +161,7 @@ static void put_field(writer *b, guint8 code, const char *type, const char *s, u
         else if (type[0] == 'g')
                 put_signature(b, s);
         else
-                put_string(b, s, strlen(s));
+                put_string(b, s);
 }
 
 void jd_wire_header(GByteArray *out, uint32_t serial, const char *path, const char *interface, const char *member,

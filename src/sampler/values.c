@@ -80,7 +80,6 @@ static jd_value *add(jd_values *v, jd_value_type type, const char *fmt, uint64_t
                 x->fmt = NULL;
                 if (!spell_key(x->key, sizeof(x->key), fmt, num, str))
                         return NULL; /* a key we cannot spell is left out */
-                x->key_len = (uint8_t) strlen(x->key);
                 x->fmt = fmt;
                 x->num = num;
                 x->str_hash = h;
@@ -125,10 +124,8 @@ static jd_value *add(jd_values *v, jd_value_type type, const char *fmt, uint64_t
         do {                                                                    \
                 const char *s_ = (value);                                       \
                 jd_value *x_ = s_ && s_[0] ? add((v), JD_VALUE_STRING, KEY(__VA_ARGS__)) : NULL; \
-                if (x_) {                                                       \
+                if (x_)                                                         \
                         jd_strlcpy(x_->s, s_, sizeof(x_->s));                   \
-                        x_->str_len = (uint8_t) strlen(x_->s);                  \
-                }                                                               \
         } while (0)
 
 static void add_cpu(jd_values *v, const jd_cpu_sample *cpu)

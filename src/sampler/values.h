@@ -28,11 +28,6 @@ typedef enum {
 typedef struct {
         char key[JD_VALUE_KEY_MAX];
         jd_value_type type;
-        /* strlen(key), and strlen(s) of a string, kept where they are
-         * written: the Sample body writes every length, and counting them
-         * there was a tenth of the main thread at 10 ms. 0: not known (a
-         * value made by hand), count it. */
-        uint8_t key_len, str_len;
         /* What the key was spelled from, so that the next sample can reuse
          * the slot's name without formatting it (values.c). */
         const char *fmt;
