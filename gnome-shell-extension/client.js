@@ -69,11 +69,10 @@ export const JetsondClient = GObject.registerClass({
         this._valuesId = 0;
         this._connection = null;
         // The compact form's key list (GetKeys), and whether a GetKeys()
-        // or a SubscribeValues() is on its way.
+        // is on its way.
         this._keys = null;
         this._generation = 0;
         this._fetchingKeys = false;
-        this._subscribed = false;
         // Bumped when the name changes owner: every run numbers its key
         // lists from 1, so an answer of the run before is dropped.
         this._run = 0;
@@ -146,12 +145,13 @@ export const JetsondClient = GObject.registerClass({
         this._cancellable.cancel();
         // The shell's system bus connection outlives this client: the
         // request is dropped here, not when a connection closes. Sent
-        // without the (cancelled) cancellable, and not waited for.
-        if (this._subscribed && this.running) {
+        // without the (cancelled) cancellable, and not waited for; it
+        // follows a SubscribeValues() still on its way, on the same
+        // connection, and is harmless where there was none.
+        if (this.running) {
             this._connection.call(BUS_NAME, OBJECT_PATH, IFACE.metrics, 'Unsubscribe', null, null,
                 Gio.DBusCallFlags.NO_AUTO_START, -1, null, null);
         }
-        this._subscribed = false;
         for (const id of [this._valuesId, this._addedId]) {
             if (id)
                 this._connection.signal_unsubscribe(id);
@@ -179,22 +179,17 @@ export const JetsondClient = GObject.registerClass({
         this._keys = null;
         this._generation = 0;
         this._fetchingKeys = false;
-        this._subscribed = false;
         if (this.running) {
-            const run = this._run;
             this._metricsCall('SubscribeValues', new GLib.Variant('(t)', [VALUES_INTERVAL_USEC]))
-                .then(() => {
-                    this._subscribed = run === this._run;
-                })
                 .catch(e => log(`jetsond: SubscribeValues failed: ${e.message}`));
-            this._fetchKeys(true);
+            this._fetchKeys();
         }
         this.emit('running', this.running);
     }
 
-    // GetKeys(), then (FIRST) the latest values at once, without waiting
-    // for the next tick.
-    _fetchKeys(first = false) {
+    // GetKeys(), then the latest values at once, without waiting for the
+    // next tick (at start, and when the list changed).
+    _fetchKeys() {
         if (this._fetchingKeys)
             return;
         this._fetchingKeys = true;
@@ -206,17 +201,15 @@ export const JetsondClient = GObject.registerClass({
             const [generation, keys] = reply.deepUnpack();
             this._generation = generation;
             this._keys = keys;
-            if (first)
-                return this._metricsCall('GetValues', null).then(values => {
-                    if (run === this._run)
-                        this._onValues(values, true);
-                });
-            return undefined;
+            return this._metricsCall('GetValues', null).then(values => {
+                if (run === this._run)
+                    this._onValues(values, true);
+            });
         }).catch(e => {
             if (run !== this._run)
                 return;
             this._fetchingKeys = false;
-            log(`jetsond: cannot read the key list: ${e.message}`);
+            log(`jetsond: cannot read the compact values: ${e.message}`);
         });
     }
 
