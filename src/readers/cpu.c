@@ -1,6 +1,7 @@
 #include "cpu.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,14 @@ typedef struct {
         jd_file online, cur, min, max, governor;
         jd_file idle_disable[JD_CPU_MAX_IDLE];
         jd_cpu_ticks prev;
+        /* The in-root path cpuN/cpufreq leads to. The kernel links every
+         * CPU's cpufreq directory to its policy's (policy0, policy4, ...:
+         * a cluster on a Jetson), so cores with the same path read the
+         * same attributes: only the first online one reads them (LEADER),
+         * the others copy its values. On AGX Orin that is 3 reads of the
+         * current frequency a fast tick instead of 12. */
+        char *policy;
+        size_t leader;
 } core_files;
 
 struct jd_cpu_reader {
@@ -46,6 +55,27 @@ static void close_core(core_files *f)
         jd_file_close(&f->governor);
         for (size_t i = 0; i < JD_CPU_MAX_IDLE; i++)
                 jd_file_close(&f->idle_disable[i]);
+        free(f->policy);
+        f->policy = NULL;
+}
+
+/* Which core each online core's policy attributes are read from: the
+ * first online core whose cpufreq directory is the same. Called when the
+ * reader starts and whenever a core goes on- or offline. */
+static void assign_leaders(jd_cpu_reader *r)
+{
+        for (size_t i = 0; i < r->sample.n_cores; i++) {
+                core_files *f = &r->files[i];
+                f->leader = i;
+                if (!r->sample.cores[i].online || !f->policy)
+                        continue;
+                for (size_t j = 0; j < i; j++)
+                        if (r->sample.cores[j].online && r->files[j].leader == j && r->files[j].policy &&
+                            strcmp(r->files[j].policy, f->policy) == 0) {
+                                f->leader = j;
+                                break;
+                        }
+        }
 }
 
 /* cpufreq and cpuidle files of an offline core are missing or stale, so
@@ -64,6 +94,10 @@ static void open_core_freq(jd_cpu_reader *r, size_t i)
         jd_file_open(&f->min, r->sr, CPU_DIR "/cpu%u/cpufreq/scaling_min_freq", id);
         jd_file_open(&f->max, r->sr, CPU_DIR "/cpu%u/cpufreq/scaling_max_freq", id);
         jd_file_open(&f->governor, r->sr, CPU_DIR "/cpu%u/cpufreq/scaling_governor", id);
+        char dir[64], canonical[PATH_MAX];
+        snprintf(dir, sizeof(dir), CPU_DIR "/cpu%u/cpufreq", id);
+        free(f->policy);
+        f->policy = jd_sysroot_resolve(r->sr, dir, canonical, sizeof(canonical)) == 0 ? strdup(canonical) : NULL;
         c->hw_min_khz.present = jd_read_u64(r->sr, &c->hw_min_khz.value,
                                             CPU_DIR "/cpu%u/cpufreq/cpuinfo_min_freq", id);
         c->hw_max_khz.present = jd_read_u64(r->sr, &c->hw_max_khz.value,
@@ -125,6 +159,7 @@ jd_cpu_reader *jd_cpu_reader_new(const jd_sysroot *sr)
                 if (c->online)
                         open_core_freq(r, i);
         }
+        assign_leaders(r);
         jd_cpu_reader_sample_limits(r);
         return r;
 }
@@ -267,7 +302,16 @@ const jd_cpu_sample *jd_cpu_reader_sample(jd_cpu_reader *r)
                         if (online)
                                 open_core_freq(r, i);
                 }
-                c->cur_khz.present = online && jd_file_u64(&f->cur, &c->cur_khz.value);
+        }
+        if (online_changed)
+                assign_leaders(r);
+        for (size_t i = 0; i < s->n_cores; i++) {
+                jd_cpu_core *c = &s->cores[i];
+                core_files *f = &r->files[i];
+                if (f->leader != i)
+                        c->cur_khz = s->cores[f->leader].cur_khz;
+                else
+                        c->cur_khz.present = c->online && jd_file_u64(&f->cur, &c->cur_khz.value);
         }
 
         /* Counters of a core that went away and came back restart: the
@@ -289,10 +333,18 @@ void jd_cpu_reader_sample_limits(jd_cpu_reader *r)
                 jd_cpu_core *c = &r->sample.cores[i];
                 core_files *f = &r->files[i];
                 bool on = c->online;
-                c->min_khz.present = on && jd_file_u64(&f->min, &c->min_khz.value);
-                c->max_khz.present = on && jd_file_u64(&f->max, &c->max_khz.value);
-                if (!on || !jd_file_str(&f->governor, c->governor, sizeof(c->governor)))
-                        c->governor[0] = '\0';
+                if (f->leader != i) {
+                        const jd_cpu_core *l = &r->sample.cores[f->leader];
+                        c->min_khz = l->min_khz;
+                        c->max_khz = l->max_khz;
+                        memcpy(c->governor, l->governor, sizeof(c->governor));
+                } else {
+                        c->min_khz.present = on && jd_file_u64(&f->min, &c->min_khz.value);
+                        c->max_khz.present = on && jd_file_u64(&f->max, &c->max_khz.value);
+                        if (!on || !jd_file_str(&f->governor, c->governor, sizeof(c->governor)))
+                                c->governor[0] = '\0';
+                }
+                /* Idle states are the core's own (cpuN/cpuidle), never shared. */
                 for (size_t k = 0; k < c->n_idle; k++) {
                         uint64_t d = 0;
                         c->idle[k].disabled.present = on && jd_file_u64(&f->idle_disable[k], &d);

@@ -2,11 +2,27 @@
  * loads from two prepared /proc/stat snapshots. The snapshots are built
  * so that averaging per-core loads gives a different (wrong) aggregate. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cpu.h"
 #include "fixture.h"
+
+/* Every pread(2) the readers make goes through here (the test's own
+ * definition comes before libc's), counted while COUNTING is set. With
+ * _FILE_OFFSET_BITS=64 this defines the pread64 the readers call. */
+static bool counting;
+static unsigned preads;
+
+ssize_t pread(int fd, void *buf, size_t count, off_t offset)
+{
+        if (counting)
+                preads++;
+        return syscall(SYS_pread64, fd, buf, count, offset);
+}
 
 typedef struct {
         const char *board;
@@ -191,6 +207,97 @@ static void test_hotplug(void **state)
         fixture_remove_copy(sr, dir);
 }
 
+/* The kernel links each CPU's cpufreq directory to its policy's
+ * (cpuN/cpufreq -> ../cpufreq/policyM, one policy a cluster): AGX Orin's
+ * 12 cores in three clusters of 4, as on the board. */
+static void link_policies(const char *dir)
+{
+        for (unsigned cpu = 0; cpu < 12; cpu++) {
+                unsigned policy = cpu / 4 * 4;
+                g_autofree char *rel = g_strdup_printf("sys/devices/system/cpu/cpu%u/cpufreq", cpu);
+                g_autofree char *own = g_build_filename(dir, rel, NULL);
+                g_autofree char *target = g_strdup_printf("%s/sys/devices/system/cpu/cpufreq/policy%u", dir, policy);
+                if (cpu == policy) {
+                        g_autofree char *parent = g_path_get_dirname(target);
+                        assert_int_equal(g_mkdir_with_parents(parent, 0755), 0);
+                        assert_int_equal(g_rename(own, target), 0);
+                } else {
+                        g_autofree char *cmd = g_strdup_printf("rm -r '%s'", own);
+                        assert_int_equal(system(cmd), 0);
+                }
+                g_autofree char *link = g_strdup_printf("../cpufreq/policy%u", policy);
+                assert_int_equal(symlink(link, own), 0);
+        }
+}
+
+/* Cores of one policy read its attributes once, through the first online
+ * core, and all show the same values; a core going offline hands the
+ * reading to the next one of its policy. */
+static void test_policy_read_once(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        link_policies(dir);
+        fixture_write_str(dir, "sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1420800\n");
+        fixture_write_str(dir, "sys/devices/system/cpu/cpufreq/policy8/scaling_max_freq", "1984000\n");
+        fixture_write_str(dir, "sys/devices/system/cpu/cpufreq/policy8/scaling_governor", "performance\n");
+        jd_cpu_reader *r = jd_cpu_reader_new(sr);
+
+        counting = true;
+        preads = 0;
+        const jd_cpu_sample *s = jd_cpu_reader_sample(r);
+        /* /proc/stat and one scaling_cur_freq a policy (12 + 1 unshared). */
+        assert_int_equal(preads, 4);
+        preads = 0;
+        jd_cpu_reader_sample_limits(r);
+        /* min, max and governor a policy; each core's 2 idle states. */
+        assert_int_equal(preads, 3 * 3 + 12 * 2);
+        counting = false;
+
+        const uint64_t cur[3] = { 729600, 1420800, 729600 };
+        for (size_t k = 0; k < 12; k++) {
+                const jd_cpu_core *c = &s->cores[k];
+                assert_true(c->cur_khz.present);
+                assert_int_equal(c->cur_khz.value, cur[k / 4]);
+                assert_int_equal(c->max_khz.value, k >= 8 ? 1984000 : 2201600);
+                assert_int_equal(c->min_khz.value, 729600);
+                assert_string_equal(c->governor, k >= 8 ? "performance" : "schedutil");
+                assert_int_equal(c->n_idle, 2);
+        }
+
+        /* cpu4 parked: cpu5 reads policy4 now, and cpu4 shows nothing. */
+        g_autofree char *host = fixture_host_path(dir, "proc/stat");
+        g_autofree char *stat = NULL;
+        assert_true(g_file_get_contents(host, &stat, NULL, NULL));
+        g_autofree char *parked = without_core(stat, 4);
+        fixture_write_str(dir, "proc/stat", parked);
+        fixture_write_str(dir, "sys/devices/system/cpu/cpu4/online", "0\n");
+        fixture_write_str(dir, "sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1113600\n");
+        counting = true;
+        preads = 0;
+        s = jd_cpu_reader_sample(r);
+        /* /proc/stat, cpu4's online file, a scaling_cur_freq a policy. */
+        assert_int_equal(preads, 5);
+        counting = false;
+        assert_false(s->cores[4].online);
+        assert_false(s->cores[4].cur_khz.present);
+        for (size_t k = 5; k < 8; k++)
+                assert_int_equal(s->cores[k].cur_khz.value, 1113600);
+        jd_cpu_reader_sample_limits(r);
+        assert_false(s->cores[4].max_khz.present);
+        assert_int_equal(s->cores[7].max_khz.value, 2201600);
+
+        /* Back online: cpu4 leads its policy again, with the same values. */
+        fixture_write_str(dir, "proc/stat", stat);
+        fixture_write_str(dir, "sys/devices/system/cpu/cpu4/online", "1\n");
+        s = jd_cpu_reader_sample(r);
+        for (size_t k = 4; k < 8; k++)
+                assert_int_equal(s->cores[k].cur_khz.value, 1113600);
+        jd_cpu_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -198,6 +305,7 @@ int main(void)
                 cmocka_unit_test(test_limits),
                 cmocka_unit_test(test_hotplug),
                 cmocka_unit_test(test_load_held_until_counters_move),
+                cmocka_unit_test(test_policy_read_once),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
