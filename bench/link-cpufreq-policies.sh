@@ -22,7 +22,7 @@ for pass in policies links; do
     for dir in "$cpu"/cpu[0-9]*; do
         n=${dir##*/cpu}
         f="$dir/cpufreq"
-        [ -d "$f" ] && [ ! -L "$f" ] || continue
+        if [ ! -d "$f" ] || [ -L "$f" ]; then continue; fi
         first=$(first_of "$n")
         if [ "$pass" = policies ] && [ "$first" = "$n" ]; then
             mv "$f" "$cpu/cpufreq/policy$n"
