@@ -2,7 +2,6 @@
  * loads from two prepared /proc/stat snapshots. The snapshots are built
  * so that averaging per-core loads gives a different (wrong) aggregate. */
 #include <glib.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -208,26 +207,16 @@ static void test_hotplug(void **state)
 }
 
 /* The kernel links each CPU's cpufreq directory to its policy's
- * (cpuN/cpufreq -> ../cpufreq/policyM, one policy a cluster): AGX Orin's
- * 12 cores in three clusters of 4, as on the board. */
+ * (cpuN/cpufreq -> ../cpufreq/policyM, one policy a cluster), which
+ * link-cpufreq-policies.sh makes of a copied tree from its related_cpus:
+ * AGX Orin's 12 cores in three clusters of 4, as on the board. */
 static void link_policies(const char *dir)
 {
-        for (unsigned cpu = 0; cpu < 12; cpu++) {
-                unsigned policy = cpu / 4 * 4;
-                g_autofree char *rel = g_strdup_printf("sys/devices/system/cpu/cpu%u/cpufreq", cpu);
-                g_autofree char *own = g_build_filename(dir, rel, NULL);
-                g_autofree char *target = g_strdup_printf("%s/sys/devices/system/cpu/cpufreq/policy%u", dir, policy);
-                if (cpu == policy) {
-                        g_autofree char *parent = g_path_get_dirname(target);
-                        assert_int_equal(g_mkdir_with_parents(parent, 0755), 0);
-                        assert_int_equal(g_rename(own, target), 0);
-                } else {
-                        g_autofree char *cmd = g_strdup_printf("rm -r '%s'", own);
-                        assert_int_equal(system(cmd), 0);
-                }
-                g_autofree char *link = g_strdup_printf("../cpufreq/policy%u", policy);
-                assert_int_equal(symlink(link, own), 0);
-        }
+        g_autofree char *cmd = g_strdup_printf("sh '%s/link-cpufreq-policies.sh' '%s'", FIXTURES_DIR, dir);
+        assert_int_equal(system(cmd), 0);
+        g_autofree char *link = g_build_filename(dir, "sys/devices/system/cpu/cpu5/cpufreq", NULL);
+        g_autofree char *target = g_file_read_link(link, NULL);
+        assert_string_equal(target, "../cpufreq/policy4");
 }
 
 /* Cores of one policy read its attributes once, through the first online
