@@ -28,7 +28,8 @@ build=$(cd "$build" && pwd)
 jetsond=$build/src/jetsond
 bench=$build/bench/jetsond-bus-bench
 floor=$build/bench/jetsond-engine-floor
-for f in "$jetsond" "$bench" "$floor"; do
+wake=$build/bench/jetsond-wake-cost
+for f in "$jetsond" "$bench" "$floor" "$wake"; do
     [ -x "$f" ] || { echo "$0: $f not built (ninja -C $build)" >&2; exit 2; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "$0: must run as root (bus policy)" >&2; exit 2; }
@@ -97,6 +98,9 @@ if [ -n "${ROUNDS:-}" ]; then
     # times, one ratio per round and the medians: a neighbour that slows
     # one round slows both sides of it, where one long run of each compares
     # two different moments of a shared machine.
+    # What the machine charges a stream before jetsond does anything: a
+    # message a tick to a sleeping reader on another CPU, as dbus-daemon is.
+    "$wake" "$interval" | grep '^figure' | sed 's/^figure: /figure: this machine: /'
     : >"$dir/ratios"
     r=0
     while [ $r -lt "$ROUNDS" ]; do
