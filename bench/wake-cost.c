@@ -3,8 +3,8 @@
  *
  * A stream at 10 ms wakes jetsond's threads every tick and sends one
  * message to dbus-daemon, which is asleep until it comes. Both costs are
- * the machine's: on a VM a timer wake-up and a cross-CPU wake-up go
- * through the hypervisor, on a board they do not. The engine floor
+ * the machine's (a VM may take each wake-up through its hypervisor, a
+ * board does not have one), not jetsond's. The engine floor
  * (jetsond-engine-floor) pays the wake-ups but sends nothing, so this
  * says how much of jetsond's ratio to the floor a machine puts there by
  * itself. One thread sleeps to an absolute CLOCK_MONOTONIC deadline each
