@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "engine.h"
 #include "file-set.h"
 #include "sampler.h"
@@ -69,12 +70,6 @@ static void sample_n(jd_sampler *sampler, unsigned tiers, int n)
                         jd_recheck_now();
                 jd_sampler_sample(sampler, tiers);
         }
-}
-
-static int compare_double(const void *a, const void *b)
-{
-        double x = *(const double *) a, y = *(const double *) b;
-        return (x > y) - (x < y);
 }
 
 /* The floor is the files of a reading with no recheck due (one was just

@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compare.h"
+
 enum { BLOCKS = 5, MODES = 3 };
 static const char *const mode_names[MODES] = { "wake", "wake + send to a reader asleep",
                                                "wake + send to a reader running" };
@@ -99,12 +101,6 @@ static double block(int mode, long period_us, int ticks, size_t size)
         if (child > 0)
                 waitpid(child, NULL, 0);
         return us;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-        double x = *(const double *) a, y = *(const double *) b;
-        return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
