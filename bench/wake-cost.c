@@ -77,6 +77,10 @@ static double block(int mode, long period_us, int ticks, size_t size)
                 exit(1);
         }
         pid_t child = mode > 0 ? fork() : -1;
+        if (mode > 0 && child < 0) {
+                perror("fork");
+                exit(1);
+        }
         if (child == 0) {
                 pin(1);
                 close(sv[0]);
@@ -108,8 +112,8 @@ int main(int argc, char **argv)
         long period_us = argc > 1 ? atol(argv[1]) : 10000;
         int ticks = argc > 2 ? atoi(argv[2]) : 100;
         long size = argc > 3 ? atol(argv[3]) : 8192;
-        if (period_us <= 0 || ticks <= 0 || size <= 0 || size > (1 << 20)) {
-                fprintf(stderr, "usage: jetsond-wake-cost [PERIOD_US [TICKS [SIZE (at most 1 MiB)]]]\n");
+        if (period_us <= 0 || period_us > 10000000 || ticks <= 0 || size <= 0 || size > (1 << 20)) {
+                fprintf(stderr, "usage: jetsond-wake-cost [PERIOD_US (at most 10 s) [TICKS [SIZE (at most 1 MiB)]]]\n");
                 return 2;
         }
         if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
