@@ -43,8 +43,9 @@ const VALUES_INTERVAL_USEC = 3600000000;
 // a string, a variant and a value) took 2.5 ms in gjs 1.74 here, once a
 // second; a Values array read as a Float64Array takes a few microseconds
 // (docs/performance.md). Everything the indicator shows at each sample is
-// a number; the throttle notice's words come from one GetSnapshot() when
-// the numbers say the clocks are held down (snapshot()).
+// a number; only a discrete GPU's throttle reason names, which are strings,
+// come from one GetSnapshot() when its numbers say it is held down
+// (snapshot()).
 //
 // Signals: 'running' (bool) when the service appears or leaves; 'sample'
 // (values object: key -> number, absent keys left out) for every Values
@@ -228,8 +229,9 @@ export const JetsondClient = GObject.registerClass({
             this.emit('sample', values);
     }
 
-    // The latest sample whole (strings included), unpacked: what the
-    // throttle notice words from. Resolves to a values object.
+    // The latest sample whole (strings included), unpacked: where the
+    // throttle notice finds a discrete GPU's reason names. Resolves to a
+    // values object.
     snapshot() {
         return this._metricsCall('GetSnapshot', null).then(reply => reply.recursiveUnpack()[1]);
     }

@@ -218,34 +218,53 @@ export function errorNotice(action, errorName, message) {
 // Whether the numbers of a sample say the clocks are held down: jetsond's
 // summary (throttle.active, 1 while a reason holds), or a discrete GPU's
 // clock event reasons (dgpu.N.throttle) other than idling alone (bit 0)
-// or none. throttleNotice() words it from a whole snapshot.
+// or none.
 export function isThrottled(values) {
     if (values['throttle.active'])
         return true;
     return Object.keys(values).some(key => /^dgpu\.\d+\.throttle$/.test(key) && values[key] > 1);
 }
 
-// Issue 39: the notification when the clocks start being held down, from
-// jetsond's summary keys, in jetsonctl status's words: {title, body}, or
-// null while nothing holds them (a dGPU only idling is not held down).
+// Issue 39: the notification while the clocks are held down, in jetsonctl
+// status's words.
 const THROTTLE_REASONS = {
     over_current: 'over-current', thermal_cpu: 'CPU thermal cap', thermal_gpu: 'GPU thermal cap',
     thermal_soc: 'SoC thermal cap',
 };
 
-export function throttleNotice(values) {
-    const reasons = values['throttle.reasons'];
+// What holds the clocks down in one sample's numbers, as reasons: a name of
+// jetsond's summary (throttle.reason.NAME.active is 1) or 'dgpu.N' for a
+// discrete GPU held down by more than idling. The indicator collects them
+// over a throttling episode, so that a reason which joins is named too.
+export function throttleReasons(values) {
+    const reasons = Object.keys(THROTTLE_REASONS).filter(r => values[`throttle.reason.${r}.active`]);
+    for (const key of Object.keys(values)) {
+        const m = /^(dgpu\.\d+)\.throttle$/.exec(key);
+        if (m && values[key] > 1)
+            reasons.push(m[1]);
+    }
+    return reasons;
+}
+
+// The notice for the reasons seen (throttleReasons()'s, in any order):
+// {title, body}, or null for none. dgpuNames: 'dgpu.N' -> that GPU's
+// dgpu.N.throttle_reasons from a snapshot (a string: Values carry only
+// numbers); events: throttle.oc_events. In jetsonctl status's order: the
+// summary's reasons, then the GPUs by number.
+export function throttleNotice(reasons, dgpuNames = {}, events = undefined) {
     const parts = [];
-    if (reasons !== undefined && reasons !== 'none')
-        parts.push(reasons.split(',').map(r => THROTTLE_REASONS[r] || r).join(', '));
-    for (const key of Object.keys(values).filter(k => /^dgpu\.\d+\.throttle_reasons$/.test(k)).sort()) {
-        const names = values[key];
-        if (names !== 'none' && names !== 'idle')
-            parts.push(`GPU ${key.split('.')[1]}: ${names.split(',').join(', ')}`);
+    const summary = Object.keys(THROTTLE_REASONS).filter(r => reasons.includes(r));
+    if (summary.length > 0)
+        parts.push(summary.map(r => THROTTLE_REASONS[r]).join(', '));
+    const gpus = reasons.filter(r => /^dgpu\.\d+$/.test(r))
+        .sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
+    for (const gpu of gpus) {
+        const names = dgpuNames[gpu];
+        const named = typeof names === 'string' && names !== 'none' && names !== 'idle';
+        parts.push(`GPU ${gpu.split('.')[1]}${named ? `: ${names.split(',').join(', ')}` : ''}`);
     }
     if (parts.length === 0)
         return null;
-    const events = values['throttle.oc_events'];
     return {
         title: 'Jetson is throttled',
         body: `Clocks held down by ${parts.join('; ')}.` +

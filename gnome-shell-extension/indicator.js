@@ -37,6 +37,7 @@ class JetsondIndicator extends PanelMenu.Button {
         this._samples = 0;
         this._refreshes = 0;
         this._lastRefreshUs = 0;
+        this._throttleEpisode = null;
         this._refreshId = 0;
 
         const gicon = Gio.icon_new_for_string(`${extensionPath}/icons/jetsond-symbolic.svg`);
@@ -90,8 +91,10 @@ class JetsondIndicator extends PanelMenu.Button {
     }
 
     _syncAll() {
-        if (!this._client.running)
+        if (!this._client.running) {
             this._values = null;
+            this._throttleEpisode = null; // a jetsond that comes back starts anew
+        }
         for (const iface of [IFACE.board, IFACE.nvpmodel, IFACE.clocks, IFACE.gpu, IFACE.fan])
             this._sync(iface);
         this._updateLabel();
@@ -117,18 +120,7 @@ class JetsondIndicator extends PanelMenu.Button {
     // ---- live values -------------------------------------------------
     _onSample(values) {
         this._values = values;
-        // A notification when throttling starts (the first sample
-        // included): the numbers say when, a snapshot says why, in
-        // jetsonctl status's words (the reasons are strings).
-        const throttled = Format.isThrottled(values);
-        if (throttled && !this._throttled) {
-            this._client.snapshot().then(snapshot => {
-                const notice = Format.throttleNotice(snapshot);
-                if (notice && this._throttled)
-                    this._notifier.show(notice.title, notice.body);
-            }).catch(e => log(`jetsond: GetSnapshot failed: ${e.message}`));
-        }
-        this._throttled = throttled;
+        this._followThrottling(values);
         this._samples++;
         if (this._refreshId)
             return; // the refresh due shows this sample
@@ -141,6 +133,53 @@ class JetsondIndicator extends PanelMenu.Button {
             this._refreshId = 0;
             this._refresh();
             return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    // Issue 39: one notification a throttling episode (from the first
+    // sample held down, the first of all included, to the next that is
+    // not), in jetsonctl status's words. A reason that joins while it lasts
+    // is added to the same notification rather than lost or told twice:
+    // causes that come together can reach two samples (each is a file read
+    // at its own moment), and an over-current reason holds only for the
+    // sample whose counter rose. The reasons come from the sample's own
+    // numbers; only a discrete GPU's reason names need a snapshot.
+    _followThrottling(values) {
+        if (!Format.isThrottled(values)) {
+            this._throttleEpisode = null;
+            return;
+        }
+        if (!this._throttleEpisode)
+            this._throttleEpisode = {reasons: [], dgpuNames: {}, notification: null, dismissed: false};
+        const episode = this._throttleEpisode;
+        const joined = Format.throttleReasons(values).filter(r => !episode.reasons.includes(r));
+        if (joined.length === 0)
+            return;
+        episode.reasons.push(...joined);
+        episode.events = values['throttle.oc_events'];
+        const gpus = joined.filter(r => r.startsWith('dgpu.'));
+        const named = gpus.length === 0 ? Promise.resolve() : this._client.snapshot().then(snapshot => {
+            for (const gpu of gpus)
+                episode.dgpuNames[gpu] = snapshot[`${gpu}.throttle_reasons`];
+        }).catch(e => log(`jetsond: GetSnapshot failed: ${e.message}`));
+        named.then(() => this._showThrottleNotice(episode));
+    }
+
+    _showThrottleNotice(episode) {
+        if (episode !== this._throttleEpisode || episode.dismissed)
+            return; // it ended meanwhile, or the user closed its notification
+        const notice = Format.throttleNotice(episode.reasons, episode.dgpuNames, episode.events);
+        if (!notice)
+            return;
+        if (episode.notification) {
+            this._notifier.update(episode.notification, notice.title, notice.body);
+            return;
+        }
+        const notification = this._notifier.show(notice.title, notice.body);
+        episode.notification = notification;
+        notification.connect('destroy', () => {
+            if (episode.notification === notification)
+                episode.dismissed = true;
         });
     }
 

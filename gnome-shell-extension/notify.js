@@ -4,8 +4,9 @@
 // while there is something to show and is destroyed with the extension.
 // An ES module shared by both flavours of the extension: GNOME Shell 46
 // changed the message tray's constructors (property objects instead of
-// arguments) and renamed showNotification() to addNotification(), so the
-// shell's version picks the calls.
+// arguments), renamed showNotification() to addNotification() and made a
+// notification's words properties (update() before), so the shell's version
+// picks the calls.
 
 import * as Config from 'resource:///org/gnome/shell/misc/config.js';
 import * as Main from 'resource:///org/gnome/shell/ui/main.js';
@@ -49,6 +50,15 @@ export class Notifier {
         else
             source.showNotification(notification);
         return notification;
+    }
+
+    // New words for a notification show() made, in place (it stays one
+    // notification in the list).
+    update(notification, title, body) {
+        if (PROPERTY_OBJECTS)
+            notification.set({title, body});
+        else
+            notification.update(title, body);
     }
 
     destroy() {

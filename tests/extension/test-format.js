@@ -129,18 +129,33 @@ check('other errors carry the message',
     Format.errorNotice('Fan 0 profile cool', 'org.jetsond.Jetson1.Error.Busy', 'A power mode change is in progress.'),
     {title: 'Fan 0 profile cool failed', body: 'A power mode change is in progress.', offer: null});
 
-// Issue 39: the throttling notification.
-check('no notice on a board not held down',
-    Format.throttleNotice({'throttle.reasons': 'none', 'throttle.oc_events': 0, 'dgpu.0.throttle_reasons': 'idle'}),
-    null);
-check('no notice where nothing is reported', Format.throttleNotice(orin), null);
-check('a cap and over-current events',
-    Format.throttleNotice({'throttle.reasons': 'over_current,thermal_gpu', 'throttle.oc_events': 3}),
+// Issue 39: the throttling notification, from the reasons collected over
+// an episode (throttleReasons() of each sample).
+check('no notice without a reason', Format.throttleNotice([], {}, 0), null);
+check('a cap and over-current events, in jetsonctl status\'s order',
+    Format.throttleNotice(['thermal_gpu', 'over_current'], {}, 3),
     {title: 'Jetson is throttled',
      body: 'Clocks held down by over-current, GPU thermal cap. 3 over-current events since boot.'});
-check('a discrete GPU at its power cap and hot',
-    Format.throttleNotice({'dgpu.0.throttle_reasons': 'sw_power_cap,hw_thermal'}),
-    {title: 'Jetson is throttled', body: 'Clocks held down by GPU 0: sw_power_cap, hw_thermal.'});
+check('one event', Format.throttleNotice(['over_current'], {}, 1).body,
+    'Clocks held down by over-current. 1 over-current event since boot.');
+check('no counter, no count', Format.throttleNotice(['thermal_soc']).body, 'Clocks held down by SoC thermal cap.');
+check('discrete GPUs by number, named from a snapshot',
+    Format.throttleNotice(['dgpu.10', 'dgpu.2'], {'dgpu.2': 'sw_power_cap,hw_thermal', 'dgpu.10': 'sw_thermal'}),
+    {title: 'Jetson is throttled', body: 'Clocks held down by GPU 2: sw_power_cap, hw_thermal; GPU 10: sw_thermal.'});
+check('a discrete GPU whose names did not come (or say idle)',
+    Format.throttleNotice(['dgpu.0', 'dgpu.1'], {'dgpu.1': 'idle'}).body, 'Clocks held down by GPU 0; GPU 1.');
+check('the board and a discrete GPU', Format.throttleNotice(['dgpu.0', 'thermal_cpu'], {'dgpu.0': 'sw_power_cap'}, 0).body,
+    'Clocks held down by CPU thermal cap; GPU 0: sw_power_cap. 0 over-current events since boot.');
+
+// Which reasons a sample's numbers name.
+check('the summary\'s active reasons', Format.throttleReasons({
+    'throttle.reason.over_current.active': 1, 'throttle.reason.thermal_cpu.active': 0,
+    'throttle.reason.thermal_gpu.active': 1, 'throttle.active': 1, 'throttle.oc_events': 2,
+}), ['over_current', 'thermal_gpu']);
+check('discrete GPUs held down by more than idling',
+    Format.throttleReasons({'dgpu.0.throttle': 1, 'dgpu.1.throttle': 4, 'dgpu.2.throttle': 0, 'dgpu.3.throttle': 5}),
+    ['dgpu.1', 'dgpu.3']);
+check('nothing on a board without the keys', Format.throttleReasons(orin), []);
 
 // When the numbers call for a notice (the words come from a snapshot).
 check('throttled: a reason holds', Format.isThrottled({'throttle.active': 1}), true);
