@@ -25,19 +25,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "compare.h"
+#include "bench-util.h"
 #include "engine.h"
 #include "file-set.h"
 #include "sampler.h"
 #include "sysfile.h"
 #include "values.h"
-
-static double cpu_seconds(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
 
 /* User-mode CPU time alone: what parsing costs, as opposed to the
  * kernel's side of the reads. */

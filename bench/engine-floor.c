@@ -30,6 +30,8 @@
 #include "sampler.h"
 #include "sysfile.h"
 
+#include "bench-util.h"
+
 typedef struct {
         const char *name;
         file_set files, extra;        /* extra: the fast tier's limits */
@@ -42,13 +44,6 @@ typedef struct {
 static uint64_t end_us;
 static int event_fd;
 static atomic_bool stopping;
-
-static uint64_t clock_ns(clockid_t id)
-{
-        struct timespec ts;
-        clock_gettime(id, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
 
 static void *run_tier(void *data)
 {

@@ -29,14 +29,9 @@
 #include "values_message.h"
 #include "wire.h"
 
-#define RUNS 5
+#include "bench-util.h"
 
-static double cpu_seconds(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
+#define RUNS 5
 
 typedef void (*job)(void *data);
 

@@ -35,18 +35,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compare.h"
+#include "bench-util.h"
 
 enum { BLOCKS = 5, MODES = 3 };
 static const char *const mode_names[MODES] = { "wake", "wake + send to a reader asleep",
                                                "wake + send to a reader running" };
-
-static double thread_cpu_us(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
 
 static void pin(int cpu)
 {
@@ -90,7 +83,7 @@ static double block(int mode, long period_us, int ticks, size_t size)
         static char payload[1 << 20];
         struct timespec next;
         clock_gettime(CLOCK_MONOTONIC, &next);
-        double start = thread_cpu_us();
+        double start = (double) clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1e3;
         for (int i = 0; i < ticks; i++) {
                 next.tv_nsec += period_us * 1000;
                 next.tv_sec += next.tv_nsec / 1000000000;
@@ -100,7 +93,7 @@ static double block(int mode, long period_us, int ticks, size_t size)
                 if (mode > 0 && write(sv[0], payload, size) < 0)
                         perror("write");
         }
-        double us = (thread_cpu_us() - start) / ticks;
+        double us = ((double) clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1e3 - start) / ticks;
         close(sv[0]);
         if (child > 0)
                 waitpid(child, NULL, 0);
