@@ -83,6 +83,7 @@ class JetsondIndicator extends PanelMenu.Button {
         if (this._refreshId)
             GLib.source_remove(this._refreshId);
         this._refreshId = 0;
+        this._throttleEpisode = null; // a snapshot still on its way shows nothing
         this._clientIds.forEach(id => this._client.disconnect(id));
         this._client.destroy();
         this._notifier.destroy();
