@@ -215,16 +215,6 @@ export function errorNotice(action, errorName, message) {
     return {title: `${action} failed`, body: message, offer: null};
 }
 
-// Whether the numbers of a sample say the clocks are held down: jetsond's
-// summary (throttle.active, 1 while a reason holds), or a discrete GPU's
-// clock event reasons (dgpu.N.throttle) other than idling alone (bit 0)
-// or none.
-export function isThrottled(values) {
-    if (values['throttle.active'])
-        return true;
-    return Object.keys(values).some(key => /^dgpu\.\d+\.throttle$/.test(key) && values[key] > 1);
-}
-
 // Issue 39: the notification while the clocks are held down, in jetsonctl
 // status's words.
 const THROTTLE_REASONS = {
@@ -233,15 +223,19 @@ const THROTTLE_REASONS = {
 };
 
 // What holds the clocks down in one sample's numbers, as reasons: a name of
-// jetsond's summary (throttle.reason.NAME.active is 1) or 'dgpu.N' for a
-// discrete GPU held down by more than idling. The indicator collects them
+// jetsond's summary (throttle.reason.NAME.active is 1; jetsond's
+// throttle.active is 1 exactly while one is) or 'dgpu.N' for a discrete
+// GPU whose clock event reasons (dgpu.N.throttle) are more than idling
+// alone (bit 0) or none. Empty: not throttled. The indicator collects them
 // over a throttling episode, so that a reason which joins is named too.
 export function throttleReasons(values) {
-    const reasons = Object.keys(THROTTLE_REASONS).filter(r => values[`throttle.reason.${r}.active`]);
+    const reasons = [];
     for (const key of Object.keys(values)) {
-        const m = /^(dgpu\.\d+)\.throttle$/.exec(key);
-        if (m && values[key] > 1)
+        const m = /^throttle\.reason\.(\w+)\.active$|^(dgpu\.\d+)\.throttle$/.exec(key);
+        if (m?.[1] && values[key])
             reasons.push(m[1]);
+        else if (m?.[2] && values[key] > 1)
+            reasons.push(m[2]);
     }
     return reasons;
 }
@@ -253,9 +247,12 @@ export function throttleReasons(values) {
 // summary's reasons, then the GPUs by number.
 export function throttleNotice(reasons, dgpuNames = {}, events = undefined) {
     const parts = [];
-    const summary = Object.keys(THROTTLE_REASONS).filter(r => reasons.includes(r));
+    // The names this extension knows in their order, then any a newer
+    // jetsond adds, as it names them.
+    const summary = Object.keys(THROTTLE_REASONS).filter(r => reasons.includes(r))
+        .concat(reasons.filter(r => !(r in THROTTLE_REASONS) && !/^dgpu\.\d+$/.test(r)));
     if (summary.length > 0)
-        parts.push(summary.map(r => THROTTLE_REASONS[r]).join(', '));
+        parts.push(summary.map(r => THROTTLE_REASONS[r] || r).join(', '));
     const gpus = reasons.filter(r => /^dgpu\.\d+$/.test(r))
         .sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
     for (const gpu of gpus) {

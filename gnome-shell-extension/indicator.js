@@ -146,14 +146,15 @@ class JetsondIndicator extends PanelMenu.Button {
     // sample whose counter rose. The reasons come from the sample's own
     // numbers; only a discrete GPU's reason names need a snapshot.
     _followThrottling(values) {
-        if (!Format.isThrottled(values)) {
+        const reasons = Format.throttleReasons(values);
+        if (reasons.length === 0) {
             this._throttleEpisode = null;
             return;
         }
         if (!this._throttleEpisode)
             this._throttleEpisode = {reasons: [], dgpuNames: {}, notification: null, dismissed: false};
         const episode = this._throttleEpisode;
-        const joined = Format.throttleReasons(values).filter(r => !episode.reasons.includes(r));
+        const joined = reasons.filter(r => !episode.reasons.includes(r));
         if (joined.length === 0)
             return;
         episode.reasons.push(...joined);

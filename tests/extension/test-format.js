@@ -157,14 +157,17 @@ check('discrete GPUs held down by more than idling',
     ['dgpu.1', 'dgpu.3']);
 check('nothing on a board without the keys', Format.throttleReasons(orin), []);
 
-// When the numbers call for a notice (the words come from a snapshot).
-check('throttled: a reason holds', Format.isThrottled({'throttle.active': 1}), true);
-check('not throttled: no reason holds', Format.isThrottled({'throttle.active': 0, 'throttle.oc_events': 5}), false);
-check('not throttled: a discrete GPU idling', Format.isThrottled({'dgpu.0.throttle': 1}), false);
-check('not throttled: a discrete GPU held by nothing', Format.isThrottled({'dgpu.0.throttle': 0}), false);
-check('throttled: a discrete GPU at its power cap', Format.isThrottled({'dgpu.1.throttle': 4}), true);
-check('throttled: idling and at its power cap', Format.isThrottled({'dgpu.0.throttle': 5}), true);
-check('not throttled: a board without the keys', Format.isThrottled(orin), false);
+// When the numbers call for a notice: any reason.
+check('not throttled: no reason holds', Format.throttleReasons({
+    'throttle.active': 0, 'throttle.reason.over_current.active': 0, 'throttle.oc_events': 5}), []);
+check('not throttled: a discrete GPU idling', Format.throttleReasons({'dgpu.0.throttle': 1}), []);
+check('not throttled: a discrete GPU held by nothing', Format.throttleReasons({'dgpu.0.throttle': 0}), []);
+check('throttled: idling and at its power cap', Format.throttleReasons({'dgpu.0.throttle': 5}), ['dgpu.0']);
+check('a reason a newer jetsond adds', Format.throttleReasons({'throttle.reason.thermal_cv.active': 1}),
+    ['thermal_cv']);
+check('a reason this extension does not know is named as jetsond names it, after the known ones',
+    Format.throttleNotice(['thermal_cv', 'over_current', 'dgpu.0']).body,
+    'Clocks held down by over-current, thermal_cv; GPU 0.');
 
 if (failures > 0) {
     print(`${failures} check(s) failed`);
