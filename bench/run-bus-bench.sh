@@ -100,7 +100,7 @@ if [ -n "${ROUNDS:-}" ]; then
     # two different moments of a shared machine.
     # What the machine charges a stream before jetsond does anything: a
     # message a tick to a sleeping reader on another CPU, as dbus-daemon is.
-    "$wake" "$interval" | grep '^figure' | sed 's/^figure: /figure: this machine: /'
+    "$wake" "$interval" | sed -n 's/^figure: /figure: this machine: /p'
     : >"$dir/ratios"
     r=0
     while [ $r -lt "$ROUNDS" ]; do
