@@ -14,6 +14,7 @@
 #include "documented_keys.h"
 #include "jetsond-dbus.h"
 #include "log.h"
+#include "sensors_message.h"
 #include "service.h"
 #include "values_message.h"
 #include "wire.h"
@@ -441,6 +442,13 @@ static int get_interval(sd_bus *bus, const char *path, const char *interface, co
         return sd_bus_message_append_basic(reply, 't', &v);
 }
 
+static int get_sensors(sd_bus *bus, const char *path, const char *interface, const char *property,
+                       sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return jd_append_sensors(reply, ((metrics_iface *) userdata)->base.svc->sample);
+}
+
 static const sd_bus_vtable metrics_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_SIGNAL_WITH_ARGS("Sample", SD_BUS_ARGS("t", timestamp_usec, "a{sv}", values), 0),
@@ -463,6 +471,7 @@ static const sd_bus_vtable metrics_vtable[] = {
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Interval", "t", get_interval, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("DefaultInterval", "t", get_interval, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Sensors", "a(sss)", get_sensors, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_VTABLE_END,
 };
 

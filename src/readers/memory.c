@@ -96,28 +96,40 @@ bool jd_parse_meminfo(const char *text, jd_memory_sample *m)
         return true;
 }
 
-bool jd_parse_buddyinfo_lfb(const char *text, uint64_t *lfb)
+bool jd_parse_buddyinfo_lfb(const char *text, jd_buddy_free *out)
 {
+        uint64_t by_order[11] = { 0 };
         bool any = false;
-        *lfb = 0;
         JD_FOR_EACH_LINE(l, text) {
-                /* "Node 0, zone   Normal  <11 counts by order>": the last
-                 * count is the largest free block. */
+                /* "Node 0, zone   Normal  <11 counts by order>": free
+                 * blocks of 4 KiB << order, the last 4 MiB. */
                 jd_span f[16];
-                uint64_t last = 0;
+                uint64_t counts[11];
                 size_t cols = jd_line_fields(l, f, 16);
                 if (cols < 4 || !jd_span_eq(f[0], "Node") || !jd_span_eq(f[2], "zone"))
                         continue;
                 for (size_t i = 4; i < cols; i++)
-                        if (!jd_span_u64(f[i], &last))
+                        if (!jd_span_u64(f[i], &counts[(i - 4) % 11]))
                                 return false;
-                cols -= 4;
-                if (cols != 11)
+                if (cols - 4 != 11)
                         continue;
-                *lfb += last;
+                for (size_t o = 0; o < 11; o++)
+                        by_order[o] += counts[o];
                 any = true;
         }
-        return any;
+        if (!any)
+                return false;
+        out->lfb = by_order[10];
+        /* tegrastats' "lfb NxS": the largest size that has a free block. */
+        out->largest_kib = out->largest_count = 0;
+        for (size_t o = 11; o-- > 0;) {
+                if (by_order[o]) {
+                        out->largest_kib = (uint64_t) 4 << o;
+                        out->largest_count = by_order[o];
+                        break;
+                }
+        }
+        return true;
 }
 
 bool jd_parse_nvmap_total(const char *text, uint64_t *kib)
@@ -137,10 +149,13 @@ const jd_memory_sample *jd_memory_reader_sample(jd_memory_reader *r)
 {
         jd_memory_sample *m = &r->sample;
         uint64_t v;
-        if (jd_file_read(&r->buddyinfo, r->buf, sizeof(r->buf)) > 0 && jd_parse_buddyinfo_lfb(r->buf, &v))
-                JD_SET(m->lfb, v);
-        else
-                m->lfb.present = false;
+        jd_buddy_free b;
+        bool buddy = jd_file_read(&r->buddyinfo, r->buf, sizeof(r->buf)) > 0 && jd_parse_buddyinfo_lfb(r->buf, &b);
+        m->lfb = (jd_opt_u64) { .present = buddy, .value = buddy ? b.lfb : 0 };
+        /* No free block at all leaves no largest size to tell. */
+        buddy = buddy && b.largest_count > 0;
+        m->lfb_block = (jd_opt_u64) { .present = buddy, .value = buddy ? b.largest_kib : 0 };
+        m->lfb_blocks = (jd_opt_u64) { .present = buddy, .value = buddy ? b.largest_count : 0 };
         if (jd_file_read(&r->iram_clients, r->buf, sizeof(r->buf)) > 0 && jd_parse_nvmap_total(r->buf, &v))
                 JD_SET(m->iram_used, v);
         else

@@ -10,6 +10,8 @@ typedef struct {
         jd_opt_u64 shared;          /* GPU-shared: NvMapMemUsed on L4T */
         jd_opt_u64 swap_total, swap_free, swap_used, swap_cached;
         jd_opt_u64 lfb;             /* count of free 4 MiB blocks (buddyinfo's last column) */
+        jd_opt_u64 lfb_block;       /* size of the largest free blocks (KiB): 4096, or less when fragmented */
+        jd_opt_u64 lfb_blocks;      /* how many free blocks of that size */
         jd_opt_u64 iram_total, iram_used;   /* t210 only */
 } jd_memory_sample;
 
@@ -21,6 +23,10 @@ const jd_memory_sample *jd_memory_reader_sample(jd_memory_reader *r);
 
 /* Parsers, exposed for tests. */
 bool jd_parse_meminfo(const char *text, jd_memory_sample *out);
-bool jd_parse_buddyinfo_lfb(const char *text, uint64_t *lfb);
+typedef struct {
+        uint64_t lfb;               /* free 4 MiB blocks, all zones */
+        uint64_t largest_kib, largest_count;   /* the largest size with a free block; 0, 0 if none */
+} jd_buddy_free;
+bool jd_parse_buddyinfo_lfb(const char *text, jd_buddy_free *out);
 /* "total 0K" line of an nvmap clients/maps table, in KiB. */
 bool jd_parse_nvmap_total(const char *text, uint64_t *kib);

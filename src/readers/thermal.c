@@ -131,6 +131,7 @@ static void add_hwmon_temps(jd_thermal_reader *r, const jd_sysroot *sr)
                                 break;
                         }
                         r->temp[r->sample.n - 1] = f;
+                        z->hwmon = true;
                         read_milli(sr, &z->max_c, dir, ch, "max");
                         read_milli(sr, &z->crit_c, dir, ch, "crit");
                 }

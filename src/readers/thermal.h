@@ -10,6 +10,7 @@
 typedef struct {
         char type[48];          /* "cpu-thermal", "coretemp Package id 0" */
         char key[48];           /* stable short name: "cpu", "cv0", "coretemp_package_id_0" */
+        bool hwmon;             /* an hwmon channel, not a thermal zone */
         bool online;
         jd_opt_dbl temp_c;
         jd_opt_dbl max_c, crit_c;   /* hwmon limits where given */

@@ -42,7 +42,9 @@ static void meminfo(const char *text, size_t len)
         if (jd_parse_meminfo(text, &m) && m.used.present)
                 CHECK(m.used.value <= m.total.value);
         uint64_t v;
-        jd_parse_buddyinfo_lfb(text, &v);
+        jd_buddy_free b;
+        if (jd_parse_buddyinfo_lfb(text, &b) && b.largest_count)
+                CHECK(b.largest_kib >= 4 && b.largest_kib <= 4096);
         jd_parse_nvmap_total(text, &v);
 }
 
