@@ -52,6 +52,10 @@ int jc_cmd_record(jc_ctx *c, int argc, char **argv);
 int jc_cmd_measure(jc_ctx *c, int argc, char **argv);
 int jc_cmd_top(jc_ctx *c, int argc, char **argv);
 int jc_cmd_select(jc_ctx *c, int argc, char **argv);
+int jc_cmd_tegrastats(jc_ctx *c, int argc, char **argv);
+/* jetsonctl started under the name tegrastats (client/tegrastats/). */
+int jc_tegrastats_main(int argc, char **argv);
+extern const GOptionEntry jc_tegrastats_entries[];
 
 /* Options of individual commands, filled in by main.c's option parser. */
 extern int jc_watch_interval_ms;  /* -1 (not given): do not Subscribe(), take the default period */

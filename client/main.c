@@ -137,6 +137,7 @@ typedef struct {
         const char *details;    /* what it does and the busctl equivalent */
         const GOptionEntry *entries;
         jc_command_fn run;
+        bool own_bus;           /* the command connects when it needs to (tegrastats --start forks first) */
 } command;
 
 static const command commands[] = {
@@ -271,6 +272,19 @@ static const command commands[] = {
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot",
           select_entries, jc_cmd_select },
+        { "tegrastats", "[--interval MS] [--logfile FILE [--start]] [--stop] [--format r32|r35|r36|r38|r39]",
+          "Print NVIDIA's tegrastats lines, exactly as the board's JetPack prints them, as any user",
+          "One line every --interval milliseconds in the form tegrastats prints on the board's L4T release\n"
+          "(--format: another release's), from jetsond's samples: no root, no tegrastats, nothing read\n"
+          "from the hardware but what jetsond reads anyway. tegrastats' own options: --logfile appends to\n"
+          "FILE, --start runs in the background, --stop ends every such run; --readall and --verbose are\n"
+          "accepted. Under the name tegrastats (the link /usr/libexec/jetsond/tegrastats) jetsonctl runs\n"
+          "this command. docs/tegrastats.md has every field per release.\n\n"
+          "busctl equivalent (the compact stream the lines come from; a faster one needs SubscribeValues\n"
+          "from a connection that stays open):\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetValues\n"
+          "  " BUSCTL " get-property " DEST " org.jetsond.Jetson1.Metrics Sensors",
+          jc_tegrastats_entries, jc_cmd_tegrastats, true },
 };
 
 static const command *find_command(const char *name)
@@ -382,6 +396,10 @@ int main(int argc, char **argv)
          * and the golden tests expect. */
         setlocale(LC_CTYPE, "");
         g_set_prgname("jetsonctl");
+        /* The link named tegrastats: tegrastats' command line alone. */
+        g_autofree char *invoked = g_path_get_basename(argv[0]);
+        if (strcmp(invoked, "tegrastats") == 0)
+                return jc_tegrastats_main(argc, argv);
         if (!take_json_modes(&argc, argv))
                 return JC_EXIT_USAGE;
 
@@ -438,7 +456,7 @@ int main(int argc, char **argv)
                 .session = opt_session,
                 .address = opt_address,
         };
-        ret = jc_bus_open(&c);
+        ret = cmd->own_bus ? JC_EXIT_OK : jc_bus_open(&c);
         if (ret == JC_EXIT_OK)
                 ret = cmd->run(&c, cmd_argc, args);
         c.bus = sd_bus_flush_close_unref(c.bus);

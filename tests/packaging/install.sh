@@ -46,8 +46,16 @@ if ! diff -u "$tmp/expected" "$tmp/actual" >"$tmp/diff"; then
 fi
 
 # Modes: the daemon, the client and the exporter 0755, everything else 0644; only
-# regular files.
+# regular files, but for the name tegrastats: a relative link to the
+# installed jetsonctl.
 while IFS= read -r f; do
+    if [ "$f" = "$libexecdir/jetsonctl/tegrastats" ]; then
+        target=$(readlink "$dest$f")
+        case "$target" in /*) fail "$f links to the absolute $target" ;; esac
+        [ "$(readlink -f "$dest$f")" = "$(readlink -f "$dest$bindir/jetsonctl")" ] ||
+            fail "$f does not lead to $bindir/jetsonctl (it links to $target)"
+        continue
+    fi
     if [ -L "$dest$f" ] || [ ! -f "$dest$f" ]; then
         fail "$f is not a regular file"
         continue

@@ -1,0 +1,302 @@
+/* jetsonctl tegrastats: NVIDIA's tegrastats lines from jetsond's samples,
+ * for every script that already reads them, with tegrastats' own command
+ * line. It reads the compact Values stream (Metrics.SubscribeValues):
+ * numbers only, 8 bytes a value, the sample the daemon took anyway, so it
+ * needs no root and reads no hardware of its own. Invoked as "tegrastats"
+ * (a symbolic link), jetsonctl runs this command. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <systemd/sd-event.h>
+
+#include "common/bus.h"
+#include "common/parse.h"
+#include "jetsond-dbus.h"
+#include "ts_board.h"
+#include "ts_format.h"
+#include "ts_process.h"
+
+static int opt_interval_ms = 1000;
+static char *opt_logfile, *opt_format;
+static gboolean opt_start, opt_stop, opt_readall, opt_verbose;
+
+const GOptionEntry jc_tegrastats_entries[] = {
+        { "interval", 0, 0, G_OPTION_ARG_INT, &opt_interval_ms,
+          "A line every MS milliseconds (default 1000; below 10, every 10, jetsond's fastest)", "MS" },
+        { "logfile", 0, 0, G_OPTION_ARG_FILENAME, &opt_logfile, "Append the lines to FILE instead of printing them",
+          "FILE" },
+        { "start", 0, 0, G_OPTION_ARG_NONE, &opt_start, "Run in the background (with --logfile)", NULL },
+        { "stop", 0, 0, G_OPTION_ARG_NONE, &opt_stop, "Stop every tegrastats of this program running in the background",
+          NULL },
+        { "format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
+          "The line of another L4T release: r32, r35, r36, r38 or r39 (default: the board's)", "RELEASE" },
+        { "readall", 0, 0, G_OPTION_ARG_NONE, &opt_readall, "Accepted for tegrastats' scripts: every sample is whole",
+          NULL },
+        { "verbose", 0, 0, G_OPTION_ARG_NONE, &opt_verbose, "Accepted for tegrastats' scripts", NULL },
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+};
+
+typedef struct {
+        jc_ctx *c;
+        ts_board board;
+        ts_stats *stats;
+        FILE *out;
+        uint64_t interval_us;
+        uint32_t generation;            /* of KEYS; 0: none yet */
+        char **keys;
+        GHashTable *index;              /* key -> its position + 1 */
+        const double *values;           /* the Values signal being printed */
+        size_t n_values;
+        uint64_t last_printed_us, last_seen_us, gap_us;
+        GString *line;
+        int exit_code;
+} ts_state;
+
+static double lookup(void *data, const char *key)
+{
+        ts_state *s = data;
+        guint pos = GPOINTER_TO_UINT(g_hash_table_lookup(s->index, key));
+        return pos && pos <= s->n_values ? s->values[pos - 1] : NAN;
+}
+
+static int fetch_keys(ts_state *s)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+        g_autoptr(GVariant) reply = jc_call(s->c, JD_OBJECT_PATH, JD_IFACE_METRICS, "GetKeys", false, &error, &r, NULL);
+        if (!reply) {
+                int ret = jc_report_error("reading the key list", &error, r, NULL, NULL);
+                sd_bus_error_free(&error);
+                return ret;
+        }
+        g_strfreev(s->keys);
+        g_variant_get(reply, "(u^as)", &s->generation, &s->keys);
+        g_hash_table_remove_all(s->index);
+        for (guint i = 0; s->keys[i]; i++)
+                g_hash_table_insert(s->index, s->keys[i], GUINT_TO_POINTER(i + 1));
+        return JC_EXIT_OK;
+}
+
+static void stop(ts_state *s, sd_bus_message *m, int exit_code)
+{
+        s->exit_code = exit_code;
+        sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 0);
+}
+
+/* A line when INTERVAL has passed since the last, by the samples' own
+ * clock: half a sample period early at most, so lines keep the interval
+ * whether jetsond samples at it, faster (another client asked) or slower. */
+static bool due(ts_state *s, uint64_t stamp)
+{
+        if (s->last_seen_us && stamp > s->last_seen_us)
+                s->gap_us = stamp - s->last_seen_us;
+        s->last_seen_us = stamp;
+        if (!s->last_printed_us)
+                return true;
+        uint64_t slack = MIN(s->gap_us, s->interval_us) / 2;
+        return stamp + slack >= s->last_printed_us + s->interval_us;
+}
+
+static int on_values(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        ts_state *s = userdata;
+        uint64_t stamp;
+        uint32_t generation;
+        const void *values;
+        size_t size;
+        if (sd_bus_message_read(m, "tu", &stamp, &generation) < 0 ||
+            sd_bus_message_read_array(m, 'd', &values, &size) < 0)
+                return 0;
+        if (!due(s, stamp))
+                return 0;
+        if (generation != s->generation) {
+                int ret = fetch_keys(s);
+                if (ret != JC_EXIT_OK) {
+                        stop(s, m, ret);
+                        return 0;
+                }
+                if (generation != s->generation)
+                        return 0;       /* older than the list: the next one follows it */
+        }
+        s->values = values;
+        s->n_values = size / sizeof(double);
+        g_string_truncate(s->line, 0);
+        ts_format_line(s->line, &s->board, lookup, s, stamp, s->stats);
+        g_string_append_c(s->line, '\n');
+        s->values = NULL;
+        s->last_printed_us = stamp;
+        /* One line as it comes, also into a pipe or a file being tailed. */
+        if (fputs(s->line->str, s->out) == EOF || fflush(s->out) == EOF) {
+                fprintf(stderr, "jetsonctl: writing %s: %s\n", opt_logfile ? opt_logfile : "the lines", strerror(errno));
+                stop(s, m, JC_EXIT_FAILURE);
+        }
+        return 0;
+}
+
+static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        const char *name, *old_owner, *new_owner;
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || *new_owner)
+                return 0;
+        fprintf(stderr, "jetsonctl: jetsond left the bus\n");
+        stop(userdata, m, JC_EXIT_FAILURE);
+        return 0;
+}
+
+static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata)
+{
+        (void) si, (void) userdata;
+        sd_event_exit(sd_event_source_get_event(source), 0);
+        return 0;
+}
+
+static int stream(ts_state *s)
+{
+        jc_ctx *c = s->c;
+        sd_event *event = NULL;
+        sd_bus_slot *values_slot = NULL, *owner_slot = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = sd_event_default(&event);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGINT, on_signal, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGTERM, on_signal, NULL);
+        if (r >= 0)
+                r = sd_bus_attach_event(c->bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r >= 0)
+                r = sd_bus_add_match(c->bus, &owner_slot,
+                                     "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" JD_BUS_NAME "'",
+                                     on_owner_changed, s);
+        if (r >= 0)
+                r = sd_bus_match_signal(c->bus, &values_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Values",
+                                        on_values, s);
+        int ret = JC_EXIT_OK;
+        if (r < 0) {
+                fprintf(stderr, "jetsonctl: reading samples: %s\n", strerror(-r));
+                ret = JC_EXIT_FAILURE;
+                goto out;
+        }
+        /* Below jetsond's floor the lines come at the floor. */
+        uint64_t ask = MAX(s->interval_us, JD_INTERVAL_MIN_USEC);
+        GVariant *reply = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "SubscribeValues", false, &error, &r, "t", ask);
+        if (!reply) {
+                ret = jc_report_error("subscribing to samples", &error, r, NULL, NULL);
+                goto out;
+        }
+        g_variant_unref(reply);
+        r = sd_event_loop(event);
+        ret = r < 0 ? JC_EXIT_FAILURE : s->exit_code;
+        if (r < 0)
+                fprintf(stderr, "jetsonctl: reading samples: %s\n", strerror(-r));
+out:
+        sd_bus_error_free(&error);
+        sd_bus_slot_unref(values_slot);
+        sd_bus_slot_unref(owner_slot);
+        sd_bus_detach_event(c->bus);
+        sd_event_unref(event);
+        return ret;
+}
+
+static int check_options(int argc, ts_gen *gen, bool *gen_given)
+{
+        if (argc > 1)
+                return jc_usage_error("tegrastats", "unexpected argument");
+        if (opt_interval_ms <= 0 || (uint64_t) opt_interval_ms > JD_INTERVAL_MAX_USEC / 1000)
+                return jc_usage_error("tegrastats", "--interval %d is out of range (1 to %llu ms)", opt_interval_ms,
+                                      JD_INTERVAL_MAX_USEC / 1000);
+        *gen_given = opt_format != NULL;
+        if (opt_format && !ts_gen_parse(opt_format, gen))
+                return jc_usage_error("tegrastats", "--format must be r32, r35, r36, r38 or r39, not \"%s\"", opt_format);
+        if (opt_start && !opt_logfile)
+                return jc_usage_error("tegrastats", "--start writes to a file: give --logfile FILE");
+        return JC_EXIT_OK;
+}
+
+int jc_cmd_tegrastats(jc_ctx *c, int argc, char **argv)
+{
+        (void) argv;
+        ts_gen gen = TS_R36;
+        bool gen_given = false;
+        int ret = check_options(argc, &gen, &gen_given);
+        if (ret != JC_EXIT_OK)
+                return ret;
+        if (opt_stop) {
+                ts_process_stop_all();
+                return JC_EXIT_OK;
+        }
+        FILE *out = stdout;
+        if (opt_logfile) {
+                /* Appends, as tegrastats does; the error now, before any
+                 * line or background process. */
+                out = fopen(opt_logfile, "ae");
+                if (!out) {
+                        fprintf(stderr, "jetsonctl: cannot open the log file %s: %s\n", opt_logfile, strerror(errno));
+                        return JC_EXIT_USAGE;
+                }
+        }
+        if (opt_start) {
+                int err;
+                if (!ts_process_background(&err)) {
+                        fclose(out);
+                        if (!err)
+                                return JC_EXIT_OK;      /* the parent: the child writes on */
+                        fprintf(stderr, "jetsonctl: cannot start in the background: %s\n", strerror(err));
+                        return JC_EXIT_FAILURE;
+                }
+        }
+        ts_process_set_name();
+
+        /* SIGINT and SIGTERM must be blocked for sd-event's signalfd. */
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+
+        ts_state s = { .c = c, .out = out, .interval_us = (uint64_t) opt_interval_ms * 1000, .line = g_string_new(NULL),
+                       .index = g_hash_table_new(g_str_hash, g_str_equal), .stats = ts_stats_new() };
+        ret = c->bus ? JC_EXIT_OK : jc_bus_open(c);
+        if (ret == JC_EXIT_OK)
+                ret = fetch_keys(&s);
+        if (ret == JC_EXIT_OK)
+                ret = ts_board_fetch(c, &s.board, (const char *const *) s.keys);
+        if (ret == JC_EXIT_OK && gen_given)
+                s.board.gen = gen;
+        if (ret == JC_EXIT_OK)
+                ret = stream(&s);
+        if (out != stdout && fclose(out) == EOF && ret == JC_EXIT_OK) {
+                fprintf(stderr, "jetsonctl: writing %s: %s\n", opt_logfile, strerror(errno));
+                ret = JC_EXIT_FAILURE;
+        }
+        ts_board_clear(&s.board);
+        ts_stats_free(s.stats);
+        g_hash_table_unref(s.index);
+        g_strfreev(s.keys);
+        g_string_free(s.line, TRUE);
+        g_free(opt_logfile);
+        g_free(opt_format);
+        sigprocmask(SIG_UNBLOCK, &mask, NULL);
+        return ret;
+}
+
+/* Started as "tegrastats": tegrastats' options alone, the system bus. */
+int jc_tegrastats_main(int argc, char **argv)
+{
+        g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+        g_option_context_set_summary(ctx, "tegrastats lines from jetsond (jetsonctl tegrastats; see jetsonctl(1)).");
+        g_option_context_add_main_entries(ctx, jc_tegrastats_entries, NULL);
+        g_autoptr(GError) error = NULL;
+        if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+                g_autofree char *text = jc_option_error_text(error);
+                return jc_usage_error("tegrastats", "%s", text);
+        }
+        jc_ctx c = { 0 };
+        int ret = jc_cmd_tegrastats(&c, argc, argv);
+        c.bus = sd_bus_flush_close_unref(c.bus);
+        return ret;
+}
