@@ -164,6 +164,11 @@ run build/client/jetsonctl status
 run build/client/jetsonctl board
 run build/client/jetsonctl watch --count 3 --interval 100 --stats power.total temp.gpu
 echo
+echo "== jetsonctl tegrastats: NVIDIA's tegrastats line for this board's JetPack, as any user, then JetPack 7.2's form"
+run timeout --preserve-status -s INT 1.3 build/client/jetsonctl tegrastats --interval 500
+run setpriv --reuid=65534 --regid=65534 --clear-groups timeout --preserve-status -s INT 0.8 \
+        build/client/jetsonctl tegrastats --interval 500 --format r39
+echo
 echo "== jetsonctl record and measure: a workload with two sync points (JETSONCTL_MARK_FD)"
 workload='echo "load model" >&$JETSONCTL_MARK_FD; sleep 0.3; echo inference >&$JETSONCTL_MARK_FD; sleep 0.4'
 run build/client/jetsonctl record --interval 1 --keys cpu.load,gpu.load,power.total -o "$work/run.csv" -- sh -c "$workload"
