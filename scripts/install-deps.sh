@@ -16,7 +16,8 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   dpkg-dev debhelper lintian mmdebstrap fakeroot
   python3-jeepney python3-pytest python3-numpy mypy python3-venv python3-pip python3-setuptools
   dh-python pybuild-plugin-pyproject python3-all bubblewrap qemu-system-x86 e2fsprogs strace
-  cockpit-ws cockpit-bridge cockpit-system chromium chromium-driver python3-selenium"
+  cockpit-ws cockpit-bridge cockpit-system chromium chromium-driver python3-selenium
+  podman runc"
 
 # The aarch64 build and its tests under qemu (scripts/test-aarch64.sh): the
 # cross compiler, qemu-user and the libraries for arm64 (multiarch). Not

@@ -11,6 +11,7 @@
 #include <systemd/sd-event.h>
 
 #include "common/bus.h"
+#include "common/follow.h"
 #include "common/json_out.h"
 #include "jetsond-dbus.h"
 #include "common/parse.h"
@@ -22,7 +23,6 @@ typedef struct {
         char **globs;
         int n_globs;
         int seen;
-        int exit_code;
         jc_key_stats *stats;      /* --stats */
 } watch_state;
 
@@ -196,29 +196,6 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         return 0;
 }
 
-/* jetsond left the bus (stopped, crashed, restarted): its samples, and
- * our Subscribe() request, are gone. */
-static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        (void) ret_error;
-        watch_state *w = userdata;
-        const char *name, *old_owner, *new_owner;
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || *new_owner)
-                return 0;
-        fprintf(stderr, "jetsonctl: jetsond left the bus\n");
-        w->exit_code = JC_EXIT_FAILURE;
-        sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 0);
-        return 0;
-}
-
-static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
-{
-        (void) si;
-        (void) userdata;
-        sd_event_exit(sd_event_source_get_event(s), 0);
-        return 0;
-}
-
 int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
 {
         /* --interval 0 is out of range like any other: not "the default". */
@@ -234,41 +211,19 @@ int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
 
         watch_state w = { .c = c, .globs = argv + 1, .n_globs = argc - 1,
                           .stats = jc_watch_stats ? jc_key_stats_new() : NULL };
-        sd_event *event = NULL;
-        sd_bus_slot *sample_slot = NULL, *owner_slot = NULL;
+        jc_follow follow;
+        sd_bus_slot *sample_slot = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         GVariant *reply = NULL;
-        int ret = JC_EXIT_OK, r;
+        int ret = JC_EXIT_OK;
         bool subscribed = false;
 
-        /* The signals must be blocked for sd-event's signalfd to get them. */
-        sigset_t mask;
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        sigprocmask(SIG_BLOCK, &mask, NULL);
-
-        r = sd_event_default(&event);
-        if (r >= 0)
-                r = sd_event_add_signal(event, NULL, SIGINT, on_signal, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(event, NULL, SIGTERM, on_signal, NULL);
-        if (r >= 0)
-                r = sd_bus_attach_event(c->bus, event, SD_EVENT_PRIORITY_NORMAL);
-        if (r < 0) {
-                fprintf(stderr, "jetsonctl: watching: %s\n", strerror(-r));
-                ret = JC_EXIT_FAILURE;
-                goto out;
-        }
-        r = sd_bus_add_match(c->bus, &owner_slot,
-                             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                             "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" JD_BUS_NAME "'",
-                             on_owner_changed, &w);
+        int r = jc_follow_open(c, &follow, 0);
         if (r >= 0)
                 r = sd_bus_match_signal(c->bus, &sample_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
                                         on_sample, &w);
         if (r < 0) {
-                fprintf(stderr, "jetsonctl: watching: adding the match: %s\n", strerror(-r));
+                fprintf(stderr, "jetsonctl: watching: %s\n", strerror(-r));
                 ret = JC_EXIT_FAILURE;
                 goto out;
         }
@@ -287,13 +242,12 @@ int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
                 goto out;
         }
 
-        r = sd_event_loop(event);
-        if (r < 0) {
+        r = sd_event_loop(follow.event);
+        if (r < 0)
                 fprintf(stderr, "jetsonctl: watching: %s\n", strerror(-r));
-                ret = JC_EXIT_FAILURE;
-        } else {
-                ret = w.exit_code;
-        }
+        else if (follow.jetsond_left)
+                fprintf(stderr, "jetsonctl: jetsond left the bus\n");
+        ret = r < 0 ? JC_EXIT_FAILURE : r;
         if (w.stats && ret == JC_EXIT_OK)
                 jc_key_stats_print(w.stats, c->json);
 
@@ -311,9 +265,6 @@ out:
         sd_bus_error_free(&error);
         jc_key_stats_free(w.stats);
         sd_bus_slot_unref(sample_slot);
-        sd_bus_slot_unref(owner_slot);
-        sd_bus_detach_event(c->bus);
-        sd_event_unref(event);
-        sigprocmask(SIG_UNBLOCK, &mask, NULL);
+        jc_follow_close(c, &follow);
         return ret;
 }

@@ -6,12 +6,11 @@
  * (a symbolic link), jetsonctl runs this command. */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <systemd/sd-event.h>
 
 #include "common/bus.h"
+#include "common/follow.h"
 #include "common/parse.h"
 #include "jetsond-dbus.h"
 #include "ts_board.h"
@@ -51,7 +50,6 @@ typedef struct {
         size_t n_values;
         uint64_t last_printed_us, last_seen_us, gap_us;
         GString *line;
-        int exit_code;
 } ts_state;
 
 static double lookup(void *data, const char *key)
@@ -79,10 +77,9 @@ static int fetch_keys(ts_state *s)
         return JC_EXIT_OK;
 }
 
-static void stop(ts_state *s, sd_bus_message *m, int exit_code)
+static void stop(sd_bus_message *m, int exit_code)
 {
-        s->exit_code = exit_code;
-        sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 0);
+        sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), exit_code);
 }
 
 /* A line when INTERVAL has passed since the last, by the samples' own
@@ -115,7 +112,7 @@ static int on_values(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         if (generation != s->generation) {
                 int ret = fetch_keys(s);
                 if (ret != JC_EXIT_OK) {
-                        stop(s, m, ret);
+                        stop(m, ret);
                         return 0;
                 }
                 if (generation != s->generation)
@@ -131,51 +128,22 @@ static int on_values(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         /* One line as it comes, also into a pipe or a file being tailed. */
         if (fputs(s->line->str, s->out) == EOF || fflush(s->out) == EOF) {
                 fprintf(stderr, "jetsonctl: writing %s: %s\n", opt_logfile ? opt_logfile : "the lines", strerror(errno));
-                stop(s, m, JC_EXIT_FAILURE);
+                stop(m, JC_EXIT_FAILURE);
         }
-        return 0;
-}
-
-static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        (void) ret_error;
-        const char *name, *old_owner, *new_owner;
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || *new_owner)
-                return 0;
-        fprintf(stderr, "jetsonctl: jetsond left the bus\n");
-        stop(userdata, m, JC_EXIT_FAILURE);
-        return 0;
-}
-
-static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata)
-{
-        (void) si, (void) userdata;
-        sd_event_exit(sd_event_source_get_event(source), 0);
         return 0;
 }
 
 static int stream(ts_state *s)
 {
         jc_ctx *c = s->c;
-        sd_event *event = NULL;
-        sd_bus_slot *values_slot = NULL, *owner_slot = NULL;
+        jc_follow follow;
+        sd_bus_slot *values_slot = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r = sd_event_default(&event);
-        if (r >= 0)
-                r = sd_event_add_signal(event, NULL, SIGINT, on_signal, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(event, NULL, SIGTERM, on_signal, NULL);
-        if (r >= 0)
-                r = sd_bus_attach_event(c->bus, event, SD_EVENT_PRIORITY_NORMAL);
-        if (r >= 0)
-                r = sd_bus_add_match(c->bus, &owner_slot,
-                                     "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" JD_BUS_NAME "'",
-                                     on_owner_changed, s);
+        int ret = JC_EXIT_OK;
+        int r = jc_follow_open(c, &follow, 0);
         if (r >= 0)
                 r = sd_bus_match_signal(c->bus, &values_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Values",
                                         on_values, s);
-        int ret = JC_EXIT_OK;
         if (r < 0) {
                 fprintf(stderr, "jetsonctl: reading samples: %s\n", strerror(-r));
                 ret = JC_EXIT_FAILURE;
@@ -189,16 +157,16 @@ static int stream(ts_state *s)
                 goto out;
         }
         g_variant_unref(reply);
-        r = sd_event_loop(event);
-        ret = r < 0 ? JC_EXIT_FAILURE : s->exit_code;
+        r = sd_event_loop(follow.event);
         if (r < 0)
                 fprintf(stderr, "jetsonctl: reading samples: %s\n", strerror(-r));
+        else if (follow.jetsond_left)
+                fprintf(stderr, "jetsonctl: jetsond left the bus\n");
+        ret = r < 0 ? JC_EXIT_FAILURE : r;
 out:
         sd_bus_error_free(&error);
         sd_bus_slot_unref(values_slot);
-        sd_bus_slot_unref(owner_slot);
-        sd_bus_detach_event(c->bus);
-        sd_event_unref(event);
+        jc_follow_close(c, &follow);
         return ret;
 }
 
@@ -251,13 +219,6 @@ int jc_cmd_tegrastats(jc_ctx *c, int argc, char **argv)
         }
         ts_process_set_name();
 
-        /* SIGINT and SIGTERM must be blocked for sd-event's signalfd. */
-        sigset_t mask;
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        sigprocmask(SIG_BLOCK, &mask, NULL);
-
         ts_state s = { .c = c, .out = out, .interval_us = (uint64_t) opt_interval_ms * 1000, .line = g_string_new(NULL),
                        .index = g_hash_table_new(g_str_hash, g_str_equal), .stats = ts_stats_new() };
         ret = c->bus ? JC_EXIT_OK : jc_bus_open(c);
@@ -280,7 +241,6 @@ int jc_cmd_tegrastats(jc_ctx *c, int argc, char **argv)
         g_string_free(s.line, TRUE);
         g_free(opt_logfile);
         g_free(opt_format);
-        sigprocmask(SIG_UNBLOCK, &mask, NULL);
         return ret;
 }
 

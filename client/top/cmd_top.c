@@ -15,6 +15,7 @@
 #include <systemd/sd-event.h>
 
 #include "common/bus.h"
+#include "common/follow.h"
 #include "jetsond-dbus.h"
 #include "top.h"
 
@@ -38,22 +39,6 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
          * for polkit's agent. */
         if (t->mode != JC_TOP_CHOOSE_MODE && t->mode != JC_TOP_CHOOSE_FAN)
                 jc_top_draw(t);
-        return 0;
-}
-
-static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        (void) ret_error, (void) userdata;
-        const char *name, *old_owner, *new_owner;
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && !*new_owner)
-                sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), JC_EXIT_FAILURE);
-        return 0;
-}
-
-static int on_quit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
-{
-        (void) si, (void) userdata;
-        sd_event_exit(sd_event_source_get_event(s), JC_EXIT_OK);
         return 0;
 }
 
@@ -271,32 +256,16 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
         jc_top t = { .c = c, .layout = &layout, .sort_col = JC_COL_GPU_MEM, .type_filter = types, .energy = jc_top_energy_new(), .color = c->color, .interval_ms = jc_top_interval_ms,
                      .history = jc_top_history_new(), .dgpu_names = g_ptr_array_new_with_free_func(g_free),
                      .choices = g_array_new(FALSE, FALSE, sizeof(jc_top_choice)) };
+        jc_follow follow;
         sd_event *event = NULL;
-        sd_bus_slot *sample_slot = NULL, *owner_slot = NULL;
+        sd_bus_slot *sample_slot = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        int ret = JC_EXIT_OK, r;
+        int ret = JC_EXIT_OK;
 
-        sigset_t mask;
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGWINCH);
-        sigprocmask(SIG_BLOCK, &mask, NULL);
-
-        r = sd_event_default(&event);
-        if (r >= 0)
-                r = sd_event_add_signal(event, NULL, SIGINT, on_quit_signal, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(event, NULL, SIGTERM, on_quit_signal, NULL);
+        int r = jc_follow_open(c, &follow, SIGWINCH);
+        event = follow.event;
         if (r >= 0)
                 r = sd_event_add_signal(event, NULL, SIGWINCH, on_resize, &t);
-        if (r >= 0)
-                r = sd_bus_attach_event(c->bus, event, SD_EVENT_PRIORITY_NORMAL);
-        if (r >= 0)
-                r = sd_bus_add_match(c->bus, &owner_slot,
-                                     "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" JD_BUS_NAME "'",
-                                     on_owner_changed, &t);
         if (r >= 0)
                 r = sd_bus_match_signal(c->bus, &sample_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
                                         on_sample, &t);
@@ -332,7 +301,7 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
         if (r < 0) {
                 fprintf(stderr, "jetsonctl: top: %s\n", strerror(-r));
                 ret = JC_EXIT_FAILURE;
-        } else if (r == JC_EXIT_FAILURE) {
+        } else if (follow.jetsond_left) {
                 fprintf(stderr, "jetsonctl: jetsond left the bus\n");
                 ret = JC_EXIT_FAILURE;
         }
@@ -350,9 +319,6 @@ out:
                 g_variant_unref(t.board_props);
         g_array_unref(t.choices);
         sd_bus_slot_unref(sample_slot);
-        sd_bus_slot_unref(owner_slot);
-        sd_bus_detach_event(c->bus);
-        sd_event_unref(event);
-        sigprocmask(SIG_UNBLOCK, &mask, NULL);
+        jc_follow_close(c, &follow);
         return ret;
 }

@@ -162,14 +162,16 @@ def main():
                 lines = check_lines(out, snap, what)
                 print(f"ok   {what}: {len(lines)} lines, the first:\n     {lines[0].rstrip()}", flush=True)
             except (AssertionError, ValueError, OSError, subprocess.TimeoutExpired) as e:
-                print(f"FAIL {what}: {e}", flush=True)
+                text = str(e) if str(e).startswith(what) else f"{what}: {e}"
+                print(f"FAIL {text}", flush=True)
                 failures += 1
 
         checked("/usr/libexec/jetsonctl/tegrastats --interval 200",
                 [*TIMEOUT, TEGRASTATS, "--interval", "200"])
         checked("tegrastats --interval 200 on PATH=/usr/libexec/jetsonctl:$PATH",
                 ["sh", "-c", CONTAINER_AS_ASKED + 'PATH=/usr/libexec/jetsonctl:$PATH; export PATH; '
-                 '[ "$(command -v tegrastats)" = %s ] || { echo "tegrastats is $(command -v tegrastats)" >&2; exit 3; }; '
+                 '[ "$(command -v tegrastats)" = %s ] || '
+                 '{ echo "tegrastats is $(command -v tegrastats)" >&2; exit 3; }; '
                  'exec %s tegrastats --interval 200' % (TEGRASTATS, " ".join(TIMEOUT))])
         for name in ("tegrastats.log", "background.log"):
             with open(os.path.join(log_dir, name), "w") as f:
@@ -182,9 +184,9 @@ def main():
         # the shell (PID 1) waits until the writer is gone, so no line is cut
         # off by the end of the container.
         checked("tegrastats --start, then --stop",
-                ["sh", "-c", f"{TEGRASTATS} --interval 200 --logfile /log/background.log --start && sleep 2 && "
-                 f"{TEGRASTATS} --stop && n=0 && while {RUNNING} && [ $n -lt 100 ]; do "
-                 "sleep 0.1; n=$((n + 1)); done; [ $n -lt 100 ] || { echo 'tegrastats --stop left it running' >&2; exit 3; }"],
+                ["sh", "-ec", f"{TEGRASTATS} --interval 200 --logfile /log/background.log --start; sleep 2; "
+                 f"{TEGRASTATS} --stop; n=0; while {RUNNING}; do n=$((n + 1)); "
+                 "[ $n -le 100 ] || { echo 'tegrastats --stop left it running' >&2; exit 3; }; sleep 0.1; done"],
                 from_log="background.log")
         after = snapshot(jetsonctl)
         for key in ("ram.used", "cpu.0.load", "power.VDD_GPU_SOC.power"):
