@@ -2,7 +2,9 @@
 """jetsonctl tegrastats against jetsond on every fake board, on a private
 system bus:
 
-    test-tegrastats.py JETSOND JETSONCTL FAKE_NVML
+    test-tegrastats.py JETSOND JETSONCTL FAKE_NVML [TEST...]
+
+(TEST: the names of the test functions to run; default all of them)
 
 - each board's line has the fields, order and forms of its generation's
   real lines (real-lines.jsonl, through the project's reference parser),
@@ -36,6 +38,7 @@ import harness  # noqa: E402  (the bus, board and jetsond stack)
 import tegrastats_ref as ref  # noqa: E402
 
 JETSOND, JETSONCTL, FAKE_NVML = (os.path.abspath(a) for a in sys.argv[1:4])
+ONLY = sys.argv[4:]
 GOLDEN = os.path.join(HERE, "golden")
 UPDATE = os.environ.get("JETSONCTL_UPDATE_GOLDEN") == "1"
 STAMP = re.compile(r"^\d\d-\d\d-\d{4} \d\d:\d\d:\d\d ")
@@ -373,4 +376,5 @@ def test_unprivileged():
 
 
 if __name__ == "__main__":
-    sys.exit(harness.run_tests([test_boards, test_formats, test_command_line, test_unprivileged]))
+    tests = [test_boards, test_formats, test_command_line, test_unprivileged]
+    sys.exit(harness.run_tests([t for t in tests if not ONLY or t.__name__ in ONLY]))
