@@ -278,7 +278,7 @@ static const command commands[] = {
           "(--format: another release's), from jetsond's samples: no root, no tegrastats, nothing read\n"
           "from the hardware but what jetsond reads anyway. tegrastats' own options: --logfile appends to\n"
           "FILE, --start runs in the background, --stop ends every such run; --readall and --verbose are\n"
-          "accepted. Under the name tegrastats (the link /usr/libexec/jetsond/tegrastats) jetsonctl runs\n"
+          "accepted. Under the name tegrastats (the link /usr/libexec/jetsonctl/tegrastats) jetsonctl runs\n"
           "this command. docs/tegrastats.md has every field per release.\n\n"
           "busctl equivalent (the compact stream the lines come from; a faster one needs SubscribeValues\n"
           "from a connection that stays open):\n"
@@ -395,11 +395,13 @@ int main(int argc, char **argv)
         /* Only LC_CTYPE: numbers are always printed with a '.', as scripts
          * and the golden tests expect. */
         setlocale(LC_CTYPE, "");
-        g_set_prgname("jetsonctl");
         /* The link named tegrastats: tegrastats' command line alone. */
         g_autofree char *invoked = g_path_get_basename(argv[0]);
-        if (strcmp(invoked, "tegrastats") == 0)
+        if (strcmp(invoked, "tegrastats") == 0) {
+                g_set_prgname("tegrastats");
                 return jc_tegrastats_main(argc, argv);
+        }
+        g_set_prgname("jetsonctl");
         if (!take_json_modes(&argc, argv))
                 return JC_EXIT_USAGE;
 

@@ -27,7 +27,7 @@ const GOptionEntry jc_tegrastats_entries[] = {
         { "logfile", 0, 0, G_OPTION_ARG_FILENAME, &opt_logfile, "Append the lines to FILE instead of printing them",
           "FILE" },
         { "start", 0, 0, G_OPTION_ARG_NONE, &opt_start, "Run in the background (with --logfile)", NULL },
-        { "stop", 0, 0, G_OPTION_ARG_NONE, &opt_stop, "Stop every tegrastats of this program running in the background",
+        { "stop", 0, 0, G_OPTION_ARG_NONE, &opt_stop, "End every tegrastats of this program that runs (those of --start too)",
           NULL },
         { "format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
           "The line of another L4T release: r32, r35, r36, r38 or r39 (default: the board's)", "RELEASE" },
