@@ -71,11 +71,7 @@ ninja -C "$build" src/jetsond client/jetsonctl >/dev/null || fail "ninja -C $bui
 step "the Debian packages"
 [ ! -d "$debdir" ] || debdir=$(cd "$debdir" && pwd)  # mmdebstrap takes absolute paths
 if ! ls "$debdir"/jetsonctl_*.deb >/dev/null 2>&1; then
-        version=$(dpkg-parsechangelog -l debian/changelog -S Version)
-        sh scripts/copy-tree.sh "$src" "$work/debs/jetsond-$version"
-        (cd "$work/debs/jetsond-$version" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -us -uc \
-                >"$work/debs.log" 2>&1) || { tail -40 "$work/debs.log"; fail "dpkg-buildpackage"; }
-        debdir=$work/debs
+        debdir=$(sh scripts/build-debs.sh "$work") || fail "dpkg-buildpackage"
 fi
 debs=""
 for p in jetsonctl python3-jetsond; do

@@ -38,11 +38,7 @@ step "the Debian packages"
 if [ -n "${JETSOND_DEBS_DIR:-}" ] && ls "$JETSOND_DEBS_DIR"/jetsond_*.deb >/dev/null 2>&1; then
         debdir=$JETSOND_DEBS_DIR
 else
-        version=$(dpkg-parsechangelog -l debian/changelog -S Version)
-        sh scripts/copy-tree.sh "$src" "$work/debs/jetsond-$version"
-        (cd "$work/debs/jetsond-$version" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -us -uc \
-                >"$work/debs.log" 2>&1) || { tail -40 "$work/debs.log"; fail "dpkg-buildpackage"; }
-        debdir=$work/debs
+        debdir=$(sh scripts/build-debs.sh "$work") || fail "dpkg-buildpackage"
 fi
 debs=""
 for p in jetsond jetsonctl jetsond-exporter; do

@@ -212,16 +212,12 @@ int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
         watch_state w = { .c = c, .globs = argv + 1, .n_globs = argc - 1,
                           .stats = jc_watch_stats ? jc_key_stats_new() : NULL };
         jc_follow follow;
-        sd_bus_slot *sample_slot = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         GVariant *reply = NULL;
         int ret = JC_EXIT_OK;
         bool subscribed = false;
 
-        int r = jc_follow_open(c, &follow, 0);
-        if (r >= 0)
-                r = sd_bus_match_signal(c->bus, &sample_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
-                                        on_sample, &w);
+        int r = jc_follow_open(c, &follow, 0, "Sample", on_sample, &w);
         if (r < 0) {
                 fprintf(stderr, "jetsonctl: watching: %s\n", strerror(-r));
                 ret = JC_EXIT_FAILURE;
@@ -264,7 +260,6 @@ out:
                 g_variant_unref(reply);
         sd_bus_error_free(&error);
         jc_key_stats_free(w.stats);
-        sd_bus_slot_unref(sample_slot);
         jc_follow_close(c, &follow);
         return ret;
 }

@@ -23,7 +23,8 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret
         return 0;
 }
 
-int jc_follow_open(jc_ctx *c, jc_follow *f, int extra_signal)
+int jc_follow_open(jc_ctx *c, jc_follow *f, int extra_signal, const char *member, sd_bus_message_handler_t handler,
+                   void *userdata)
 {
         *f = (jc_follow) { 0 };
         sigemptyset(&f->blocked);
@@ -44,11 +45,15 @@ int jc_follow_open(jc_ctx *c, jc_follow *f, int extra_signal)
                                      "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                                      "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" JD_BUS_NAME "'",
                                      on_owner_changed, f);
+        if (r >= 0)
+                r = sd_bus_match_signal(c->bus, &f->signal_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, member,
+                                        handler, userdata);
         return r;
 }
 
 void jc_follow_close(jc_ctx *c, jc_follow *f)
 {
+        f->signal_slot = sd_bus_slot_unref(f->signal_slot);
         f->owner_slot = sd_bus_slot_unref(f->owner_slot);
         if (c->bus)
                 sd_bus_detach_event(c->bus);

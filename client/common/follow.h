@@ -13,13 +13,17 @@
 
 typedef struct {
         sd_event *event;
-        sd_bus_slot *owner_slot;
+        sd_bus_slot *owner_slot, *signal_slot;
         sigset_t blocked;
         bool jetsond_left;      /* the loop ended because jetsond left the bus */
 } jc_follow;
 
 /* Blocks SIGINT, SIGTERM and EXTRA_SIGNAL (0: none) for sd-event's
- * signalfd, makes the loop, attaches C's bus and watches jetsond's name.
- * A negative errno on failure (call jc_follow_close() all the same). */
-int jc_follow_open(jc_ctx *c, jc_follow *f, int extra_signal);
+ * signalfd, makes the loop, attaches C's bus, watches jetsond's name and
+ * calls HANDLER (USERDATA) for each of jetsond's Metrics signals MEMBER
+ * ("Sample", "Values"). The match comes before any Subscribe(), so no
+ * signal is missed. A negative errno on failure (call jc_follow_close()
+ * all the same). */
+int jc_follow_open(jc_ctx *c, jc_follow *f, int extra_signal, const char *member, sd_bus_message_handler_t handler,
+                   void *userdata);
 void jc_follow_close(jc_ctx *c, jc_follow *f);

@@ -137,13 +137,9 @@ static int stream(ts_state *s)
 {
         jc_ctx *c = s->c;
         jc_follow follow;
-        sd_bus_slot *values_slot = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int ret = JC_EXIT_OK;
-        int r = jc_follow_open(c, &follow, 0);
-        if (r >= 0)
-                r = sd_bus_match_signal(c->bus, &values_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Values",
-                                        on_values, s);
+        int r = jc_follow_open(c, &follow, 0, "Values", on_values, s);
         if (r < 0) {
                 fprintf(stderr, "jetsonctl: reading samples: %s\n", strerror(-r));
                 ret = JC_EXIT_FAILURE;
@@ -165,7 +161,6 @@ static int stream(ts_state *s)
         ret = r < 0 ? JC_EXIT_FAILURE : r;
 out:
         sd_bus_error_free(&error);
-        sd_bus_slot_unref(values_slot);
         jc_follow_close(c, &follow);
         return ret;
 }

@@ -257,18 +257,13 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
                      .history = jc_top_history_new(), .dgpu_names = g_ptr_array_new_with_free_func(g_free),
                      .choices = g_array_new(FALSE, FALSE, sizeof(jc_top_choice)) };
         jc_follow follow;
-        sd_event *event = NULL;
-        sd_bus_slot *sample_slot = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int ret = JC_EXIT_OK;
 
-        int r = jc_follow_open(c, &follow, SIGWINCH);
-        event = follow.event;
+        int r = jc_follow_open(c, &follow, SIGWINCH, "Sample", on_sample, &t);
+        sd_event *event = follow.event;
         if (r >= 0)
                 r = sd_event_add_signal(event, NULL, SIGWINCH, on_resize, &t);
-        if (r >= 0)
-                r = sd_bus_match_signal(c->bus, &sample_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
-                                        on_sample, &t);
         if (r < 0) {
                 fprintf(stderr, "jetsonctl: top: %s\n", strerror(-r));
                 ret = JC_EXIT_FAILURE;
@@ -318,7 +313,6 @@ out:
         if (t.board_props)
                 g_variant_unref(t.board_props);
         g_array_unref(t.choices);
-        sd_bus_slot_unref(sample_slot);
         jc_follow_close(c, &follow);
         return ret;
 }
