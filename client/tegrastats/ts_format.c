@@ -156,7 +156,7 @@ static void memory(const line *l)
         if (isnan(used) || isnan(total))
                 return;
         field(l, "RAM %lu/%luMB", (unsigned long) (used / 1024), (unsigned long) (total / 1024));
-        double block = val(l, "ram.lfb_block"), blocks = val(l, "ram.lfb_blocks"), lfb = val(l, "ram.lfb");
+        double block = val(l, "ram.lfb_size"), blocks = val(l, "ram.lfb_count"), lfb = val(l, "ram.lfb");
         if (isnan(block) || isnan(blocks)) {
                 /* A jetsond without the block size: the 4 MiB count. */
                 block = 4096;

@@ -24,7 +24,7 @@ UNITS = {
     "speed": "speed_percent", "gpu_mem": "gpu_mem_kib", "cpu": "cpu_percent", "rss": "rss_kib",
     "mem": "mem_kib", "sm": "sm_percent", "total": "total_kib", "used": "used_kib", "free": "free_kib",
     "available": "available_kib", "buffers": "buffers_kib", "cached": "cached_kib", "shared": "shared_kib",
-    "lfb": "lfb_blocks", "tpc_pg_mask": "tpc_pg_mask", "3d_scaling": "scaling_3d",
+    "lfb": "lfb_blocks", "lfb_size": "lfb_size_kib", "tpc_pg_mask": "tpc_pg_mask", "3d_scaling": "scaling_3d",
     "start_time": "start_time_s",
 }
 

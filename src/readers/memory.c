@@ -154,8 +154,8 @@ const jd_memory_sample *jd_memory_reader_sample(jd_memory_reader *r)
         m->lfb = (jd_opt_u64) { .present = buddy, .value = buddy ? b.lfb : 0 };
         /* No free block at all leaves no largest size to tell. */
         buddy = buddy && b.largest_count > 0;
-        m->lfb_block = (jd_opt_u64) { .present = buddy, .value = buddy ? b.largest_kib : 0 };
-        m->lfb_blocks = (jd_opt_u64) { .present = buddy, .value = buddy ? b.largest_count : 0 };
+        m->lfb_size = (jd_opt_u64) { .present = buddy, .value = buddy ? b.largest_kib : 0 };
+        m->lfb_count = (jd_opt_u64) { .present = buddy, .value = buddy ? b.largest_count : 0 };
         if (jd_file_read(&r->iram_clients, r->buf, sizeof(r->buf)) > 0 && jd_parse_nvmap_total(r->buf, &v))
                 JD_SET(m->iram_used, v);
         else

@@ -10,8 +10,8 @@ typedef struct {
         jd_opt_u64 shared;          /* GPU-shared: NvMapMemUsed on L4T */
         jd_opt_u64 swap_total, swap_free, swap_used, swap_cached;
         jd_opt_u64 lfb;             /* count of free 4 MiB blocks (buddyinfo's last column) */
-        jd_opt_u64 lfb_block;       /* size of the largest free blocks (KiB): 4096, or less when fragmented */
-        jd_opt_u64 lfb_blocks;      /* how many free blocks of that size */
+        jd_opt_u64 lfb_size;        /* size of the largest free blocks (KiB): 4096, or less when fragmented */
+        jd_opt_u64 lfb_count;       /* how many free blocks of that size */
         jd_opt_u64 iram_total, iram_used;   /* t210 only */
 } jd_memory_sample;
 

@@ -187,8 +187,8 @@ static void add_memory(jd_values *v, const jd_memory_sample *m)
         ADD_OPT_U64(v, m->cached, 1, "ram.cached");
         ADD_OPT_U64(v, m->shared, 1, "ram.shared");
         ADD_OPT_U32(v, m->lfb, 1, "ram.lfb");
-        ADD_OPT_U64(v, m->lfb_block, 1, "ram.lfb_block");
-        ADD_OPT_U64(v, m->lfb_blocks, 1, "ram.lfb_blocks");
+        ADD_OPT_U64(v, m->lfb_size, 1, "ram.lfb_size");
+        ADD_OPT_U64(v, m->lfb_count, 1, "ram.lfb_count");
         ADD_OPT_U64(v, m->swap_total, 1, "swap.total");
         ADD_OPT_U64(v, m->swap_used, 1, "swap.used");
         ADD_OPT_U64(v, m->swap_cached, 1, "swap.cached");

@@ -1,7 +1,7 @@
 /* The Metrics Sensors property: every thermal zone in zone order with its
  * own type (a power-gated one too), hwmon channels after the zones, rails
  * in channel order, and every sensor key of the sample listed; and the
- * largest free block keys (ram.lfb_block, ram.lfb_blocks). */
+ * largest free block keys (ram.lfb_size, ram.lfb_count). */
 #include <string.h>
 
 #include "jetsond-dbus.h"
@@ -71,8 +71,8 @@ static void test_orin(void **state)
         assert_false(g_hash_table_contains(s->types, "temp.cv0"));
         /* buddyinfo: 14204 free 4 MiB blocks. */
         assert_int_equal((int) testbus_number(s, "ram.lfb"), 14204);
-        assert_int_equal((int) testbus_number(s, "ram.lfb_block"), 4096);
-        assert_int_equal((int) testbus_number(s, "ram.lfb_blocks"), 14204);
+        assert_int_equal((int) testbus_number(s, "ram.lfb_size"), 4096);
+        assert_int_equal((int) testbus_number(s, "ram.lfb_count"), 14204);
         sd_bus_flush_close_unref(bus);
         testbus_stop_cleanly(tb);
 }

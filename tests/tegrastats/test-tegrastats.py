@@ -324,9 +324,13 @@ def test_command_line():
             for line in text.splitlines(keepends=True)[1:]:
                 check_line_text(line)
 
-            # The name tegrastats, as scripts call it.
+            # The name tegrastats, as scripts call it. A copy of jetsonctl
+            # of its own: --stop below ends every tegrastats of the
+            # program, and other tests may run jetsonctl's at the time.
+            own = os.path.join(tmp, "jetsonctl")
+            shutil.copy(JETSONCTL, own)
             link = os.path.join(tmp, "tegrastats")
-            os.symlink(JETSONCTL, link)
+            os.symlink(own, link)
             run = Lines([link, "--interval", "100"])
             check_line_text(run.read(1)[0])
             run.end()
@@ -345,10 +349,10 @@ def test_command_line():
                                capture_output=True, text=True, timeout=10)
             assert (r.returncode, r.stdout, r.stderr) == (0, "", ""), r
             wait_lines(bg_log, 3)
-            assert len(writers(JETSONCTL)) == 1, writers(JETSONCTL)
-            r = jetsonctl("tegrastats", "--stop")
-            assert (r.stdout, r.stderr) == ("", ""), r
-            harness.wait_for(lambda: not writers(JETSONCTL), 10, "the background tegrastats to end")
+            assert len(writers(own)) == 1, writers(own)
+            r = subprocess.run([own, "tegrastats", "--stop"], capture_output=True, text=True, timeout=60)
+            assert (r.returncode, r.stdout, r.stderr) == (0, "", ""), r
+            harness.wait_for(lambda: not writers(own), 10, "the background tegrastats to end")
             assert other.poll() is None, "--stop ended another program's tegrastats"
             other.kill()
             other.wait()

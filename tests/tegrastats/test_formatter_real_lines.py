@@ -127,8 +127,8 @@ def build(rec):
             if v["lfb_blocks"] < 1:
                 raise Skip("RAM lfb of 0 blocks, which the formatter leaves out")
             own.update({"ram.used": v["used"] * 1024, "ram.total": v["total"] * 1024,
-                        "ram.lfb_blocks": v["lfb_blocks"],
-                        "ram.lfb_block": v["lfb_size"] * (1024 if f.form.endswith("MB)") else 1)})
+                        "ram.lfb_count": v["lfb_blocks"],
+                        "ram.lfb_size": v["lfb_size"] * (1024 if f.form.endswith("MB)") else 1)})
         elif f.kind == "swap":
             if v["total"] == 0:
                 raise Skip("SWAP of 0 MB, which the formatter leaves out")
