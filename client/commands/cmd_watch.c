@@ -238,12 +238,7 @@ int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
                 goto out;
         }
 
-        r = sd_event_loop(follow.event);
-        if (r < 0)
-                fprintf(stderr, "jetsonctl: watching: %s\n", strerror(-r));
-        else if (follow.jetsond_left)
-                fprintf(stderr, "jetsonctl: jetsond left the bus\n");
-        ret = r < 0 ? JC_EXIT_FAILURE : r;
+        ret = jc_follow_run(&follow, "watching");
         if (w.stats && ret == JC_EXIT_OK)
                 jc_key_stats_print(w.stats, c->json);
 

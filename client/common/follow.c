@@ -1,5 +1,8 @@
 #include "follow.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "jetsond-dbus.h"
 
 static int on_stop_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -49,6 +52,16 @@ int jc_follow_open(jc_ctx *c, jc_follow *f, int extra_signal, const char *member
                 r = sd_bus_match_signal(c->bus, &f->signal_slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, member,
                                         handler, userdata);
         return r;
+}
+
+int jc_follow_run(jc_follow *f, const char *doing)
+{
+        int r = sd_event_loop(f->event);
+        if (r < 0)
+                fprintf(stderr, "jetsonctl: %s: %s\n", doing, strerror(-r));
+        else if (f->jetsond_left)
+                fprintf(stderr, "jetsonctl: jetsond left the bus\n");
+        return r < 0 ? JC_EXIT_FAILURE : r;
 }
 
 void jc_follow_close(jc_ctx *c, jc_follow *f)

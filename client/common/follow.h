@@ -26,4 +26,8 @@ typedef struct {
  * all the same). */
 int jc_follow_open(jc_ctx *c, jc_follow *f, int extra_signal, const char *member, sd_bus_message_handler_t handler,
                    void *userdata);
+/* Runs the loop until it ends; says why on stderr when that is a failure
+ * ("jetsonctl: DOING: ...", or that jetsond left the bus) and returns the
+ * command's exit status. */
+int jc_follow_run(jc_follow *f, const char *doing);
 void jc_follow_close(jc_ctx *c, jc_follow *f);

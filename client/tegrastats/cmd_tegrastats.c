@@ -153,12 +153,7 @@ static int stream(ts_state *s)
                 goto out;
         }
         g_variant_unref(reply);
-        r = sd_event_loop(follow.event);
-        if (r < 0)
-                fprintf(stderr, "jetsonctl: reading samples: %s\n", strerror(-r));
-        else if (follow.jetsond_left)
-                fprintf(stderr, "jetsonctl: jetsond left the bus\n");
-        ret = r < 0 ? JC_EXIT_FAILURE : r;
+        ret = jc_follow_run(&follow, "reading samples");
 out:
         sd_bus_error_free(&error);
         jc_follow_close(c, &follow);
