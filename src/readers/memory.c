@@ -96,7 +96,7 @@ bool jd_parse_meminfo(const char *text, jd_memory_sample *m)
         return true;
 }
 
-bool jd_parse_buddyinfo_lfb(const char *text, jd_buddy_free *out)
+bool jd_parse_buddyinfo_free(const char *text, jd_buddy_free *out)
 {
         uint64_t by_order[11] = { 0 };
         bool any = false;
@@ -108,9 +108,13 @@ bool jd_parse_buddyinfo_lfb(const char *text, jd_buddy_free *out)
                 size_t cols = jd_line_fields(l, f, 16);
                 if (cols < 4 || !jd_span_eq(f[0], "Node") || !jd_span_eq(f[2], "zone"))
                         continue;
-                for (size_t i = 4; i < cols; i++)
-                        if (!jd_span_u64(f[i], &counts[(i - 4) % 11]))
+                for (size_t i = 4; i < cols; i++) {
+                        uint64_t v;
+                        if (!jd_span_u64(f[i], &v))
                                 return false;
+                        if (i - 4 < 11)
+                                counts[i - 4] = v;
+                }
                 if (cols - 4 != 11)
                         continue;
                 for (size_t o = 0; o < 11; o++)
@@ -150,7 +154,7 @@ const jd_memory_sample *jd_memory_reader_sample(jd_memory_reader *r)
         jd_memory_sample *m = &r->sample;
         uint64_t v;
         jd_buddy_free b;
-        bool buddy = jd_file_read(&r->buddyinfo, r->buf, sizeof(r->buf)) > 0 && jd_parse_buddyinfo_lfb(r->buf, &b);
+        bool buddy = jd_file_read(&r->buddyinfo, r->buf, sizeof(r->buf)) > 0 && jd_parse_buddyinfo_free(r->buf, &b);
         m->lfb = (jd_opt_u64) { .present = buddy, .value = buddy ? b.lfb : 0 };
         /* No free block at all leaves no largest size to tell. */
         buddy = buddy && b.largest_count > 0;

@@ -27,6 +27,6 @@ typedef struct {
         uint64_t lfb;               /* free 4 MiB blocks, all zones */
         uint64_t largest_kib, largest_count;   /* the largest size with a free block; 0, 0 if none */
 } jd_buddy_free;
-bool jd_parse_buddyinfo_lfb(const char *text, jd_buddy_free *out);
+bool jd_parse_buddyinfo_free(const char *text, jd_buddy_free *out);
 /* "total 0K" line of an nvmap clients/maps table, in KiB. */
 bool jd_parse_nvmap_total(const char *text, uint64_t *kib);

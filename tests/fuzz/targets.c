@@ -43,7 +43,7 @@ static void meminfo(const char *text, size_t len)
                 CHECK(m.used.value <= m.total.value);
         uint64_t v;
         jd_buddy_free b;
-        if (jd_parse_buddyinfo_lfb(text, &b) && b.largest_count)
+        if (jd_parse_buddyinfo_free(text, &b) && b.largest_count)
                 CHECK(b.largest_kib >= 4 && b.largest_kib <= 4096);
         jd_parse_nvmap_total(text, &v);
 }

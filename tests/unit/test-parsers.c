@@ -81,21 +81,21 @@ static void test_buddyinfo_and_nvmap_total(void **state)
         const char *text =
                 "Node 0, zone      DMA      3      2      2      1      3      2      4      3      2      2    480\n"
                 "Node 0, zone   Normal    150    80    40    20    10     5     3     2     1     1   2900\n";
-        assert_true(jd_parse_buddyinfo_lfb(text, &lfb));
+        assert_true(jd_parse_buddyinfo_free(text, &lfb));
         assert_int_equal(lfb.lfb, 3380);
         assert_int_equal(lfb.largest_kib, 4096);
         assert_int_equal(lfb.largest_count, 3380);
         /* Fragmented: no 4 MiB block, five of 1 MiB (order 8) over two
          * zones, as tegrastats' "lfb 5x1MB". */
-        assert_true(jd_parse_buddyinfo_lfb("Node 0, zone DMA 9 8 7 6 5 4 3 2 2 0 0\n"
+        assert_true(jd_parse_buddyinfo_free("Node 0, zone DMA 9 8 7 6 5 4 3 2 2 0 0\n"
                                            "Node 0, zone Normal 9 8 7 6 5 4 3 2 3 0 0\n", &lfb));
         assert_int_equal(lfb.lfb, 0);
         assert_int_equal(lfb.largest_kib, 1024);
         assert_int_equal(lfb.largest_count, 5);
         /* Nothing free at all: no largest size. */
-        assert_true(jd_parse_buddyinfo_lfb("Node 0, zone DMA 0 0 0 0 0 0 0 0 0 0 0\n", &lfb));
+        assert_true(jd_parse_buddyinfo_free("Node 0, zone DMA 0 0 0 0 0 0 0 0 0 0 0\n", &lfb));
         assert_int_equal(lfb.largest_count, 0);
-        assert_false(jd_parse_buddyinfo_lfb("Node 0, zone DMA 1 2 3\n", &lfb));
+        assert_false(jd_parse_buddyinfo_free("Node 0, zone DMA 1 2 3\n", &lfb));
         assert_true(jd_parse_nvmap_total("CLIENT PROCESS PID SIZE\ntotal 0K\n", &kib));
         assert_int_equal(kib, 0);
         assert_true(jd_parse_nvmap_total("x\ntotal                                              292992K\n", &kib));
