@@ -367,15 +367,34 @@ static void engines(const line *l)
                 engine(l, e);
 }
 
+/* NVML's GPUs are dgpu.0 to dgpu.31: jetsond reads at most the NVIDIA
+ * driver's 32, and a GPU that stopped answering leaves a gap. */
+#define MAX_DGPUS 32u
+
 /* jetsond's own fields for an NVML GPU (a PC's cards): load at its clock. */
 static void dgpus(const line *l)
 {
-        for (unsigned n = 0; n < 64; n++) {
+        for (unsigned n = 0; n < MAX_DGPUS; n++) {
                 double load = val(l, "dgpu.%u.load", n), freq = val(l, "dgpu.%u.freq", n);
                 if (isnan(load) && isnan(freq))
                         continue;
                 field(l, "DGPU%u_FREQ ", n);
                 load_at(l, load, freq);
+        }
+}
+
+/* PRINT (a temperature or a rail) of each NVML GPU that has dgpu.N.WHAT,
+ * named dgpuN among the zones, DGPUN among the rails. */
+static void each_dgpu(const line *l, const char *what, bool upper,
+                      void (*print)(const line *l, const char *name, const char *key))
+{
+        for (unsigned n = 0; n < MAX_DGPUS; n++) {
+                char key[32], name[16];
+                snprintf(key, sizeof(key), "dgpu.%u.%s", n, what);
+                if (isnan(l->value(l->data, key)))
+                        continue;
+                snprintf(name, sizeof(name), upper ? "DGPU%u" : "dgpu%u", n);
+                print(l, name, key);
         }
 }
 
@@ -433,13 +452,7 @@ static void temperatures(const line *l)
                 g_autofree char *name = zone_name(s->label);
                 temperature(l, name, s->key);
         }
-        for (unsigned n = 0; n < 64; n++) {
-                char key[32], name[16];
-                snprintf(key, sizeof(key), "dgpu.%u.temp", n);
-                snprintf(name, sizeof(name), "dgpu%u", n);
-                if (!isnan(l->value(l->data, key)))
-                        temperature(l, name, key);
-        }
+        each_dgpu(l, "temp", false, temperature);
 }
 
 /* "VDD_IN 5480mW/5480mW": now, and the mean (and R39's maximum) since the
@@ -469,12 +482,7 @@ static void rails(const line *l)
                 g_autofree char *key = g_strdup_printf("%s.power", s->key);
                 rail(l, s->label, key);
         }
-        for (unsigned n = 0; n < 64; n++) {
-                char key[32], name[16];
-                snprintf(key, sizeof(key), "dgpu.%u.power", n);
-                snprintf(name, sizeof(name), "DGPU%u", n);
-                rail(l, name, key);
-        }
+        each_dgpu(l, "power", true, rail);
 }
 
 void ts_format_line(GString *out, const ts_board *board, ts_value_fn value, void *data, uint64_t timestamp_usec,
