@@ -80,9 +80,16 @@ class NotFound(JetsondError, FileNotFoundError):
     dbus_name = "org.freedesktop.DBus.Error.FileNotFound"
 
 
+class UnknownProcess(JetsondError, ProcessLookupError):
+    """jetsond cannot see the calling process in its /proc, so it cannot
+    translate PIDs between the caller's PID namespace and its own."""
+
+    dbus_name = "org.jetsond.Jetson1.Error.UnknownProcess"
+
+
 _BY_NAME = {c.dbus_name: c for c in (
     AccessDenied, InteractiveAuthorizationRequired, NotSupported, Busy, Failed, Timeout,
-    RebootRequired, InvalidArgs, NotFound)}  # type: Dict[str, Type[JetsondError]]
+    RebootRequired, InvalidArgs, NotFound, UnknownProcess)}  # type: Dict[str, Type[JetsondError]]
 _BY_NAME["org.freedesktop.DBus.Error.UnknownObject"] = NotFound
 _BY_NAME["org.freedesktop.DBus.Error.UnknownInterface"] = NotSupported
 for _n in ("ServiceUnknown", "NameHasNoOwner", "NoReply", "Disconnected", "NoServer", "NoSuchUnixProcess"):

@@ -14,6 +14,7 @@
 #include "documented_keys.h"
 #include "jetsond-dbus.h"
 #include "log.h"
+#include "pid_methods.h"
 #include "sensors_message.h"
 #include "service.h"
 #include "values_message.h"
@@ -433,6 +434,16 @@ static int method_open_capture(sd_bus_message *m, void *userdata, sd_bus_error *
         return 1;
 }
 
+static int method_pids_to_caller(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return jd_method_pids_to_caller(m, ((metrics_iface *) userdata)->base.svc->sr, error);
+}
+
+static int method_pids_from_caller(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return jd_method_pids_from_caller(m, ((metrics_iface *) userdata)->base.svc->sr, error);
+}
+
 static int get_interval(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -469,6 +480,10 @@ static const sd_bus_vtable metrics_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("OpenCapture", SD_BUS_ARGS("t", interval_usec, "as", keys),
                                 SD_BUS_RESULT("h", stream, "as", columns), method_open_capture,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("PidsToCaller", SD_BUS_ARGS("au", pids), SD_BUS_RESULT("au", caller_pids),
+                                method_pids_to_caller, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("PidsFromCaller", SD_BUS_ARGS("au", caller_pids), SD_BUS_RESULT("au", pids),
+                                method_pids_from_caller, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Interval", "t", get_interval, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("DefaultInterval", "t", get_interval, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Sensors", "a(sss)", get_sensors, 0, SD_BUS_VTABLE_PROPERTY_CONST),

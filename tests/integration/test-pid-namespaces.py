@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Metrics.PidsToCaller() and PidsFromCaller() on a private system bus.
+
+    test-pid-namespaces.py JETSOND
+
+jetsond runs on a copy of the fake AGX Orin, whose /proc this test fills
+with the namespaces of two containers that use the same PIDs: the test
+process itself (the caller, by the PID the bus gives jetsond) is PID 7 of
+container A, beside A's PID 1; container B has a PID 1 and a PID 7 of its
+own; the board's GPU processes (5120, ...) are the host's. Checked:
+
+- each direction names only the caller's own container's processes;
+- the same PID 7 of another container is never named to the caller;
+- a process that exits is 0, the caller's namespace gone is an error;
+- a caller jetsond cannot see in its /proc (busctl, real PID not in the
+  fake tree) gets UnknownProcess with its message, never a guess;
+- a caller in jetsond's own namespace gets its PIDs back;
+- an empty list is an empty answer, nothing read.
+The real kernel's namespaces: tests/unit/test-pidns.c and the podman
+container test (scripts/test-container.sh)."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE_DIR = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
+import harness  # noqa: E402
+from jetsond._bus import Bus  # noqa: E402
+from jetsond.errors import JetsondError  # noqa: E402
+
+JETSOND = sys.argv[1]
+HOST, CONTAINER_A, CONTAINER_B = 4026531836, 4026532101, 4026532102
+# Host PIDs of the fake containers' processes (above any real pid_max
+# default, so never the test's own).
+A1, B1, B7 = 4100001, 4100002, 4100003
+
+
+def fake_process(root, nspid, ns):
+    """A /proc entry under ROOT: its NSpid line's PIDs, its namespace."""
+    pid = nspid[0]
+    d = os.path.join(root, "proc", str(pid))
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "ns"))
+    with open(os.path.join(d, "status"), "w") as f:
+        f.write("Name:\tfake\nPid:\t%d\nPPid:\t1\nNSpid:\t%s\n" % (pid, "\t".join(map(str, nspid))))
+    os.symlink("pid:[%d]" % ns, os.path.join(d, "ns", "pid"))
+
+
+def call(bus, method, pids):
+    return list(bus.jcall("Metrics", method, "au", (pids,))[0])
+
+
+def main():
+    with harness.Stack(JETSOND, None) as s:
+        me = os.getpid()
+        fake_process(s.root, [me, 7], CONTAINER_A)
+        fake_process(s.root, [A1, 1], CONTAINER_A)
+        fake_process(s.root, [B1, 1], CONTAINER_B)
+        fake_process(s.root, [B7, 7], CONTAINER_B)
+        s.start_daemon()
+        bus = Bus(s.address)
+        snapshot = dict(bus.jcall("Metrics", "GetSnapshot")[1])
+        host_gpu_pids = sorted({int(k.split(".")[1]) for k in snapshot if k.startswith("process.")})
+        assert host_gpu_pids, "the fake board lists GPU processes"
+
+        def test_to_caller():
+            asked = host_gpu_pids + [A1, me, B1, B7, 0, 999999999]
+            got = call(bus, "PidsToCaller", asked)
+            assert got == [0] * len(host_gpu_pids) + [1, 7, 0, 0, 0, 0], got
+
+        def test_from_caller():
+            # PID 7 is the caller in A, never B's 7; 42 names nothing.
+            assert call(bus, "PidsFromCaller", [7, 1, 42, 0]) == [me, A1, 0, 0]
+            assert call(bus, "PidsFromCaller", []) == []
+
+        def test_exited():
+            fake_process(s.root, [A1 + 10, 3], CONTAINER_A)
+            assert call(bus, "PidsFromCaller", [3]) == [A1 + 10]
+            shutil.rmtree(os.path.join(s.root, "proc", str(A1 + 10)))
+            assert call(bus, "PidsFromCaller", [3]) == [0]
+            assert call(bus, "PidsToCaller", [A1 + 10]) == [0]
+
+        def test_same_namespace():
+            # The caller moved to jetsond's namespace: every PID is itself.
+            fake_process(s.root, [me], HOST)
+            try:
+                assert call(bus, "PidsToCaller", host_gpu_pids + [A1]) == host_gpu_pids + [A1]
+                assert call(bus, "PidsFromCaller", [A1, 999999999]) == [A1, 0]
+            finally:
+                fake_process(s.root, [me, 7], CONTAINER_A)
+
+        def test_caller_not_seen():
+            # busctl's own PID is not in the fake /proc: an error, no guess.
+            r = subprocess.run(["busctl", "--system", "call", "org.jetsond.Jetson1", "/org/jetsond/Jetson1",
+                                "org.jetsond.Jetson1.Metrics", "PidsFromCaller", "au", "1", "1"],
+                               capture_output=True, text=True, timeout=30)
+            assert r.returncode != 0, r.stdout
+            assert "cannot see the calling process" in r.stderr, r.stderr
+            # The caller's namespace gone with its process: the same.
+            shutil.rmtree(os.path.join(s.root, "proc", str(me)))
+            try:
+                call(bus, "PidsToCaller", [A1])
+                raise AssertionError("PidsToCaller answered for a caller jetsond cannot see")
+            except JetsondError as e:
+                assert e.dbus_name == "org.jetsond.Jetson1.Error.UnknownProcess", e.dbus_name
+            finally:
+                fake_process(s.root, [me, 7], CONTAINER_A)
+
+        def test_bad_input():
+            r = subprocess.run(["busctl", "--system", "call", "org.jetsond.Jetson1", "/org/jetsond/Jetson1",
+                                "org.jetsond.Jetson1.Metrics", "PidsToCaller", "s", "x"],
+                               capture_output=True, text=True, timeout=30)
+            assert r.returncode != 0 and "Invalid arguments" in r.stderr, r.stderr
+            assert s.daemon.poll() is None, "jetsond ended"
+
+        status = harness.run_tests([test_to_caller, test_from_caller, test_exited, test_same_namespace,
+                                    test_caller_not_seen, test_bad_input])
+        bus.close()
+        return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
