@@ -36,7 +36,9 @@ static gboolean parse_options(options *o, int *argc, char ***argv)
                   "ADDR:PORT" },
                 { "address", 0, 0, G_OPTION_ARG_STRING, &o->address, "Connect to the D-Bus bus at ADDRESS",
                   "ADDRESS" },
-                { "session", 0, 0, G_OPTION_ARG_NONE, &o->session, "Connect to the session bus (for tests)", NULL },
+                { "user", 0, 0, G_OPTION_ARG_NONE, &o->session,
+                  "Serve your own jetsond, on the session bus (jetsond --user)", NULL },
+                { "session", 0, 0, G_OPTION_ARG_NONE, &o->session, "The same as --user", NULL },
                 { "list-metrics", 0, 0, G_OPTION_ARG_NONE, &o->list_metrics,
                   "Print every metric family (name, type, labels, D-Bus source, help) and exit", NULL },
                 { "version", 0, 0, G_OPTION_ARG_NONE, &o->version, "Print the version and exit", NULL },
@@ -60,9 +62,11 @@ static gboolean parse_options(options *o, int *argc, char ***argv)
 static int open_bus(const options *o, sd_bus **bus)
 {
         int r = jd_client_bus_open(o->address, o->session, bus);
+        const char *why = r < 0 && o->session && !o->address ? jd_session_bus_error(r) : NULL;
         if (r < 0)
                 xlog(SD_ERR, "cannot connect to %s: %s",
-                     o->address ? o->address : o->session ? "the session bus" : "the system bus", strerror(-r));
+                     o->address ? o->address : o->session ? "the session bus" : "the system bus",
+                     why ? why : strerror(-r));
         return r;
 }
 

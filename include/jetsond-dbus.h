@@ -23,6 +23,7 @@
 #define JD_ERROR_FAILED "org.jetsond.Jetson1.Error.Failed"
 #define JD_ERROR_TIMEOUT "org.jetsond.Jetson1.Error.Timeout"
 #define JD_ERROR_REBOOT_REQUIRED "org.jetsond.Jetson1.Error.RebootRequired"
+#define JD_ERROR_READ_ONLY "org.jetsond.Jetson1.Error.ReadOnly"
 #define JD_ERROR_UNKNOWN_PROCESS "org.jetsond.Jetson1.Error.UnknownProcess"
 
 /* polkit actions (polkit/org.jetsond.Jetson1.policy) */

@@ -11,9 +11,11 @@
 #include "bus_source.h"
 #include "config.h"
 #include "errors.h"
+#include "jetsond-client-bus.h"
 #include "jetsond-dbus.h"
 #include "log.h"
 #include "service.h"
+#include "user_mode.h"
 
 typedef struct {
         GMainLoop *loop;
@@ -29,6 +31,7 @@ typedef struct {
         bool board_read;
         jd_service *svc;
         sd_bus_slot *name_request;
+        sd_bus *system_bus;           /* --user: systemd's unit states, read only; NULL without one */
 } run_state;
 
 static void quit(run_state *st, int code)
@@ -51,13 +54,21 @@ static void on_disconnect(void *data)
         quit(data, EXIT_FAILURE);
 }
 
+/* --user: the unit states would go stale without it; a restart
+ * (Restart=on-failure) finds the system bus again or goes on without. */
+static void on_system_bus_disconnect(void *data)
+{
+        jd_log_error("Lost the connection to the system bus, exiting");
+        quit(data, EXIT_FAILURE);
+}
+
 static int open_bus(jd_bus_kind kind, const char *address, sd_bus **out)
 {
         /* Not the *_with_description() forms: they are libsystemd 239,
          * and the floor is 237 (Ubuntu 18.04, JetPack 4.6). */
         if (kind == JD_BUS_SYSTEM)
                 return sd_bus_open_system(out);
-        if (kind == JD_BUS_SESSION)
+        if (kind == JD_BUS_USER)
                 return sd_bus_open_user(out);
         sd_bus *bus = NULL;
         int r = sd_bus_new(&bus);
@@ -79,7 +90,7 @@ static int open_bus(jd_bus_kind kind, const char *address, sd_bus **out)
 
 static const char *bus_label(jd_bus_kind kind, const char *address)
 {
-        return kind == JD_BUS_SYSTEM ? "the system bus" : kind == JD_BUS_SESSION ? "the session bus" : address;
+        return kind == JD_BUS_SYSTEM ? "the system bus" : kind == JD_BUS_USER ? "the session bus" : address;
 }
 
 static int on_name(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
@@ -103,7 +114,9 @@ static int on_name(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                 quit(st, EXIT_FAILURE);
                 return 0;
         }
-        jd_log_info("Serving %s on %s, sampling every %" PRIu64 " ms", JD_BUS_NAME, bus_label(st->kind, st->address),
+        jd_log_info("Serving %s on %s%s, sampling every %" PRIu64 " ms", JD_BUS_NAME, bus_label(st->kind, st->address),
+                    st->kind == JD_BUS_USER ? " for this user alone (reads only; changes go to the system service)"
+                                            : "",
                     st->interval_us / 1000);
         return 0;
 }
@@ -121,13 +134,19 @@ static void try_start_service(run_state *st)
                 st->startup = NULL;
         }
         g_autoptr(GError) error = NULL;
-        st->svc = jd_service_new(st->bus, st->sr, st->engine, &st->board, st->interval_us, &error);
+        st->svc = st->kind == JD_BUS_USER ? jd_service_new_user(st->bus, st->system_bus, st->sr, st->engine,
+                                                                &st->board, st->interval_us, &error)
+                                          : jd_service_new(st->bus, st->sr, st->engine, &st->board, st->interval_us,
+                                                           &error);
         if (!st->svc) {
                 jd_log_error("Cannot start the service: %s", error->message);
                 quit(st, EXIT_FAILURE);
                 return;
         }
-        jd_auth_init(st->bus);
+        if (st->kind == JD_BUS_USER)
+                jd_auth_init_user(st->bus);
+        else
+                jd_auth_init(st->bus);
         jd_service_start(st->svc);
         int r = sd_bus_request_name_async(st->bus, &st->name_request, JD_BUS_NAME, 0, on_name, st);
         if (r < 0) {
@@ -184,11 +203,31 @@ static void ensure_dir(const jd_sysroot *sr, const char *path)
                 jd_log_info("Created %s", path);
 }
 
+/* --user: the system bus, only to read the state of the system's units
+ * (nvfancontrol.service decides a fan's Profile); any user may. Without
+ * one (a container given only the session bus) the state is unknown and
+ * the fan reader goes by nvfancontrol's status file, as without systemd. */
+static sd_bus *open_system_bus_for_units(void)
+{
+        sd_bus *bus = NULL;
+        int r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                jd_log_info("No system bus (%s): systemd is not asked whether nvfancontrol.service runs",
+                            strerror(-r));
+                return NULL;
+        }
+        return bus;
+}
+
 int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, uint64_t interval_us,
                   const char *nvml_library)
 {
-        ensure_dir(sr, JD_STATE_DIR);
-        ensure_dir(sr, JD_RUNTIME_DIR);
+        /* A per-user jetsond writes nothing, so it keeps no state: the
+         * system service's directories are neither made nor written. */
+        if (kind != JD_BUS_USER) {
+                ensure_dir(sr, JD_STATE_DIR);
+                ensure_dir(sr, JD_RUNTIME_DIR);
+        }
 
         /* polkit-gobject talks to polkitd over GDBus on "the system bus";
          * with --address that must be the bus the callers are on, or their
@@ -199,17 +238,27 @@ int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, u
         sd_bus *bus = NULL;
         int r = open_bus(kind, address, &bus);
         if (r < 0) {
-                jd_log_error("Cannot connect to %s: %s", bus_label(kind, address), strerror(-r));
+                const char *why = kind == JD_BUS_USER ? jd_session_bus_error(r) : NULL;
+                jd_log_error("Cannot connect to %s: %s", bus_label(kind, address), why ? why : strerror(-r));
                 return EXIT_FAILURE;
         }
         jd_errors_register();
+        sd_bus_slot *refusal = NULL;
+        if (kind == JD_BUS_USER && (r = jd_user_mode_refuse_writes(bus, &refusal)) < 0) {
+                jd_log_error("Cannot filter the write methods: %s", strerror(-r));
+                sd_bus_flush_close_unref(bus);
+                return EXIT_FAILURE;
+        }
 
         run_state st = { .loop = g_main_loop_new(NULL, FALSE), .exit_code = EXIT_SUCCESS, .bus = bus, .sr = sr,
-                         .kind = kind, .address = address, .interval_us = interval_us };
+                         .kind = kind, .address = address, .interval_us = interval_us,
+                         .system_bus = kind == JD_BUS_USER ? open_system_bus_for_units() : NULL };
         st.engine = jd_engine_new(sr, interval_us);
         if (!st.engine) {
                 jd_log_error("Cannot start the sampling threads: %s", strerror(errno));
                 g_main_loop_unref(st.loop);
+                sd_bus_flush_close_unref(st.system_bus);
+                sd_bus_slot_unref(refusal);
                 sd_bus_flush_close_unref(bus);
                 return EXIT_FAILURE;
         }
@@ -217,6 +266,11 @@ int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, u
                 jd_engine_use_nvml(st.engine, nvml_library);
         GSource *bus_source = jd_bus_source_new(bus, on_disconnect, &st);
         g_source_attach(bus_source, NULL);
+        GSource *system_bus_source = NULL;
+        if (st.system_bus) {
+                system_bus_source = jd_bus_source_new(st.system_bus, on_system_bus_disconnect, &st);
+                g_source_attach(system_bus_source, NULL);
+        }
         guint sigterm = g_unix_signal_add(SIGTERM, on_signal, &st);
         guint sigint = g_unix_signal_add(SIGINT, on_signal, &st);
         st.startup = jd_engine_source_new(st.engine, "jetsond start-up", on_startup_event, NULL, &st);
@@ -241,7 +295,13 @@ int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, u
         jd_engine_free(st.engine);
         g_source_destroy(bus_source);
         g_source_unref(bus_source);
+        if (system_bus_source) {
+                g_source_destroy(system_bus_source);
+                g_source_unref(system_bus_source);
+        }
         g_main_loop_unref(st.loop);
+        sd_bus_flush_close_unref(st.system_bus);
+        sd_bus_slot_unref(refusal);
         sd_bus_flush_close_unref(bus);
         return st.exit_code;
 }

@@ -9,7 +9,7 @@
 
 typedef enum {
         JD_BUS_SYSTEM,
-        JD_BUS_SESSION,
+        JD_BUS_USER,      /* jetsond --user: the session bus, reads only (src/bus/user_mode.h) */
         JD_BUS_ADDRESS,
 } jd_bus_kind;
 

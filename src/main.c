@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 {
         g_autofree char *sysroot_dir = NULL;
         gint interval_ms = 1000, duration_s = 0;
-        gboolean once = FALSE, json = FALSE, system_bus = FALSE, session_bus = FALSE, verbose = FALSE;
+        gboolean once = FALSE, json = FALSE, system_bus = FALSE, user = FALSE, verbose = FALSE;
         gboolean version = FALSE, no_redact = FALSE;
         g_autofree char *address = NULL, *nvml_library = NULL, *capture = NULL;
         GOptionEntry entries[] = {
@@ -32,7 +32,11 @@ int main(int argc, char **argv)
                 { "interval", 0, 0, G_OPTION_ARG_INT, &interval_ms,
                   "Sampling interval in milliseconds (default 1000)", "MS" },
                 { "system", 0, 0, G_OPTION_ARG_NONE, &system_bus, "Serve on the system bus (the default)", NULL },
-                { "session", 0, 0, G_OPTION_ARG_NONE, &session_bus, "Serve on the session bus", NULL },
+                { "user", 0, 0, G_OPTION_ARG_NONE, &user,
+                  "Serve this user alone on the session bus: reads only, no polkit, no state (docs/user-mode.md)",
+                  NULL },
+                /* The name it had before --user; the same mode. */
+                { "session", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &user, "The same as --user", NULL },
                 { "address", 0, 0, G_OPTION_ARG_STRING, &address,
                   "Serve on the bus at ADDR (polkit is asked on the same bus)", "ADDR" },
                 { "nvml-library", 0, 0, G_OPTION_ARG_FILENAME, &nvml_library,
@@ -70,8 +74,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "jetsond: --duration goes with --capture, from 0 to 3600 seconds\n");
                 return EXIT_USAGE;
         }
-        if (system_bus + session_bus + (address != NULL) > 1) {
-                fprintf(stderr, "jetsond: --system, --session and --address exclude each other\n");
+        if (system_bus + user + (address != NULL) > 1) {
+                fprintf(stderr, "jetsond: --system, --user and --address exclude each other\n");
                 return EXIT_USAGE;
         }
         if (verbose)
@@ -94,7 +98,7 @@ int main(int argc, char **argv)
         } else if (once) {
                 ret = jd_run_once(sr, (unsigned) interval_ms, json, nvml);
         } else {
-                jd_bus_kind kind = address ? JD_BUS_ADDRESS : session_bus ? JD_BUS_SESSION : JD_BUS_SYSTEM;
+                jd_bus_kind kind = address ? JD_BUS_ADDRESS : user ? JD_BUS_USER : JD_BUS_SYSTEM;
                 ret = jd_run_daemon(sr, kind, address, (uint64_t) interval_ms * 1000u, nvml);
         }
         jd_sysroot_free(sr);

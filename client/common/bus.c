@@ -14,12 +14,17 @@
  * than sd-bus's default 25 s. */
 #define WRITE_TIMEOUT_USEC (300ULL * 1000000ULL)
 
+/* --user: how to start jetsond differs (jc_error_text). */
+static bool user_bus;
+
 int jc_bus_open(jc_ctx *c)
 {
         const char *what = c->address ? c->address : c->session ? "the session bus" : "the system bus";
         int r = jd_client_bus_open(c->address, c->session, &c->bus);
+        user_bus = c->session && !c->address;
         if (r < 0) {
-                fprintf(stderr, "jetsonctl: cannot connect to %s: %s\n", what, strerror(-r));
+                const char *why = user_bus ? jd_session_bus_error(r) : NULL;
+                fprintf(stderr, "jetsonctl: cannot connect to %s: %s\n", what, why ? why : strerror(-r));
                 c->bus = sd_bus_flush_close_unref(c->bus);
                 return JC_EXIT_FAILURE;
         }
@@ -286,7 +291,9 @@ char *jc_error_text(const char *doing, const sd_bus_error *error, int r, const c
 
         *exit_code = JC_EXIT_FAILURE;
         if (jc_error_is_not_running(error))
-                return g_strdup("jetsond is not running (start it with: systemctl start jetsond)");
+                return g_strdup(user_bus ? "your jetsond is not running on the session bus (start it with: "
+                                           "systemctl --user start jetsond)"
+                                         : "jetsond is not running (start it with: systemctl start jetsond)");
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED)) {
                 *exit_code = JC_EXIT_NOT_AUTHORIZED;
                 if (action)

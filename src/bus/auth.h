@@ -18,6 +18,10 @@ typedef void (*jd_authorized_fn)(sd_bus_message *call, bool authorized, void *us
  * DBUS_SYSTEM_BUS_ADDRESS names). Failure is logged, not fatal: every
  * check is then denied. */
 void jd_auth_init(sd_bus *bus);
+/* jetsond --user (user_mode.h): polkit is never asked; read-serial is
+ * granted (the caller is the user, reading what the user may read) and
+ * every other action refused with Error.ReadOnly. */
+void jd_auth_init_user(sd_bus *bus);
 /* Cancels pending checks (their callers get AccessDenied) and waits for
  * their callbacks, so nothing is left behind. */
 void jd_auth_shutdown(void);

@@ -243,7 +243,9 @@ static void schedule_boot_apply(jetson_clocks_iface *self)
         jd_service *svc = self->base.svc;
         g_autoptr(GKeyFile) kf = load_state(svc->sr);
         self->on_boot = g_key_file_get_boolean(kf, "JetsonClocks", "OnBoot", NULL);
-        if (!self->on_boot)
+        /* A per-user jetsond shows the setting (where the user may read
+         * it) and changes nothing, at boot neither. */
+        if (!self->on_boot || svc->user)
                 return;
         g_autofree char *applied = g_key_file_get_string(kf, "JetsonClocks", "AppliedBoot", NULL);
         g_autofree char *boot = current_boot_id(svc->sr);

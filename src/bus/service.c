@@ -333,8 +333,8 @@ static void add_slow_ifaces(jd_service *svc, bool announce, GError **e)
                 if (fan && announce)
                         sd_bus_emit_object_added(svc->bus, path);
         }
-        if (!*e && has_nvfancontrol(svc->sample->fans))
-                svc->fan_service = jd_unit_new(svc->bus, JD_NVFANCONTROL_UNIT, svc->config.unit_timeout_ms,
+        if (!*e && has_nvfancontrol(svc->sample->fans) && svc->systemd_bus)
+                svc->fan_service = jd_unit_new(svc->systemd_bus, JD_NVFANCONTROL_UNIT, svc->config.unit_timeout_ms,
                                                on_fan_service_changed, svc);
         if (announce)
                 jd_log_info("The slow sampling tier answered: power modes and fans are exported now");
@@ -403,11 +403,14 @@ static void look_for_gpu(jd_service *svc, uint64_t wait_us, bool announce, GErro
                 sd_bus_emit_interfaces_added(svc->bus, JD_OBJECT_PATH, JD_IFACE_GPU, NULL);
 }
 
-jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine *engine, const jd_board *board,
-                           uint64_t default_interval_us, GError **error)
+static jd_service *service_new(sd_bus *bus, bool user, sd_bus *systemd_bus, const jd_sysroot *sr,
+                               jd_sampling_engine *engine, const jd_board *board, uint64_t default_interval_us,
+                               GError **error)
 {
         jd_service *svc = g_new0(jd_service, 1);
         svc->bus = sd_bus_ref(bus);
+        svc->user = user;
+        svc->systemd_bus = sd_bus_ref(systemd_bus);
         svc->sr = sr;
         svc->default_interval_us = default_interval_us;
         svc->interval_us = default_interval_us;
@@ -452,6 +455,18 @@ jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine
         return svc;
 }
 
+jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine *engine, const jd_board *board,
+                           uint64_t default_interval_us, GError **error)
+{
+        return service_new(bus, false, bus, sr, engine, board, default_interval_us, error);
+}
+
+jd_service *jd_service_new_user(sd_bus *bus, sd_bus *systemd_bus, const jd_sysroot *sr, jd_sampling_engine *engine,
+                                const jd_board *board, uint64_t default_interval_us, GError **error)
+{
+        return service_new(bus, true, systemd_bus, sr, engine, board, default_interval_us, error);
+}
+
 void jd_service_start(jd_service *svc)
 {
         svc->events = jd_engine_source_new(svc->engine, "jetsond sampling engine", on_events, next_deadline, svc);
@@ -490,6 +505,7 @@ void jd_service_free(jd_service *svc)
         g_ptr_array_unref(svc->resamples);
         sd_bus_slot_unref(svc->object_manager);
         jd_snapshot_clear(&svc->snapshot);
+        sd_bus_unref(svc->systemd_bus);
         sd_bus_unref(svc->bus);
         g_free(svc);
 }

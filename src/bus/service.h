@@ -64,6 +64,8 @@ struct jd_service {
         jd_gpu_probe *gpu_probe;      /* looking for one, in a thread of its own */
         uint64_t gpu_probe_at_us;     /* when to look again */
         uint32_t dgpu_exported;       /* bit N: /org/jetsond/Jetson1/dgpu/N exists */
+        bool user;                    /* jetsond --user: reads only, does nothing by itself (user_mode.h) */
+        sd_bus *systemd_bus;          /* where the system's systemd is asked about units; NULL: nowhere */
 };
 
 /* A GSource that dispatches CALLBACK with DATA when the engine has events
@@ -77,6 +79,11 @@ GSource *jd_engine_source_new(jd_sampling_engine *engine, const char *name, GSou
  * all objects exist, so no client ever sees a half-built service. */
 jd_service *jd_service_new(sd_bus *bus, const jd_sysroot *sr, jd_sampling_engine *engine, const jd_board *board,
                            uint64_t default_interval_us, GError **error);
+/* The same for jetsond --user: nothing is done at boot, and systemd is
+ * asked about nvfancontrol.service on SYSTEMD_BUS (the system bus; NULL
+ * where there is none), not on BUS, where only the user's systemd is. */
+jd_service *jd_service_new_user(sd_bus *bus, sd_bus *systemd_bus, const jd_sysroot *sr, jd_sampling_engine *engine,
+                                const jd_board *board, uint64_t default_interval_us, GError **error);
 void jd_service_free(jd_service *svc);
 /* Starts following the engine on the thread-default main context. */
 void jd_service_start(jd_service *svc);

@@ -150,11 +150,48 @@ const char *jd_sysroot_strerror(int err)
         return text;
 }
 
+/* Not root (jetsond --user, or --once run by a user): file modes keep
+ * some files from this user (RAPL's energy counters are 0400 root,
+ * debugfs is 0700). What they hold is left out, never read as 0, and the
+ * log says so once: for the directory the user cannot enter (all of
+ * debugfs in one line), else for the file. */
+static void note_unreadable(const jd_sysroot *sr, const char *path, int err)
+{
+        complaints *c = sr->complaints;
+        pthread_mutex_lock(&c->mu);
+        bool told = g_hash_table_contains(c->told, path);
+        pthread_mutex_unlock(&c->mu);
+        if (told || strlen(path) >= PATH_MAX)
+                return;
+        /* The shortest prefix that cannot be resolved: its parent is the
+         * directory that may not be searched. */
+        char head[PATH_MAX], canon[PATH_MAX];
+        for (const char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+                const char *next = strchr(slash + 1, '/');
+                size_t len = next ? (size_t) (next - path) : strlen(path);
+                memcpy(head, path, len);
+                head[len] = '\0';
+                int r = jd_sysroot_resolve(sr, head, canon, sizeof(canon));
+                if (r != -EACCES && r != -EPERM)
+                        continue;
+                head[slash - path] = '\0';
+                complain(sr, head, ": this user may not enter it (%s); what jetsond reads under it is left out",
+                         g_strerror(err));
+                pthread_mutex_lock(&c->mu);
+                g_hash_table_add(c->told, g_strdup(path));
+                pthread_mutex_unlock(&c->mu);
+                return;
+        }
+        complain(sr, path, ": not readable by this user (%s); left out", g_strerror(err));
+}
+
 void jd_sysroot_note_refusal(const jd_sysroot *sr, const char *path, int err)
 {
         /* The complaint is "PATH" + why; this one reads "PATH: not ...". */
         if (jd_sysroot_sandbox_errno(err))
                 complain(sr, path, ": %s", jd_sysroot_strerror(err));
+        else if (err == EACCES || err == EPERM)
+                note_unreadable(sr, path, err);
 }
 
 const char *jd_sysroot_dir(const jd_sysroot *sr) { return sr->dir; }
