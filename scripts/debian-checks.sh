@@ -37,6 +37,7 @@ check_installed() {
         for f in /usr/libexec/jetsond /usr/bin/jetsonctl /usr/bin/jetsond-exporter \
                 /usr/share/dbus-1/system.d/org.jetsond.Jetson1.conf \
                 /usr/share/dbus-1/system-services/org.jetsond.Jetson1.service \
+                /usr/share/dbus-1/services/org.jetsond.Jetson1.service /usr/lib/systemd/user/jetsond.service \
                 /usr/share/polkit-1/actions/org.jetsond.Jetson1.policy \
                 /lib/systemd/system/jetsond.service /lib/systemd/system/jetsond-exporter.service \
                 /lib/systemd/system/jetsond-exporter.socket \
@@ -46,6 +47,9 @@ check_installed() {
                 [ -f "$root$f" ] || fail "$f is not in the root"
         done
         find "$root/usr/local" -type f | grep -q . && fail "files in /usr/local: $(find "$root/usr/local" -type f)"
+        # jetsond --user is activated on a user's session bus, not enabled for every user.
+        [ ! -e "$root/etc/systemd/user/default.target.wants/jetsond.service" ] ||
+                fail "the user unit jetsond.service is enabled for every user"
         in_root getent group jetson >/dev/null || fail "no group jetson after install"
         for p in /usr/libexec/jetsond /usr/bin/jetsonctl /usr/bin/jetsond-exporter; do
                 out=$(in_root "$p" --version) || fail "$p --version failed"

@@ -1,15 +1,16 @@
 #!/bin/sh
-# install.sh BUILDDIR EXPECTED LIBEXECDIR DATADIR UNITDIR BINDIR MANDIR
+# install.sh BUILDDIR EXPECTED LIBEXECDIR DATADIR UNITDIR BINDIR MANDIR USERUNITDIR
 #
 # Runs "meson install" of BUILDDIR into a temporary DESTDIR and compares the
 # installed files with EXPECTED, a list of paths in which @LIBEXECDIR@,
-# @DATADIR@, @UNITDIR@, @BINDIR@ and @MANDIR@ stand for the absolute
-# directories of this build
+# @DATADIR@, @UNITDIR@, @BINDIR@, @MANDIR@ and @USERUNITDIR@ stand for the
+# absolute directories of this build
 # (given as arguments by tests/packaging/meson.build, so any --prefix works).
-# Then checks the file modes and the ExecStart= line of the installed unit.
+# Then checks the file modes, the ExecStart= lines of the installed units
+# and the Exec= of the session bus's activation file.
 set -eu
 
-builddir=$1 expected=$2 libexecdir=$3 datadir=$4 unitdir=$5 bindir=$6 mandir=$7
+builddir=$1 expected=$2 libexecdir=$3 datadir=$4 unitdir=$5 bindir=$6 mandir=$7 userunitdir=$8
 
 if ! command -v meson >/dev/null 2>&1; then
     echo "SKIP: meson is not in PATH"
@@ -35,7 +36,8 @@ grep -v -e '^#' -e '^[[:space:]]*$' "$expected" |
         -e "s|@DATADIR@|$(sed_esc "$datadir")|g" \
         -e "s|@UNITDIR@|$(sed_esc "$unitdir")|g" \
         -e "s|@BINDIR@|$(sed_esc "$bindir")|g" \
-        -e "s|@MANDIR@|$(sed_esc "$mandir")|g" |
+        -e "s|@MANDIR@|$(sed_esc "$mandir")|g" \
+        -e "s|@USERUNITDIR@|$(sed_esc "$userunitdir")|g" |
     LC_ALL=C sort >"$tmp/expected"
 (cd "$dest" && find . ! -type d) | sed 's|^\.||' | LC_ALL=C sort >"$tmp/actual"
 
@@ -80,6 +82,17 @@ else
     fail "no jetsond.service in $unitdir"
 fi
 [ -x "$dest$libexecdir/jetsond" ] || fail "$libexecdir/jetsond is not installed as an executable"
+# jetsond --user: the user unit and the session bus's activation file
+# start the installed daemon in that mode, the one through the other.
+unit=$dest$userunitdir/jetsond.service
+if [ "$(grep -c '^ExecStart=' "$unit" 2>/dev/null)" != 1 ] ||
+   ! grep -q -x -F "ExecStart=$libexecdir/jetsond --user" "$unit" || ! grep -q -x -F "Type=dbus" "$unit"; then
+    fail "$userunitdir/jetsond.service: expected Type=dbus and exactly one ExecStart=$libexecdir/jetsond --user"
+fi
+activation=$dest$datadir/dbus-1/services/org.jetsond.Jetson1.service
+for line in "Name=org.jetsond.Jetson1" "Exec=$libexecdir/jetsond --user" "SystemdService=jetsond.service"; do
+    grep -q -x -F "$line" "$activation" 2>/dev/null || fail "$activation: no line $line"
+done
 unit=$dest$unitdir/jetsond-exporter.service
 if [ "$(grep -c '^ExecStart=' "$unit" 2>/dev/null)" != 1 ] || ! grep -q -x -F "ExecStart=$bindir/jetsond-exporter" "$unit"; then
     fail "jetsond-exporter.service: expected exactly one ExecStart=$bindir/jetsond-exporter"

@@ -9,6 +9,8 @@
 # BUILT_EXEC instead of INSTALLED_EXEC (as in systemd/README.md). verify also
 # checks OTHER_UNITs copied beside it (a .socket), and man: documentation
 # links against the built man pages listed in $UNIT_MANPAGES.
+# UNIT_SCOPE=user checks a user unit (jetsond --user's) as the user
+# manager reads it.
 #   verify:   exit 0 and no output at all.
 #   security: overall exposure level at most MAX_EXPOSURE (systemd/README.md).
 set -eu
@@ -60,8 +62,16 @@ verify)
         cp "$u" "$tmp/"
         others="$others ./$(basename "$u")"
     done
+    scope=
+    if [ "${UNIT_SCOPE:-}" = user ]; then
+        # The user manager wants a runtime directory, even for verify.
+        scope=--user
+        mkdir -m 700 "$tmp/run"
+        XDG_RUNTIME_DIR=$tmp/run
+        export XDG_RUNTIME_DIR
+    fi
     # shellcheck disable=SC2086
-    systemd-analyze verify "./$name" $others >out 2>err || rc=$?
+    systemd-analyze $scope verify "./$name" $others >out 2>err || rc=$?
     if [ "$rc" -ne 0 ] || [ -s err ] || [ -s out ]; then
         echo "systemd-analyze verify: exit $rc"
         cat out err
