@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "diagnose_method.h"
 #include "fan_control.h"
 #include "jetsond-dbus.h"
 #include "nvpmodel_control.h"
@@ -314,10 +315,26 @@ static int method_restore_defaults(sd_bus_message *m, void *userdata, sd_bus_err
         return jd_write_authorize(w, restore_actions, apply_restore, error);
 }
 
+static int method_diagnose(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        jd_iface *self = userdata;
+        return jd_method_diagnose(m, self->svc, error);
+}
+
+static int get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                       sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) userdata, (void) error;
+        return sd_bus_message_append(reply, "s", JETSOND_VERSION);
+}
+
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "s", get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_METHOD_WITH_ARGS("RestoreDefaults", SD_BUS_NO_ARGS, SD_BUS_RESULT("as", steps),
                                 method_restore_defaults, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Diagnose", SD_BUS_NO_ARGS, SD_BUS_RESULT("a{sv}", service, "aa{sv}", families),
+                                method_diagnose, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 

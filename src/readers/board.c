@@ -11,6 +11,7 @@
 #include "dpkg.h"
 #include "libraries.h"
 #include "parse.h"
+#include "probe_log.h"
 #include "sysfile.h"
 
 #define DT "/sys/firmware/devicetree/base"
@@ -215,17 +216,22 @@ static void read_identity(const jd_sysroot *sr, jd_board *b)
 static void read_release(const jd_sysroot *sr, const jd_dpkg *db, jd_board *b)
 {
         char *rel = jd_sysroot_read_whole(sr, "/etc/nv_tegra_release", 4096, NULL);
-        if (!rel || !jd_parse_nv_tegra_release(rel, b->l4t, sizeof(b->l4t))) {
+        if (rel && jd_parse_nv_tegra_release(rel, b->l4t, sizeof(b->l4t))) {
+                b->l4t_source = "/etc/nv_tegra_release";
+        } else {
                 const char *core = jd_dpkg_version(db, "nvidia-l4t-core");
-                if (core)
+                if (core) {
                         jd_strlcpy(b->l4t, core, sizeof(b->l4t));
+                        b->l4t_source = "dpkg: nvidia-l4t-core";
+                }
         }
         free(rel);
         if (!b->l4t[0])
                 return;
         const char *jp = jd_jetpack_for_l4t(b->l4t);
-        if (!jp)
-                jp = jd_dpkg_version(db, "nvidia-jetpack");
+        b->jetpack_source = jp ? "table" : NULL;
+        if (!jp && (jp = jd_dpkg_version(db, "nvidia-jetpack")))
+                b->jetpack_source = "dpkg: nvidia-jetpack";
         /* Still nothing: a BSP newer than our table. Report the L4T and
          * leave JetPack empty ("unknown") rather than guess. */
         if (jp)
@@ -285,6 +291,10 @@ static void read_cpu_model(const jd_sysroot *sr, jd_board *b)
 void jd_board_read(jd_board *b, const jd_sysroot *sr)
 {
         memset(b, 0, sizeof(*b));
+        /* What it finds, misses and is refused is noted for
+         * Manager.Diagnose, whichever thread reads it. */
+        bool was_tracing;
+        const char *before = jd_probe_attribute("board", true, &was_tracing);
         jd_dpkg db;
         jd_dpkg_load(&db, sr);
 
@@ -306,6 +316,7 @@ void jd_board_read(jd_board *b, const jd_sysroot *sr)
                 snprintf(b->model, sizeof(b->model), "%s%sPC", b->machine, b->machine[0] ? " " : "");
         jd_libraries_read(sr, &db, b);
         jd_dpkg_free(&db);
+        jd_probe_attribute(before, was_tracing, NULL);
 }
 
 const char *jd_board_library(const jd_board *b, const char *name)

@@ -29,6 +29,11 @@ typedef struct {
         char serial[64];            /* device tree, else EEPROM: never a D-Bus property */
         char l4t[32];               /* "36.4.3" */
         char jetpack[32];           /* "6.2"; empty when the L4T is not in the table */
+        /* Where the two came from (for Manager.Diagnose): "/etc/nv_tegra_release"
+         * or "dpkg: nvidia-l4t-core"; "table" (jetsond's L4T -> JetPack
+         * table) or "dpkg: nvidia-jetpack"; NULL when unknown. */
+        const char *l4t_source;
+        const char *jetpack_source;
         char kernel_release[96];
         char distribution[128];     /* os-release PRETTY_NAME */
         char machine[32];           /* "aarch64" */

@@ -65,12 +65,20 @@ static void resolve(jd_nvml *n)
 
 jd_nvml *jd_nvml_open(const char *library, char *why, size_t why_len)
 {
+        jd_nvml_failure failure;
+        return jd_nvml_open_why(library, why, why_len, &failure);
+}
+
+jd_nvml *jd_nvml_open_why(const char *library, char *why, size_t why_len, jd_nvml_failure *failure)
+{
         const char *path = library ? library : "libnvidia-ml.so.1";
         void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        *failure = JD_NVML_NO_LIBRARY;
         if (!lib) {
                 snprintf(why, why_len, "no NVIDIA driver library (%s)", dlerror());
                 return NULL;
         }
+        *failure = JD_NVML_NOT_NVML;
         nvml_init_fn *init = symbol(lib, "nvmlInit_v2", "nvmlInit", NULL);
         jd_nvml *n = calloc(1, sizeof(*n));
         if (!n || !init) {
@@ -88,6 +96,10 @@ jd_nvml *jd_nvml_open(const char *library, char *why, size_t why_len)
                 return NULL;
         }
         nvmlReturn_t r = init();
+        *failure = r == NVML_SUCCESS                ? JD_NVML_LOADED
+                   : r == NVML_ERROR_NO_PERMISSION  ? JD_NVML_NO_PERMISSION
+                   : r == NVML_ERROR_DRIVER_NOT_LOADED ? JD_NVML_NO_DRIVER
+                                                    : JD_NVML_INIT_FAILED;
         if (r != NVML_SUCCESS) {
                 snprintf(why, why_len, "nvmlInit failed: %s (the NVIDIA driver is not loaded?)",
                          n->error_string ? n->error_string(r) : "unknown error");
@@ -330,6 +342,29 @@ static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned in
                 return;
         jd_nvml_read_processes(g, n->compute, dev, true);
         jd_nvml_read_processes(g, n->graphics, dev, false);
+        /* v1 stands in for v2's memory: nothing is missing for it. */
+        g->unsupported = *no & ~(unsigned) ASK_MEMORY_V2;
+}
+
+size_t jd_nvml_unsupported_keys(unsigned unsupported, const char **out, size_t max)
+{
+        static const struct {
+                unsigned bit;
+                const char *key;
+        } keys[] = {
+                { ASK_UTILIZATION, "load" },       { ASK_UTILIZATION, "mem_load" },
+                { ASK_CLOCK, "freq" },             { ASK_CLOCK << 1, "sm_freq" },
+                { ASK_CLOCK << 2, "mem_freq" },    { ASK_TEMPERATURE, "temp" },
+                { ASK_POWER, "power" },            { ASK_POWER_LIMIT, "power_limit" },
+                { ASK_FAN, "fan" },                { ASK_ENCODER, "encoder_load" },
+                { ASK_DECODER, "decoder_load" },   { ASK_THROTTLE, "throttle" },
+                { ASK_PSTATE, "pstate" },
+        };
+        size_t n = 0;
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && n < max; i++)
+                if (unsupported & keys[i].bit)
+                        out[n++] = keys[i].key;
+        return n;
 }
 
 static void read_energy(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)

@@ -93,6 +93,9 @@ typedef struct {
         jd_nvlink_rates nvlink_rate;  /* since the read before (jd_nvml_nvlink_rates) */
         jd_nvml_process *processes;   /* every one NVML lists (malloc'ed) */
         size_t n_processes, cap_processes;
+        /* The cheap values the GPU answered NOT_SUPPORTED to in this read
+         * (jd_nvml_unsupported_keys names them), for Manager.Diagnose. */
+        unsigned unsupported;
 } jd_nvml_gpu;
 
 typedef struct jd_nvml jd_nvml;
@@ -101,6 +104,16 @@ typedef struct jd_nvml jd_nvml;
  * when there is no library, no driver or nvmlInit fails, with the reason
  * in WHY (for one info line in the log). */
 jd_nvml *jd_nvml_open(const char *library, char *why, size_t why_len);
+/* What kept jd_nvml_open_why() from loading NVML, for Manager.Diagnose. */
+typedef enum {
+        JD_NVML_LOADED,
+        JD_NVML_NO_LIBRARY,           /* dlopen failed: no NVIDIA driver installed */
+        JD_NVML_NOT_NVML,             /* a library without NVML's entry points */
+        JD_NVML_NO_PERMISSION,        /* nvmlInit: the device nodes are not ours to open */
+        JD_NVML_NO_DRIVER,            /* nvmlInit: the kernel driver is not loaded */
+        JD_NVML_INIT_FAILED,          /* nvmlInit failed otherwise */
+} jd_nvml_failure;
+jd_nvml *jd_nvml_open_why(const char *library, char *why, size_t why_len, jd_nvml_failure *failure);
 /* nvmlShutdown and dlclose. */
 void jd_nvml_close(jd_nvml *n);
 /* The driver's version ("595.78"), "" if NVML does not say. */
@@ -162,6 +175,10 @@ void jd_nvml_gpu_clear(jd_nvml_gpu *out);
 /* DST as SRC, with a process list of its own; false (DST without
  * processes) when out of memory. */
 bool jd_nvml_gpu_copy(jd_nvml_gpu *dst, const jd_nvml_gpu *src);
+/* The keys (the part after "dgpu.N.") of the values an UNSUPPORTED mask
+ * (jd_nvml_gpu.unsupported) names, into OUT (at most MAX); returns how
+ * many. */
+size_t jd_nvml_unsupported_keys(unsigned unsupported, const char **out, size_t max);
 /* The NVML device that is the SoC's own GPU, by name: Thor's "NVIDIA
  * Thor", JetPack 7.2's "... (nvgpu)". */
 bool jd_nvml_is_integrated(const char *name);

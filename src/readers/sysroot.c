@@ -1,5 +1,7 @@
 #include "sysroot.h"
 
+#include "probe_log.h"
+
 #include <dirent.h>
 #include <glib.h>
 #include <pthread.h>
@@ -31,6 +33,7 @@ struct jd_sysroot {
         size_t dir_len;
         bool host;
         complaints *complaints;
+        jd_probe_log *probes;        /* what the readers met (probe_log.h) */
 };
 
 jd_sysroot *jd_sysroot_new(const char *dir, const char **error)
@@ -68,6 +71,7 @@ jd_sysroot *jd_sysroot_new(const char *dir, const char **error)
         }
         pthread_mutex_init(&sr->complaints->mu, NULL);
         sr->complaints->told = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        sr->probes = jd_probe_log_new();
         sr->dir = real;
         sr->host = strcmp(real, "/") == 0;
         sr->dir_len = sr->host ? 0 : strlen(real);
@@ -79,6 +83,7 @@ void jd_sysroot_free(jd_sysroot *sr)
         if (!sr)
                 return;
         g_hash_table_unref(sr->complaints->told);
+        jd_probe_log_free(sr->probes);
         pthread_mutex_destroy(&sr->complaints->mu);
         free(sr->complaints);
         free(sr->dir);
@@ -194,6 +199,8 @@ void jd_sysroot_note_refusal(const jd_sysroot *sr, const char *path, int err)
                 note_unreadable(sr, path, err);
 }
 
+jd_probe_log *jd_sysroot_probe_log(const jd_sysroot *sr) { return sr->probes; }
+
 const char *jd_sysroot_dir(const jd_sysroot *sr) { return sr->dir; }
 bool jd_sysroot_is_host(const jd_sysroot *sr) { return sr->host; }
 
@@ -304,7 +311,8 @@ int jd_sysroot_resolve(const jd_sysroot *sr, const char *path, char *out, size_t
         return resolve_under(sr, path, out, out_size);
 }
 
-int jd_sysroot_host_path(const jd_sysroot *sr, const char *path, char *out, size_t out_size)
+/* jd_sysroot_host_path() of a path to open (LISTED false) or list. */
+static int host_path_for(const jd_sysroot *sr, const char *path, bool listed, char *out, size_t out_size)
 {
         char canon[PATH_MAX];
         record(sr, path, false);
@@ -312,9 +320,15 @@ int jd_sysroot_host_path(const jd_sysroot *sr, const char *path, char *out, size
         if (r < 0) {
                 /* A directory on the way the sandbox made inaccessible. */
                 jd_sysroot_note_refusal(sr, path, -r);
+                jd_probe_log_note(sr->probes, path, -r, listed);
                 return r;
         }
         return join_host(sr, canon, out, out_size);
+}
+
+int jd_sysroot_host_path(const jd_sysroot *sr, const char *path, char *out, size_t out_size)
+{
+        return host_path_for(sr, path, false, out, out_size);
 }
 
 int jd_sysroot_host_path_to_create(const jd_sysroot *sr, const char *path, char *out, size_t out_size)
@@ -403,6 +417,7 @@ int jd_sysroot_open(const jd_sysroot *sr, const char *path, int flags)
                 return r;
         r = open_regular(sr->host ? path : host, flags);
         jd_sysroot_note_refusal(sr, path, -r);
+        jd_probe_log_note(sr->probes, path, r < 0 ? -r : 0, false);
         if (r == -EINVAL)
                 complain(sr, path, "is not a regular file (a FIFO, a device or a socket): not read");
         return r;
@@ -488,11 +503,14 @@ size_t jd_sysroot_list(const jd_sysroot *sr, const char *dir, char ***names)
 
         *names = NULL;
         record(sr, dir, true);
-        if (jd_sysroot_host_path(sr, dir, host, sizeof(host)) < 0)
+        if (host_path_for(sr, dir, true, host, sizeof(host)) < 0)
                 return 0;
         int n = scandir(host, &ents, not_dots, versionsort);
-        if (n < 0)
-                jd_sysroot_note_refusal(sr, dir, errno);
+        if (n < 0) {
+                int err = errno;
+                jd_sysroot_note_refusal(sr, dir, err);
+                jd_probe_log_note(sr->probes, dir, err, true);
+        }
         if (n <= 0) {
                 free(ents);
                 return 0;

@@ -83,6 +83,11 @@ bool jd_sysroot_sandbox_errno(int err);
 const char *jd_sysroot_strerror(int err);
 void jd_sysroot_note_refusal(const jd_sysroot *sr, const char *path, int err);
 
+/* What the readers met under this sysroot: files found, looked for in
+ * vain and refused, per reader (probe_log.h), for Manager.Diagnose. */
+typedef struct jd_probe_log jd_probe_log;
+jd_probe_log *jd_sysroot_probe_log(const jd_sysroot *sr);
+
 /* Sorted ("cpu2" before "cpu10") entry names of an in-root directory,
  * without "." and "..". Returns the count (0 if absent); free with
  * jd_names_free(). */

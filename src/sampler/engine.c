@@ -280,6 +280,14 @@ void jd_engine_use_nvml(jd_sampling_engine *e, const char *library)
         pthread_mutex_unlock(&e->mu);
 }
 
+bool jd_engine_nvml_status(jd_sampling_engine *e, jd_nvml_status *out)
+{
+        if (!e->gpus)
+                return false;
+        jd_gpu_poller_status(e->gpus, out);
+        return true;
+}
+
 char *jd_engine_take_message(jd_sampling_engine *e)
 {
         return e->gpus ? jd_gpu_poller_take_message(e->gpus) : NULL;

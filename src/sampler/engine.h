@@ -77,6 +77,10 @@ jd_sampling_engine *jd_engine_new(const jd_sysroot *sr, uint64_t sample_interval
 /* Reads NVIDIA GPUs through NVML's LIBRARY too (NULL: the soname), each in
  * a thread of its own (gpu_poller.h). Call once, before snapshots. */
 void jd_engine_use_nvml(jd_sampling_engine *e, const char *library);
+/* Where NVML stands (gpu_poller.h); false when jetsond reads no NVML
+ * (jd_engine_use_nvml was not called: a --sysroot board without
+ * --nvml-library). */
+bool jd_engine_nvml_status(jd_sampling_engine *e, jd_nvml_status *out);
 /* A line for the log from the sampling threads, or NULL; g_free it. */
 char *jd_engine_take_message(jd_sampling_engine *e);
 /* Stops the threads, waiting at most about a second in all: a thread

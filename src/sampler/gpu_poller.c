@@ -28,6 +28,7 @@ struct jd_gpu_poller {
         uint64_t energy_period;       /* 0: the costly values' own */
         GQueue messages;
         atomic_bool sysfs_load;       /* jd_gpu_poller_set_sysfs_load */
+        jd_nvml_status status;        /* under mu */
 };
 
 /* The costly parts of a GPU (nvml.h), each with the time of its latest
@@ -314,7 +315,15 @@ static void *run_probe(void *data)
         for (;;) {
                 if (!p->nvml) {
                         char why[256];
-                        jd_nvml *n = jd_nvml_open(p->library, why, sizeof(why));
+                        jd_nvml_failure failure;
+                        jd_nvml *n = jd_nvml_open_why(p->library, why, sizeof(why), &failure);
+                        pthread_mutex_lock(&p->mu);
+                        p->status.tried = true;
+                        p->status.failure = failure;
+                        g_strlcpy(p->status.why, n ? "" : why, sizeof(p->status.why));
+                        if (n)
+                                g_strlcpy(p->status.driver, jd_nvml_driver_version(n), sizeof(p->status.driver));
+                        pthread_mutex_unlock(&p->mu);
                         if (n) {
                                 unsigned count = jd_nvml_count(n);
                                 message(p, g_strdup_printf("NVML: driver %s, %u GPU%s", jd_nvml_driver_version(n),
@@ -330,6 +339,9 @@ static void *run_probe(void *data)
                 }
                 /* GPUs NVML lists now and no thread reads yet. */
                 unsigned count = p->nvml ? jd_nvml_count(p->nvml) : 0;
+                pthread_mutex_lock(&p->mu);
+                p->status.count = count;
+                pthread_mutex_unlock(&p->mu);
                 for (unsigned i = p->n_gpus; i < count && i < JD_MAX_DGPUS; i++)
                         start_gpu(p, i);
                 if (count > JD_MAX_DGPUS && !told_too_many) {
@@ -353,6 +365,7 @@ jd_gpu_poller *jd_gpu_poller_new(const char *library, void (*notify)(void *data)
         if (!p)
                 return NULL;
         p->library = library ? strdup(library) : NULL;
+        g_strlcpy(p->status.library, library ? library : "libnvidia-ml.so.1", sizeof(p->status.library));
         p->notify = notify;
         p->data = data;
         p->period = JD_NVML_MIN_PERIOD_US;
@@ -466,6 +479,13 @@ size_t jd_gpu_poller_latest(jd_gpu_poller *p, jd_gpu_reading *out[JD_MAX_DGPUS])
                         out[n++] = jd_gpu_reading_ref(p->gpus[i]->latest);
         pthread_mutex_unlock(&p->mu);
         return n;
+}
+
+void jd_gpu_poller_status(jd_gpu_poller *p, jd_nvml_status *out)
+{
+        pthread_mutex_lock(&p->mu);
+        *out = p->status;
+        pthread_mutex_unlock(&p->mu);
 }
 
 char *jd_gpu_poller_take_message(jd_gpu_poller *p)

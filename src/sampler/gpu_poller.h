@@ -65,6 +65,19 @@ void jd_gpu_poller_set_sysfs_load(jd_gpu_poller *p, bool has_load);
 /* The latest reading of every GPU that has one, by NVML index (new
  * references into OUT); returns how many. */
 size_t jd_gpu_poller_latest(jd_gpu_poller *p, jd_gpu_reading *out[JD_MAX_DGPUS]);
+/* Where NVML stands, for Manager.Diagnose: LOADED (then DRIVER and COUNT,
+ * the GPUs it listed when last asked), or why not (WHY, as logged);
+ * TRIED false until the probe thread's first attempt. */
+typedef struct {
+        bool tried;
+        jd_nvml_failure failure;
+        char library[256];            /* as asked for: a path or the soname */
+        char why[256];
+        char driver[80];
+        unsigned count;
+} jd_nvml_status;
+void jd_gpu_poller_status(jd_gpu_poller *p, jd_nvml_status *out);
+
 /* A line for the log (NVML loaded or missing, a GPU lost or back), oldest
  * first; NULL when there is none. Free with g_free. */
 char *jd_gpu_poller_take_message(jd_gpu_poller *p);

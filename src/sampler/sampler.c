@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "jetson_clocks.h"
+#include "probe_log.h"
 
 struct jd_sampler {
         jd_cpu_reader *cpu;
@@ -22,13 +23,24 @@ struct jd_sampler {
         jd_system_reader *system;
         unsigned tiers;               /* the jd_tier bits whose readers it owns */
         _Atomic(const char *) *stage; /* what it is reading now, for stall reports */
+        /* The files its readers find, miss and are refused are noted
+         * for Manager.Diagnose (probe_log.h) by reader: found and missed
+         * ones while they are created and read for the first time. */
+        bool tracing;
         jd_sample sample;
 };
+
+/* The reader whose files the sysroot notes (probe_log.h). */
+static void attribute(jd_sampler *s, const char *reader)
+{
+        jd_probe_attribute(reader, s->tracing, NULL);
+}
 
 static void stage(jd_sampler *s, const char *what)
 {
         if (s->stage)
                 atomic_store_explicit(s->stage, what, memory_order_relaxed);
+        attribute(s, what);
 }
 
 
@@ -66,6 +78,7 @@ jd_sampler *jd_sampler_new_tiers(const jd_sysroot *sr, unsigned tiers, _Atomic(c
                 return NULL;
         s->tiers = tiers;
         s->stage = stage_slot;
+        s->tracing = true;
         bool ok = true;
         if (tiers & JD_TIER_FAST) {
                 NEW_READER(cpu, jd_cpu_reader_new);
@@ -142,8 +155,11 @@ const jd_sample *jd_sampler_sample(jd_sampler *s, unsigned tiers)
                 /* The fast readers' limits change only through tools. */
                 if (s->cpu) {
                         stage(s, "limits");
+                        attribute(s, "cpu");
                         jd_cpu_reader_sample_limits(s->cpu);
+                        attribute(s, "gpu");
                         jd_gpu_reader_sample_limits(s->gpu);
+                        attribute(s, "emc");
                         jd_emc_reader_sample_limits(s->emc);
                 }
                 READ(thermal, jd_thermal_reader_sample(s->thermal));
@@ -154,6 +170,9 @@ const jd_sample *jd_sampler_sample(jd_sampler *s, unsigned tiers)
                 READ(system, jd_system_reader_sample(s->system));
         }
         stage(s, NULL);
+        /* Found and missed files are noted for the first reading only:
+         * a 1 kHz tier pays nothing for them afterwards. */
+        s->tracing = false;
         /* Judged from the limits (slow) and the current EMC rate (fast). */
         if (s->cpu && out->cpu)
                 out->jetson_clocks_active = jd_jetson_clocks_active(out->cpu, out->gpu, out->emc);
