@@ -30,6 +30,7 @@ typedef struct {
         bool ask_password;      /* set the ALLOW_INTERACTIVE_AUTHORIZATION flag on calls */
         bool session;
         const char *address;
+        struct jc_caller_names *caller_names; /* common/caller_pids.h: made on first use */
 } jc_ctx;
 
 /* Every command: ARGV[0] is the command's name, the rest its positional

@@ -12,6 +12,7 @@
 
 #include "common/bus.h"
 #include "jetsonctl.h"
+#include "common/caller_pids.h"
 #include "common/json_out.h"
 #include "common/parse.h"
 #include "common/output.h"
@@ -464,6 +465,7 @@ int main(int argc, char **argv)
         if (ret == JC_EXIT_OK)
                 ret = cmd->run(&c, cmd_argc, args);
         c.bus = sd_bus_flush_close_unref(c.bus);
+        jc_caller_names_free(c.caller_names);
         g_free(args_owner);
         g_free(opt_address);
         g_free(opt_color);

@@ -1,13 +1,20 @@
 #!/bin/sh
-# `jetsonctl tegrastats` in a real container that has only the host's
-# system bus socket: the jetsonctl package (and python3-jetsond) installed
-# in a Debian 12 root, no jetsond in it, run by podman with runc as user
-# 1000 with no capabilities, no network and its own PID namespace, while
-# jetsond serves a fake AGX Orin on a private system bus on the host. The
-# runs and checks are tests/tegrastats/container-host.py's (the name
-# /usr/libexec/jetsonctl/tegrastats, tegrastats on PATH, --logfile,
-# --start/--stop; every line read by the reference parser and compared with
-# jetsond's values). Part of scripts/run-tests.sh; as root.
+# jetsonctl and the Python package in a real container that has only the
+# host's system bus socket: the jetsonctl package and python3-jetsond
+# installed in a Debian 12 root, no jetsond in it, run by podman with runc
+# as user 1000 with no capabilities, no network and its own PID namespace,
+# while jetsond runs on a private system bus on the host. Two parts:
+# - `jetsonctl tegrastats` against a fake AGX Orin
+#   (tests/tegrastats/container-host.py: the name
+#   /usr/libexec/jetsonctl/tegrastats, tegrastats on PATH, --logfile,
+#   --start/--stop; every line read by the reference parser and compared
+#   with jetsond's values);
+# - the container's own processes by its own PIDs, against jetsond on this
+#   machine's /proc with a fake NVML GPU that the workload uses
+#   (tests/container/container-processes.py: jetsonctl measure and status,
+#   the Python measure(), Collector and jtop shim, with the container's own
+#   PID namespace and with --pid=host, compared with the host's run).
+# Part of scripts/run-tests.sh; as root.
 #
 # JETSOND_DEBS_DIR: the .deb files (default build-debs/, where
 # scripts/test-debian.sh leaves them in run-tests.sh); without them they
@@ -65,7 +72,8 @@ echo "   $(podman --version), runc $(/usr/sbin/runc --version | sed -n 's/^runc 
 printf '[containers]\ndefault_ulimits = []\n' >"$work/containers.conf"
 export CONTAINERS_CONF="$work/containers.conf"
 
-ninja -C "$build" src/jetsond client/jetsonctl >/dev/null || fail "ninja -C $build"
+ninja -C "$build" src/jetsond client/jetsonctl tests/fake-nvml/libnvidia-ml.so.1 >/dev/null ||
+        fail "ninja -C $build"
 
 # ---- the packages -------------------------------------------------------------
 step "the Debian packages"
@@ -138,7 +146,11 @@ step "jetsonctl tegrastats in the container, jetsond on the host (tests/tegrasta
 rc=0
 /usr/bin/python3 tests/tegrastats/container-host.py "$work/root" "$work" "$build/src/jetsond" \
         "$build/client/jetsonctl" || rc=$?
+[ "$rc" -eq 0 ] || fail "tegrastats in the container: see the FAIL lines above"
+step "the container's processes by its own PIDs (tests/container/container-processes.py)"
+/usr/bin/python3 tests/container/container-processes.py "$work/root" "$work" "$build/src/jetsond" \
+        "$build/client/jetsonctl" "$build/tests/fake-nvml/libnvidia-ml.so.1" || rc=$?
 step_figure
 echo "   figure: container part $(( $(date +%s) - started )) s in all"
-[ "$rc" -eq 0 ] || fail "tegrastats in the container: see the FAIL lines above"
+[ "$rc" -eq 0 ] || fail "processes in the container: see the FAIL lines above"
 echo "container: all checks passed"

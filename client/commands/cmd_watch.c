@@ -176,6 +176,7 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                 fprintf(stderr, "jetsonctl: ignoring a malformed Sample signal\n");
                 return 0;
         }
+        jc_sample_to_caller(w->c, &s);
         print_sample(w, &s);
         if (w->stats) {
                 GVariantIter it;

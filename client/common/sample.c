@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "bus.h"
+#include "caller_pids.h"
 #include "jetsond-dbus.h"
 #include "output.h"
 
@@ -37,7 +38,15 @@ int jc_sample_fetch(jc_ctx *c, jc_sample *s)
                         g_variant_get_type_string(reply));
                 return JC_EXIT_FAILURE;
         }
+        jc_sample_to_caller(c, s);
         return JC_EXIT_OK;
+}
+
+void jc_sample_to_caller(jc_ctx *c, jc_sample *s)
+{
+        if (!c->caller_names)
+                c->caller_names = jc_caller_names_new();
+        jc_sample_values_to_caller(c, c->caller_names, &s->values);
 }
 
 GVariant *jc_sample_lookup(const jc_sample *s, const char *key)

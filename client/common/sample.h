@@ -18,8 +18,13 @@ typedef struct {
 void jc_sample_clear(jc_sample *s);
 /* From a (ta{sv}) tuple: GetSnapshot()'s reply or a Sample signal. */
 bool jc_sample_from_variant(jc_sample *s, GVariant *tuple);
-/* GetSnapshot(); prints the error and returns an exit code on failure. */
+/* GetSnapshot(); prints the error and returns an exit code on failure.
+ * Its processes are named by this namespace's PIDs (jc_sample_to_caller). */
 int jc_sample_fetch(jc_ctx *c, jc_sample *s);
+/* S's process.PID keys renamed to the PIDs of jetsonctl's PID namespace,
+ * those it cannot see left out (common/caller_pids.h): for every sample
+ * that shows processes. */
+void jc_sample_to_caller(jc_ctx *c, jc_sample *s);
 
 /* The value of KEY (a new reference) or NULL if absent. */
 GVariant *jc_sample_lookup(const jc_sample *s, const char *key);

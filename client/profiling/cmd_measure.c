@@ -4,6 +4,7 @@
  * its process tree used (proc_tree.c, getrusage, /proc/self/io), for the
  * whole run and for each phase between the command's sync points. */
 #include <glib.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/bus.h"
+#include "common/caller_pids.h"
 #include "capture_run.h"
 #include "jetsond-dbus.h"
 #include "measure_output.h"
@@ -38,6 +40,7 @@ typedef struct {
         GArray *tree_peaks;       /* jc_window_procs: peaks per phase */
         jc_window_procs whole_peaks;
         long clk_tck;
+        jc_pid_cache tree_pids;   /* the tree's PIDs as jetsond's namespace names them */
 } measure_state;
 
 static void boundary_free(gpointer p)
@@ -88,9 +91,17 @@ static void update_peak(jc_window_procs *p, const jc_tree_sample *t, bool have_g
 }
 
 /* GPU memory of the tree's processes, from jetsond's process.PID.gpu_mem
- * keys (false when jetsond has none of them). */
+ * keys (false when jetsond has none of them). The tree's PIDs are this
+ * namespace's (a container's, perhaps): jetsond's are asked for; where
+ * jetsond cannot tell them, the tree has no GPU memory it could name. */
 static bool tree_gpu_kib(measure_state *st, const jc_tree_sample *t, uint64_t *kib)
 {
+        g_autofree uint32_t *mine = g_new(uint32_t, t->n_pids ? t->n_pids : 1);
+        for (size_t i = 0; i < t->n_pids; i++)
+                mine[i] = (uint32_t) t->pids[i];
+        const uint32_t *theirs = NULL;
+        if (!jc_pid_cache_from_caller(st->c, &st->tree_pids, mine, t->n_pids, &theirs))
+                return false;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
         g_autoptr(GVariant) reply = jc_call(st->c, JD_OBJECT_PATH, JD_IFACE_METRICS, "GetSnapshot", false, &error, &r, NULL);
@@ -101,7 +112,9 @@ static bool tree_gpu_kib(measure_state *st, const jc_tree_sample *t, uint64_t *k
         bool any = false;
         *kib = 0;
         for (size_t i = 0; i < t->n_pids; i++) {
-                g_autofree char *key = g_strdup_printf("process.%d.gpu_mem", (int) t->pids[i]);
+                if (!theirs[i])
+                        continue;
+                g_autofree char *key = g_strdup_printf("process.%" PRIu32 ".gpu_mem", theirs[i]);
                 g_autoptr(GVariant) v = g_variant_lookup_value(values, key, NULL);
                 if (v && g_variant_is_of_type(v, G_VARIANT_TYPE_UINT64)) {
                         *kib += g_variant_get_uint64(v);
@@ -245,5 +258,6 @@ int jc_cmd_measure(jc_ctx *c, int argc, char **argv)
         g_queue_clear(&st.boundaries);
         g_array_unref(st.tree_at);
         g_array_unref(st.tree_peaks);
+        jc_pid_cache_clear(&st.tree_pids);
         return ret;
 }

@@ -30,6 +30,7 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         jc_sample s = { 0 };
         if (!args || !jc_sample_from_variant(&s, args))
                 return 0;
+        jc_sample_to_caller(t->c, &s);
         jc_sample_clear(&t->sample);
         t->sample = s;
         t->have_sample = true;

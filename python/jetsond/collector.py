@@ -31,8 +31,22 @@ def _num(v: Any) -> Optional[float]:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def _descends(s: Mapping[str, Any], pid: str, roots: Set[int]) -> bool:
-    """Whether PID is one of ROOTS or below one, by the sample's ppid keys."""
+def proc_parent(pid: int) -> Optional[int]:
+    """PID's parent as this machine's /proc says (None: gone, or PID 1's)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+        parent = int(stat[stat.rindex(")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return parent or None
+
+
+def _descends(s: Mapping[str, Any], pid: str, roots: Set[int],
+              parent_of: Optional[Callable[[int], Optional[int]]] = None) -> bool:
+    """Whether PID is one of ROOTS or below one, by the sample's ppid keys
+    and, for a parent the sample does not list (jetsond lists only the
+    processes on a GPU), by PARENT_OF."""
     seen = set()  # type: Set[int]
     p = int(pid)  # type: Optional[int]
     while p is not None and p not in seen:
@@ -40,17 +54,22 @@ def _descends(s: Mapping[str, Any], pid: str, roots: Set[int]) -> bool:
             return True
         seen.add(p)
         parent = s.get("process.%d.ppid" % p)
-        p = int(parent) if isinstance(parent, int) else None
+        if isinstance(parent, (int, float)) and not isinstance(parent, bool):
+            p = int(parent)
+        else:
+            p = parent_of(p) if parent_of is not None else None
     return False
 
 
-def sample_metrics(s: Mapping[str, Any], root_pids: Optional[Set[int]] = None) -> Dict[str, float]:
+def sample_metrics(s: Mapping[str, Any], root_pids: Optional[Set[int]] = None,
+                   parent_of: Optional[Callable[[int], Optional[int]]] = None) -> Dict[str, float]:
     """One sample's metrics as {"<scope>/<metric (unit)>": value}: host
     (CPU, memory, swap, board power), the integrated GPU ("gpu"), each
     NVIDIA GPU ("gpu:N") and each process ("pid:P/host/...",
     "pid:P/gpu:N/..."): every process jetsond lists, or with ROOT_PIDS
-    only those and their descendants (by the sample's process.PID.ppid), as
-    nvitop's root_pids. A reading the sample lacks is left out."""
+    only those and their descendants (by the sample's process.PID.ppid, and
+    PARENT_OF for a parent it does not list), as nvitop's root_pids. A
+    reading the sample lacks is left out."""
     out = {}  # type: Dict[str, float]
 
     def put(name: str, value: Optional[float], scale: float = 1.0) -> None:
@@ -77,7 +96,7 @@ def sample_metrics(s: Mapping[str, Any], root_pids: Optional[Set[int]] = None) -
                 put("gpu:%s/memory_percent (%%)" % parts[1],
                     100.0 * float(value) / float(s["dgpu.%s.mem_total" % parts[1]]))
         elif parts[0] == "process" and root_pids is not None and not (
-                parts[1].isdigit() and _descends(s, parts[1], root_pids)):
+                parts[1].isdigit() and _descends(s, parts[1], root_pids, parent_of)):
             continue
         elif parts[0] == "process" and len(parts) == 3 and parts[1].isdigit():
             if parts[2] == "cpu":
@@ -134,7 +153,10 @@ class Collector:
 
     def add_sample(self, sample: Mapping[str, Any]) -> None:
         """One sample (a flat key dict, as GetSnapshot's) into every open tag."""
-        metrics = sample_metrics(sample, self._root_pids)
+        # A sample that names processes by this namespace's PIDs (a Sample
+        # from jetsond.pidns): their parents outside it are in /proc here.
+        parent_of = proc_parent if getattr(sample, "caller_pids", False) else None
+        metrics = sample_metrics(sample, self._root_pids, parent_of)
         with self._lock:
             for _, stats in self._tags:
                 stats.add(metrics)

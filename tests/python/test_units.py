@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
-from jetsond import capture, collector, errors, select, views  # noqa: E402
+from jetsond import capture, collector, errors, pidns, select, views  # noqa: E402
 from jetsond.measure import Stats  # noqa: E402
 
 
@@ -515,6 +515,63 @@ def test_collector():
     assert names(collector.sample_metrics(tree, {11})) == ["pid:11", "pid:12"]
     assert names(collector.sample_metrics(tree, {1})) == ["pid:13", "pid:13"]
     assert len(collector.sample_metrics(tree)) == 5
+
+
+def test_caller_pids():
+    """A container's view of a sample: its processes by its own PIDs, the
+    parent named too, the host's left out; asked once per process."""
+    asked = []  # type: List[List[int]]
+    # jetsond's PID -> the container's: 100 is its 1, 101 its 7; 50 the host's.
+    names = {100: 1, 101: 7}
+
+    def call(method, pids):
+        assert method == "PidsToCaller"
+        asked.append(list(pids))
+        return [names.get(p, 0) for p in pids]
+    c = pidns.CallerPids(call)
+    s = {"cpu.load": 3.0, "process.100.name": "a", "process.100.ppid": 50, "process.100.start_time": 1.0,
+         "process.101.gpu_mem": 5, "process.101.ppid": 100, "process.101.start_time": 2.0,
+         "process.50.name": "host", "process.50.gpu_mem": 9}
+    want = {"cpu.load": 3.0, "process.1.name": "a", "process.1.start_time": 1.0,
+            "process.7.gpu_mem": 5, "process.7.ppid": 1, "process.7.start_time": 2.0}
+    assert c.view(dict(s)) == want
+    assert c.view(dict(s)) == want and asked == [[50, 100, 101]]
+    # PID 101 reused by a new process: asked again, and it is not the caller's.
+    s["process.101.start_time"] = 3.0
+    names.pop(101)
+    assert "process.7.gpu_mem" not in c.view(dict(s)) and asked[-1] == [101]
+    # The compact form's floats keep their type.
+    assert c.view({"process.100.ppid": 101.0, "process.101.start_time": 3.0}) == {}
+    # A caller in jetsond's own namespace: the sample unchanged.
+    same = pidns.CallerPids(lambda m, p: list(p))
+    assert same.view(dict(s)) == s
+
+
+def test_caller_pids_unknown():
+    """jetsond cannot see the caller (a --sysroot tree) or is older: the
+    sample as it came, asked again only after RETRY_S; other errors raise."""
+    calls = []  # type: List[str]
+
+    def unknown(method, pids):
+        calls.append(method)
+        raise errors.from_dbus("org.jetsond.Jetson1.Error.UnknownProcess", "cannot see the calling process")
+    c = pidns.CallerPids(unknown)
+    s = {"process.5.name": "x"}
+    assert c.view(dict(s)) == s and c.view(dict(s)) == s and len(calls) == 1
+    assert isinstance(c.error, errors.UnknownProcess) and isinstance(c.error, ProcessLookupError)
+    assert c.from_caller([1]) is None and c.from_caller([]) == []
+
+    def old(method, pids):
+        raise errors.from_dbus("org.freedesktop.DBus.Error.UnknownMethod", "no such method")
+    assert pidns.CallerPids(old).view(dict(s)) == s
+
+    def denied(method, pids):
+        raise errors.from_dbus("org.freedesktop.DBus.Error.AccessDenied", "no")
+    try:
+        pidns.CallerPids(denied).view(dict(s))
+        raise AssertionError("AccessDenied was swallowed")
+    except errors.AccessDenied:
+        pass
 
 
 def main():
