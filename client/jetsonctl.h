@@ -54,6 +54,7 @@ int jc_cmd_measure(jc_ctx *c, int argc, char **argv);
 int jc_cmd_top(jc_ctx *c, int argc, char **argv);
 int jc_cmd_select(jc_ctx *c, int argc, char **argv);
 int jc_cmd_tegrastats(jc_ctx *c, int argc, char **argv);
+int jc_cmd_doctor(jc_ctx *c, int argc, char **argv);
 /* jetsonctl started under the name tegrastats (client/tegrastats/). */
 int jc_tegrastats_main(int argc, char **argv);
 extern const GOptionEntry jc_tegrastats_entries[];

@@ -288,6 +288,16 @@ static const command commands[] = {
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetValues\n"
           "  " BUSCTL " get-property " DEST " org.jetsond.Jetson1.Metrics Sensors",
           jc_tegrastats_entries, jc_cmd_tegrastats, true },
+        { "doctor", "", "Say why a value is missing: what jetsond found, where, and what to do",
+          "For each family of keys (cpu, gpu, emc, power, thermal, fans, nvpmodel, dgpu, ...) what jetsond\n"
+          "found and from where, and for what is missing why (the service's sandbox, a permission, NVML,\n"
+          "an unknown L4T release, a part the board does not have) and what to do; before that, jetsonctl's\n"
+          "own checks: the bus socket, jetsond running (or started by D-Bus), the same version, your groups\n"
+          "and polkit, your PID namespace. Needs only the bus. Exit status 0 when jetsond answered, 1 when\n"
+          "it could not be asked (no bus, jetsond not running, a jetsond without Diagnose).\n\n"
+          "busctl equivalent:\n"
+          "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Manager Diagnose",
+          NULL, jc_cmd_doctor, true },
 };
 
 static const command *find_command(const char *name)

@@ -30,6 +30,7 @@ static void gather(jd_service *svc, jd_diag_input *in)
 {
         in->board = svc->board;
         in->euid = (unsigned) geteuid();
+        in->user = svc->user;
         const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
         size_t n = jd_snapshot_lists(&svc->snapshot, lists);
         for (size_t l = 0; l < n; l++)
@@ -130,8 +131,9 @@ static int build_reply(diag_request *q, sd_bus_message **out)
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r >= 0)
-                r = sd_bus_message_append(m, "{sv}{sv}{sv}", "version", "s", JETSOND_VERSION, "uid", "u",
-                                          q->in.euid, "sysroot", "s", jd_sysroot_dir(q->sr));
+                r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}", "version", "s", JETSOND_VERSION, "uid", "u",
+                                          q->in.euid, "mode", "s", q->in.user ? "user" : "system", "sysroot", "s",
+                                          jd_sysroot_dir(q->sr));
         if (r >= 0 && q->pid_namespace)
                 r = sd_bus_message_append(m, "{sv}", "pid_namespace", "t", q->pid_namespace);
         if (r >= 0)

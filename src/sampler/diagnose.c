@@ -201,9 +201,10 @@ static void refusals(jd_diag_record *r, const jd_probe_entry *e, const jd_diag_i
                           "not accessible under jetsond's sandbox, although it runs as root: %s", what->str);
         } else {
                 g_autofree char *advice = g_strdup_printf(
-                        "jetsond runs as uid %u, not root; %sthe system service (sudo systemctl start jetsond) "
-                        "reads them as root", in->euid,
-                        debugfs ? "debugfs (/sys/kernel/debug) is readable by root only; " : "");
+                        "%s runs as uid %u, not root; %sthe system service (sudo systemctl start jetsond%s) "
+                        "reads them as root", in->user ? "jetsond --user" : "jetsond", in->euid,
+                        debugfs ? "debugfs (/sys/kernel/debug) is readable by root only; " : "",
+                        in->user ? ", then jetsonctl without --user" : "");
                 set_cause(r, "permission", advice, "jetsond (uid %u) may not read %s", in->euid, what->str);
         }
         g_string_free(what, TRUE);

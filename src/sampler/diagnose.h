@@ -35,6 +35,7 @@ typedef struct {
 typedef struct {
         jd_board board;
         unsigned euid;                /* the service's */
+        bool user;                    /* jetsond --user: the user's own, on the session bus */
         unsigned present[JD_DIAG_MAX_FAMILIES]; /* keys in the sample, per family */
         bool answered[JD_TIER_COUNT]; /* the tier has published a reading */
         bool stale[JD_TIER_COUNT];
