@@ -1,17 +1,17 @@
 /* org.jetsond.Jetson1.Metrics: the Sample signal, GetSnapshot, the
  * per-connection Subscribe() requests that set the sampling period, the
  * compact form (GetKeys, GetValues, the Values signal, SubscribeValues)
- * and the capture streams of OpenCapture()
+ * and the capture streams of OpenCapture() (metrics_capture.c)
  * (introspection/org.jetsond.Jetson1.Metrics.xml, capture.md). Each
  * message body of a sample is built once and every signal and answer of
  * that sample reuses it (wire.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "metrics_capture.h"
 #include "compact_keys.h"
-#include "documented_keys.h"
 #include "jetsond-dbus.h"
 #include "log.h"
 #include "pid_methods.h"
@@ -32,7 +32,7 @@ typedef struct {
 typedef struct {
         jd_iface base;
         GHashTable *subscriptions;    /* unique name -> subscription */
-        GPtrArray *captures;          /* capture_stream * */
+        jd_capture_set *captures;     /* OpenCapture()'s streams */
         cached_body sample;           /* "ta{sv}": Sample, GetSnapshot */
         cached_body values;           /* "tuad": Values, GetValues */
         jd_compact compact;           /* the key list of the values */
@@ -43,17 +43,6 @@ typedef struct {
         uint64_t last_sample_us;      /* CLOCK_MONOTONIC of the last Sample */
         uint64_t written, fallbacks;  /* messages of a cached body: written by jd_wire_send(), built by sd-bus */
 } metrics_iface;
-
-/* A capture and the connection that opened it: leaving the bus ends it. */
-typedef struct {
-        metrics_iface *metrics;
-        jd_capture *capture;
-        char *owner;
-        sd_bus_track *track;
-} capture_stream;
-
-#define MAX_CAPTURES_PER_CONNECTION 4
-#define MAX_CAPTURE_PATTERNS 256
 
 typedef struct {
         metrics_iface *metrics;
@@ -281,99 +270,9 @@ static int method_get_keys(sd_bus_message *m, void *userdata, sd_bus_error *erro
         return r;
 }
 
-static void capture_stream_free(gpointer p)
-{
-        capture_stream *c = p;
-        jd_engine_close_capture(c->metrics->base.svc->engine, c->capture);
-        sd_bus_track_unref(c->track);
-        g_free(c->owner);
-        g_free(c);
-}
-
-static int on_capture_owner_gone(sd_bus_track *track, void *userdata)
-{
-        (void) track;
-        capture_stream *c = userdata;
-        jd_log_debug("Capture of %s ended: it left the bus", c->owner);
-        g_ptr_array_remove(c->metrics->captures, c);
-        return 0;
-}
-
-void jd_metrics_reap_captures(jd_iface *base)
-{
-        metrics_iface *self = (metrics_iface *) base;
-        for (guint i = 0; i < self->captures->len;) {
-                capture_stream *c = g_ptr_array_index(self->captures, i);
-                if (jd_capture_ended(c->capture)) {
-                        jd_log_debug("Capture of %s ended: its reader closed the stream", c->owner);
-                        g_ptr_array_remove_index(self->captures, i);
-                } else {
-                        i++;
-                }
-        }
-}
-
-static bool is_numeric(const jd_value *v)
-{
-        return v->type != JD_VALUE_STRING;
-}
-
-/* The columns: every numeric key of the latest sample matching a
- * pattern, pattern by pattern, each key once. Sets ERROR for a pattern
- * that matches nothing. */
-static GPtrArray *resolve_columns(const jd_service *svc, char **patterns, sd_bus_error *error)
-{
-        const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
-        size_t n_lists = jd_snapshot_lists(&svc->snapshot, lists);
-        GPtrArray *columns = g_ptr_array_new();
-        g_autoptr(GHashTable) taken = g_hash_table_new(g_str_hash, g_str_equal);
-        char *all[] = { (char *) "*", NULL };
-        char **pats = patterns && patterns[0] ? patterns : all;
-        for (size_t p = 0; pats[p]; p++) {
-                bool matched = false;
-                for (size_t l = 0; l < n_lists; l++)
-                        for (size_t i = 0; i < lists[l]->n; i++) {
-                                const jd_value *v = &lists[l]->items[i];
-                                if (!is_numeric(v) || !g_pattern_match_simple(pats[p], v->key))
-                                        continue;
-                                matched = true;
-                                if (g_hash_table_add(taken, (gpointer) v->key))
-                                        g_ptr_array_add(columns, (gpointer) v->key);
-                        }
-                /* A documented key the board lacks for the moment (the
-                 * GPU gated, a rail not read yet) is a column all the
-                 * same: NaN until it is there. A pattern cannot be: which
-                 * keys it would stand for is not known. */
-                if (!matched && (strcmp(pats[p], JD_CAPTURE_MISSED_COLUMN) == 0 ||
-                                 (!strpbrk(pats[p], "*?") && jd_documented_numeric_key(pats[p])))) {
-                        matched = true;
-                        if (g_hash_table_add(taken, pats[p]))
-                                g_ptr_array_add(columns, pats[p]);
-                }
-                if (!matched) {
-                        sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                          "No numeric sample key matches \"%s\", and it is not a numeric key that "
-                                          "Metrics.xml documents (GetSnapshot lists the keys)",
-                                          pats[p]);
-                        g_ptr_array_unref(columns);
-                        return NULL;
-                }
-        }
-        return columns;
-}
-
-static guint captures_of(const metrics_iface *self, const char *owner)
-{
-        guint n = 0;
-        for (guint i = 0; i < self->captures->len; i++)
-                n += strcmp(((capture_stream *) g_ptr_array_index(self->captures, i))->owner, owner) == 0;
-        return n;
-}
-
 static int method_open_capture(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         metrics_iface *self = userdata;
-        jd_service *svc = self->base.svc;
         uint64_t interval;
         g_auto(GStrv) patterns = NULL;
         int r = sd_bus_message_read(m, "t", &interval);
@@ -381,57 +280,14 @@ static int method_open_capture(sd_bus_message *m, void *userdata, sd_bus_error *
                 r = sd_bus_message_read_strv(m, &patterns);
         if (r < 0)
                 return r;
-        const char *sender = check_request(m, interval, JD_CAPTURE_INTERVAL_MIN_USEC, error);
-        if (!sender)
+        if (!check_request(m, interval, JD_CAPTURE_INTERVAL_MIN_USEC, error))
                 return -EINVAL;
-        if (patterns && g_strv_length(patterns) > MAX_CAPTURE_PATTERNS)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "More than %d key patterns",
-                                         MAX_CAPTURE_PATTERNS);
-        if (captures_of(self, sender) >= MAX_CAPTURES_PER_CONNECTION)
-                return sd_bus_error_setf(error, JD_ERROR_BUSY, "This connection has %d captures open already",
-                                         MAX_CAPTURES_PER_CONNECTION);
-        g_autoptr(GPtrArray) columns = resolve_columns(svc, patterns, error);
-        if (!columns)
-                return -EINVAL;
+        return jd_capture_set_open(self->captures, m, interval, patterns, error);
+}
 
-        capture_stream *c = g_new0(capture_stream, 1);
-        c->metrics = self;
-        c->owner = g_strdup(sender);
-        int fd = -1;
-        r = jd_engine_open_capture(svc->engine, interval, (const char *const *) columns->pdata, columns->len, &fd,
-                                   &c->capture);
-        if (r == -EBUSY)
-                r = sd_bus_error_setf(error, JD_ERROR_BUSY, "%d captures are open already", JD_MAX_CAPTURES);
-        if (r >= 0)
-                r = sd_bus_track_new(svc->bus, &c->track, on_capture_owner_gone, c);
-        if (r >= 0)
-                r = sd_bus_track_add_sender(c->track, m);
-        sd_bus_message *reply = NULL;
-        if (r >= 0)
-                r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "h", fd);
-        if (r >= 0) {
-                g_ptr_array_add(columns, NULL);
-                r = sd_bus_message_append_strv(reply, (char **) columns->pdata);
-        }
-        if (fd >= 0)
-                close(fd); /* the reply holds its own copy */
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        if (r < 0) {
-                if (c->capture)
-                        capture_stream_free(c);
-                else {
-                        g_free(c->owner);
-                        g_free(c);
-                }
-                return r;
-        }
-        g_ptr_array_add(self->captures, c);
-        jd_log_debug("Capture for %s: %u columns every %" PRIu64 " µs", sender, columns->len - 1, interval);
-        return 1;
+void jd_metrics_reap_captures(jd_iface *base)
+{
+        jd_capture_set_reap(((metrics_iface *) base)->captures);
 }
 
 static int method_pids_to_caller(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -548,7 +404,7 @@ static void metrics_destroy(jd_iface *base)
                      "%lu partial writes",
                      self->sample.builds, self->values.builds, base->svc->snapshot_serial, self->written,
                      self->fallbacks, jd_wire_partial_writes);
-        g_ptr_array_unref(self->captures);
+        jd_capture_set_free(self->captures);
         g_hash_table_unref(self->subscriptions);
         g_byte_array_unref(self->sample.body);
         g_byte_array_unref(self->values.body);
@@ -565,7 +421,7 @@ jd_iface *jd_metrics_iface_new(jd_service *svc, GError **error)
         self->base.svc = svc;
         self->base.destroy = metrics_destroy;
         self->subscriptions = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, subscription_free);
-        self->captures = g_ptr_array_new_with_free_func(capture_stream_free);
+        self->captures = jd_capture_set_new(svc);
         self->sample.body = g_byte_array_new();
         self->values.body = g_byte_array_new();
         self->header = g_byte_array_new();
