@@ -312,6 +312,7 @@ static void read_rapl(jd_rail *rail, rail_files *f, uint64_t now_us)
                 f->last_uj_us = 0;
                 return;
         }
+        rail->energy_known = true;
         if (f->last_uj_us && now_us > f->last_uj_us) {
                 uint64_t step = 0;
                 bool ok = true;
@@ -367,6 +368,7 @@ const jd_power_sample *jd_power_reader_sample(jd_power_reader *r, uint64_t now_u
                         rail->power_mw.present = false;
                 if (rail->power_mw.present) {
                         double mw = (double) rail->power_mw.value;
+                        rail->energy_known = true;
                         /* Trapezoid: mW x s = mJ. */
                         if (f->have_last && dt_s > 0)
                                 rail->energy_mj += (mw + f->last_mw) / 2.0 * dt_s;

@@ -16,6 +16,7 @@ typedef struct {
         jd_opt_u64 voltage_mv, current_ma, power_mw;
         jd_opt_u64 warn_ma, crit_ma;     /* averaged / instantaneous limits */
         double energy_mj;                /* since the reader started */
+        bool energy_known;               /* a reading has come: energy_mj is one (else 0 would be made up) */
 } jd_rail;
 
 typedef struct {

@@ -205,7 +205,9 @@ static void add_power(jd_values *v, const jd_power_sample *p)
                 ADD_OPT_U32(v, r->current_ma, 1, "power.%s.current", r->name);
                 ADD_OPT_U32(v, r->warn_ma, 1, "power.%s.warn_current", r->name);
                 ADD_OPT_U32(v, r->crit_ma, 1, "power.%s.crit_current", r->name);
-                ADD(v, JD_VALUE_U64, t, (uint64_t) r->energy_mj, "energy.%s", r->name);
+                /* A counter never read (RAPL's is root's alone) is no 0 J. */
+                if (r->energy_known)
+                        ADD(v, JD_VALUE_U64, t, (uint64_t) r->energy_mj, "energy.%s", r->name);
         }
         if (p->total_mw.present) {
                 ADD_OPT_U32(v, p->total_mw, 1, "power.total");
