@@ -6,7 +6,7 @@ from .aio import AsyncJetson
 from .client import Jetson, Sample, Subscription
 from .collector import Collector, sample_metrics
 from .errors import (AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgs, JetsondError,
-                     NotFound, NotRunning, NotSupported, RebootRequired, Timeout, UnknownProcess)
+                     NotFound, NotRunning, NotSupported, ReadOnly, RebootRequired, Timeout, UnknownProcess)
 from .measure import Measurement, measure, trace_energy_j
 from .select import cuda_devices, cuda_from, parse_size, select_devices, select_from
 
@@ -15,4 +15,5 @@ __version__ = "0.1.0"
 __all__ = ["Jetson", "AsyncJetson", "Sample", "Subscription", "Recorder", "AsyncRecorder", "read_trace", "load_trace", "measure", "Measurement",
            "trace_energy_j", "Collector", "sample_metrics", "select_devices", "select_from", "cuda_devices", "cuda_from", "parse_size",
            "JetsondError", "NotRunning", "AccessDenied", "InteractiveAuthorizationRequired", "NotSupported",
-           "Busy", "Failed", "Timeout", "RebootRequired", "InvalidArgs", "NotFound", "UnknownProcess"]
+           "Busy", "Failed", "Timeout", "RebootRequired", "InvalidArgs", "NotFound", "UnknownProcess",
+           "ReadOnly"]

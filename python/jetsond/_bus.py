@@ -1,4 +1,5 @@
-"""The D-Bus side: one blocking jeepney connection to the system bus, calls
+"""The D-Bus side: one blocking jeepney connection to the system bus (or the
+session bus, for a per-user jetsond), calls
 that turn D-Bus errors into this package's exceptions, and properties with
 their variants unwrapped. jeepney is imported here only, so the record,
 statistics and jtop-shape code works without it."""
@@ -33,7 +34,8 @@ def unwrap(value: Any) -> Any:
 
 class Bus:
     """A connection to the bus jetsond is on (the system bus, or ADDRESS:
-    a D-Bus address such as unix:path=/run/dbus/system_bus_socket)."""
+    a D-Bus address such as unix:path=/run/dbus/system_bus_socket;
+    bus_address() gives the session bus's)."""
 
     def __init__(self, address: Optional[str] = None, enable_fds: bool = False,
                  timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -42,7 +44,7 @@ class Bus:
         try:
             self.conn = open_dbus_connection(bus=system_bus_address(address), enable_fds=enable_fds)
         except (OSError, socket.error, KeyError, ValueError) as e:
-            raise NotRunning("cannot connect to the system bus (%s): %s"
+            raise NotRunning("cannot connect to the bus (%s): %s"
                              % (address or os.environ.get("DBUS_SYSTEM_BUS_ADDRESS",
                                                           "/run/dbus/system_bus_socket"), e))
 
@@ -109,6 +111,33 @@ def system_bus_address(address: Optional[str]) -> str:
     if not os.environ.get("DBUS_SYSTEM_BUS_ADDRESS") and os.path.exists(RUN_SOCKET):
         return "unix:path=" + RUN_SOCKET
     return "SYSTEM"
+
+
+def bus_address(address: Optional[str], bus: str) -> Optional[str]:
+    """The address to connect to: ADDRESS if given, else BUS's: None for
+    "system" (system_bus_address() finds it), the session bus's for
+    "session" (a per-user jetsond, jetsond --user)."""
+    if bus not in ("system", "session"):
+        raise ValueError('bus must be "system" or "session", not %r' % (bus,))
+    if address or bus == "system":
+        return address
+    return session_bus_address()
+
+
+def session_bus_address() -> str:
+    """DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus, where a login
+    session's bus listens (sd-bus looks there too; jeepney only reads the
+    variable); NotRunning when neither is set (su, ssh without a login
+    session, cron)."""
+    address = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
+    if address:
+        return address
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return "unix:path=" + os.path.join(runtime, "bus")
+    raise NotRunning("cannot connect to the session bus: there is none here: neither DBUS_SESSION_BUS_ADDRESS "
+                     "nor XDG_RUNTIME_DIR is set (a graphical or systemd-logind login session sets them; "
+                     "su and sudo do not)")
 
 
 def method_call(interface: str, method: str, signature: str = "", body: Tuple[Any, ...] = (),

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 
 from . import views
-from ._bus import BUS_NAME, IFACE, PATH, method_call, reply_body, system_bus_address, unwrap
+from ._bus import BUS_NAME, IFACE, PATH, bus_address, method_call, reply_body, system_bus_address, unwrap
 from .capture import AsyncRecorder
 from .client import Sample, _numbers, _snake
 from .errors import InvalidArgs, NotRunning
@@ -16,8 +16,8 @@ from .errors import InvalidArgs, NotRunning
 class AsyncJetson:
     """``async with AsyncJetson() as board: s = await board.snapshot()``."""
 
-    def __init__(self, address: Optional[str] = None, interactive: bool = True) -> None:
-        self.address = address
+    def __init__(self, address: Optional[str] = None, interactive: bool = True, bus: str = "system") -> None:
+        self.address = bus_address(address, bus)  # bus="session": as Jetson
         self.interactive = interactive
         self._cm = None  # type: Any
         self._router = None  # type: Any
@@ -29,7 +29,7 @@ class AsyncJetson:
         try:
             self._router = await self._cm.__aenter__()
         except (OSError, ValueError) as e:
-            raise NotRunning("cannot connect to the system bus: %s" % (e,))
+            raise NotRunning("cannot connect to the bus: %s" % (e,))
         return self
 
     async def __aexit__(self, *exc: Any) -> None:

@@ -5,7 +5,7 @@ import time
 from typing import Any, Callable, Dict, Generator, List, Optional, Tuple
 
 from . import views
-from ._bus import BUS_NAME, PATH, Bus, unwrap
+from ._bus import BUS_NAME, PATH, Bus, bus_address, unwrap
 from .errors import InvalidArgs, NotRunning, NotSupported
 
 _PROPS_CHANGED = "org.freedesktop.DBus.Properties"
@@ -46,12 +46,17 @@ class Jetson:
     systemctl does). Usable as a context manager; ``close()`` ends it.
 
     ``address``: a D-Bus address instead of the system bus (as
-    DBUS_SYSTEM_BUS_ADDRESS)."""
+    DBUS_SYSTEM_BUS_ADDRESS). ``bus="session"``: your own jetsond on the
+    session bus (``jetsond --user``), which reads what you may read and
+    refuses every write with ``ReadOnly``."""
 
-    def __init__(self, address: Optional[str] = None, interactive: bool = True, timeout: float = 120.0) -> None:
-        self.address = address
+    def __init__(self, address: Optional[str] = None, interactive: bool = True, timeout: float = 120.0,
+                 bus: str = "system") -> None:
+        # Resolved once: samples(), Subscription and recorders connect
+        # again to self.address.
+        self.address = bus_address(address, bus)
         self.interactive = interactive
-        self._bus = Bus(address, timeout=timeout)
+        self._bus = Bus(self.address, timeout=timeout)
         self._lock = threading.Lock()
         self._keys = (0, [])  # type: Tuple[int, List[str]]
         if not self._bus.name_has_owner():

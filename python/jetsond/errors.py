@@ -68,6 +68,13 @@ class RebootRequired(JetsondError):
     dbus_name = "org.jetsond.Jetson1.Error.RebootRequired"
 
 
+class ReadOnly(JetsondError, PermissionError):
+    """A per-user jetsond (``Jetson(bus="session")``, ``jetsond --user``)
+    changes nothing: every write is refused; use the system service."""
+
+    dbus_name = "org.jetsond.Jetson1.Error.ReadOnly"
+
+
 class InvalidArgs(JetsondError, ValueError):
     """An argument is out of range (checked before polkit is asked)."""
 
@@ -89,7 +96,7 @@ class UnknownProcess(JetsondError, ProcessLookupError):
 
 _BY_NAME = {c.dbus_name: c for c in (
     AccessDenied, InteractiveAuthorizationRequired, NotSupported, Busy, Failed, Timeout,
-    RebootRequired, InvalidArgs, NotFound, UnknownProcess)}  # type: Dict[str, Type[JetsondError]]
+    RebootRequired, InvalidArgs, NotFound, UnknownProcess, ReadOnly)}  # type: Dict[str, Type[JetsondError]]
 _BY_NAME["org.freedesktop.DBus.Error.UnknownObject"] = NotFound
 _BY_NAME["org.freedesktop.DBus.Error.UnknownInterface"] = NotSupported
 for _n in ("ServiceUnknown", "NameHasNoOwner", "NoReply", "Disconnected", "NoServer", "NoSuchUnixProcess"):
