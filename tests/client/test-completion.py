@@ -43,6 +43,7 @@ CASES = [
     ("jetsonctl --color al", "jetsonctl --color al", {"always"}, "exactly"),
     ("jetsonctl t", "jetsonctl t", {"top", "tegrastats"}, "exactly"),
     ("jetsonctl te", "jetsonctl te", {"tegrastats"}, "exactly"),
+    ("jetsonctl do", "jetsonctl do", {"doctor"}, "exactly"),
     ("jetsonctl tegrastats --l", "jetsonctl tegrastats --l", {"--logfile="}, "exactly"),
     ("jetsonctl tegrastats --format ", "jetsonctl tegrastats --format ''", {"r32", "r35", "r36", "r38", "r39"},
      "exactly"),

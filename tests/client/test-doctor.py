@@ -391,6 +391,11 @@ def test_no_socket():
     assert bus["state"] == "error" and "/nonexistent/jetsond-test/system_bus_socket" in bus["detail"], bus
     assert "bind-mount" in bus["advice"] and ":ro" in bus["advice"] and "nothing else" in bus["advice"], bus
     assert len(doc["checks"]) == 1 and doc["service"] is None
+    # Usage: no arguments (exit 2); the help says the busctl call.
+    r = subprocess.run([JETSONCTL, "doctor", "extra"], capture_output=True, text=True, env=env)
+    assert r.returncode == 2 and "doctor takes no arguments" in r.stderr, r
+    r = subprocess.run([JETSONCTL, "doctor", "--help"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "org.jetsond.Jetson1.Manager Diagnose" in r.stdout, r
 
 
 # ---- another jetsond -----------------------------------------------------------

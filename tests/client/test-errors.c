@@ -170,7 +170,7 @@ static void test_help(void **state)
 {
         (void) state;
         static const char *const cmds[] = { "status", "board", "watch", "get", "fan", "nvpmodel", "clocks", "swap",
-                                            "drop-caches", "restore", "serial" };
+                                            "drop-caches", "restore", "serial", "doctor" };
         for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
                 /* No bus needed for help. */
                 g_autofree char *out = jc_ok(cmds[i], "--help", NULL);

@@ -88,6 +88,8 @@ def check_reads(board, jetson):
     for line in lines[:2]:
         validate(line, "watch", "watch line")
     validate(lines[2], "watch-stats", "watch --stats summary")
+    doctor = doc("doctor", "doctor")
+    assert doctor["reached"] and len(doctor["families"]) == 16, doctor
     measure = doc("measure", "measure", "--interval", "20", "--", "sleep", "0.2")
     assert measure["exit_status"] == 0
     if jetson:
