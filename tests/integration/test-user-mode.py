@@ -135,6 +135,20 @@ with jetsond.Jetson(bus="session") as board:
 print(json.dumps(result))
 '''
 
+BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
+# jetsonctl's completion of the line $1, split at blanks (as bash splits
+# one without = and :), run as tests/client/test-completion.py runs it.
+COMPLETE = r'''
+source /usr/share/bash-completion/bash_completion
+source "$2"
+COMP_LINE=$1
+COMP_POINT=${#COMP_LINE}
+read -r -a COMP_WORDS <<<"$1"
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+_jetsonctl
+printf '%s\n' "${COMPREPLY[@]}"
+'''
+
 OBJECT_PATHS = {"org.jetsond.Jetson1.Fan": "/org/jetsond/Jetson1/fan/0",
                 "org.jetsond.Jetson1.DiscreteGpu": "/org/jetsond/Jetson1/dgpu/0"}
 
@@ -349,6 +363,13 @@ def test_pc_board():
         assert r.returncode == 0 and r.stdout.strip() == "dgpu.0.power=231000", (r.returncode, r.stdout, r.stderr)
         r = s.run(JETSONCTL, "--user", "get", "power.RAPL_PACKAGE_0.power")
         assert r.returncode == 1 and not r.stdout, f"the hidden zone's power: {r.stdout!r}"
+
+        # Completion asks the jetsond the command line names.
+        if os.path.exists(BASH_COMPLETION):
+            r = s.run("bash", "-c", COMPLETE, "bash", "jetsonctl --user get dgpu.0.pow",
+                      os.path.join(SOURCE_DIR, "completion", "jetsonctl"),
+                      env=dict(s.env, PATH=os.path.dirname(JETSONCTL) + ":" + s.env["PATH"]))
+            assert {"dgpu.0.power", "dgpu.0.power_limit"} <= set(r.stdout.split()), (r.stdout, r.stderr)
 
         got = s.python(write_methods())
         snap = got["snapshot"]
