@@ -16,8 +16,8 @@ log; every write method of the contract (read from the introspection XML)
 is refused at once with Error.ReadOnly and its message, whatever its
 arguments and whether the board has the hardware, polkit never asked (the
 test has none: asking would answer AccessDenied); no state directory made.
-No session bus at all: jetsonctl --user, Python and jetsond --user say so
-in words."""
+No session bus at all: jetsonctl --user, jetsond --user, the exporter and
+Python say so in words."""
 
 import glob
 import json
@@ -428,7 +428,8 @@ def test_jetson_board():
 
 def test_no_session_bus():
     """No DBUS_SESSION_BUS_ADDRESS and no XDG_RUNTIME_DIR (su, a cron job),
-    then an XDG_RUNTIME_DIR where no bus listens: one line in words, exit
+    then an XDG_RUNTIME_DIR where no bus listens: jetsonctl --user,
+    jetsond --user and jetsond-exporter --user say so in one line and exit
     1, no crash; Python raises NotRunning with the same words."""
     d = tempfile.mkdtemp(prefix="jetsond-user-test.")
     try:
@@ -441,7 +442,11 @@ def test_no_session_bus():
                  "    print(e)\n    raise SystemExit(3)\n"
         for env, words in ((base, "neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set"),
                            (dict(base, XDG_RUNTIME_DIR=runtime), "nothing listens")):
-            for cmd in ([JETSONCTL, "--user", "status"], [JETSOND, "--user", "--sysroot", d]):
+            with socket.socket() as free:   # a port for the exporter, which listens first
+                free.bind(("127.0.0.1", 0))
+                port = free.getsockname()[1]
+            for cmd in ([JETSONCTL, "--user", "status"], [JETSOND, "--user", "--sysroot", d],
+                        [EXPORTER, "--user", "--listen", f"127.0.0.1:{port}"]):
                 r = subprocess.run(cmd, env=env, preexec_fn=drop, capture_output=True, text=True, timeout=30)
                 assert r.returncode == 1 and words in r.stderr, f"{cmd}: exit {r.returncode}: {r.stderr!r}"
             r = subprocess.run(["/usr/bin/python3", "-c", python], env=env, preexec_fn=drop, capture_output=True,
