@@ -358,6 +358,10 @@ static void dgpu(jd_diag_record *r, const jd_diag_input *in)
                         g_ptr_array_add(r->paths, g_strdup_printf("dgpu.%u.%s", g->index, keys[k]));
                 }
         }
+        if (!discrete && in->n_gpus < s->count)
+                set_cause(r, "starting", "ask again in a few seconds",
+                          "NVML lists %u GPU%s; their first readings are not in yet", s->count,
+                          s->count == 1 ? "" : "s");
         if (!discrete)
                 set_cause(r, "no-hardware", "nothing to do",
                           "NVML (driver %s) lists no discrete GPU (%u GPU%s, none discrete)",
