@@ -391,6 +391,11 @@ def test_no_socket():
     assert bus["state"] == "error" and "/nonexistent/jetsond-test/system_bus_socket" in bus["detail"], bus
     assert "bind-mount" in bus["advice"] and ":ro" in bus["advice"] and "nothing else" in bus["advice"], bus
     assert len(doc["checks"]) == 1 and doc["service"] is None
+    # --user without any session bus (su, a cron job): said in words.
+    bare = {k: v for k, v in os.environ.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")}
+    bus = check(doctor("--user", status=1, env=bare), "bus")
+    assert bus["state"] == "error" and "neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR" in bus["detail"], bus
+    assert "jetsonctl without --user" in bus["advice"], bus
     # Usage: no arguments (exit 2); the help says the busctl call.
     r = subprocess.run([JETSONCTL, "doctor", "extra"], capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "doctor takes no arguments" in r.stderr, r
