@@ -10,7 +10,8 @@ from . import views
 from ._bus import BUS_NAME, IFACE, PATH, bus_address, method_call, reply_body, system_bus_address, unwrap
 from .capture import AsyncRecorder
 from .client import Sample, _numbers, _snake
-from .errors import InvalidArgs, NotRunning
+from .errors import InvalidArgs, JetsondError, NotRunning
+from .pidns import CallerPids
 
 
 class AsyncJetson:
@@ -22,6 +23,8 @@ class AsyncJetson:
         self._cm = None  # type: Any
         self._router = None  # type: Any
         self._keys = (0, [])  # type: Tuple[int, List[str]]
+        # Asked through _caller_view(), never called itself.
+        self._pidns = CallerPids(lambda method, pids: [])
 
     async def __aenter__(self) -> "AsyncJetson":
         from jeepney.io.asyncio import open_dbus_router
@@ -48,9 +51,31 @@ class AsyncJetson:
                  path: str = PATH, write: bool = False) -> Tuple[Any, ...]:
         return await self._call(IFACE + interface, method, signature, body, path=path, write=write)
 
+    async def _caller_view(self, values: Dict[str, Any]) -> Dict[str, Any]:
+        """VALUES' processes by this PID namespace's PIDs (jetsond.pidns)."""
+        asked = self._pidns.unknown(values)
+        if asked:
+            try:
+                (got,) = await self._j("Metrics", "PidsToCaller", "au", (asked,))
+                self._pidns.learn(values, asked, [int(p) for p in got])
+            except JetsondError as e:
+                self._pidns.failed(e)
+        return self._pidns.apply(values)
+
+    async def pids_from_caller(self, pids: Sequence[int]) -> List[int]:
+        """As Jetson.pids_from_caller()."""
+        (got,) = await self._j("Metrics", "PidsFromCaller", "au", (list(pids),))
+        return [int(p) for p in got]
+
+    async def pids_to_caller(self, pids: Sequence[int]) -> List[int]:
+        """As Jetson.pids_to_caller()."""
+        (got,) = await self._j("Metrics", "PidsToCaller", "au", (list(pids),))
+        return [int(p) for p in got]
+
     async def snapshot(self) -> Sample:
         ts, values = await self._j("Metrics", "GetSnapshot")
-        return Sample(ts, {k: unwrap(v) for k, v in values.items()})
+        values = await self._caller_view({k: unwrap(v) for k, v in values.items()})
+        return Sample(ts, values, self._pidns.ok)
 
     async def numbers(self) -> Sample:
         """As Jetson.numbers(): the numeric keys through GetValues, the
@@ -61,7 +86,8 @@ class AsyncJetson:
                 gen, keys = await self._j("Metrics", "GetKeys")
                 self._keys = (gen, list(keys))
             if generation == self._keys[0]:
-                return Sample(ts, _numbers(self._keys[1], values))
+                numbers = await self._caller_view(_numbers(self._keys[1], values))
+                return Sample(ts, numbers, self._pidns.ok)
         raise NotRunning("jetsond's key list kept changing")
 
     async def identity(self) -> Dict[str, Any]:
@@ -150,7 +176,8 @@ class AsyncJetson:
                     got = msg.header.fields.get(HeaderFields.member)
                     if got == "Sample":
                         ts, values = msg.body
-                        yield Sample(ts, {k: unwrap(v) for k, v in values.items()})
+                        values = await self._caller_view({k: unwrap(v) for k, v in values.items()})
+                        yield Sample(ts, values, self._pidns.ok)
                     elif got == "Values":
                         ts, generation, numbers = msg.body
                         if generation != self._keys[0]:
@@ -158,7 +185,8 @@ class AsyncJetson:
                             self._keys = (gen, list(keys))
                         # A list newer than these values: the next signal has it.
                         if generation == self._keys[0]:
-                            yield Sample(ts, _numbers(self._keys[1], numbers))
+                            numbers = await self._caller_view(_numbers(self._keys[1], numbers))
+                            yield Sample(ts, numbers, self._pidns.ok)
                     elif msg.body[2] and subscribed:
                         self._keys = (0, [])
                         await subscribe()

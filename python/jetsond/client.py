@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, Generator, List, Optional, Tuple
 from . import views
 from ._bus import BUS_NAME, PATH, Bus, bus_address, unwrap
 from .errors import InvalidArgs, NotRunning, NotSupported
+from .pidns import CallerPids
 
 _PROPS_CHANGED = "org.freedesktop.DBus.Properties"
 
@@ -14,13 +15,17 @@ _PROPS_CHANGED = "org.freedesktop.DBus.Properties"
 class Sample(Dict[str, Any]):
     """One sample: GetSnapshot's (or a Sample signal's) flat keys as a dict,
     with ``timestamp`` (seconds since the Unix epoch, CLOCK_REALTIME of the
-    newest reading)."""
+    newest reading) and ``caller_pids``: true when its process.PID keys are
+    known to be this process's PID namespace's (jetsond.pidns), false where
+    jetsond could not tell (they are then jetsond's own)."""
 
     timestamp = 0.0
+    caller_pids = False
 
-    def __init__(self, timestamp_usec: int, values: Dict[str, Any]) -> None:
+    def __init__(self, timestamp_usec: int, values: Dict[str, Any], caller_pids: bool = False) -> None:
         super().__init__(values)
         self.timestamp = timestamp_usec / 1e6
+        self.caller_pids = caller_pids
 
 
 _NAMES = {"SoC": "soc", "L4T": "l4t", "JetPack": "jetpack", "PNumber": "pnumber", "BoardIds": "board_ids",
@@ -59,6 +64,7 @@ class Jetson:
         self._bus = Bus(self.address, timeout=timeout)
         self._lock = threading.Lock()
         self._keys = (0, [])  # type: Tuple[int, List[str]]
+        self._pidns = CallerPids(lambda method, pids: list(self._call("Metrics", method, "au", (pids,))[0]))
         if not self._bus.name_has_owner():
             # Activation: the first call starts jetsond if it is installed.
             self._call("Metrics", "GetSnapshot")
@@ -88,7 +94,8 @@ class Jetson:
         "cpu.load", "power.total", "temp.gpu" in the units Metrics.xml
         documents; an absent reading is an absent key."""
         ts, values = self._call("Metrics", "GetSnapshot")
-        return Sample(ts, {k: unwrap(v) for k, v in values.items()})
+        values = self._pidns.view({k: unwrap(v) for k, v in values.items()})
+        return Sample(ts, values, self._pidns.ok)
 
     def numbers(self) -> Sample:
         """The latest sample's numeric keys as floats (booleans 0.0 and
@@ -103,8 +110,22 @@ class Jetson:
                 gen, keys = self._call("Metrics", "GetKeys")
                 self._keys = (gen, list(keys))
             if generation == self._keys[0]:
-                return Sample(ts, _numbers(self._keys[1], values))
+                numbers = self._pidns.view(_numbers(self._keys[1], values))
+                return Sample(ts, numbers, self._pidns.ok)
         raise NotRunning("jetsond's key list kept changing")  # a key set changing at every sample
+
+    def pids_from_caller(self, pids: List[int]) -> List[int]:
+        """Each PID of this process's PID namespace (a container's) as
+        jetsond's namespace names it, 0 for none (Metrics.PidsFromCaller).
+        Raises UnknownProcess where jetsond cannot tell this process's
+        namespace. snapshot(), numbers(), samples() and on_sample() already
+        name processes by this namespace's PIDs."""
+        return [int(p) for p in self._call("Metrics", "PidsFromCaller", "au", (list(pids),))[0]]
+
+    def pids_to_caller(self, pids: List[int]) -> List[int]:
+        """Each of jetsond's PIDS as this process's PID namespace names it, 0
+        where it cannot see the process (Metrics.PidsToCaller)."""
+        return [int(p) for p in self._call("Metrics", "PidsToCaller", "au", (list(pids),))[0]]
 
     def identity(self) -> Dict[str, Any]:
         """The Board interface's properties with snake_case names: model,
@@ -278,6 +299,15 @@ def _sample_stream(address: Optional[str], interval: Optional[float], reconnect:
     rule = ("type='signal',sender='%s',path='%s',interface='org.jetsond.Jetson1.Metrics',member='%s'"
             % (BUS_NAME, PATH, member_wanted))
     keys = (0, [])  # type: Tuple[int, List[str]]
+    # PIDs translated on a connection of their own: a call on the one
+    # that receives the signals would drop those that came meanwhile.
+    pid_bus = []  # type: List[Bus]
+
+    def translate(method: str, pids: List[int]) -> List[int]:
+        if not pid_bus:
+            pid_bus.append(Bus(address))
+        return list(pid_bus[0].jcall("Metrics", method, "au", (pids,))[0])
+    pidns = CallerPids(translate)
 
     def subscribe(bus: Bus) -> None:
         # Values go out only while someone asked for them: at jetsond's
@@ -313,7 +343,8 @@ def _sample_stream(address: Optional[str], interval: Optional[float], reconnect:
                     last = time.monotonic()
                     delay = 0.1
                     ts, values = msg.body
-                    yield Sample(ts, {k: unwrap(v) for k, v in values.items()})
+                    values = pidns.view({k: unwrap(v) for k, v in values.items()})
+                    yield Sample(ts, values, pidns.ok)
                 elif member == "Values":
                     last = time.monotonic()
                     delay = 0.1
@@ -323,7 +354,8 @@ def _sample_stream(address: Optional[str], interval: Optional[float], reconnect:
                         keys = (gen, list(names))
                     # A list newer than these values: the next signal has it.
                     if generation == keys[0]:
-                        yield Sample(ts, _numbers(keys[1], values))
+                        numbers = pidns.view(_numbers(keys[1], values))
+                        yield Sample(ts, numbers, pidns.ok)
                 elif member == "NameOwnerChanged":
                     _, old, new = msg.body
                     if new and (interval is not None or compact):
@@ -337,6 +369,8 @@ def _sample_stream(address: Optional[str], interval: Optional[float], reconnect:
         finally:
             if bus is not None:
                 bus.close()
+            while pid_bus:
+                pid_bus.pop().close()
         time.sleep(delay)
         delay = min(delay * 2, 5.0)
 
