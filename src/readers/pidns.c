@@ -122,10 +122,20 @@ int jd_pidns_read(const jd_sysroot *sr, uint32_t pid, jd_pidns_process *out)
  * access, a kernel before 4.9). */
 static uint64_t ancestor_ns(const jd_sysroot *sr, uint32_t pid, unsigned up)
 {
-        char link[PATH_MAX];
+        char link[PATH_MAX], target[64];
         if (ns_link_path(sr, pid, link, sizeof(link)) < 0)
                 return 0;
-        int fd = open(link, O_RDONLY | O_CLOEXEC);
+        /* Only a namespace's link is opened (its target "pid:[N]", which
+         * on procfs leads to the namespace and nowhere else), never read;
+         * O_NONBLOCK: a FIFO by that name in a fake tree does not block. */
+        ssize_t n = readlink(link, target, sizeof(target) - 1);
+        uint64_t own;
+        if (n <= 0)
+                return 0;
+        target[n] = 0;
+        if (!jd_parse_ns_link(target, &own))
+                return 0;
+        int fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         for (unsigned i = 0; fd >= 0 && i < up; i++) {
                 int parent = ioctl(fd, NS_GET_PARENT);
                 close(fd);

@@ -21,6 +21,8 @@ ALLOWED = {
     ("readers/sysroot.c", "open"): (2, "the helper itself, and its retry without O_NOATIME"),
     ("control/atomic_file.c", "open"): (1, "O_DIRECTORY of the directory it just wrote in, for fsync"),
     ("control/swap_control.c", "open"): (1, "O_CREAT|O_EXCL of jetsond's own new swap file, never an existing one"),
+    ("readers/pidns.c", "open"): (1, "a /proc/PID/ns/pid link whose target reads pid:[N], O_NONBLOCK, for the "
+                                     "NS_GET_PARENT ioctl on the namespace: never read"),
     ("capture/capture_tree.c", "open"): (1, "--capture's reader: a path it walked itself with lstat() under the root "
                                             "(links recorded, never followed), O_NONBLOCK|O_NOFOLLOW, regular files "
                                             "only, capped like the helper"),
