@@ -133,7 +133,8 @@ static int open_capture_for(jd_capture_set *set, sd_bus_message *m, uint64_t int
         c->set = set;
         c->owner = g_strdup(sender);
         int fd = -1;
-        int r = jd_engine_open_capture(svc->engine, interval, (const char *const *) columns->pdata, columns->len, &fd,
+        int r = jd_engine_open_capture(svc->engine, interval, (const char *const *) columns->pdata,
+                                       (const char *const *) names, columns->len, &fd,
                                        &c->capture);
         if (r == -EBUSY)
                 r = sd_bus_error_setf(error, JD_ERROR_BUSY, "%d captures are open already", JD_MAX_CAPTURES);

@@ -122,6 +122,12 @@ bool jd_capture_has_column(const jd_capture *c, const char *pattern)
 jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const char *const *columns, size_t n,
                            int *read_fd)
 {
+        return jd_capture_new_named(interval_us, first_due_us, columns, NULL, n, read_fd);
+}
+
+jd_capture *jd_capture_new_named(uint64_t interval_us, uint64_t first_due_us, const char *const *columns,
+                                 const char *const *names, size_t n, int *read_fd)
+{
         int fds[2];
         if (pipe2(fds, O_CLOEXEC) < 0)
                 return NULL;
@@ -148,7 +154,7 @@ jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const ch
         for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++)
                 c->layout[s] = UINT64_MAX;
         size_t header_len = 0;
-        unsigned char *hdr = build_header(c, columns, &header_len);
+        unsigned char *hdr = build_header(c, names ? names : columns, &header_len);
         c->buf_cap = BUFFER_BYTES;
         if (c->buf_cap < header_len + 4 * c->record_size)
                 c->buf_cap = header_len + 4 * c->record_size;

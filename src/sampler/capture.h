@@ -32,6 +32,11 @@ typedef struct jd_capture jd_capture;
  * the header is already in the pipe. NULL with errno set on failure. */
 jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const char *const *columns, size_t n,
                            int *read_fd);
+/* The same with the header naming the columns NAMES (as the reader knows
+ * them: its own PIDs in process.PID keys), the records still those of
+ * COLUMNS. */
+jd_capture *jd_capture_new_named(uint64_t interval_us, uint64_t first_due_us, const char *const *columns,
+                                 const char *const *names, size_t n, int *read_fd);
 void jd_capture_free(jd_capture *c);
 uint64_t jd_capture_interval(const jd_capture *c);
 /* Whether a column's name matches the glob PATTERN ("dgpu.*.energy"). */

@@ -519,8 +519,8 @@ size_t jd_snapshot_lists(const jd_snapshot *s, const jd_values *lists[JD_SNAPSHO
         return n;
 }
 
-int jd_engine_open_capture(jd_sampling_engine *e, uint64_t interval_us, const char *const *columns, size_t n,
-                           int *read_fd, jd_capture **out)
+int jd_engine_open_capture(jd_sampling_engine *e, uint64_t interval_us, const char *const *columns,
+                           const char *const *names, size_t n, int *read_fd, jd_capture **out)
 {
         pthread_mutex_lock(&e->mu);
         int r = 0;
@@ -529,7 +529,7 @@ int jd_engine_open_capture(jd_sampling_engine *e, uint64_t interval_us, const ch
         } else {
                 /* On the fast tier's grid, so its ticks are due at once. */
                 uint64_t now = jd_monotonic_us();
-                jd_capture *c = jd_capture_new(interval_us, now, columns, n, read_fd);
+                jd_capture *c = jd_capture_new_named(interval_us, now, columns, names, n, read_fd);
                 if (!c) {
                         r = -errno;
                 } else {

@@ -184,6 +184,9 @@ def main():
                         assert cap.columns == want, cap.columns
                     else:  # every numeric key: of the processes, only PID 3's
                         assert own_pids(cap.columns) == [3], own_pids(cap.columns)
+                    # The stream's own header names them as the answer did.
+                    assert [c for c in cap.header.columns if c != capture.MISSED_TICKS] == cap.columns, \
+                        cap.header.columns
                     i = cap.columns.index("process.3.gpu_mem")
                     n = len(cap.columns) + (cap.missed_index is not None)
                     data = b""
