@@ -37,7 +37,6 @@ passes, 1 otherwise."""
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -224,6 +223,11 @@ def main():
                 watts = gpu_watts(doc)
                 assert all(abs(w - WATTS) <= 0.05 * WATTS for w in watts), f"{where}: GPU 0 at {watts} W"
                 assert sorted(doc["power"]) == sorted(host["power"]), f"{where}: rails {sorted(doc['power'])}"
+                # The GPU's load and memory are the fake's constants: equal.
+                # (This machine's own CPU loads differ from run to run.)
+                for field in ("load_percent", "mem_used_max_kib", "temp_max_celsius"):
+                    assert doc["dgpus"]["dgpu.0"][field] == host["dgpus"]["dgpu.0"][field], \
+                        f"{where}: dgpu.0 {field} {doc['dgpus']['dgpu.0'][field]}, host {host['dgpus']['dgpu.0'][field]}"
                 # The job burns a second of CPU in its own tree, wherever it runs.
                 cpu = doc["processes"]["cpu_user_s"] + doc["processes"]["cpu_system_s"]
                 assert 0.2 <= cpu <= 5, f"{where}: the tree's CPU time {cpu} s"
