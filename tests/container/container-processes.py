@@ -22,7 +22,8 @@ the bus socket (its own PID namespace), and again with --pid=host:
 - the same measure run on the host: the same GPU memory and power;
 - the Python jetsond.measure() around the job, and a Collector with
   root_pids={its own PID}: the job's GPU memory under the job's PID as the
-  container knows it (printed by the job itself);
+  container knows it (printed by the job itself); the same on the host,
+  and measure()'s GPU power, load and memory and the tree's CPU alike;
 - `jetsonctl record --keys 'process.*.gpu_mem,...'`: the job's column by
   its container PID, the host's process none, its 256 MiB in every record;
 - `jetsonctl --json status`, `jetsonctl top` (on a terminal podman gives
@@ -235,15 +236,24 @@ def main():
                       f"peak GPU memory {doc['processes']['peak_gpu_mem_kib']} KiB")
         checked("the containers' measure equals the host's", same_as_host)
 
+        py_results = {}
+
         def python_in(where, pid_host=False):
             def go():
-                r = run(podman(root, socket_path, ["python3", "-c", PYTHON, JOB], pid_host),
-                        f"Python measure(), Collector and jtop in {where}")
+                if where == "host":
+                    env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE_DIR, "python"))
+                    r = run(["/usr/bin/python3", "-c", PYTHON, JOB], "Python measure(), Collector and jtop on the host",
+                            env=env)
+                else:
+                    r = run(podman(root, socket_path, ["python3", "-c", PYTHON, JOB], pid_host),
+                            f"Python measure(), Collector and jtop in {where}")
                 out = json.loads(r.stdout.splitlines()[-1])
+                py_results[where] = out
                 job = out["job_pid"]
-                assert out["snapshot_pids"] == [job] or (pid_host and job in out["snapshot_pids"]), \
+                shares_host = pid_host or where == "host"
+                assert out["snapshot_pids"] == [job] or (shares_host and job in out["snapshot_pids"]), \
                     f"the snapshot names {out['snapshot_pids']}, the job is {job}"
-                if not pid_host:
+                if not shares_host:
                     assert sleeper.pid not in out["snapshot_pids"] or sleeper.pid == job
                 assert job in out["jtop_pids"], f"jtop's processes {out['jtop_pids']}, the job is {job}"
                 assert out["measure"]["processes"]["peak_gpu_mem_kib"] == JOB_MIB * 1024, out["measure"]
@@ -251,8 +261,22 @@ def main():
                 assert out["collected"].get(key) == JOB_MIB, f"Collector: {key} not {JOB_MIB}: {out['collected']}"
             return go
 
+        checked("Python measure(), Collector and the jtop shim on the host", python_in("host"))
         checked("Python measure(), Collector and the jtop shim in a container", python_in("a container"))
         checked("Python measure(), Collector and the jtop shim with --pid=host", python_in("--pid=host", True))
+
+        def python_same_as_host():
+            host = py_results["host"]["measure"]
+            for where in ("host", "a container", "--pid=host"):
+                m = py_results[where]["measure"]
+                watts = gpu_watts(m)
+                assert all(abs(w - WATTS) <= 0.05 * WATTS for w in watts), f"{where}: GPU 0 at {watts} W"
+                for field in ("load_percent", "mem_used_max_kib"):
+                    assert m["dgpus"]["dgpu.0"][field] == host["dgpus"]["dgpu.0"][field], f"{where}: dgpu.0 {field}"
+                cpu = m["processes"]["cpu_user_s"] + m["processes"]["cpu_system_s"]
+                assert cpu >= 0.2, f"{where}: the tree's CPU time {cpu} s"
+                print(f"   Python measure() {where}: GPU 0 at {watts} W, tree CPU {cpu:.2f} s")
+        checked("the containers' Python measure() equals the host's", python_same_as_host)
 
         def status_in_container():
             r = run(podman(root, socket_path, ["sh", "-c", JOB.replace("wait", "jetsonctl --json status; wait")]),
