@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "caller_ns.h"
 #include "bus_source.h"
 #include "config.h"
 #include "errors.h"
@@ -289,8 +290,10 @@ int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, u
                 g_source_unref(st.startup);
         }
         sd_bus_slot_unref(st.name_request);
-        if (st.svc)
+        if (st.svc) {
                 jd_auth_shutdown();
+                jd_caller_ns_shutdown();
+        }
         jd_service_free(st.svc);
         jd_engine_free(st.engine);
         g_source_destroy(bus_source);

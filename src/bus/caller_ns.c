@@ -5,6 +5,10 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* Queries started and not finished: each holds the sysroot (its worker
+ * reads /proc under it), which must outlive them. Main loop only. */
+static unsigned pending;
+
 typedef struct {
         const jd_sysroot *sr;
         sd_bus_message *call;
@@ -18,6 +22,7 @@ typedef struct {
 
 static void query_finish(query *q)
 {
+        pending--;
         q->done(q->call, q->error, q->data);
         sd_bus_slot_unref(q->creds_call);
         sd_bus_message_unref(q->call);
@@ -86,13 +91,23 @@ int jd_caller_ns_query(sd_bus_message *m, const jd_sysroot *sr, jd_caller_work_f
         q->work = work;
         q->done = done;
         q->data = data;
+        pending++;
         int r = sd_bus_call_method_async(sd_bus_message_get_bus(m), &q->creds_call, "org.freedesktop.DBus",
                                          "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionCredentials",
                                          on_credentials, q, "s", sd_bus_message_get_sender(m));
         if (r < 0) {
+                pending--;
                 sd_bus_message_unref(q->call);
                 g_free(q);
                 return sd_bus_error_set_errnof(error, -r, "Cannot ask the bus who called: %s", strerror(-r));
         }
         return 1;
+}
+
+void jd_caller_ns_shutdown(void)
+{
+        /* The bus answers the credentials (or fails them when it is
+         * gone) and the workers end: only their answers are left. */
+        while (pending > 0)
+                g_main_context_iteration(NULL, TRUE);
 }

@@ -24,3 +24,6 @@ typedef void (*jd_caller_done_fn)(sd_bus_message *m, const char *error, void *da
  * (DATA not taken: the caller frees it). */
 int jd_caller_ns_query(sd_bus_message *m, const jd_sysroot *sr, jd_caller_work_fn work, jd_caller_done_fn done,
                        void *data, sd_bus_error *error);
+/* At shutdown, before the sysroot and the service go: runs the main loop
+ * until every query has finished (answered, or its answer dropped). */
+void jd_caller_ns_shutdown(void);
