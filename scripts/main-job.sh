@@ -4,7 +4,8 @@
 # (with nvfancontrol.service running), bring a copy of the AGX Orin
 # (JetPack 6.2) fake board to life with the simulator, run the daemon on
 # it, and show what a client sees: the introspection, board properties,
-# live samples, a faster subscription, jetsonctl, jetsond-exporter with a
+# live samples, a faster subscription, jetsonctl (doctor among its
+# commands), jetsond-exporter with a
 # Prometheus server scraping it, writes that polkit first denies and then
 # allows, the PC board's discrete GPUs through a fake NVML, and the GNOME
 # Shell extension in a headless GNOME Shell, and the Cockpit page in Debian's
@@ -21,8 +22,10 @@ ninja -C build > /tmp/jetsond-main-job-build.log 2>&1 || { cat /tmp/jetsond-main
 work=$(mktemp -d /tmp/jetsond-demo.XXXXXX)
 chmod 755 "$work"
 mkdir "$work/services"
-sim="" daemon="" bus_pid="" mocks="" exporter="" prom=""
+sim="" daemon="" bus_pid="" mocks="" exporter="" prom="" user_daemon="" user_bus=""
 cleanup() {
+        [ -n "$user_daemon" ] && kill "$user_daemon" 2>/dev/null && wait "$user_daemon" 2>/dev/null
+        [ -n "$user_bus" ] && kill "$user_bus" 2>/dev/null
         [ -n "$prom" ] && kill "$prom" 2>/dev/null && wait "$prom" 2>/dev/null
         [ -n "$exporter" ] && kill "$exporter" 2>/dev/null && wait "$exporter" 2>/dev/null
         [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
@@ -168,6 +171,34 @@ echo "== jetsonctl tegrastats: NVIDIA's tegrastats line for this board's JetPack
 run timeout --preserve-status -s INT 1.3 build/client/jetsonctl tegrastats --interval 500
 run setpriv --reuid=65534 --regid=65534 --clear-groups timeout --preserve-status -s INT 0.8 \
         build/client/jetsonctl tegrastats --interval 500 --format r39
+echo
+echo "== jetsonctl doctor: each family of readings, where jetsond found it, and why the rest is missing"
+run build/client/jetsonctl doctor
+echo
+echo "== jetsond --user: a per-user jetsond on a session bus of nobody's, reading what nobody may (docs/user-mode.md)"
+mkdir "$work/user-bus"
+chown 65534:65534 "$work/user-bus"
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/ "$@"; }
+as_nobody dbus-daemon --session --fork --address="unix:path=$work/user-bus/socket" \
+        --print-address=1 --print-pid=1 > "$work/user-bus.out"
+user_bus=$(sed -n 2p "$work/user-bus.out")
+user_address=$(sed -n 1p "$work/user-bus.out")
+echo "\$ jetsond --user --sysroot ...   (as nobody, DBUS_SESSION_BUS_ADDRESS=$user_address)"
+as_nobody env DBUS_SESSION_BUS_ADDRESS="$user_address" build/src/jetsond --user --sysroot "$work/root" \
+        2> "$work/user-jetsond.log" &
+user_daemon=$!
+for _ in $(seq 200); do
+        as_nobody env DBUS_SESSION_BUS_ADDRESS="$user_address" busctl --user status org.jetsond.Jetson1 \
+                >/dev/null 2>&1 && break
+        sleep 0.05
+done
+echo
+echo "\$ jetsonctl --user status | head -12   (as nobody)"
+as_nobody env DBUS_SESSION_BUS_ADDRESS="$user_address" build/client/jetsonctl --user status | head -12
+echo
+echo "\$ jetsonctl --user fan speed 50   (every write is the system service's)"
+as_nobody env DBUS_SESSION_BUS_ADDRESS="$user_address" build/client/jetsonctl --user fan speed 50 ||
+        echo "(exit status $?)"
 echo
 echo "== jetsonctl record and measure: a workload with two sync points (JETSONCTL_MARK_FD)"
 workload='echo "load model" >&$JETSONCTL_MARK_FD; sleep 0.3; echo inference >&$JETSONCTL_MARK_FD; sleep 0.4'
