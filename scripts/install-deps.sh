@@ -14,7 +14,7 @@ PACKAGES="meson ninja-build pkg-config gcc clang libc6-dev
   libmicrohttpd-dev zlib1g-dev curl prometheus prometheus-node-exporter polkitd-pkla file
   libncurses-dev tmux bash-completion stress-ng aha
   dpkg-dev debhelper lintian mmdebstrap fakeroot
-  python3-jeepney python3-pytest python3-numpy mypy python3-venv python3-pip python3-setuptools
+  python3-jeepney python3-pytest python3-numpy mypy python3-venv python3-pip python3-setuptools python3-yaml
   dh-python pybuild-plugin-pyproject python3-all bubblewrap qemu-system-x86 e2fsprogs strace
   cockpit-ws cockpit-bridge cockpit-system chromium chromium-driver python3-selenium
   podman runc"

@@ -1,9 +1,10 @@
 #!/bin/sh
-# jetsonctl and the Python package in a real container that has only the
-# host's system bus socket: the jetsonctl package and python3-jetsond
-# installed in a Debian 12 root, no jetsond in it, run by podman with runc
-# as user 1000 with no capabilities, no network and its own PID namespace,
-# while jetsond runs on a private system bus on the host. Two parts:
+# jetsonctl, the Python package and jetsond-exporter in a real container
+# that has only the host's system bus socket: the jetsonctl, python3-jetsond
+# and jetsond-exporter packages installed in a Debian 12 root, no jetsond in
+# it, run by podman with runc as user 1000 with no capabilities, no network
+# and its own PID namespace, while jetsond runs on a private system bus on
+# the host. Three parts:
 # - `jetsonctl tegrastats` against a fake AGX Orin
 #   (tests/tegrastats/container-host.py: the name
 #   /usr/libexec/jetsonctl/tegrastats, tegrastats on PATH, --logfile,
@@ -13,7 +14,12 @@
 #   machine's /proc with a fake NVML GPU that the workload uses
 #   (tests/container/container-processes.py: jetsonctl measure and status,
 #   the Python measure(), Collector and jtop shim, with the container's own
-#   PID namespace and with --pid=host, compared with the host's run).
+#   PID namespace and with --pid=host, compared with the host's run);
+# - jetsond-exporter as the Kubernetes DaemonSet runs it, with the podman
+#   options derived from exporter/kubernetes/jetsond-exporter.yaml (nobody,
+#   read-only root, no capabilities, no new privileges, the host's network,
+#   the socket read-only), scraped by a real Prometheus that evaluates the
+#   alerting rules (tests/container/container-exporter.py).
 # Part of scripts/run-tests.sh; as root.
 #
 # JETSOND_DEBS_DIR: the .deb files (default build-debs/, where
@@ -82,7 +88,7 @@ if ! ls "$debdir"/jetsonctl_*.deb >/dev/null 2>&1; then
         debdir=$(sh scripts/build-debs.sh "$work") || fail "dpkg-buildpackage"
 fi
 debs=""
-for p in jetsonctl python3-jetsond; do
+for p in jetsonctl python3-jetsond jetsond-exporter; do
         d=""
         for f in "$debdir/${p}_"*_amd64.deb "$debdir/${p}_"*_all.deb; do
                 [ -f "$f" ] && d=$f && break
@@ -132,7 +138,7 @@ rm -rf "$work/root/tmp/debs"
 # shellcheck disable=SC2016
 [ "$(chroot "$work/root" dpkg-query -W -f='${Status}' jetsond 2>/dev/null)" != "install ok installed" ] ||
         fail "jetsond is installed in the root"
-echo "   $(chroot "$work/root" dpkg-query -W jetsonctl python3-jetsond | tr '\t\n' '  ')"
+echo "   $(chroot "$work/root" dpkg-query -W jetsonctl python3-jetsond jetsond-exporter | tr '\t\n' '  ')"
 
 # A container at all: a machine that cannot start one skips, with podman's words.
 step "podman run true (a first container)"
@@ -150,7 +156,10 @@ rc=0
 step "the container's processes by its own PIDs (tests/container/container-processes.py)"
 /usr/bin/python3 tests/container/container-processes.py "$work/root" "$work" "$build/src/jetsond" \
         "$build/client/jetsonctl" "$build/tests/fake-nvml/libnvidia-ml.so.1" || rc=$?
+[ "$rc" -eq 0 ] || fail "processes in the container: see the FAIL lines above"
+step "jetsond-exporter as the Kubernetes manifest runs it (tests/container/container-exporter.py)"
+/usr/bin/python3 tests/container/container-exporter.py "$work/root" "$work" "$build/src/jetsond" || rc=$?
 step_figure
 echo "   figure: container part $(( $(date +%s) - started )) s in all"
-[ "$rc" -eq 0 ] || fail "processes in the container: see the FAIL lines above"
+[ "$rc" -eq 0 ] || fail "the exporter in the container: see the FAIL lines above"
 echo "container: all checks passed"

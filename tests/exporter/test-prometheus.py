@@ -28,7 +28,10 @@ DASHBOARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
 
 
 class Prometheus:
-    def __init__(self, stack):
+    """Debian's prometheus scraping STACK's exporter every second (job
+    "jetson"), with RULE_FILES evaluated every second where given."""
+
+    def __init__(self, stack, rule_files=()):
         self.dir = os.path.join(stack.dir, "prometheus")
         os.mkdir(self.dir)
         with socket.socket() as s:
@@ -39,6 +42,8 @@ class Prometheus:
             f.write(f"""global:
   scrape_interval: 1s
   scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files: {json.dumps(list(rule_files))}
 scrape_configs:
   - job_name: jetson
     static_configs:
