@@ -184,8 +184,10 @@ as_nobody dbus-daemon --session --fork --address="unix:path=$work/user-bus/socke
 user_bus=$(sed -n 2p "$work/user-bus.out")
 user_address=$(sed -n 1p "$work/user-bus.out")
 echo "\$ jetsond --user --sysroot ...   (as nobody, DBUS_SESSION_BUS_ADDRESS=$user_address)"
-as_nobody env DBUS_SESSION_BUS_ADDRESS="$user_address" build/src/jetsond --user --sysroot "$work/root" \
-        2> "$work/user-jetsond.log" &
+# setpriv and env exec: $! is jetsond's own PID (a function run with &
+# would be a subshell of this script, with its traps).
+setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/ DBUS_SESSION_BUS_ADDRESS="$user_address" \
+        build/src/jetsond --user --sysroot "$work/root" 2> "$work/user-jetsond.log" &
 user_daemon=$!
 for _ in $(seq 200); do
         as_nobody env DBUS_SESSION_BUS_ADDRESS="$user_address" busctl --user status org.jetsond.Jetson1 \
