@@ -34,6 +34,7 @@ SOURCE_DIR = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "exporter"))
 import harness  # noqa: E402
+from checks import Checks  # noqa: E402
 import kubernetes_manifest as km  # noqa: E402
 
 RULES = os.path.join(SOURCE_DIR, "exporter", "jetsond-rules.yml")
@@ -72,17 +73,7 @@ def exporter_pid():
 
 def main():
     root, work, jetsond = sys.argv[1:4]
-    failures = 0
-
-    def checked(what, fn):
-        nonlocal failures
-        try:
-            fn()
-            print(f"ok   {what}", flush=True)
-        except (AssertionError, KeyError, ValueError, OSError, subprocess.TimeoutExpired) as e:
-            print(f"FAIL {what}: {e}", flush=True)
-            failures += 1
-
+    checked = Checks()
     pod, container = km.restrictions(km.documents())
     with harness.Stack(jetsond, None) as stack:
         stack.start_daemon()
@@ -147,9 +138,9 @@ def main():
                 proc.kill()
                 proc.wait()
             log.close()
-        if failures:
+        if checked.failures:
             print(open(os.path.join(work, "exporter-container.log")).read())
-    return 1 if failures else 0
+    return 1 if checked.failures else 0
 
 
 if __name__ == "__main__":

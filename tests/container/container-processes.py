@@ -48,6 +48,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402
+from checks import Checks  # noqa: E402
 
 UID = 1000
 JOB_MIB, HOST_MIB, WATTS = 256, 128, 300
@@ -168,7 +169,7 @@ def run(argv, what, env=None, ok=(0,)):
 
 def main():
     root, work, jetsond, jetsonctl, fake_nvml = sys.argv[1:6]
-    failures = 0
+    checked = Checks()
     sleeper = subprocess.Popen(["sleep", "600"])
     config = os.path.join(work, "nvml.json")
     gpu = FakeGpu(config, sleeper.pid)
@@ -183,15 +184,7 @@ def main():
         harness.wait_for(stack.name_owned, 30, "jetsond on the bus")
         socket_path = os.path.join(stack.dir, "system_bus_socket")
 
-        def checked(what, fn):
-            nonlocal failures
-            try:
-                fn()
-                print(f"ok   {what}", flush=True)
-            except (AssertionError, ValueError, KeyError, OSError, subprocess.TimeoutExpired) as e:
-                print(f"FAIL {what}: {e}", flush=True)
-                failures += 1
-
+        checked = Checks()
         results = {}
 
         def measure_in(where, pid_host=False):
@@ -341,7 +334,7 @@ def main():
         gpu.stop.set()
     sleeper.send_signal(signal.SIGTERM)
     sleeper.wait()
-    return 1 if failures else 0
+    return 1 if checked.failures else 0
 
 
 if __name__ == "__main__":
