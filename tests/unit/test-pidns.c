@@ -3,6 +3,10 @@
  * containers that use the same PIDs, and on the real kernel with
  * processes forked into a new PID namespace and one nested in it. */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <sched.h>
@@ -135,6 +139,22 @@ static void test_fake_containers(void **state)
         assert_int_equal(system(rm), 0);
 }
 
+/* Whether this kernel (or emulator) answers NS_GET_PARENT for PID's
+ * namespace. */
+static bool ns_get_parent_works(uint32_t pid)
+{
+        g_autofree char *path = g_strdup_printf("/proc/%u/ns/pid", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        int parent = ioctl(fd, NS_GET_PARENT);
+        close(fd);
+        if (parent < 0)
+                return false;
+        close(parent);
+        return true;
+}
+
 /* On the real kernel: a child in a new PID namespace (its PID 1) that
  * forks a grandchild into a namespace nested in that one. */
 static void test_real_namespaces(void **state)
@@ -147,13 +167,18 @@ static void test_real_namespaces(void **state)
         if (child == 0) {
                 /* The child itself stays in ours; its first child is PID 1
                  * of the new namespace. */
+                /* Each ends with its parent: a failed assertion leaves no
+                 * process holding the test's output open. */
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (unshare(CLONE_NEWPID) < 0)
                         _exit(77);
                 pid_t inner = fork();
                 if (inner == 0) {
+                        prctl(PR_SET_PDEATHSIG, SIGKILL);
                         if (unshare(CLONE_NEWPID) < 0)
                                 _exit(77);
                         if (fork() == 0) {
+                                prctl(PR_SET_PDEATHSIG, SIGKILL);
                                 if (write(ready[1], "n", 1) < 0)
                                         _exit(1);
                                 pause();
@@ -204,9 +229,13 @@ static void test_real_namespaces(void **state)
         assert_int_equal(in.nspid[in.depth], 1);
         assert_int_equal(ne.depth, me.depth + 2);
         /* The inner namespace names itself 1 and the nested process 2
-         * (through NS_GET_PARENT); it cannot see this test. */
+         * (through NS_GET_PARENT; where the kernel cannot be asked, as
+         * under qemu-user, which does not pass that ioctl on, the nested
+         * process is not visible: never guessed); it cannot see this
+         * test. */
         assert_int_equal(jd_pidns_to_caller(sr, &in, &in), 1);
-        assert_int_equal(jd_pidns_to_caller(sr, &in, &ne), 2);
+        bool can_ask = ns_get_parent_works(nested);
+        assert_int_equal(jd_pidns_to_caller(sr, &in, &ne), can_ask ? 2 : 0);
         assert_int_equal(jd_pidns_to_caller(sr, &in, &me), 0);
         assert_int_equal(jd_pidns_to_caller(sr, &ne, &in), 0);
         assert_int_equal(jd_pidns_to_caller(sr, &me, &ne), nested);
@@ -214,7 +243,7 @@ static void test_real_namespaces(void **state)
         uint32_t host[3];
         assert_int_equal(jd_pidns_from_caller(sr, &in, asked, 3, host), 0);
         assert_int_equal(host[0], inner);
-        assert_int_equal(host[1], nested);
+        assert_int_equal(host[1], can_ask ? nested : 0);
         assert_int_equal(host[2], 0);
 
         kill((pid_t) inner, SIGKILL);   /* PID 1 gone: the kernel ends its namespace */
