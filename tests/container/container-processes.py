@@ -271,16 +271,21 @@ def main():
                 print(f"   Python measure() {where}: GPU 0 at {watts} W, tree CPU {cpu:.2f} s")
         checked("the containers' Python measure() equals the host's", python_same_as_host)
 
-        def status_in_container():
-            r = run(podman(root, socket_path, ["sh", "-c", JOB.replace("wait", "jetsonctl --json status; wait")]),
-                    "jetsonctl status in a container")
-            lines = r.stdout.splitlines()
-            job = int([ln for ln in lines if ln.startswith("job-pid ")][0].split()[1])
-            doc = json.loads([ln for ln in lines if ln.startswith("{")][0])
-            pids = sorted({int(k.split(".")[1]) for k in doc["values"] if k.startswith("process.")})
-            assert pids == [job], f"status lists {pids}; the job is {job}, the host's sleeper {sleeper.pid}"
-        checked("jetsonctl status in a container: the job by its own PID, nothing of the host",
-                status_in_container)
+        def status_in(pid_host=False):
+            def go():
+                r = run(podman(root, socket_path, ["sh", "-c", JOB.replace("wait", "jetsonctl --json status; wait")],
+                               pid_host), "jetsonctl status in a container" + (" with --pid=host" if pid_host else ""))
+                lines = r.stdout.splitlines()
+                job = int([ln for ln in lines if ln.startswith("job-pid ")][0].split()[1])
+                doc = json.loads([ln for ln in lines if ln.startswith("{")][0])
+                pids = sorted({int(k.split(".")[1]) for k in doc["values"] if k.startswith("process.")})
+                # With --pid=host every GPU process is the container's to see.
+                want = sorted([job, sleeper.pid]) if pid_host else [job]
+                assert pids == want, f"status lists {pids}; the job is {job}, the host's sleeper {sleeper.pid}"
+            return go
+        checked("jetsonctl status in a container: the job by its own PID, nothing of the host", status_in())
+        checked("jetsonctl status with --pid=host: the job and the host's process, by the host's PIDs",
+                status_in(True))
 
         def record_in_container():
             r = run(podman(root, socket_path, ["sh", "-c", "cp /bin/sleep /tmp/jd-gpu-job; /tmp/jd-gpu-job 8 & "
