@@ -5,9 +5,9 @@
 # valgrind; then everything built for aarch64 (as on a Jetson) with the unit
 # and service suites run under qemu-user (scripts/test-aarch64.sh); and
 # the Debian packages (scripts/test-debian.sh), and those packages in a
-# booted VM under their systemd units (scripts/test-vm.sh), jetsonctl's
-# package in a podman container with only the bus socket
-# (scripts/test-container.sh), and built and
+# booted VM under their systemd units (scripts/test-vm.sh), jetsonctl,
+# python3-jetsond and jetsond-exporter in podman containers with only the
+# bus socket (scripts/test-container.sh), and built and
 # installed in Debian 13 (scripts/test-debian13.sh). A Debian 13 root is
 # made once (build/debian13, kept for a week) for the GNOME Shell 48 and
 # Cockpit 337 tests of the gcc build's suite and for test-debian13.sh.
@@ -98,7 +98,7 @@ elapsed
 echo "== vm: the packages in a booted Debian 12 VM, jetsond under its own unit on three boards"
 optional_part VM env JETSOND_DEBS_DIR="$PWD/build-debs" sh scripts/test-vm.sh
 elapsed
-echo "== container: jetsonctl tegrastats from the package in a podman container with only the bus socket, as uid 1000"
+echo "== container: the packages in podman containers with only the bus socket: tegrastats, the container's own processes, the exporter as the Kubernetes manifest runs it"
 optional_part container env JETSOND_DEBS_DIR="$PWD/build-debs" sh scripts/test-container.sh
 elapsed
 echo "== debian13: the packages built, linted, installed and purged in Debian 13 (the shared root)"
