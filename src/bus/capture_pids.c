@@ -49,24 +49,27 @@ static void translate(const jd_sysroot *sr, const jd_pidns_process *caller, void
                 uint32_t mine = jd_pidns_read(sr, q->host_pids[i], &x) == 0 ? jd_pidns_to_caller(sr, caller, &x) : 0;
                 g_hash_table_insert(p->to_caller, GUINT_TO_POINTER(q->host_pids[i]), GUINT_TO_POINTER(mine + 1));
         }
+        /* The caller's PIDs the patterns name, placed with one listing of
+         * /proc for all of them. */
         guint n = g_strv_length(p->patterns);
+        g_autofree uint32_t *mine = g_new0(uint32_t, n ? n : 1);
+        g_autofree uint32_t *theirs = g_new0(uint32_t, n ? n : 1);
+        g_autofree const char **rest = g_new0(const char *, n ? n : 1);
+        for (guint i = 0; i < n; i++)
+                mine[i] = process_pid(p->patterns[i], &rest[i]);
+        if (jd_pidns_from_caller(sr, caller, mine, n, theirs) < 0)
+                memset(theirs, 0, n * sizeof(*theirs));
         p->host_patterns = g_new0(char *, n + 1);
         for (guint i = 0; i < n; i++) {
-                const char *rest = NULL;
-                uint32_t mine = process_pid(p->patterns[i], &rest), theirs = 0;
-                if (!mine) {
-                        p->host_patterns[i] = g_strdup(p->patterns[i]);
+                if (mine[i] && theirs[i]) {
+                        p->host_patterns[i] = g_strdup_printf("process.%" PRIu32 ".%s", theirs[i], rest[i]);
+                        g_hash_table_insert(p->to_caller, GUINT_TO_POINTER(theirs[i]), GUINT_TO_POINTER(mine[i] + 1));
                         continue;
                 }
-                if (jd_pidns_from_caller(sr, caller, &mine, 1, &theirs) < 0 || !theirs) {
-                        if (!p->invalid)
-                                p->invalid = g_strdup_printf("\"%s\" names PID %" PRIu32 ", which no process of "
-                                                             "your PID namespace has", p->patterns[i], mine);
-                        p->host_patterns[i] = g_strdup(p->patterns[i]);
-                        continue;
-                }
-                p->host_patterns[i] = g_strdup_printf("process.%" PRIu32 ".%s", theirs, rest);
-                g_hash_table_insert(p->to_caller, GUINT_TO_POINTER(theirs), GUINT_TO_POINTER(mine + 1));
+                if (mine[i] && !p->invalid)
+                        p->invalid = g_strdup_printf("\"%s\" names PID %" PRIu32 ", which no process of your PID "
+                                                     "namespace has", p->patterns[i], mine[i]);
+                p->host_patterns[i] = g_strdup(p->patterns[i]);
         }
 }
 
