@@ -38,12 +38,28 @@ void exp_sample_add_double(exp_sample *s, const char *key, double v);
 void exp_sample_add_bool(exp_sample *s, const char *key, bool v);
 void exp_sample_add_string(exp_sample *s, const char *key, const char *v);
 
+/* One discrete GPU's identity (org.jetsond.Jetson1.DiscreteGpu): strings
+ * "" where jetsond has none. */
+typedef struct {
+        unsigned index; /* the N of /org/jetsond/Jetson1/dgpu/N and dgpu.N.* */
+        char *name, *uuid, *pci_bus_id, *driver_version;
+} exp_gpu_identity;
+
 /* Board properties (org.jetsond.Jetson1.Board) and the NVPModel default;
  * strings are "" when jetsond has them empty (not a Jetson). */
 typedef struct {
         char *model, *module, *soc, *l4t, *jetpack, *cuda_arch;
         int64_t default_mode; /* -1: unknown or no nvpmodel */
+        char *igpu_name;      /* Gpu.Name: the SoC's GPU device; NULL without one */
+        char *hostname;       /* this machine's, for DCGM's Hostname label */
+        GPtrArray *dgpus;     /* of exp_gpu_identity *, by index; NULL: none known */
 } exp_board;
+
+exp_gpu_identity *exp_gpu_identity_new(unsigned index, const char *name, const char *uuid,
+                                       const char *pci_bus_id, const char *driver_version);
+void exp_gpu_identity_free(gpointer p);
+/* The identity of discrete GPU INDEX on BOARD, or NULL. */
+const exp_gpu_identity *exp_board_dgpu(const exp_board *board, unsigned index);
 
 /* Frees the strings and sets default_mode to -1 (the state of "nothing
  * known": model NULL). */

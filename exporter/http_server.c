@@ -28,13 +28,15 @@
 struct http_server {
         struct MHD_Daemon *daemon;
         page_store *store;
+        bool dcgm; /* /metrics/dcgm served (--no-dcgm turns it off) */
 };
 
 static const char index_page[] =
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>jetsond-exporter</title></head>\n"
         "<body><h1>jetsond-exporter</h1>\n"
         "<p>Metrics of this NVIDIA Jetson board from jetsond, for Prometheus: "
-        "<a href=\"/metrics\">/metrics</a></p>\n</body></html>\n";
+        "<a href=\"/metrics\">/metrics</a>; its GPUs as NVIDIA's dcgm-exporter names them: "
+        "<a href=\"/metrics/dcgm\">/metrics/dcgm</a></p>\n</body></html>\n";
 
 static MHD_RESULT send_static(struct MHD_Connection *c, unsigned status, const char *type, const char *text)
 {
@@ -52,11 +54,14 @@ static MHD_RESULT send_static(struct MHD_Connection *c, unsigned status, const c
 
 /* The body is a reference to the page's bytes, released when the
  * response is done (on_completed), so no scrape copies it. */
-static MHD_RESULT send_metrics(http_server *s, struct MHD_Connection *c, void **req)
+static MHD_RESULT send_metrics(http_server *s, struct MHD_Connection *c, page_kind kind, void **req)
 {
-        exp_format format = negotiate_format(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
+        /* /metrics/dcgm has dcgm-exporter's one format: its counters lack
+         * the _total OpenMetrics asks for. */
+        exp_format format = kind == PAGE_DCGM ? EXP_FORMAT_PROMETHEUS
+                                              : negotiate_format(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
         bool gzip = negotiate_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"));
-        GBytes *body = page_store_get(s->store, format, &gzip);
+        GBytes *body = page_store_get(s->store, kind, format, &gzip);
         gsize len;
         const void *data = g_bytes_get_data(body, &len);
         struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
@@ -89,7 +94,12 @@ static MHD_RESULT on_request(void *cls, struct MHD_Connection *c, const char *ur
                 return send_static(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
                                    "Only GET and HEAD are served here.\n");
         if (strcmp(url, "/metrics") == 0)
-                return send_metrics(s, c, req);
+                return send_metrics(s, c, PAGE_METRICS, req);
+        if (strcmp(url, "/metrics/dcgm") == 0)
+                return s->dcgm ? send_metrics(s, c, PAGE_DCGM, req)
+                               : send_static(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
+                                             "Not found: /metrics/dcgm is turned off (--no-dcgm); the metrics "
+                                             "are at /metrics.\n");
         if (strcmp(url, "/") == 0)
                 return send_static(c, MHD_HTTP_OK, "text/html; charset=utf-8", index_page);
         return send_static(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
@@ -107,10 +117,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req, enum M
         }
 }
 
-http_server *http_server_start(int fd, page_store *store, GError **error)
+http_server *http_server_start(int fd, page_store *store, bool dcgm, GError **error)
 {
         http_server *s = g_new0(http_server, 1);
         s->store = store;
+        s->dcgm = dcgm;
         s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, s,
                                      MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)THREADS,
                                      MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "jetsond-dbus.h"
+#include "gpu_identity.h"
 #include "log.h"
 #include "sample_reader.h"
 
@@ -20,13 +21,13 @@
 /* A failed GetSnapshot (jetsond starting, or busy) is tried again. */
 #define RETRY_USEC (5 * 1000000ULL)
 
-enum { CALL_BOARD, CALL_INTERVAL, CALL_DEFAULT_MODE, CALL_SNAPSHOT, N_CALLS };
+enum { CALL_BOARD, CALL_INTERVAL, CALL_DEFAULT_MODE, CALL_SNAPSHOT, CALL_IGPU, CALL_DGPUS, N_CALLS };
 
 struct jetsond_link {
         sd_bus *bus;
         sd_event *event;
         page_store *store;
-        sd_bus_slot *matches[4];
+        sd_bus_slot *matches[6];
         sd_bus_slot *calls[N_CALLS];
         sd_event_source *retry, *coalesce;
         sd_bus_message *pending; /* newest Sample not yet parsed */
@@ -153,9 +154,12 @@ static int on_board(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         exp_sample *props = sample_reader_read_dict(m);
         if (!props)
                 return 0;
-        int64_t mode = l->board.default_mode;
-        exp_board_clear(&l->board);
-        l->board.default_mode = mode;
+        g_free(l->board.model);
+        g_free(l->board.module);
+        g_free(l->board.soc);
+        g_free(l->board.l4t);
+        g_free(l->board.jetpack);
+        g_free(l->board.cuda_arch);
         l->board.model = g_strdup(sample_reader_string(props, "Model", ""));
         l->board.module = g_strdup(sample_reader_string(props, "Module", ""));
         l->board.soc = g_strdup(sample_reader_string(props, "SoC", ""));
@@ -219,6 +223,70 @@ static int on_interval(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
         return 0;
 }
 
+/* Properties.Get: "v" holding an s. */
+static char *read_string_property(sd_bus_message *m)
+{
+        const char *s;
+        if (sd_bus_message_is_method_error(m, NULL) || sd_bus_message_enter_container(m, 'v', "s") <= 0 ||
+            sd_bus_message_read_basic(m, 's', &s) <= 0)
+                return NULL;
+        return g_strdup(s);
+}
+
+/* Gpu.Name: the SoC GPU's device, /metrics/dcgm's device label. No Gpu
+ * interface (a PC): none. */
+static int on_igpu_name(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void)ret_error;
+        jetsond_link *l = userdata;
+        l->calls[CALL_IGPU] = sd_bus_slot_unref(l->calls[CALL_IGPU]);
+        char *name = read_string_property(m);
+        if (g_strcmp0(name, l->board.igpu_name) == 0) {
+                g_free(name);
+                return 0;
+        }
+        g_free(l->board.igpu_name);
+        l->board.igpu_name = name;
+        page_store_set_board(l->store, &l->board);
+        return 0;
+}
+
+/* The discrete GPUs' identities; a new array each time, as pages share
+ * the one they were made with. */
+static int on_dgpu_objects(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void)ret_error;
+        jetsond_link *l = userdata;
+        l->calls[CALL_DGPUS] = sd_bus_slot_unref(l->calls[CALL_DGPUS]);
+        GPtrArray *dgpus = gpu_identity_read_objects(m);
+        if (!dgpus)
+                return 0; /* the series keep their gpu label, without the identity */
+        if (l->board.dgpus)
+                g_ptr_array_unref(l->board.dgpus);
+        l->board.dgpus = dgpus;
+        page_store_set_board(l->store, &l->board);
+        return 0;
+}
+
+static void call_dgpu_objects(jetsond_link *l)
+{
+        l->calls[CALL_DGPUS] = sd_bus_slot_unref(l->calls[CALL_DGPUS]);
+        int r = sd_bus_call_method_async(l->bus, &l->calls[CALL_DGPUS], JD_BUS_NAME, JD_OBJECT_PATH,
+                                         "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+                                         on_dgpu_objects, l, "");
+        if (r < 0)
+                xlog(SD_ERR, "cannot ask jetsond for its GPUs: %s", strerror(-r));
+}
+
+/* A GPU found or lost while jetsond runs. */
+static int on_objects_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void)m;
+        (void)ret_error;
+        call_dgpu_objects(userdata);
+        return 0;
+}
+
 static void call_get(jetsond_link *l, int slot, const char *iface, const char *prop, sd_bus_message_handler_t cb)
 {
         int r = sd_bus_call_method_async(l->bus, &l->calls[slot], JD_BUS_NAME, JD_OBJECT_PATH,
@@ -239,6 +307,8 @@ static void appeared(jetsond_link *l)
                 xlog(SD_ERR, "cannot ask jetsond for the board: %s", strerror(-r));
         call_get(l, CALL_INTERVAL, JD_IFACE_METRICS, "DefaultInterval", on_interval);
         call_get(l, CALL_DEFAULT_MODE, JD_IFACE_NVPMODEL, "DefaultMode", on_default_mode);
+        call_get(l, CALL_IGPU, JD_IFACE_GPU, "Name", on_igpu_name);
+        call_dgpu_objects(l);
         call_snapshot(l);
 }
 
@@ -300,6 +370,7 @@ jetsond_link *jetsond_link_new(sd_bus *bus, sd_event *event, page_store *store)
         l->event = sd_event_ref(event);
         l->store = store;
         l->board.default_mode = -1;
+        l->board.hostname = g_strdup(g_get_host_name());
         static const struct {
                 const char *rule;
                 sd_bus_message_handler_t handler;
@@ -314,6 +385,12 @@ jetsond_link *jetsond_link_new(sd_bus *bus, sd_event *event, page_store *store)
                   "',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='" JD_IFACE_NVPMODEL
                   "'",
                   on_properties_changed },
+                { "type='signal',sender='" JD_BUS_NAME "',path='" JD_OBJECT_PATH
+                  "',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesAdded'",
+                  on_objects_changed },
+                { "type='signal',sender='" JD_BUS_NAME "',path='" JD_OBJECT_PATH
+                  "',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesRemoved'",
+                  on_objects_changed },
                 /* sd-bus's own signal when the connection drops. */
                 { "type='signal',sender='org.freedesktop.DBus.Local',path='/org/freedesktop/DBus/Local',"
                   "interface='org.freedesktop.DBus.Local',member='Disconnected'",

@@ -11,6 +11,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "dcgm.h"
 #include "exposition.h"
 #include "jetsond-client-bus.h"
 #include "http_server.h"
@@ -25,6 +26,8 @@ typedef struct {
         gboolean session;
         gboolean version;
         gboolean list_metrics;
+        gboolean no_dcgm;
+        gboolean list_dcgm;
 } options;
 
 static gboolean parse_options(options *o, int *argc, char ***argv)
@@ -39,8 +42,14 @@ static gboolean parse_options(options *o, int *argc, char ***argv)
                 { "user", 0, 0, G_OPTION_ARG_NONE, &o->session,
                   "Serve your own jetsond, on the session bus (jetsond --user)", NULL },
                 { "session", 0, 0, G_OPTION_ARG_NONE, &o->session, "The same as --user", NULL },
+                { "no-dcgm", 0, 0, G_OPTION_ARG_NONE, &o->no_dcgm,
+                  "Do not serve /metrics/dcgm (the GPUs as NVIDIA's dcgm-exporter names them)", NULL },
                 { "list-metrics", 0, 0, G_OPTION_ARG_NONE, &o->list_metrics,
                   "Print every metric family (name, type, labels, D-Bus source, help) and exit", NULL },
+                { "list-dcgm-fields", 0, 0, G_OPTION_ARG_NONE, &o->list_dcgm,
+                  "Print every field of /metrics/dcgm (name, type, discrete GPU source, Jetson GPU source, help) "
+                  "and exit",
+                  NULL },
                 { "version", 0, 0, G_OPTION_ARG_NONE, &o->version, "Print the version and exit", NULL },
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
@@ -121,13 +130,13 @@ static int run(const options *o)
         link = jetsond_link_new(bus, event, store);
         if (!link)
                 goto out;
-        server = http_server_start(fd, store, &error);
+        server = http_server_start(fd, store, !o->no_dcgm, &error);
         fd = -1;
         if (!server) {
                 xlog(SD_ERR, "%s", error->message);
                 goto out;
         }
-        sd_notify(0, "READY=1\nSTATUS=Serving /metrics");
+        sd_notify(0, o->no_dcgm ? "READY=1\nSTATUS=Serving /metrics" : "READY=1\nSTATUS=Serving /metrics and /metrics/dcgm");
         r = sd_event_loop(event);
         status = r < 0 ? 1 : r;
         sd_notify(0, "STOPPING=1");
@@ -152,6 +161,10 @@ int main(int argc, char **argv)
                 printf("jetsond-exporter %s\n", EXPORTER_VERSION);
         } else if (o.list_metrics) {
                 GString *list = exp_list_families();
+                fputs(list->str, stdout);
+                g_string_free(list, TRUE);
+        } else if (o.list_dcgm) {
+                GString *list = dcgm_list_fields();
                 fputs(list->str, stdout);
                 g_string_free(list, TRUE);
         } else {

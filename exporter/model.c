@@ -69,6 +69,9 @@ void exp_board_clear(exp_board *b)
         g_clear_pointer(&b->l4t, g_free);
         g_clear_pointer(&b->jetpack, g_free);
         g_clear_pointer(&b->cuda_arch, g_free);
+        g_clear_pointer(&b->igpu_name, g_free);
+        g_clear_pointer(&b->hostname, g_free);
+        g_clear_pointer(&b->dgpus, g_ptr_array_unref);
         b->default_mode = -1;
 }
 
@@ -81,4 +84,43 @@ void exp_board_copy(exp_board *dst, const exp_board *src)
         dst->jetpack = g_strdup(src->jetpack);
         dst->cuda_arch = g_strdup(src->cuda_arch);
         dst->default_mode = src->default_mode;
+        dst->igpu_name = g_strdup(src->igpu_name);
+        dst->hostname = g_strdup(src->hostname);
+        dst->dgpus = src->dgpus ? g_ptr_array_ref(src->dgpus) : NULL; /* never changed once set */
+}
+
+exp_gpu_identity *exp_gpu_identity_new(unsigned index, const char *name, const char *uuid,
+                                       const char *pci_bus_id, const char *driver_version)
+{
+        exp_gpu_identity *g = g_new0(exp_gpu_identity, 1);
+        g->index = index;
+        g->name = g_strdup(name ? name : "");
+        g->uuid = g_strdup(uuid ? uuid : "");
+        g->pci_bus_id = g_strdup(pci_bus_id ? pci_bus_id : "");
+        g->driver_version = g_strdup(driver_version ? driver_version : "");
+        return g;
+}
+
+void exp_gpu_identity_free(gpointer p)
+{
+        exp_gpu_identity *g = p;
+        if (!g)
+                return;
+        g_free(g->name);
+        g_free(g->uuid);
+        g_free(g->pci_bus_id);
+        g_free(g->driver_version);
+        g_free(g);
+}
+
+const exp_gpu_identity *exp_board_dgpu(const exp_board *board, unsigned index)
+{
+        if (!board || !board->dgpus)
+                return NULL;
+        for (guint i = 0; i < board->dgpus->len; i++) {
+                const exp_gpu_identity *g = g_ptr_array_index(board->dgpus, i);
+                if (g->index == index)
+                        return g;
+        }
+        return NULL;
 }

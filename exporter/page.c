@@ -3,6 +3,8 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "dcgm.h"
+
 /* One immutable page: a sample (NULL when jetsond is gone) and the board,
  * with its bodies rendered on first demand. Reference-counted because a
  * scrape may still send it after the main thread replaced it. */
@@ -12,7 +14,7 @@ typedef struct {
         exp_board board;
         uint64_t arrived_usec; /* CLOCK_MONOTONIC */
         GMutex lock;           /* guards bodies */
-        GBytes *bodies[2][2];  /* [format][gzip] */
+        GBytes *bodies[3][2];  /* [body: /metrics' two formats, /metrics/dcgm][gzip] */
 } page;
 
 struct page_store {
@@ -53,7 +55,7 @@ static void page_unref(page *p)
                 return;
         exp_sample_unref(p->sample);
         exp_board_clear(&p->board);
-        for (int f = 0; f < 2; f++)
+        for (int f = 0; f < 3; f++)
                 for (int z = 0; z < 2; z++)
                         if (p->bodies[f][z])
                                 g_bytes_unref(p->bodies[f][z]);
@@ -83,16 +85,30 @@ GBytes *page_gzip(const void *data, size_t len)
         return g_bytes_new_take(g_realloc(out, produced), produced);
 }
 
-static GBytes *page_body(page *p, exp_format format, bool *gzip)
+/* Which body: /metrics in either format, or /metrics/dcgm (one format,
+ * dcgm-exporter's). */
+static int body_index(page_kind kind, exp_format format)
+{
+        return kind == PAGE_DCGM ? 2 : format == EXP_FORMAT_OPENMETRICS;
+}
+
+static GString *render(page *p, page_kind kind, exp_format format)
+{
+        if (kind == PAGE_DCGM)
+                return dcgm_render(p->sample, &p->board);
+        return exp_render(p->sample, p->board.model ? &p->board : NULL, format);
+}
+
+static GBytes *page_body(page *p, page_kind kind, exp_format format, bool *gzip)
 {
         g_mutex_lock(&p->lock);
-        GBytes **slot = &p->bodies[format == EXP_FORMAT_OPENMETRICS][*gzip];
+        int b = body_index(kind, format);
+        GBytes **slot = &p->bodies[b][*gzip];
         if (!*slot) {
-                GBytes *plain = p->bodies[format == EXP_FORMAT_OPENMETRICS][0];
+                GBytes *plain = p->bodies[b][0];
                 if (!plain) {
-                        GString *text = exp_render(p->sample, p->board.model ? &p->board : NULL, format);
-                        plain = g_string_free_to_bytes(text);
-                        p->bodies[format == EXP_FORMAT_OPENMETRICS][0] = plain;
+                        plain = g_string_free_to_bytes(render(p, kind, format));
+                        p->bodies[b][0] = plain;
                 }
                 if (*gzip) {
                         gsize len;
@@ -100,7 +116,7 @@ static GBytes *page_body(page *p, exp_format format, bool *gzip)
                         *slot = page_gzip(data, len);
                         if (!*slot) { /* zlib out of memory: send it plain */
                                 *gzip = false;
-                                slot = &p->bodies[format == EXP_FORMAT_OPENMETRICS][0];
+                                slot = &p->bodies[b][0];
                         }
                 }
         }
@@ -177,7 +193,7 @@ void page_store_set_stale_after(page_store *store, uint64_t usec)
         g_mutex_unlock(&store->lock);
 }
 
-GBytes *page_store_get(page_store *store, exp_format format, bool *gzip)
+GBytes *page_store_get(page_store *store, page_kind kind, exp_format format, bool *gzip)
 {
         g_mutex_lock(&store->lock);
         page *p = store->current;
@@ -185,7 +201,7 @@ GBytes *page_store_get(page_store *store, exp_format format, bool *gzip)
                 p = store->down;
         page_ref(p);
         g_mutex_unlock(&store->lock);
-        GBytes *body = page_body(p, format, gzip);
+        GBytes *body = page_body(p, kind, format, gzip);
         page_unref(p);
         return body;
 }

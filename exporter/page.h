@@ -26,9 +26,14 @@ void page_store_set_down(page_store *store);
  * longer shown as live: the page says jetson_up 0. */
 void page_store_set_stale_after(page_store *store, uint64_t usec);
 
-/* The body for one scrape (a new reference): FORMAT, gzip-compressed if
- * *GZIP (set to false if compression failed). Never NULL. */
-GBytes *page_store_get(page_store *store, exp_format format, bool *gzip);
+typedef enum {
+        PAGE_METRICS, /* /metrics: the jetson_* families, in FORMAT */
+        PAGE_DCGM,    /* /metrics/dcgm: dcgm-exporter's series, its own format */
+} page_kind;
+
+/* The body of KIND for one scrape (a new reference): FORMAT, gzip-compressed
+ * if *GZIP (set to false if compression failed). Never NULL. */
+GBytes *page_store_get(page_store *store, page_kind kind, exp_format format, bool *gzip);
 
 /* CLOCK_MONOTONIC now, in µs: the clock of arrival and staleness. */
 uint64_t page_now_usec(void);

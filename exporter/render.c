@@ -9,6 +9,7 @@
 
 #include "exposition.h"
 #include "families.h"
+#include "text_out.h"
 
 typedef struct {
         int family;
@@ -23,64 +24,6 @@ static int entry_compare(gconstpointer a, gconstpointer b)
         if (x->family != y->family)
                 return x->family < y->family ? -1 : 1;
         return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* Label values: backslash, double quote and newline escaped, as both
- * formats require. */
-static void append_label_value(GString *out, const char *v, size_t len)
-{
-        for (const char *end = v + len; v < end; v++) {
-                if (*v == '\\')
-                        g_string_append(out, "\\\\");
-                else if (*v == '"')
-                        g_string_append(out, "\\\"");
-                else if (*v == '\n')
-                        g_string_append(out, "\\n");
-                else
-                        g_string_append_c(out, *v);
-        }
-}
-
-static void append_label(GString *out, bool *first, const char *name, const char *value, size_t len)
-{
-        g_string_append(out, *first ? "{" : ",");
-        *first = false;
-        g_string_append_printf(out, "%s=\"", name);
-        append_label_value(out, value, len);
-        g_string_append_c(out, '"');
-}
-
-static void append_double(GString *out, double d)
-{
-        if (isnan(d)) {
-                g_string_append(out, "NaN");
-        } else if (isinf(d)) {
-                g_string_append(out, d > 0 ? "+Inf" : "-Inf");
-        } else {
-                /* 15 significant digits: a percentage divided by 100 shows
-                 * as 0.347, not 0.34699999999999998; g_ascii_formatd
-                 * ignores the locale's decimal comma. */
-                char buf[G_ASCII_DTOSTR_BUF_SIZE];
-                g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.15g", d));
-        }
-}
-
-/* V / 10^DIGITS as an exact decimal, trailing zeros trimmed. */
-static void append_fixed(GString *out, uint64_t v, unsigned digits)
-{
-        uint64_t div = 1;
-        for (unsigned i = 0; i < digits; i++)
-                div *= 10;
-        uint64_t frac = v % div;
-        g_string_append_printf(out, "%" PRIu64, v / div);
-        if (frac == 0)
-                return;
-        char buf[24];
-        g_snprintf(buf, sizeof buf, "%0*" PRIu64, (int)digits, frac);
-        size_t n = strlen(buf);
-        while (n > 0 && buf[n - 1] == '0')
-                buf[--n] = '\0';
-        g_string_append_printf(out, ".%s", buf);
 }
 
 /* The value in the family's base unit; false for a type the family
@@ -99,21 +42,21 @@ static bool append_value(GString *out, const fam_family *f, const exp_value *v)
                 switch (f->scale) {
                 case SCALE_KILO:
                         if (v->v.u > UINT64_MAX / 1000)
-                                append_double(out, (double)v->v.u * 1e3);
+                                tout_double(out, (double)v->v.u * 1e3);
                         else
                                 g_string_append_printf(out, "%" PRIu64, v->v.u * 1000);
                         return true;
                 case SCALE_KIBI:
                         if (v->v.u > UINT64_MAX / 1024)
-                                append_double(out, (double)v->v.u * 1024.0);
+                                tout_double(out, (double)v->v.u * 1024.0);
                         else
                                 g_string_append_printf(out, "%" PRIu64, v->v.u * 1024);
                         return true;
                 case SCALE_MILLI:
-                        append_fixed(out, v->v.u, 3);
+                        tout_fixed(out, v->v.u, 3);
                         return true;
                 case SCALE_PERCENT:
-                        append_fixed(out, v->v.u, 2);
+                        tout_fixed(out, v->v.u, 2);
                         return true;
                 case SCALE_NONE:
                         g_string_append_printf(out, "%" PRIu64, v->v.u);
@@ -138,7 +81,7 @@ static bool append_value(GString *out, const fam_family *f, const exp_value *v)
                 case SCALE_NONE:
                         break;
                 }
-                append_double(out, d);
+                tout_double(out, d);
                 return true;
         }
         case EXP_STRING:
@@ -151,21 +94,6 @@ static bool append_value(GString *out, const fam_family *f, const exp_value *v)
 static const char *type_word(fam_kind kind, exp_format format)
 {
         return kind == FAM_INFO && format == EXP_FORMAT_PROMETHEUS ? "gauge" : fam_type_name(kind);
-}
-
-/* HELP text: OpenMetrics escapes the double quote too. */
-static void append_help_text(GString *out, const char *help, exp_format format)
-{
-        for (; *help; help++) {
-                if (*help == '\\')
-                        g_string_append(out, "\\\\");
-                else if (*help == '\n')
-                        g_string_append(out, "\\n");
-                else if (*help == '"' && format == EXP_FORMAT_OPENMETRICS)
-                        g_string_append(out, "\\\"");
-                else
-                        g_string_append_c(out, *help);
-        }
 }
 
 /* The metadata lines of a family. Prometheus text names its TYPE after
@@ -183,7 +111,7 @@ static void append_header(GString *out, const fam_family *f, exp_format format)
         } else {
                 g_string_append_printf(out, "# HELP %s%s ", name, fam_sample_suffix(kind));
         }
-        append_help_text(out, help, format);
+        tout_help_text(out, help, format);
         g_string_append_c(out, '\n');
         if (format == EXP_FORMAT_PROMETHEUS)
                 g_string_append_printf(out, "# TYPE %s%s %s\n", name, fam_sample_suffix(kind), type_word(kind, format));
@@ -211,17 +139,17 @@ static void append_sample_line(GString *out, const fam_family *f, const entry *e
         g_string_append(line, fam_sample_suffix(f->kind));
         bool first = true;
         if (f->label && e->inst.n > 0)
-                append_label(line, &first, f->label, e->inst.start[0], e->inst.len[0]);
+                tout_label(line, &first, f->label, e->inst.start[0], e->inst.len[0]);
         if (f->label2 && e->inst.n > 1)
-                append_label(line, &first, f->label2, e->inst.start[1], e->inst.len[1]);
+                tout_label(line, &first, f->label2, e->inst.start[1], e->inst.len[1]);
         for (size_t i = 0; i < G_N_ELEMENTS(f->extra_label) && f->extra_label[i]; i++) {
                 g_autofree char *key = sibling_key(e, f->extra_key[i]);
                 const char *v = string_of(strings, key);
                 if (v) /* a label the sample lacks is left out, never "" */
-                        append_label(line, &first, f->extra_label[i], v, strlen(v));
+                        tout_label(line, &first, f->extra_label[i], v, strlen(v));
         }
         if (f->kind == FAM_INFO)
-                append_label(line, &first, f->value_label, e->value->v.s, strlen(e->value->v.s));
+                tout_label(line, &first, f->value_label, e->value->v.s, strlen(e->value->v.s));
         if (!first)
                 g_string_append_c(line, '}');
         g_string_append_c(line, ' ');
@@ -279,7 +207,7 @@ static void append_info(GString *out, const exp_board *board, exp_format format)
         bool first = true;
         for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
                 const char *v = values[i] ? values[i] : "";
-                append_label(out, &first, names[i], v, strlen(v));
+                tout_label(out, &first, names[i], v, strlen(v));
         }
         g_string_append(out, "} 1\n");
 }
@@ -300,7 +228,7 @@ GString *exp_render(const exp_sample *sample, const exp_board *board, exp_format
                 }
                 append_header(out, &fam_timestamp, format);
                 g_string_append(out, "jetson_sample_timestamp_seconds ");
-                append_fixed(out, sample->timestamp_usec, 6);
+                tout_fixed(out, sample->timestamp_usec, 6);
                 g_string_append_c(out, '\n');
         }
         if (format == EXP_FORMAT_OPENMETRICS)
