@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""CPU cost of a scrape: jetsond-exporter against node_exporter on the same
-fake board (the static AGX Orin), in one run.
+"""CPU cost of a scrape: jetsond-exporter's /metrics, its /metrics/dcgm
+(NVIDIA's DCGM series) and both as one Prometheus with two jobs scrapes
+them, against node_exporter on the same fake board (the static AGX Orin),
+in one run.
 
     python3 bench/exporter-bench.py [BUILDDIR] [SCRAPES]
 
@@ -43,16 +45,18 @@ def cpu_seconds(pid):
     return total / 1e9
 
 
-def scrape_many(port, n):
-    """N scrapes on one keep-alive connection, as Prometheus does; bytes of
-    the last body."""
+def scrape_many(port, n, paths=("/metrics",)):
+    """N scrapes on one keep-alive connection, as Prometheus does, each a
+    GET of every one of PATHS; bytes of the last bodies."""
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     size = 0
     for _ in range(n):
-        c.request("GET", "/metrics", headers={"Accept-Encoding": "gzip"})
-        r = c.getresponse()
-        size = len(r.read())
-        assert r.status == 200
+        size = 0
+        for path in paths:
+            c.request("GET", path, headers={"Accept-Encoding": "gzip"})
+            r = c.getresponse()
+            size += len(r.read())
+            assert r.status == 200
     c.close()
     return size
 
@@ -79,7 +83,7 @@ def start_node_exporter(root, minimal):
         except OSError:
             return False
     wait_for(up, 30, "node_exporter")
-    return p, port
+    return p, port, ("/metrics",)
 
 
 def main():
@@ -87,7 +91,9 @@ def main():
         s.start_daemon()
         s.start_exporter()
         wait_for(lambda: "jetson_up 1" in s.scrape(), 10, "jetson_up 1")
-        servers = {"jetsond-exporter": (s.exporter, s.port)}
+        servers = {"jetsond-exporter /metrics": (s.exporter, s.port, ("/metrics",)),
+                   "jetsond-exporter /metrics/dcgm": (s.exporter, s.port, ("/metrics/dcgm",)),
+                   "jetsond-exporter /metrics + /metrics/dcgm": (s.exporter, s.port, ("/metrics", "/metrics/dcgm"))}
         node_full = start_node_exporter(s.root, minimal=False)
         node_min = start_node_exporter(s.root, minimal=True)
         servers["node_exporter (default collectors)"] = node_full
@@ -96,12 +102,12 @@ def main():
             per_block = SCRAPES // BLOCKS
             costs = {name: [] for name in servers}
             sizes = {}
-            for name, (p, port) in servers.items():  # warm up
-                sizes[name] = scrape_many(port, 50)
+            for name, (p, port, paths) in servers.items():  # warm up
+                sizes[name] = scrape_many(port, 50, paths)
             for _ in range(BLOCKS):
-                for name, (p, port) in servers.items():
+                for name, (p, port, paths) in servers.items():
                     before = cpu_seconds(p.pid)
-                    scrape_many(port, per_block)
+                    scrape_many(port, per_block, paths)
                     costs[name].append((cpu_seconds(p.pid) - before) / per_block)
             # What the exporter and jetsond cost with nobody scraping.
             idle_exp, idle_d = cpu_seconds(s.exporter.pid), cpu_seconds(s.daemon.pid)
@@ -109,12 +115,12 @@ def main():
             idle_exp = (cpu_seconds(s.exporter.pid) - idle_exp) / 10
             idle_d = (cpu_seconds(s.daemon.pid) - idle_d) / 10
         finally:
-            for p, _ in (node_full, node_min):
+            for p, _, _ in (node_full, node_min):
                 p.terminate()
                 p.wait()
-    ours = statistics.median(costs["jetsond-exporter"])
+    ours = statistics.median(costs["jetsond-exporter /metrics + /metrics/dcgm"])
     print(f"{SCRAPES} scrapes per server in {BLOCKS} alternating blocks, gzip, one keep-alive connection")
-    print(f"{'server':58} {'CPU/scrape':>12} {'range':>21} {'gzip body':>10} {'vs exporter':>12}")
+    print(f"{'server':58} {'CPU/scrape':>12} {'range':>21} {'gzip body':>10} {'vs both':>12}")
     for name, c in costs.items():
         med = statistics.median(c)
         print(f"{name:58} {med * 1e6:9.1f} µs {min(c) * 1e6:8.1f}-{max(c) * 1e6:.1f} µs {sizes[name]:8d} B "
