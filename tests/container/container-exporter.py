@@ -15,18 +15,20 @@ mount; the exporter on a free port of 127.0.0.1 instead of 9837. Checked:
 
 - the exporter's process as the kernel sees it: uid 65534, no effective
   or bounding capability, no_new_privs, its root mounted read-only;
-- Prometheus scrapes it: `up` and `jetson_up` 1, the board's RAM equal to
-  jetsond's snapshot on the host, a rail's power there;
+- Prometheus scrapes it as the manifest's ServiceMonitor names its two
+  endpoints: job jetsond (`up` and `jetson_up` 1, the board's RAM equal to
+  jetsond's snapshot on the host, a rail's power there) and job
+  jetsond-dcgm, /metrics/dcgm (the GPU's utilization, its shared memory);
 - the alerting rules (exporter/jetsond-rules.yml) loaded by that
   Prometheus: none fires for this healthy board.
 Prints the wall times as `figure:` lines. Exit 0 when all pass, 1 else."""
 
-import importlib.util
 import json
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,16 +38,9 @@ sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "exporter"))
 import harness  # noqa: E402
 from checks import Checks  # noqa: E402
 import kubernetes_manifest as km  # noqa: E402
+from prometheus_server import Prometheus  # noqa: E402
 
 RULES = os.path.join(SOURCE_DIR, "exporter", "jetsond-rules.yml")
-
-
-def prometheus_class():
-    spec = importlib.util.spec_from_file_location("test_prometheus",
-                                                  os.path.join(SOURCE_DIR, "tests", "exporter", "test-prometheus.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.Prometheus
 
 
 def free_port():
@@ -74,7 +69,9 @@ def exporter_pid():
 def main():
     root, work, jetsond = sys.argv[1:4]
     checked = Checks()
-    pod, container = km.restrictions(km.documents())
+    docs = km.documents()
+    pod, container = km.restrictions(docs)
+    jobs = km.scrape_jobs(docs)
     with harness.Stack(jetsond, None) as stack:
         stack.start_daemon()
         snap = json.loads(subprocess.run([os.path.join(os.path.dirname(jetsond), "..", "client", "jetsonctl"),
@@ -88,7 +85,6 @@ def main():
         log = open(os.path.join(work, "exporter-container.log"), "w")
         started = time.monotonic()
         proc = subprocess.Popen(argv, stdout=log, stderr=log)
-        stack.port = port  # what the Prometheus of test-prometheus.py scrapes
         prom = None
         try:
             harness.wait_for(lambda: exporter_pid() is not None, 60, "the exporter in the container")
@@ -108,16 +104,23 @@ def main():
             checked("the exporter runs as nobody, without capabilities, no_new_privs, on a read-only root",
                     as_the_kernel_sees_it)
 
-            prom = prometheus_class()(stack, [RULES])
+            prom = Prometheus(tempfile.mkdtemp(prefix="prometheus.", dir=work), [f"127.0.0.1:{port}"], jobs, [RULES])
             print(f"   figure: container exporter and Prometheus up in {time.monotonic() - started:.1f} s")
 
             def scraped():
-                prom.wait_value('up{job="jetson"}', 1, timeout=60)
+                prom.wait_value('up{job="jetsond"}', 1, timeout=60)
                 prom.wait_value("jetson_up", 1, timeout=60)
                 assert prom.one("jetson_ram_total_bytes") == snap["ram.total"] * 1024, \
                     (prom.one("jetson_ram_total_bytes"), snap["ram.total"])
                 assert prom.query("jetson_rail_power_watts"), "no rail"
             checked("a real Prometheus scrapes the container's exporter: the board's values", scraped)
+
+            def dcgm_scraped():
+                prom.wait_value('up{job="jetsond-dcgm"}', 1, timeout=60)
+                harness.wait_for(lambda: prom.query('DCGM_FI_DEV_GPU_UTIL{job="jetsond-dcgm",gpu="0"}'), 30,
+                                 "DCGM_FI_DEV_GPU_UTIL")
+                assert prom.one('DCGM_FI_DEV_FB_TOTAL{job="jetsond-dcgm"}') == snap["ram.total"] // 1024
+            checked("the same Prometheus scrapes /metrics/dcgm as the ServiceMonitor's second endpoint", dcgm_scraped)
 
             def rules_quiet():
                 def evaluated():

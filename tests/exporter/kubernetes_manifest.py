@@ -44,8 +44,20 @@ def restrictions(docs):
     assert svc["spec"]["ports"][0]["targetPort"] == port["name"]
     mon = docs["ServiceMonitor"]
     assert mon["spec"]["selector"]["matchLabels"] == svc["metadata"]["labels"], "the ServiceMonitor misses the Service"
-    assert mon["spec"]["endpoints"][0]["port"] == svc["spec"]["ports"][0]["name"]
+    for e in mon["spec"]["endpoints"]:
+        assert e["port"] == svc["spec"]["ports"][0]["name"], f"an endpoint on another port: {e}"
     return pod, c
+
+
+def scrape_jobs(docs):
+    """{job: metrics path} of the ServiceMonitor's endpoints, as the
+    Prometheus Operator would scrape them (the job from the relabeling)."""
+    jobs = {}
+    for e in docs["ServiceMonitor"]["spec"]["endpoints"]:
+        job = [r["replacement"] for r in e.get("relabelings", []) if r.get("targetLabel") == "job"]
+        assert len(job) == 1, f"an endpoint without one job: {e}"
+        jobs[job[0]] = e.get("path", "/metrics")
+    return jobs
 
 
 def podman_options(pod, c, socket_path, listen):

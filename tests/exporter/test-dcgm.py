@@ -284,7 +284,7 @@ def test_nvidia_dashboard():
         for name in [*JETSONS, PC]:
             boards.append(Board(name))
         prom = Prometheus(os.path.join(boards[0].stack.dir, "prometheus"),
-                          [b.instance for b in boards], metrics_path="/metrics/dcgm", job="dcgm")
+                          [b.instance for b in boards], jobs={"dcgm": "/metrics/dcgm"})
         # The instance variable: every board, from the dashboard's query.
         wait_for(lambda: len(prom.label_values("DCGM_FI_DEV_GPU_TEMP", "instance")) == len(boards), 30,
                  "every board in label_values(DCGM_FI_DEV_GPU_TEMP, instance)")

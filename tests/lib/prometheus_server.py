@@ -21,10 +21,12 @@ def grafana_regex(values):
 
 
 class Prometheus:
-    """Scrapes TARGETS ("host:port") at METRICS_PATH every second as job
-    JOB, evaluating RULE_FILES every second where given."""
+    """Scrapes TARGETS ("host:port") every second, once for each job of
+    JOBS ({job name: metrics path}), evaluating RULE_FILES every second
+    where given."""
 
-    def __init__(self, directory, targets, metrics_path="/metrics", job="jetson", rule_files=()):
+    def __init__(self, directory, targets, jobs=None, rule_files=()):
+        jobs = jobs or {"jetson": "/metrics"}
         self.dir = directory
         os.makedirs(self.dir, exist_ok=True)
         with socket.socket() as s:
@@ -38,8 +40,10 @@ class Prometheus:
   evaluation_interval: 1s
 rule_files: {json.dumps(list(rule_files))}
 scrape_configs:
-  - job_name: {job}
-    metrics_path: {metrics_path}
+""")
+            for job, path in jobs.items():
+                f.write(f"""  - job_name: {job}
+    metrics_path: {path}
     static_configs:
       - targets: {json.dumps(list(targets))}
 """)
