@@ -35,6 +35,10 @@ void jd_thermal_add_trip(jd_thermal_zone *z, const char *type, int64_t milli_c)
                         : strcmp(type, "critical") == 0 ? &z->critical_trip_c
                                                           : NULL;
         double c = (double) milli_c / 1000.0;
+        /* A passive or critical trip at or below 0 °C is one nothing has
+         * set (x86_pkg_temp's read 0 until programmed), not a limit. */
+        if (milli_c <= 0)
+                return;
         if (o && (!o->present || c < o->value))
                 *o = (jd_opt_dbl) { .present = true, .value = c };
 }

@@ -39,7 +39,8 @@ const jd_thermal_sample *jd_thermal_reader_sample(jd_thermal_reader *r);
 #define JD_THERMAL_TRIP_PERIOD_US 10000000u
 
 /* One trip point (its trip_point_N_type and _temp) into Z's trip values:
- * the lowest passive trip and the lowest critical one win. */
+ * the lowest passive trip and the lowest critical one win; one at or
+ * below 0 °C is unset and ignored. */
 void jd_thermal_add_trip(jd_thermal_zone *z, const char *type, int64_t milli_c);
 
 /* Short key of a zone type, lower case, the same on JP5 and JP6:
