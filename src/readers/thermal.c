@@ -34,29 +34,35 @@ void jd_thermal_add_trip(jd_thermal_zone *z, const char *type, int64_t milli_c)
         jd_opt_dbl *o = strcmp(type, "passive") == 0 ? &z->throttle_trip_c
                         : strcmp(type, "critical") == 0 ? &z->critical_trip_c
                                                           : NULL;
-        double c = (double) milli_c / 1000.0;
         /* A passive or critical trip at or below 0 °C is one nothing has
          * set (x86_pkg_temp's read 0 until programmed), not a limit. */
-        if (milli_c <= 0)
+        if (!o || milli_c <= 0)
                 return;
-        if (o && (!o->present || c < o->value))
+        double c = (double) milli_c / 1000.0;
+        if (!o->present || c < o->value)
                 *o = (jd_opt_dbl) { .present = true, .value = c };
 }
 
 /* Every trip point of zone I, read afresh: a zone's trips are numbered
- * from 0 without gaps, so the first missing type ends them. */
+ * from 0 without gaps, so the first missing type ends them. A zone's
+ * number of trips is fixed by its driver: when not even the first type
+ * reads (a failed read), the values it had are kept. */
 static void read_trips(jd_thermal_reader *r, size_t i)
 {
-        jd_thermal_zone *z = &r->sample.zones[i];
-        z->throttle_trip_c.present = z->critical_trip_c.present = false;
-        for (int n = 0; n < MAX_TRIPS; n++) {
+        jd_thermal_zone fresh = { 0 };
+        int n = 0;
+        for (; n < MAX_TRIPS; n++) {
                 char type[16];
                 int64_t milli;
                 if (!jd_read_str(r->sr, type, sizeof(type), "/sys/class/thermal/%s/trip_point_%d_type", r->dir[i], n))
                         break;
                 if (jd_read_i64(r->sr, &milli, "/sys/class/thermal/%s/trip_point_%d_temp", r->dir[i], n))
-                        jd_thermal_add_trip(z, type, milli);
+                        jd_thermal_add_trip(&fresh, type, milli);
         }
+        if (n == 0)
+                return;
+        r->sample.zones[i].throttle_trip_c = fresh.throttle_trip_c;
+        r->sample.zones[i].critical_trip_c = fresh.critical_trip_c;
 }
 
 void jd_thermal_key(const char *type, char *out, size_t size)
