@@ -109,6 +109,9 @@ class AsyncJetson:
     async def temperatures(self) -> Dict[str, float]:
         return views.temperatures(await self.snapshot())
 
+    async def trip_points(self) -> Dict[str, Dict[str, float]]:
+        return views.trip_points(await self.snapshot())
+
     # Writes, as Jetson's.
     async def set_fan_speed(self, percent: float, fan: int = 0) -> None:
         await self._j("Fan", "SetSpeed", "d", (float(percent),), path="%s/fan/%d" % (PATH, fan), write=True)

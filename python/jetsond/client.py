@@ -178,6 +178,9 @@ class Jetson:
     def temperatures(self) -> Dict[str, float]:
         return views.temperatures(self.snapshot())
 
+    def trip_points(self) -> Dict[str, Dict[str, float]]:
+        return views.trip_points(self.snapshot())
+
     def fans(self) -> List[Dict[str, Any]]:
         """The fans' readings and their Fan objects' properties (name,
         profiles, default_profile, governor, control)."""

@@ -25,7 +25,7 @@ UNITS = {
     "mem": "mem_kib", "sm": "sm_percent", "total": "total_kib", "used": "used_kib", "free": "free_kib",
     "available": "available_kib", "buffers": "buffers_kib", "cached": "cached_kib", "shared": "shared_kib",
     "lfb": "lfb_blocks", "lfb_size": "lfb_size_kib", "tpc_pg_mask": "tpc_pg_mask", "3d_scaling": "scaling_3d",
-    "start_time": "start_time_s",
+    "start_time": "start_time_s", "in": "in_kib", "out": "out_kib",
 }
 
 
@@ -121,6 +121,18 @@ def temperatures(s: Snapshot) -> Dict[str, float]:
     return {k[5:]: v for k, v in s.items() if k.startswith("temp.")}
 
 
+def trip_points(s: Snapshot) -> Dict[str, Dict[str, float]]:
+    """{zone: {"throttle_celsius", "critical_celsius"}}: where the kernel
+    starts to throttle the zone and where the board shuts down, each present
+    when the zone has such a trip point."""
+    out = {}  # type: Dict[str, Dict[str, float]]
+    for k, v in s.items():
+        m = re.match(r"temp_trip\.(.+)\.(throttle|critical)$", k)
+        if m:
+            out.setdefault(m.group(1), {})[m.group(2) + "_celsius"] = v
+    return out
+
+
 def fans(s: Snapshot) -> List[Dict[str, Any]]:
     """[{"index", "speed_percent", "pwm", "rpm", "profile"}]."""
     return [dict(index=int(n), **_fields(s, "fan.%s." % n)) for n in _indices(s, r"fan\.(\d+)\.")]
@@ -194,8 +206,8 @@ def throttling(s: Snapshot) -> Dict[str, Any]:
     return out
 
 
-VIEWS = ("cpu", "gpus", "memory", "power", "temperatures", "fans", "engines", "modes", "processes", "system",
-         "throttling")
+VIEWS = ("cpu", "gpus", "memory", "power", "temperatures", "trip_points", "fans", "engines", "modes", "processes",
+         "system", "throttling")
 
 
 def _leaves(x: Any, out: List[Any]) -> None:
@@ -213,9 +225,9 @@ def unviewed(s: Snapshot) -> Set[str]:
     """Keys of S that no view shows (a key of a newer jetsond this version
     does not know): for tests and for callers who want everything."""
     prefixes = ("cpu.", "gpu.", "dgpu.", "ram.", "swap.", "iram.", "emc.", "power.", "energy.", "temp.",
-                "fan.", "engine.", "nvpmodel.", "jetson_clocks.", "process.", "disk.", "net.", "throttle.")
+                "temp_trip.", "fan.", "engine.", "nvpmodel.", "jetson_clocks.", "process.", "disk.", "net.", "throttle.")
     return {k for k in s if k != "uptime" and not k.startswith(prefixes)}
 
 
-__all__ = ["cpu", "gpus", "memory", "power", "temperatures", "fans", "engines", "modes", "processes",
+__all__ = ["cpu", "gpus", "memory", "power", "temperatures", "trip_points", "fans", "engines", "modes", "processes",
            "system", "throttling", "unit_name", "unviewed", "Optional"]

@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "parse.h"
 
 struct jd_memory_reader {
-        jd_file meminfo, buddyinfo, iram_clients;
+        jd_file meminfo, buddyinfo, iram_clients, vmstat;
+        uint64_t page_kib;        /* the kernel's page size, KiB */
         char buf[8192];
         jd_memory_sample sample;
 };
@@ -21,6 +23,11 @@ jd_memory_reader *jd_memory_reader_new(const jd_sysroot *sr)
         jd_file_open(&r->meminfo, sr, "/proc/meminfo");
         jd_file_open(&r->buddyinfo, sr, "/proc/buddyinfo");
         jd_file_open(&r->iram_clients, sr, "/sys/kernel/debug/nvmap/iram/clients");
+        jd_file_open(&r->vmstat, sr, "/proc/vmstat");
+        /* jetsond runs on the board it reads (a sysroot is a copy of one
+         * made for tests): the board's page size is this process's. */
+        long page = sysconf(_SC_PAGESIZE);
+        r->page_kib = page >= 1024 ? (uint64_t) page / 1024 : 4;
         /* IRAM size is fixed: read once. It is hex bytes ("0x3f000"). */
         char size[32];
         uint64_t bytes;
@@ -37,6 +44,7 @@ void jd_memory_reader_free(jd_memory_reader *r)
         jd_file_close(&r->meminfo);
         jd_file_close(&r->buddyinfo);
         jd_file_close(&r->iram_clients);
+        jd_file_close(&r->vmstat);
         free(r);
 }
 
@@ -136,6 +144,22 @@ bool jd_parse_buddyinfo_free(const char *text, jd_buddy_free *out)
         return true;
 }
 
+bool jd_parse_vmstat_swap(const char *text, uint64_t *pages_in, uint64_t *pages_out)
+{
+        bool in = false, out = false;
+        JD_FOR_EACH_LINE(l, text) {
+                /* "pswpin 1234": a name, one space, a count */
+                jd_span f[3];
+                if (jd_line_fields(l, f, 3) != 2)
+                        continue;
+                if (jd_span_eq(f[0], "pswpin"))
+                        in = jd_span_u64(f[1], pages_in);
+                else if (jd_span_eq(f[0], "pswpout"))
+                        out = jd_span_u64(f[1], pages_out);
+        }
+        return in && out;
+}
+
 bool jd_parse_nvmap_total(const char *text, uint64_t *kib)
 {
         JD_FOR_EACH_LINE(l, text) {
@@ -168,4 +192,15 @@ const jd_memory_sample *jd_memory_reader_sample(jd_memory_reader *r)
                 r->buf[0] = '\0';
         jd_parse_meminfo(r->buf, m); /* an unreadable meminfo leaves its fields absent */
         return m;
+}
+
+void jd_memory_reader_sample_swap_traffic(jd_memory_reader *r)
+{
+        jd_memory_sample *m = &r->sample;
+        uint64_t in, out;
+        /* pswpin/pswpout come early in the file (after the nr_* and
+         * pgpg* lines): a truncated read of the rest loses nothing. */
+        bool ok = jd_file_read(&r->vmstat, r->buf, sizeof(r->buf)) > 0 && jd_parse_vmstat_swap(r->buf, &in, &out);
+        m->swap_in = (jd_opt_u64) { .present = ok, .value = ok ? in * r->page_kib : 0 };
+        m->swap_out = (jd_opt_u64) { .present = ok, .value = ok ? out * r->page_kib : 0 };
 }

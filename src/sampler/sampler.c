@@ -162,6 +162,11 @@ const jd_sample *jd_sampler_sample(jd_sampler *s, unsigned tiers)
                         attribute(s, "emc");
                         jd_emc_reader_sample_limits(s->emc);
                 }
+                /* Swap traffic: counters since boot, as slow as the limits. */
+                if (s->memory) {
+                        stage(s, "memory");
+                        jd_memory_reader_sample_swap_traffic(s->memory);
+                }
                 READ(thermal, jd_thermal_reader_sample(s->thermal));
                 READ(fans, jd_fan_reader_sample(s->fans));
                 READ(nvpmodel, jd_nvpmodel_reader_sample(s->nvpmodel));

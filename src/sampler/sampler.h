@@ -63,7 +63,8 @@ jd_sampler *jd_sampler_new_tiers(const jd_sysroot *sr, unsigned tiers, _Atomic(c
 void jd_sampler_free(jd_sampler *s);
 /* Reads the readers of TIERS (a jd_tier mask) that S owns. JD_TIER_SLOW
  * includes the CPU, GPU and EMC limits (scaling bounds, governors, idle
- * states), which change only through tools, if S owns those readers. */
+ * states), which change only through tools, and the swap traffic
+ * counters of the memory reader, if S owns those readers. */
 const jd_sample *jd_sampler_sample(jd_sampler *s, unsigned tiers);
 const jd_sample *jd_sampler_current(const jd_sampler *s);
 /* What the bus layer learns from systemd about nvfancontrol.service

@@ -192,6 +192,8 @@ static void add_memory(jd_values *v, const jd_memory_sample *m)
         ADD_OPT_U64(v, m->swap_total, 1, "swap.total");
         ADD_OPT_U64(v, m->swap_used, 1, "swap.used");
         ADD_OPT_U64(v, m->swap_cached, 1, "swap.cached");
+        ADD_OPT_U64(v, m->swap_in, 1, "swap.in");
+        ADD_OPT_U64(v, m->swap_out, 1, "swap.out");
         ADD_OPT_U64(v, m->iram_total, 1, "iram.total");
         ADD_OPT_U64(v, m->iram_used, 1, "iram.used");
 }
@@ -221,6 +223,12 @@ static void add_thermal(jd_values *v, const jd_thermal_sample *t)
         for (size_t i = 0; i < t->n; i++)
                 if (t->zones[i].online)
                         ADD_OPT_DBL(v, t->zones[i].temp_c, "temp.%s", t->zones[i].key);
+        /* A power-gated zone keeps its trips: they are the board's limits,
+         * not a reading. */
+        for (size_t i = 0; i < t->n; i++) {
+                ADD_OPT_DBL(v, t->zones[i].throttle_trip_c, "temp_trip.%s.throttle", t->zones[i].key);
+                ADD_OPT_DBL(v, t->zones[i].critical_trip_c, "temp_trip.%s.critical", t->zones[i].key);
+        }
 }
 
 /* Over-current counters, thermal caps and the one summary every view

@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness import WRAPPED, Stack, parse_samples, run_tests, sanitized, value, wait_for
 
 import boards
+import memory
 
 JETSOND, EXPORTER = sys.argv[1], sys.argv[2]
 ORIN = boards.AGX_ORIN
@@ -56,6 +57,19 @@ def test_fixture_values():
         assert value(m, "jetson_temperature_celsius", zone="soc0") == thermal["soc0-thermal"] / 1000
         # Offline zones (-256 °C) and unreadable ones are left out.
         assert not any(n == "jetson_temperature_celsius" and ("zone", "cv0") in ls for n, ls in m)
+        # Trip points (gen/boards.py's, from the device tree): an offline zone keeps its own;
+        # tj has no passive trip, so no throttle series.
+        for zone in ("cpu", "cv0", "soc2"):
+            trips = dict((t, c) for t, c in ORIN["thermal_trips"][zone + "-thermal"])
+            assert value(m, "jetson_temperature_throttle_trip_celsius", zone=zone) == trips["passive"] / 1000
+            assert value(m, "jetson_temperature_critical_trip_celsius", zone=zone) == trips["critical"] / 1000
+        assert value(m, "jetson_temperature_critical_trip_celsius", zone="tj") == 104.5
+        assert not any(n == "jetson_temperature_throttle_trip_celsius" and ("zone", "tj") in ls for n, ls in m)
+        # Swap traffic: vmstat's pages times the page size, in bytes.
+        pages_in, pages_out = memory.swap_traffic(ORIN)
+        assert pages_in and pages_out
+        assert value(m, "jetson_swap_in_bytes_total") == pages_in * os.sysconf("SC_PAGE_SIZE")
+        assert value(m, "jetson_swap_out_bytes_total") == pages_out * os.sysconf("SC_PAGE_SIZE")
         assert value(m, "jetson_fan_rpm", fan="0") == ORIN["fan"]["rpm"]
         assert value(m, "jetson_fan_pwm", fan="0") == ORIN["fan"]["pwm"]
         assert abs(value(m, "jetson_fan_speed_ratio", fan="0") - ORIN["fan"]["pwm"] / 255) < 1e-3

@@ -36,7 +36,7 @@ for b in "$fixtures"/*/; do
     b=${b%/}
     [ -d "$b/proc" ] || continue
     put proc-stat "$b/proc/stat"
-    put meminfo "$b/proc/meminfo" "$b/proc/buddyinfo" "$b"/sys/kernel/debug/nvmap/iram/clients
+    put meminfo "$b/proc/meminfo" "$b/proc/buddyinfo" "$b/proc/vmstat" "$b"/sys/kernel/debug/nvmap/iram/clients
     put proc-swaps "$b/proc/swaps"
     put pid-stat "$b"/proc/[0-9]*/stat "$b"/sys/kernel/debug/nvmap/iovmm/maps "$b"/sys/kernel/debug/nvmap/iovmm/clients
     put passwd "$b/etc/passwd"

@@ -46,6 +46,8 @@ static void meminfo(const char *text, size_t len)
         if (jd_parse_buddyinfo_free(text, &b) && b.largest_count)
                 CHECK(b.largest_kib >= 4 && b.largest_kib <= 4096);
         jd_parse_nvmap_total(text, &v);
+        uint64_t in, out;
+        jd_parse_vmstat_swap(text, &in, &out);
 }
 
 static void proc_swaps(const char *text, size_t len)

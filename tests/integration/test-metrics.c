@@ -92,7 +92,8 @@ static char documented_type(GArray *docs, const char *key)
 static const char *const required_keys[] = {
         "cpu.load", "cpu.0.load", "cpu.0.freq", "cpu.0.online", "gpu.load", "gpu.freq", "emc.load",
         "emc.freq", "engine.NVENC.online", "ram.total", "ram.used", "ram.free", "ram.buffers", "ram.cached",
-        "ram.shared", "ram.lfb", "swap.total", "swap.used", "swap.cached", "temp.cpu", "temp.gpu",
+        "ram.shared", "ram.lfb", "swap.total", "swap.used", "swap.cached", "swap.in", "swap.out", "temp.cpu",
+        "temp.gpu", "temp_trip.cpu.throttle", "temp_trip.cpu.critical", "temp_trip.cv0.throttle",
         "power.VDD_GPU_SOC.power", "power.VDD_GPU_SOC.voltage", "power.VDD_GPU_SOC.current", "power.total",
         "energy.VDD_GPU_SOC",
         "fan.0.speed", "fan.0.rpm", "nvpmodel.mode", "nvpmodel.name", "jetson_clocks.active", "uptime",
@@ -141,6 +142,19 @@ static void test_snapshot_keys(void **state)
         assert_true(testbus_number(s, "fan.0.pwm") == 102.0);
         assert_true(testbus_number(s, "nvpmodel.mode") == 0.0);
         assert_string_equal(g_hash_table_lookup(s->strings, "nvpmodel.name"), "MAXN");
+        /* Trip points (the board's device tree): passive 99 °C, critical
+         * 104.5 °C; tj has only the critical one; a power-gated zone
+         * (cv0) keeps its limits while its temperature is absent. */
+        assert_true(testbus_number(s, "temp_trip.cpu.throttle") == 99.0);
+        assert_true(testbus_number(s, "temp_trip.cpu.critical") == 104.5);
+        assert_true(testbus_number(s, "temp_trip.cv0.throttle") == 99.0);
+        assert_false(g_hash_table_contains(s->types, "temp.cv0"));
+        assert_true(testbus_number(s, "temp_trip.tj.critical") == 104.5);
+        assert_false(g_hash_table_contains(s->types, "temp_trip.tj.throttle"));
+        /* vmstat's pswpin 360, pswpout 1440 pages, in KiB. */
+        double page_kib = (double) sysconf(_SC_PAGESIZE) / 1024;
+        assert_true(testbus_number(s, "swap.in") == 360 * page_kib);
+        assert_true(testbus_number(s, "swap.out") == 1440 * page_kib);
         assert_true(testbus_number(s, "cpu.load") >= 0.0 && testbus_number(s, "cpu.load") <= 100.0);
         /* AGX Orin has no input rail: the total is the sum of the rails. */
         assert_true(testbus_number(s, "power.total_is_sum") == 1.0);
@@ -197,6 +211,14 @@ static void test_snapshot_pc(void **state)
         assert_true(g_hash_table_contains(s->types, "ram.total"));
         assert_true(g_hash_table_contains(s->types, "cpu.0.freq"));
         assert_true(g_hash_table_contains(s->types, "uptime"));
+        /* Plain Linux has swap counters and ACPI trip points too: x86-pc's
+         * vmstat (5120 and 6144 pages) and acpitz's critical trip; the
+         * package sensor's unprogrammed passive trips (0) are none. */
+        double page_kib = (double) sysconf(_SC_PAGESIZE) / 1024;
+        assert_true(testbus_number(s, "swap.in") == 5120 * page_kib);
+        assert_true(testbus_number(s, "swap.out") == 6144 * page_kib);
+        assert_true(testbus_number(s, "temp_trip.acpitz.critical") == 128.0);
+        assert_false(g_hash_table_contains(s->types, "temp_trip.x86.throttle"));
         free_docs(docs);
         testbus_snapshot_free(s);
         sd_bus_flush_close_unref(bus);

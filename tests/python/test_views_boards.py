@@ -86,6 +86,9 @@ def fold(s):
             put(flat, "energy." + rail if k == "energy_mj" else "power.%s.%s" % (rail, field(k)), v)
     for zone, c in views.temperatures(s).items():
         put(flat, "temp." + zone, c)
+    for zone, f in views.trip_points(s).items():
+        for k, v in f.items():
+            put(flat, "temp_trip.%s.%s" % (zone, field(k)), v)
     for fan in views.fans(s):
         for k, v in fan.items():
             if k != "index":
@@ -212,7 +215,7 @@ def test_methods_equal_the_views(board):
         settled(j)
         bus = j._bus
         objects = bus.managed_objects()
-        for name in ("cpu", "memory", "power", "temperatures", "processes"):
+        for name in ("cpu", "memory", "power", "temperatures", "trip_points", "processes"):
             out, s = same_snapshot(j, getattr(j, name))
             assert out == getattr(views, name)(s), name
         out, s = same_snapshot(j, j.gpus)

@@ -1,5 +1,6 @@
 /* Thermal zones by name: JP5 and JP6 spellings give the same keys,
- * power-gated zones are offline, PMIC-Die is hidden, hwmon sensors join. */
+ * power-gated zones are offline, PMIC-Die is hidden, hwmon sensors join;
+ * each zone's lowest passive and its critical trip point. */
 #include <math.h>
 #include <string.h>
 
@@ -85,9 +86,116 @@ static void test_pc(void **state)
         jd_sysroot_free(sr);
 }
 
+/* A zone's trips: THROTTLE and CRITICAL in °C, NAN for none. */
+static void assert_trips(const jd_thermal_sample *s, const char *key, double throttle, double critical)
+{
+        const jd_thermal_zone *z = zone(s, key);
+        assert_non_null(z);
+        if (isnan(throttle))
+                assert_false(z->throttle_trip_c.present);
+        else
+                assert_true(z->throttle_trip_c.present && z->throttle_trip_c.value == throttle);
+        if (isnan(critical))
+                assert_false(z->critical_trip_c.present);
+        else
+                assert_true(z->critical_trip_c.present && z->critical_trip_c.value == critical);
+}
+
+/* Every board's trips as tests/fixtures/<board>.expected.md lists them. */
+static void test_trips(void **state)
+{
+        (void) state;
+        jd_sysroot *sr;
+        jd_thermal_reader *r;
+        const jd_thermal_sample *s = read_board("agx-orin-jp62", &sr, &r);
+        /* Power-gated and unreadable zones keep theirs. */
+        static const char *const soc[] = { "cpu", "gpu", "cv0", "cv1", "cv2", "soc0", "soc1", "soc2" };
+        for (size_t i = 0; i < sizeof(soc) / sizeof(soc[0]); i++)
+                assert_trips(s, soc[i], 99.0, 104.5);
+        assert_trips(s, "tj", NAN, 104.5);
+        jd_thermal_reader_free(r);
+        jd_sysroot_free(sr);
+
+        /* "hot" and "active" trips are neither; the passive one is. */
+        s = read_board("orin-nano-jp62", &sr, &r);
+        assert_trips(s, "cpu", 95.0, 104.5);
+        assert_trips(s, "gpu", NAN, NAN);
+        jd_thermal_reader_free(r);
+        jd_sysroot_free(sr);
+
+        s = read_board("nano-jp46", &sr, &r);
+        assert_trips(s, "ao", NAN, 110.0); /* ten actives, one at -25 °C */
+        assert_trips(s, "cpu", 97.0, 102.0);
+        assert_trips(s, "gpu", 97.5, 102.5);
+        assert_trips(s, "pll", 70.0, NAN);
+        assert_trips(s, "thermal", NAN, NAN);
+        jd_thermal_reader_free(r);
+        jd_sysroot_free(sr);
+
+        s = read_board("xavier-nx-jp51", &sr, &r);
+        assert_trips(s, "cpu", NAN, NAN);
+        jd_thermal_reader_free(r);
+        jd_sysroot_free(sr);
+
+        s = read_board("agx-thor-jp71", &sr, &r);
+        for (const char *k = "cpu"; k; k = strcmp(k, "cpu") == 0 ? "gpu" : strcmp(k, "gpu") == 0 ? "tj" : NULL)
+                assert_trips(s, k, NAN, 114.5);
+        jd_thermal_reader_free(r);
+        jd_sysroot_free(sr);
+
+        /* x86_pkg_temp's passive trips read 0 until programmed: unset.
+         * hwmon channels have no trip keys (their crit is the hwmon's). */
+        s = read_board("x86-pc", &sr, &r);
+        assert_trips(s, "acpitz", NAN, 128.0);
+        assert_trips(s, "x86", NAN, NAN);
+        assert_trips(s, "coretemp_package_id_0", NAN, NAN);
+        jd_thermal_reader_free(r);
+        jd_sysroot_free(sr);
+}
+
+/* The rule on its own: lowest passive, lowest critical, nothing at or below 0. */
+static void test_add_trip(void **state)
+{
+        (void) state;
+        jd_thermal_zone z = { 0 };
+        jd_thermal_add_trip(&z, "passive", 0);
+        jd_thermal_add_trip(&z, "passive", -5000);
+        assert_false(z.throttle_trip_c.present);
+        jd_thermal_add_trip(&z, "passive", 99000);
+        jd_thermal_add_trip(&z, "passive", 95500);
+        jd_thermal_add_trip(&z, "passive", 97000);
+        jd_thermal_add_trip(&z, "hot", 90000);
+        jd_thermal_add_trip(&z, "active", 50000);
+        jd_thermal_add_trip(&z, "critical", 104500);
+        jd_thermal_add_trip(&z, "critical", 110000);
+        assert_true(z.throttle_trip_c.present && z.throttle_trip_c.value == 95.5);
+        assert_true(z.critical_trip_c.present && z.critical_trip_c.value == 104.5);
+}
+
+/* A trip written at run time (writable trips) shows within the trip period,
+ * not on every reading of the temperatures. */
+static void test_trip_changes(void **state)
+{
+        (void) state;
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        jd_thermal_reader *r = jd_thermal_reader_new(sr);
+        assert_trips(jd_thermal_reader_sample(r), "cpu", 99.0, 104.5);
+        fixture_write_str(dir, "/sys/class/thermal/thermal_zone0/trip_point_1_temp", "90000\n");
+        assert_trips(jd_thermal_reader_sample(r), "cpu", 99.0, 104.5);
+        jd_thermal_reader_free(r);
+        r = jd_thermal_reader_new(sr);
+        assert_trips(jd_thermal_reader_sample(r), "cpu", 90.0, 104.5);
+        jd_thermal_reader_free(r);
+        fixture_remove_copy(sr, dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_trips),
+                cmocka_unit_test(test_add_trip),
+                cmocka_unit_test(test_trip_changes),
                 cmocka_unit_test(test_agx_orin),
                 cmocka_unit_test(test_jp5_names_and_pmic),
                 cmocka_unit_test(test_pc),
