@@ -84,8 +84,10 @@ void jd_nvml_read_health(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned 
         read_mem_temp(n, g, dev);
         if (g->lost)
                 return;
+        /* The call first, then its value (an argument's order is unspecified). */
         unsigned v = 0;
-        if (!jd_nvml_set_u64(g, CALL(n->pcie_replays, dev, &v), &g->pcie_replays, v) || index >= MAX_GPUS)
+        nvmlReturn_t r = CALL(n->pcie_replays, dev, &v);
+        if (!jd_nvml_set_u64(g, r, &g->pcie_replays, v) || index >= MAX_GPUS)
                 return;
         struct jd_nvml_slow *s = &n->slow[index];
         pthread_mutex_lock(&s->mu);
