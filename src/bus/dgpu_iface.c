@@ -1,8 +1,9 @@
 /* org.jetsond.Jetson1.DiscreteGpu: one object per discrete NVIDIA GPU
  * (/org/jetsond/Jetson1/dgpu/N, N being NVML's index), with what does not
- * change from sample to sample: its identity, memory, power limit and
- * maximum clocks, and the NVIDIA driver's version. Its readings are the Sample's dgpu.N.* keys. The object
- * keeps the last values NVML gave while the GPU is lost or hung. */
+ * change from sample to sample: its identity, memory, power limit,
+ * maximum clocks and the NVIDIA driver's version. Its readings are the
+ * Sample's dgpu.N.* keys. The object keeps the last values NVML gave
+ * while the GPU is lost or hung. */
 #include <string.h>
 
 #include "errors.h"
