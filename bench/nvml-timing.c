@@ -7,8 +7,9 @@
  * Every entry point jetsond resolves (src/readers/nvml.c) is forwarded to
  * the library NVML_TIMING_LIBRARY names; at exit each one's calls, mean
  * CPU time of the calling thread and mean wall time go to stderr. NVML's
- * entry points take only pointers and integers, so one forwarder of six
- * integer registers serves them all on x86-64 and aarch64 (the ABIs pass
+ * entry points take only pointers and integers (a GPM sample is a struct
+ * of one pointer, passed as one), so one forwarder of six integer
+ * registers serves them all on x86-64 and aarch64 (the ABIs pass
  * both kinds in the same registers). Not for production: a bench tool. */
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -30,7 +31,10 @@
         X(nvmlDeviceGetComputeRunningProcesses_v3) X(nvmlDeviceGetGraphicsRunningProcesses_v2)                    \
         X(nvmlDeviceGetGraphicsRunningProcesses_v3) X(nvmlDeviceGetProcessUtilization)                            \
         X(nvmlDeviceGetFieldValues) X(nvmlDeviceGetMigMode) X(nvmlDeviceGetMaxMigDeviceCount)                     \
-        X(nvmlDeviceGetMigDeviceHandleByIndex) X(nvmlDeviceGetGpuInstanceId) X(nvmlDeviceGetComputeInstanceId)
+        X(nvmlDeviceGetMigDeviceHandleByIndex) X(nvmlDeviceGetGpuInstanceId) X(nvmlDeviceGetComputeInstanceId)   \
+        X(nvmlDeviceGetPcieReplayCounter) X(nvmlEventSetCreate) X(nvmlEventSetFree) X(nvmlDeviceRegisterEvents)   \
+        X(nvmlEventSetWait_v2) X(nvmlGpmQueryDeviceSupport) X(nvmlGpmSampleAlloc) X(nvmlGpmSampleFree)             \
+        X(nvmlGpmSampleGet) X(nvmlGpmMetricsGet)
 
 typedef int forward_fn(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 

@@ -1,8 +1,9 @@
 /* org.jetsond.Jetson1.DiscreteGpu: one object per discrete NVIDIA GPU
  * (/org/jetsond/Jetson1/dgpu/N, N being NVML's index), with what does not
- * change from sample to sample: its identity, memory, power limit and
- * maximum clocks. Its readings are the Sample's dgpu.N.* keys. The object
- * keeps the last values NVML gave while the GPU is lost or hung. */
+ * change from sample to sample: its identity, memory, power limit,
+ * maximum clocks and the NVIDIA driver's version. Its readings are the
+ * Sample's dgpu.N.* keys. The object keeps the last values NVML gave
+ * while the GPU is lost or hung. */
 #include <string.h>
 
 #include "errors.h"
@@ -44,6 +45,18 @@ static int get_string(sd_bus *bus, const char *path, const char *interface, cons
         const char *v = strcmp(property, "Name") == 0 ? g->name : strcmp(property, "UUID") == 0 ? g->uuid
                                                                                                  : g->pci_bus_id;
         return sd_bus_message_append_basic(reply, 's', v);
+}
+
+/* The same for every GPU: NVML has one driver. "" while NVML says none. */
+static int get_driver_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        jd_nvml_status st = { 0 };
+        if (!jd_engine_nvml_status(((dgpu_iface *) userdata)->base.svc->engine, &st))
+                st.driver[0] = '\0';
+        st.driver[sizeof(st.driver) - 1] = '\0';
+        return sd_bus_message_append_basic(reply, 's', st.driver);
 }
 
 /* Unknown numbers are 0, as the contract documents. */
@@ -89,6 +102,7 @@ static const sd_bus_vtable dgpu_vtable[] = {
         SD_BUS_PROPERTY("MemoryTotal", "t", get_memory_total, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("PowerLimit", "u", get_power_limit, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("MaxClocks", "a{su}", get_max_clocks, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("DriverVersion", "s", get_driver_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_VTABLE_END,
 };
 

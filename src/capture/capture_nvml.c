@@ -122,6 +122,33 @@ static void add_mig(JsonBuilder *b, const jd_nvml_gpu *g, bool redact)
         json_builder_end_object(b);
 }
 
+/* The health and GPM values, in the fake's fields. XIDs seen before are
+ * history, not the GPU: an empty "xids" says only that its events can be
+ * registered. GPM's activities where the reading has them (they need two
+ * reads: a first one has none). */
+static void add_health(JsonBuilder *b, const jd_nvml_gpu *g)
+{
+        opt(b, "memory_temperature", g->mem_temp_c, 1, 1);
+        opt(b, "pcie_replays", g->pcie_replays, 1, 1);
+        if (g->xid.present) {
+                json_builder_set_member_name(b, "xids");
+                json_builder_begin_array(b);
+                json_builder_end_array(b);
+        }
+        const char *names[] = { "tensor", "graphics", "dram" };
+        const jd_opt_dbl *vals[] = { &g->tensor_active, &g->graphics_active, &g->dram_active };
+        if (!vals[0]->present && !vals[1]->present && !vals[2]->present)
+                return;
+        json_builder_set_member_name(b, "gpm");
+        json_builder_begin_object(b);
+        for (int i = 0; i < 3; i++)
+                if (vals[i]->present) {
+                        json_builder_set_member_name(b, names[i]);
+                        json_builder_add_double_value(b, vals[i]->value);
+                }
+        json_builder_end_object(b);
+}
+
 static void add_gpu(JsonBuilder *b, const jd_nvml_gpu *g, bool redact)
 {
         char uuid[96];
@@ -168,6 +195,7 @@ static void add_gpu(JsonBuilder *b, const jd_nvml_gpu *g, bool redact)
         opt(b, "throttle", g->throttle, 1, 1);
         pair(b, "pcie_kbps", (const char *const[3]) { "tx", "rx", NULL },
              (const jd_opt_u64 *[3]) { &g->pcie_tx, &g->pcie_rx, NULL }, 1024, 1);
+        add_health(b, g);
         add_nvlink(b, &g->nvlink);
         add_mig(b, g, redact);
         add_processes(b, g);

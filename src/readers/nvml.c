@@ -61,6 +61,16 @@ static void resolve(jd_nvml *n)
         n->mig_handle = symbol(l, "nvmlDeviceGetMigDeviceHandleByIndex", NULL);
         n->gpu_instance = symbol(l, "nvmlDeviceGetGpuInstanceId", NULL);
         n->compute_instance = symbol(l, "nvmlDeviceGetComputeInstanceId", NULL);
+        n->pcie_replays = symbol(l, "nvmlDeviceGetPcieReplayCounter", NULL);
+        n->event_set_create = symbol(l, "nvmlEventSetCreate", NULL);
+        n->event_set_free = symbol(l, "nvmlEventSetFree", NULL);
+        n->register_events = symbol(l, "nvmlDeviceRegisterEvents", NULL);
+        n->event_set_wait = symbol(l, "nvmlEventSetWait_v2", NULL);
+        n->gpm_support = symbol(l, "nvmlGpmQueryDeviceSupport", NULL);
+        n->gpm_sample_alloc = symbol(l, "nvmlGpmSampleAlloc", NULL);
+        n->gpm_sample_free = symbol(l, "nvmlGpmSampleFree", NULL);
+        n->gpm_sample_get = symbol(l, "nvmlGpmSampleGet", NULL);
+        n->gpm_metrics_get = symbol(l, "nvmlGpmMetricsGet", NULL);
 }
 
 jd_nvml *jd_nvml_open(const char *library, char *why, size_t why_len)
@@ -107,6 +117,10 @@ jd_nvml *jd_nvml_open_why(const char *library, char *why, size_t why_len, jd_nvm
                 dlclose(lib);
                 return NULL;
         }
+        for (unsigned i = 0; i < MAX_GPUS; i++) {
+                pthread_mutex_init(&n->slow[i].mu, NULL);
+                n->slow[i].gpm_last = -1;
+        }
         nvml_get_string_fn *version = symbol(lib, "nvmlSystemGetDriverVersion", NULL);
         if (!version || version(n->driver, sizeof(n->driver)) != NVML_SUCCESS)
                 n->driver[0] = '\0';
@@ -117,6 +131,7 @@ void jd_nvml_close(jd_nvml *n)
 {
         if (!n)
                 return;
+        jd_nvml_slow_free(n);
         n->shutdown();
         dlclose(n->lib);
         free(n);
@@ -398,6 +413,10 @@ static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned i
                 read_pcie(n, g, dev);
         if (!g->lost && (parts & JD_NVML_NVLINK))
                 jd_nvml_read_nvlink(n, g, dev);
+        if (!g->lost && (parts & JD_NVML_HEALTH))
+                jd_nvml_read_health(n, g, dev, index);
+        if (!g->lost && (parts & JD_NVML_GPM))
+                jd_nvml_read_gpm(n, g, dev, index);
         /* With the lists: only while NVML lists a process. */
         bool listed_only = parts & JD_NVML_CHEAP;
         if (!g->lost && (parts & JD_NVML_PROCESS_SM) && (!listed_only || g->n_processes))
@@ -424,6 +443,17 @@ void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts)
         if (parts & JD_NVML_NVLINK) {
                 dst->nvlink = src->nvlink;
                 dst->nvlink_rate = src->nvlink_rate;
+        }
+        if (parts & JD_NVML_HEALTH) {
+                dst->mem_temp_c = src->mem_temp_c;
+                dst->pcie_replays = src->pcie_replays;
+                dst->xid = src->xid;
+                dst->xid_count = src->xid_count;
+        }
+        if (parts & JD_NVML_GPM) {
+                dst->tensor_active = src->tensor_active;
+                dst->graphics_active = src->graphics_active;
+                dst->dram_active = src->dram_active;
         }
         for (size_t i = 0; (parts & JD_NVML_PROCESS_SM) && i < dst->n_processes; i++)
                 for (size_t k = 0; k < src->n_processes; k++)
@@ -466,6 +496,7 @@ bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu 
                 /* (Both are the cheap reads' own.) */
                 if (index < MAX_GPUS && (parts & JD_NVML_CHEAP))
                         memset(&n->remembered[index], 0, sizeof(n->remembered[index]));
+                jd_nvml_slow_reset(n, index);
                 jd_nvml_gpu_clear(g);
                 memset(g, 0, sizeof(*g));
                 g->index = index;

@@ -86,6 +86,13 @@ typedef struct {
         jd_opt_u64 pstate;            /* 0 (fastest) to 15 */
         jd_opt_u64 throttle;          /* clock event reasons, NVML's bitmask */
         jd_opt_u64 pcie_rx, pcie_tx;  /* bytes/s */
+        /* JD_NVML_HEALTH's (nvml_events.c) */
+        jd_opt_u64 mem_temp_c;        /* memory (HBM) temperature */
+        jd_opt_u64 pcie_replays;      /* PCIe replays since the driver loaded */
+        jd_opt_u64 xid;               /* the last XID error seen, 0 none yet: present once XID events are registered */
+        jd_opt_u64 xid_count;         /* XID errors seen since the events were registered */
+        /* JD_NVML_GPM's (nvml_gpm.c), %, over the time since the read before */
+        jd_opt_dbl tensor_active, graphics_active, dram_active;
         bool mig;                     /* MIG mode on (then the migs, read with the cheap part) */
         jd_nvml_mig migs[JD_MAX_MIGS];
         unsigned n_migs;
@@ -152,7 +159,17 @@ enum {
          * read with the costly parts, which a counter allows at no loss,
          * its rate being the mean since the read before) */
         JD_NVML_NVLINK = 1u << 5,
-        JD_NVML_ALL = (1u << 6) - 1,
+        /* memory temperature (nvmlDeviceGetFieldValues), the PCIe replay
+         * counter and the XID events that came since the read before
+         * (nvmlEventSetWait_v2 with timeout 0, never waiting): cost not
+         * measured, read with the costly parts, as an exporter scraping
+         * every 15-30 s wants them; an XID is counted whenever it is read */
+        JD_NVML_HEALTH = 1u << 6,
+        /* GPM's tensor, graphics and DRAM activity: a sample per read
+         * (cost not measured), the metrics over the time since the read
+         * before, so read with the costly parts, at their period */
+        JD_NVML_GPM = 1u << 7,
+        JD_NVML_ALL = (1u << 8) - 1,
 };
 /* Reads the PARTS of GPU INDEX into OUT, as jd_nvml_read_gpu (which reads
  * JD_NVML_ALL); values of the other parts are absent. */
@@ -161,8 +178,9 @@ enum {
 #define JD_NVML_RECHECK_US 10000000ull
 bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu *out);
 /* Copies into DST the values of PARTS (JD_NVML_CONSTANTS, JD_NVML_ENERGY,
- * JD_NVML_PCIE, JD_NVML_NVLINK with its rates, JD_NVML_PROCESS_SM: the SM use of each of DST's processes
- * that SRC has) that SRC holds, for a read of the cheap part completed
+ * JD_NVML_PCIE, JD_NVML_NVLINK with its rates, JD_NVML_HEALTH, JD_NVML_GPM,
+ * JD_NVML_PROCESS_SM: the SM use of each of DST's processes that SRC has)
+ * that SRC holds, for a read of the cheap part completed
  * with the others' latest. */
 void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts);
 /* The NVLink rates from PREV's counters to CUR's, bytes/s: present where

@@ -16,6 +16,7 @@ enum {
         NVML_ERROR_NOT_FOUND = 6,
         NVML_ERROR_INSUFFICIENT_SIZE = 7,
         NVML_ERROR_DRIVER_NOT_LOADED = 9,
+        NVML_ERROR_TIMEOUT = 10,
         NVML_ERROR_LIBRARY_NOT_FOUND = 12,
         NVML_ERROR_FUNCTION_NOT_FOUND = 13,
         NVML_ERROR_GPU_IS_LOST = 15,
@@ -90,8 +91,17 @@ typedef struct {
         nvmlReturn_t nvmlReturn;
         nvmlValue_t value;
 } nvmlFieldValue_t;
-enum { NVML_VALUE_TYPE_UNSIGNED_INT = 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3 };
 enum {
+        NVML_VALUE_TYPE_DOUBLE = 0,
+        NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+        NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+        NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+        NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+        NVML_VALUE_TYPE_SIGNED_INT = 5,
+        NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
+};
+enum {
+        NVML_FI_DEV_MEMORY_TEMP = 82,                 /* °C of the memory (HBM): datacenter GPUs */
         NVML_FI_DEV_NVLINK_LINK_COUNT = 91,           /* links the GPU has */
         NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138,  /* KiB of data sent since the driver loaded */
         NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139,  /* KiB of data received */
@@ -105,6 +115,49 @@ enum {
  * the device calls (UUID, memory; utilization is NOT_SUPPORTED on the
  * drivers so far) and nvmlDeviceGetGpuInstanceId/ComputeInstanceId. */
 enum { NVML_DEVICE_MIG_DISABLE = 0, NVML_DEVICE_MIG_ENABLE = 1 };
+
+/* Events: a set per GPU (nvml_events.c), XID errors only. A wait with
+ * timeout 0 answers at once: NVML_ERROR_TIMEOUT when none is pending. */
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+typedef struct {
+        nvmlDevice_t device;
+        unsigned long long eventType;
+        unsigned long long eventData;         /* the XID; 999: an XID the driver does not know */
+        unsigned int gpuInstanceId, computeInstanceId;
+} nvmlEventData_t;
+#define nvmlEventTypeXidCriticalError 0x0000000000000008ULL
+
+/* GPU Performance Monitoring (Hopper and newer; nvml_gpm.c): a metric is
+ * computed from two samples, over the time between them. */
+typedef struct {
+        struct nvmlGpmSample_st *handle;
+} nvmlGpmSample_t;
+typedef struct {
+        unsigned int metricId;
+        nvmlReturn_t nvmlReturn;
+        double value;                         /* valid only where nvmlReturn is NVML_SUCCESS */
+        struct {
+                char *shortName, *longName, *unit;
+        } metricInfo;
+} nvmlGpmMetric_t;
+#define NVML_GPM_METRIC_MAX 98
+typedef struct {
+        unsigned int version;                 /* NVML_GPM_METRICS_GET_VERSION */
+        unsigned int numMetrics;
+        nvmlGpmSample_t sample1, sample2;
+        nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+#define NVML_GPM_METRICS_GET_VERSION 1
+typedef struct {
+        unsigned int version;                 /* NVML_GPM_SUPPORT_VERSION */
+        unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+#define NVML_GPM_SUPPORT_VERSION 1
+enum {
+        NVML_GPM_METRIC_GRAPHICS_UTIL = 1,    /* % of time any graphics or compute engine was active */
+        NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5,  /* % of time the SMs ran any tensor instruction */
+        NVML_GPM_METRIC_DRAM_BW_UTIL = 10,    /* % of the memory bandwidth's peak used */
+};
 
 enum { NVML_TEMPERATURE_GPU = 0 };
 enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
@@ -136,3 +189,12 @@ typedef nvmlReturn_t nvml_mig_handle_fn(nvmlDevice_t device, unsigned int index,
 typedef nvmlReturn_t nvml_field_values_fn(nvmlDevice_t device, int count, nvmlFieldValue_t *values);
 typedef nvmlReturn_t nvml_process_util_fn(nvmlDevice_t device, nvmlProcessUtilizationSample_t *samples,
                                           unsigned int *count, unsigned long long last_seen_us);
+typedef nvmlReturn_t nvml_event_set_create_fn(nvmlEventSet_t *set);
+typedef nvmlReturn_t nvml_event_set_free_fn(nvmlEventSet_t set);
+typedef nvmlReturn_t nvml_register_events_fn(nvmlDevice_t device, unsigned long long types, nvmlEventSet_t set);
+typedef nvmlReturn_t nvml_event_set_wait_fn(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeout_ms);
+typedef nvmlReturn_t nvml_gpm_support_fn(nvmlDevice_t device, nvmlGpmSupport_t *support);
+typedef nvmlReturn_t nvml_gpm_sample_alloc_fn(nvmlGpmSample_t *sample);
+typedef nvmlReturn_t nvml_gpm_sample_free_fn(nvmlGpmSample_t sample);
+typedef nvmlReturn_t nvml_gpm_sample_get_fn(nvmlDevice_t device, nvmlGpmSample_t sample);
+typedef nvmlReturn_t nvml_gpm_metrics_get_fn(nvmlGpmMetricsGet_t *metrics);

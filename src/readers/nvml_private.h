@@ -4,6 +4,7 @@
  * other readers: nvml.h is the interface. */
 #pragma once
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "nvml.h"
@@ -38,6 +39,16 @@ struct jd_nvml {
         nvml_mig_mode_fn *mig_mode;
         nvml_device_uint_fn *max_migs, *gpu_instance, *compute_instance;
         nvml_mig_handle_fn *mig_handle;
+        nvml_device_uint_fn *pcie_replays;
+        nvml_event_set_create_fn *event_set_create;
+        nvml_event_set_free_fn *event_set_free;
+        nvml_register_events_fn *register_events;
+        nvml_event_set_wait_fn *event_set_wait;
+        nvml_gpm_support_fn *gpm_support;
+        nvml_gpm_sample_alloc_fn *gpm_sample_alloc;
+        nvml_gpm_sample_free_fn *gpm_sample_free;
+        nvml_gpm_sample_get_fn *gpm_sample_get;
+        nvml_gpm_metrics_get_fn *gpm_metrics_get;
         unsigned long long last_seen_us[MAX_GPUS];
         /* The cheap reads' own (one thread per GPU): answers taken as
          * lasting until REMEMBERED_SINCE_US + JD_NVML_RECHECK_US (or the
@@ -48,6 +59,19 @@ struct jd_nvml {
                 bool mig_known, mig_on;
                 unsigned mig_slots;
         } remembered[MAX_GPUS];
+        /* What outlives a read of JD_NVML_HEALTH and JD_NVML_GPM: a GPU's
+         * event set and its count, its last GPM sample. Both the cheap
+         * thread (its full reads) and the costly one read these parts,
+         * hence the lock. */
+        struct jd_nvml_slow {
+                pthread_mutex_t mu;
+                bool events_tried;            /* registration asked (again after a loss) */
+                nvmlEventSet_t events;        /* NULL: not registered */
+                unsigned long long xid, xid_count;
+                bool gpm_tried, gpm_on;       /* nvmlGpmQueryDeviceSupport asked; its answer */
+                nvmlGpmSample_t gpm_sample[2];
+                int gpm_last;                 /* gpm_sample[gpm_last] is the previous read's; -1: none */
+        } slow[MAX_GPUS];
 };
 
 /* The cheap calls, one bit each in jd_nvml.unsupported. */
@@ -90,5 +114,16 @@ void jd_nvml_read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t 
  * for G's listed processes (a sample may outlive its process); else a
  * process for each sample, for jd_nvml_gpu_merge to match later. */
 void jd_nvml_read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index, bool listed_only);
+/* Memory temperature, PCIe replays and XID events of G (JD_NVML_HEALTH). */
+void jd_nvml_read_health(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index);
+/* GPM's activities of G since the read before (JD_NVML_GPM). */
+void jd_nvml_read_gpm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index);
+/* After G was lost: GPU INDEX's event set and GPM samples are no more
+ * valid (the GPU comes back reset, or another); the XID count stays. */
+void jd_nvml_slow_reset(jd_nvml *n, unsigned index);
+/* Frees what jd_nvml.slow holds, for jd_nvml_close. */
+void jd_nvml_slow_free(jd_nvml *n);
+/* A field value's number as a double, if NVML answered it. */
+bool jd_nvml_field_double(const nvmlFieldValue_t *f, double *out);
 /* NVLink's counters of G, all links and each. */
 void jd_nvml_read_nvlink(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev);

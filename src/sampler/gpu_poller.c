@@ -33,9 +33,9 @@ struct jd_gpu_poller {
 
 /* The costly parts of a GPU (nvml.h), each with the time of its latest
  * read, kept by its own thread for the cheap reads to take in. */
-enum { COSTLY_ENERGY, COSTLY_PCIE, COSTLY_SM, COSTLY_NVLINK, COSTLY_PARTS };
-static const unsigned costly_part[COSTLY_PARTS] = { JD_NVML_ENERGY, JD_NVML_PCIE, JD_NVML_PROCESS_SM,
-                                                    JD_NVML_NVLINK };
+enum { COSTLY_ENERGY, COSTLY_PCIE, COSTLY_SM, COSTLY_NVLINK, COSTLY_HEALTH, COSTLY_GPM, COSTLY_PARTS };
+static const unsigned costly_part[COSTLY_PARTS] = { JD_NVML_ENERGY, JD_NVML_PCIE,   JD_NVML_PROCESS_SM,
+                                                    JD_NVML_NVLINK, JD_NVML_HEALTH, JD_NVML_GPM };
 
 struct gpu_thread {
         jd_gpu_poller *poller;
@@ -131,7 +131,7 @@ static void store_costly(gpu_thread *t, const jd_nvml_gpu *g, unsigned parts, ui
                         t->costly_at[i] = g->lost ? 0 : at;
         if (g->lost)
                 return;
-        jd_nvml_gpu_merge(&t->costly, g, parts & (JD_NVML_ENERGY | JD_NVML_PCIE));
+        jd_nvml_gpu_merge(&t->costly, g, parts & (JD_NVML_ENERGY | JD_NVML_PCIE | JD_NVML_HEALTH | JD_NVML_GPM));
         /* NVLink's counters: the rates are the means since the read
          * before, whose counters the costly values still hold. */
         if (parts & JD_NVML_NVLINK) {
@@ -234,7 +234,10 @@ static bool read_gpu(gpu_thread *t, jd_nvml_gpu *g)
         uint64_t now = jd_monotonic_us();
         pthread_mutex_lock(&p->mu);
         if (full) {
-                store_costly(t, g, JD_NVML_ENERGY | JD_NVML_PCIE | JD_NVML_PROCESS_SM | JD_NVML_NVLINK, now);
+                store_costly(t, g,
+                             JD_NVML_ENERGY | JD_NVML_PCIE | JD_NVML_PROCESS_SM | JD_NVML_NVLINK | JD_NVML_HEALTH |
+                                     JD_NVML_GPM,
+                             now);
                 /* Its NVLink rates: since the last read before it, if any. */
                 jd_nvml_gpu_merge(g, &t->costly, JD_NVML_NVLINK);
         } else {

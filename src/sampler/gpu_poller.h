@@ -25,7 +25,9 @@
 #define JD_NVML_MIN_PERIOD_US 10000u
 /* The costly ones (the energy counter, PCIe rx/tx, each process's SM use:
  * ~8 ms of CPU and 42 ms of waiting on an H200; NVLink's counters, whose
- * rates are then the means over the period) in a thread of their own
+ * rates are then the means over the period; memory temperature, PCIe
+ * replays and XID events, and GPM's activities over the period, not
+ * measured on a real driver) in a thread of their own
  * per GPU, every 10 s or at the sample period if slower... */
 #define JD_NVML_COSTLY_PERIOD_US 10000000u
 /* ...and the energy counter every 100 ms while a capture has it as a

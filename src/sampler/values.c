@@ -472,6 +472,14 @@ void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
         }
         ADD_OPT_U64(v, g->pcie_rx, 1, "dgpu.%u.pcie_rx", n);
         ADD_OPT_U64(v, g->pcie_tx, 1, "dgpu.%u.pcie_tx", n);
+        if (g->mem_temp_c.present)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->mem_temp_c.value, "dgpu.%u.mem_temp", n);
+        ADD_OPT_U64(v, g->pcie_replays, 1, "dgpu.%u.pcie_replay", n);
+        ADD_OPT_U32(v, g->xid, 1, "dgpu.%u.xid", n);
+        ADD_OPT_U64(v, g->xid_count, 1, "dgpu.%u.xid_count", n);
+        ADD_OPT_DBL(v, g->tensor_active, "dgpu.%u.tensor_active", n);
+        ADD_OPT_DBL(v, g->graphics_active, "dgpu.%u.gr_active", n);
+        ADD_OPT_DBL(v, g->dram_active, "dgpu.%u.dram_active", n);
         add_nvlink(v, g);
         add_migs(v, g);
         for (size_t i = 0; i < g->n_processes; i++) {

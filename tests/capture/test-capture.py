@@ -46,6 +46,8 @@ INTERVAL = "100"
 # Not of the files: statvfs() of the sysroot directory itself, and the
 # energy jetsond integrates over its own run's time.
 NOT_CAPTURED = ("disk.total_bytes", "disk.free_bytes", "disk.available_bytes", "energy.")
+# The health keys of a GPU (docs/nvidia-gpus.md).
+HEALTH = ("mem_temp", "pcie_replay", "xid", "xid_count")
 
 
 def boards():
@@ -165,9 +167,11 @@ class Capture(unittest.TestCase):
     def test_nvlink_and_mig(self):
         """A PC whose first GPU has two NVLink links (a driver without the
         all-links scope) and whose second is an H100 with MIG on (two MIG
-        devices, a process in one): the capture's NVML JSON replays the same
-        NVLink counters, MIG devices and process instance; redacted, no MIG
-        UUID is left."""
+        devices, a process in one) and its memory temperature, replay count
+        and XID events: the capture's NVML JSON replays the same NVLink
+        counters, MIG devices, process instance and health (the XID before
+        registration being history: xid 0); redacted, no MIG UUID is
+        left."""
         root = self.path("root")
         make_sysroot("x86-pc", root)
         with open(os.path.join(FIXTURES, "x86-pc.nvml.json")) as f:
@@ -183,15 +187,18 @@ class Capture(unittest.TestCase):
                            "utilization": {"gpu": 80, "memory": 1},
                            "memory": {"total": 21474836480, "used": 1073741824, "free": 20401094656}},
                           {"slot": 5, "uuid": "MIG-secret-5555", "gpu_instance": 9, "compute_instance": 0,
-                           "memory": {"total": 10737418240, "used": 10737418240, "free": 0}}]}}
+                           "memory": {"total": 10737418240, "used": 10737418240, "free": 0}}]},
+                      "memory_temperature": 61, "pcie_replays": 5, "xids": [43]}
         config = self.path("nvml.json")
         with open(config, "w") as f:
             json.dump({"devices": devices}, f)
         original = once(root, config)["values"]
-        wanted = sorted(k for k in original if ".nvlink" in k or ".mig." in k or k.endswith(".gpu_instance"))
+        wanted = sorted(k for k in original if ".nvlink" in k or ".mig." in k or k.endswith(".gpu_instance")
+                        or k.startswith("dgpu.1.") and k.split(".")[-1] in HEALTH)
         # the fixture's own keys, or the test proves nothing
         for key in ("dgpu.0.nvlink_rx_total", "dgpu.0.nvlink_tx_total", "dgpu.1.mig.5.mem_used",
-                    "dgpu.1.mig.1.load", "dgpu.1.mig.5.uuid", "process.4242.dgpu.1.gpu_instance"):
+                    "dgpu.1.mig.1.load", "dgpu.1.mig.5.uuid", "process.4242.dgpu.1.gpu_instance",
+                    "dgpu.1.mem_temp", "dgpu.1.pcie_replay", "dgpu.1.xid", "dgpu.1.xid_count"):
             self.assertIn(key, wanted)
         # the links' sum where the driver has no all-links scope
         self.assertEqual(original["dgpu.0.nvlink_rx_total"], (123456 + 1000) * 1024)
@@ -201,8 +208,8 @@ class Capture(unittest.TestCase):
             unpacked = self.path("nvml-replay-%s" % redact)
             unpack(archive, unpacked)
             replay = once(unpacked, nvml_of(unpacked))["values"]
-            self.assertEqual(sorted(k for k in replay if ".nvlink" in k or ".mig." in k or k.endswith(".gpu_instance")),
-                             wanted)
+            self.assertEqual(sorted(k for k in replay if ".nvlink" in k or ".mig." in k or k.endswith(".gpu_instance")
+                                    or k.startswith("dgpu.1.") and k.split(".")[-1] in HEALTH), wanted)
             for k in wanted:
                 if not k.endswith(".uuid"):
                     self.assertEqual(replay[k], original[k], k)

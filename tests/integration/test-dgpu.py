@@ -103,6 +103,9 @@ def check_fixture_values(v, source):
     want("dgpu.0.throttle", 0, None)
     want("dgpu.0.throttle_reasons", "none", str)
     want("dgpu.0.pcie_rx", 48000 * 1024, None)                 # bytes/s
+    want("dgpu.0.pcie_replay", 3, int)                         # since the driver loaded
+    want("dgpu.0.xid", 0, int)                                 # registered, none yet: DCGM's 0
+    want("dgpu.0.xid_count", 0, int)
     want("process.4242.dgpu.0.mem", 1048576, None)
     want("process.4242.dgpu.0.sm", 35.0, num)
     want("process.2345.dgpu.0.mem", 262144, None)
@@ -113,7 +116,12 @@ def check_fixture_values(v, source):
     # What the T4 does not support is absent, never 0.
     for absent in ("dgpu.1.fan", "dgpu.1.encoder_load", "dgpu.1.decoder_load", "dgpu.1.throttle",
                    "dgpu.1.throttle_reasons",
-                   "dgpu.1.pcie_rx", "process.2345.dgpu.0.sm", "dgpu.2.load"):
+                   "dgpu.1.pcie_rx", "process.2345.dgpu.0.sm", "dgpu.2.load",
+                   # GDDR boards before Hopper: no memory temperature, no GPM;
+                   # the T4 here answers no replay counter and no XID events.
+                   "dgpu.0.mem_temp", "dgpu.0.tensor_active", "dgpu.0.gr_active", "dgpu.0.dram_active",
+                   "dgpu.1.mem_temp", "dgpu.1.pcie_replay", "dgpu.1.xid", "dgpu.1.xid_count",
+                   "dgpu.1.tensor_active"):
         assert absent not in v, f"{source}: {absent} = {v[absent]!r}, should be absent"
 
 
@@ -177,6 +185,9 @@ def test_values():
         assert g0["PowerLimit"] == 450000
         assert dict(g0["MaxClocks"]) == {"graphics": 3105000, "sm": 3105000, "mem": 10501000}
         assert g1["Name"] == "Tesla T4" and g1["PciBusId"] == "00000000:02:00.0" and g1["PowerLimit"] == 70000
+        # One driver: the same version on each object.
+        assert g0["DriverVersion"] == "595.78 (fake)" and g1["DriverVersion"] == "595.78 (fake)", \
+            (g0["DriverVersion"], g1["DriverVersion"])
         assert dict(g1["MaxClocks"])["mem"] == 5001000
 
 
@@ -325,6 +336,43 @@ def test_nvlink():
         assert not [k for k in v if k.startswith("dgpu.1.nvlink")], sorted(v)
 
 
+H100_PCIE = {"name": "NVIDIA H100 PCIe", "uuid": "GPU-h100-pcie", "pci_bus_id": "00000000:41:00.0",
+             "temperature": 44, "utilization": {"gpu": 90, "memory": 40},
+             "memory_temperature": 58, "pcie_replays": 12, "xids": [],
+             "gpm": {"tensor": 42.5, "graphics": 91, "dram": 37.25}}
+
+
+def test_health_and_gpm():
+    """What dcgm-exporter serves beside the basics: an H100 (HBM, Hopper)
+    as GPU 2 beside the fixture's two. Its memory temperature, replay
+    counter and XID registration in the first sample; an XID written into
+    the file shows as xid and xid_count within a read of the costly thread
+    (every 10 s); GPM's activities after its second read; none of the
+    H100's extras on the GDDR boards."""
+    d = devices() + [H100_PCIE]
+    with GpuStack(first_devices=d) as s:
+        v = s.wait_snapshot(lambda v: "dgpu.2.mem_temp" in v, "the H100's memory temperature")
+        assert v["dgpu.2.mem_temp"] == 58.0 and v["dgpu.2.pcie_replay"] == 12, v
+        assert v["dgpu.2.xid"] == 0 and v["dgpu.2.xid_count"] == 0, v
+        for gpu in (0, 1):
+            for k in ("mem_temp", "tensor_active", "gr_active", "dram_active"):
+                assert f"dgpu.{gpu}.{k}" not in v, f"dgpu.{gpu}.{k} = {v[f'dgpu.{gpu}.{k}']!r}, should be absent"
+        d[2] = dict(H100_PCIE, xids=[79])
+        d[0] = dict(d[0], xids=[13, 48])
+        s.set_devices(d)
+        v = s.wait_snapshot(lambda v: v.get("dgpu.2.xid") == 79 and v.get("dgpu.0.xid_count") == 2,
+                            "the XIDs", timeout=25)
+        assert v["dgpu.2.xid_count"] == 1 and v["dgpu.0.xid"] == 48, v
+        assert "dgpu.1.xid" not in v, v
+        v = s.wait_snapshot(lambda v: "dgpu.2.tensor_active" in v, "GPM's activities", timeout=25)
+        assert (v["dgpu.2.tensor_active"], v["dgpu.2.gr_active"], v["dgpu.2.dram_active"]) == (42.5, 91.0, 37.25), v
+        assert not [k for k in v if k.startswith(("dgpu.0.", "dgpu.1.")) and k.endswith("_active")], sorted(v)
+        # An XID is counted once, however many reads follow.
+        time.sleep(11)
+        v = s.snapshot()
+        assert v["dgpu.2.xid_count"] == 1 and v["dgpu.0.xid_count"] == 2, (v["dgpu.2.xid_count"], v["dgpu.0.xid_count"])
+
+
 H100_MIG = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-h100", "pci_bus_id": "00000000:19:00.0",
             "memory": {"total": 85899345920, "used": 32212254720, "free": 53687091200},
             "temperature": 45, "power_mw": 300000, "utilization": {"gpu": 0, "memory": 0},
@@ -439,5 +487,5 @@ def test_driver_appears_later():
 
 if __name__ == "__main__":
     sys.exit(harness.run_tests([test_once, test_values, test_clock_event_reasons, test_measure_energy,
-                                test_measure_throttle_text, test_lost_and_back, test_hung_gpu, test_nvlink, test_mig,
-                                test_select, test_no_library, test_driver_appears_later]))
+                                test_measure_throttle_text, test_lost_and_back, test_hung_gpu, test_nvlink,
+                                test_health_and_gpm, test_mig, test_select, test_no_library, test_driver_appears_later]))

@@ -1,8 +1,8 @@
 /* Which NVML calls the GPU poller (src/sampler/gpu_poller.c) makes, and
  * how often, counted by the fake NVML (FAKE_NVML_CALLS) over a number of
  * its reads: no clock is involved, so a busy machine only makes the test
- * slower (issue 35). The constants once, the cheap values once per read,
- * the costly ones (energy, PCIe, per-process SM use) a small fraction of
+ * slower. The constants once, the cheap values once per read, the costly
+ * ones (energy, PCIe, per-process SM use, health, GPM) a small fraction of
  * that, every key in every reading, and a costly call that hangs holds
  * up no cheap read. */
 #include <fcntl.h>
@@ -86,6 +86,8 @@ static const char GPU[] =
         " \"max_clocks_mhz\": {\"graphics\": 1980, \"sm\": 1980, \"mem\": 3201},"
         " \"encoder\": 0, \"decoder\": 0, \"pstate\": 0, \"throttle\": 0,"
         " \"pcie_kbps\": {\"tx\": 100, \"rx\": 2000},"
+        " \"memory_temperature\": 47, \"pcie_replays\": 0, \"xids\": [],"
+        " \"gpm\": {\"tensor\": 10, \"graphics\": 20, \"dram\": 30},"
         " \"processes\": [{\"pid\": 4242, \"type\": \"compute\", \"used_memory\": 1073741824, \"sm\": 35}]%s}]}";
 
 static void write_gpu(const char *extra)
@@ -192,6 +194,17 @@ static void test_schedule(void **state)
         assert_in_range(count("nvmlDeviceGetTotalEnergyConsumption"), 1, costly_bound);
         assert_in_range(count("nvmlDeviceGetPcieThroughput"), 2, 2 * costly_bound);
         assert_in_range(count("nvmlDeviceGetProcessUtilization"), 1, costly_bound);
+        /* The health and GPM calls with them (memory temperature a field
+         * value beside NVLink's; a drain with no event pending is one
+         * wait), the event registration and GPM's support asked once. */
+        assert_in_range(count("nvmlDeviceGetPcieReplayCounter"), 1, costly_bound);
+        assert_in_range(count("nvmlDeviceGetFieldValues"), 2, 2 * costly_bound);
+        assert_in_range(count("nvmlEventSetWait_v2"), 1, costly_bound);
+        assert_in_range(count("nvmlGpmSampleGet"), 1, costly_bound);
+        assert_int_equal(count("nvmlDeviceRegisterEvents"), 1);
+        assert_int_equal(count("nvmlGpmQueryDeviceSupport"), 1);
+        assert_true(has_key(p, "dgpu.0.mem_temp"));
+        assert_true(has_key(p, "dgpu.0.xid_count"));
         /* ...and still in every reading. */
         assert_true(has_key(p, "dgpu.0.energy"));
         assert_true(has_key(p, "dgpu.0.pcie_rx"));
