@@ -41,6 +41,15 @@ JETSONS = {
     "agx-thor-jp71": ("VDD_GPU", True),
 }
 PC = "x86-pc"
+# The PC as a server: the fixture's GeForce and T4 (GDDR, before Hopper:
+# no memory temperature, no GPM) and an H100 with what only such a GPU has.
+H100 = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-4f1c2b7e-90aa-4c1d-8e55-0b3e6f7d2a19",
+        "pci_bus_id": "00000000:19:00.0", "utilization": {"gpu": 88, "memory": 41},
+        "memory": {"total": 85520809984, "used": 42949672960, "free": 41943040000, "reserved": 628097024},
+        "temperature": 47, "memory_temperature": 55, "power_mw": 512345, "energy_mj": 987654321,
+        "clocks_mhz": {"graphics": 1980, "sm": 1980, "mem": 2619}, "pstate": 0,
+        "pcie_kbps": {"tx": 2000, "rx": 90000}, "pcie_replays": 7, "xids": [],
+        "gpm": {"tensor": 63.5, "graphics": 92, "dram": 48.25}}
 # Fields NVIDIA's Jetson GPU has no true source for: never served there.
 NO_JETSON_SOURCE = ["DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_ENC_UTIL",
                     "DCGM_FI_DEV_DEC_UTIL", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_FB_RESERVED",
@@ -54,6 +63,10 @@ COUNTERS = {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_PCIE_REPLAY_COU
 def nvml_config(board):
     path = os.path.join(FIXTURES, board + ".nvml.json")
     return path if os.path.exists(path) else None
+
+
+def pc_devices():
+    return json.load(open(nvml_config(PC)))["devices"] + [H100]
 
 
 def gpu_zone_offline(root):
@@ -84,6 +97,10 @@ class Board:
                 gpu_zone_offline(self.stack.root)
             args = []
             config = nvml_config(board)
+            if board == PC:
+                config = self.nvml_file = os.path.join(self.stack.dir, "nvml.json")
+                with open(config, "w") as f:
+                    json.dump({"devices": pc_devices()}, f)
             if config:
                 os.environ["FAKE_NVML_CONFIG"] = config
                 args = ["--nvml-library", FAKE_NVML]
@@ -112,7 +129,8 @@ class Board:
         def ready():
             text["page"] = self.page()
             return all(name + "{" in text["page"] for name in names) and "Hostname=" in text["page"]
-        wait_for(ready, 30, f"{names} on {self.board}'s /metrics/dcgm")
+        # GPM's activities need two reads of the costly values (10 s apart).
+        wait_for(ready, 45, f"{names} on {self.board}'s /metrics/dcgm")
         return text["page"]
 
     @property
@@ -194,7 +212,7 @@ def check_jetson(board, text):
 def check_pc(board, text):
     page, types = series(text)
     v = board.values
-    devices = json.load(open(nvml_config(PC)))["devices"]
+    devices = pc_devices()
     for name in page:
         assert types[name] == ("counter" if name in COUNTERS else "gauge"), (name, types[name])
         gpus = [labels["gpu"] for labels, _ in page[name]]
@@ -231,6 +249,18 @@ def check_pc(board, text):
             assert one("DCGM_FI_PROF_PCIE_TX_BYTES") == v[f"dgpu.{n}.pcie_tx"]
         if "reserved" in dev["memory"]:
             assert one("DCGM_FI_DEV_FB_RESERVED") == reserved // mib
+        # What only some GPUs have: there, and absent (never 0) elsewhere.
+        extras = [("DCGM_FI_DEV_MEMORY_TEMP", dev.get("memory_temperature")),
+                  ("DCGM_FI_DEV_PCIE_REPLAY_COUNTER", dev.get("pcie_replays")),
+                  ("DCGM_FI_DEV_XID_ERRORS", 0 if "xids" in dev else None)]
+        for name, key in (("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "tensor"), ("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "graphics"),
+                          ("DCGM_FI_PROF_DRAM_ACTIVE", "dram")):
+            extras.append((name, dev["gpm"][key] / 100 if "gpm" in dev else None))
+        for name, want in extras:
+            if want is None:
+                assert all(labels["gpu"] != str(n) for labels, _ in page.get(name, [])), (name, n)
+            else:
+                assert one(name) == want, (name, n, want)
     # The PC has no Jetson GPU.
     assert all(labels["gpu"] != "igpu" for rows in page.values() for labels, _ in rows)
 
@@ -242,8 +272,19 @@ def test_pages():
     for name in [*JETSONS, PC]:
         b = Board(name)
         try:
-            text = b.wait_page("DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_FB_USED")
+            names = ["DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_FB_USED"]
+            text = b.wait_page(*names, *(["DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"] if name == PC else []))
             (check_pc if name == PC else check_jetson)(b, text)
+            if name == PC:
+                # An XID on the H100: the last one's number, that GPU alone.
+                devices = pc_devices()
+                devices[2] = dict(H100, xids=[79])
+                with open(b.nvml_file + ".new", "w") as f:
+                    json.dump({"devices": devices}, f)
+                os.rename(b.nvml_file + ".new", b.nvml_file)
+                def xids():
+                    return {x["gpu"]: v for x, v in series(b.page())[0].get("DCGM_FI_DEV_XID_ERRORS", [])}
+                wait_for(lambda: xids() == {"0": 0.0, "2": 79.0}, 30, "XID 79 on GPU 2, none on 0, T4 absent")
             assert "DCGM_" not in b.stack.scrape(), name
         finally:
             b.close()
@@ -291,14 +332,16 @@ def test_nvidia_dashboard():
         for b in boards:
             instance = grafana_regex([b.instance])
             gpus = prom.label_values(f'DCGM_FI_DEV_GPU_TEMP{{instance=~"{instance}"}}', "gpu")
-            assert gpus == (["0", "1"] if b.board == PC else ["0"]), (b.board, gpus)
+            assert gpus == (["0", "1", "2"] if b.board == PC else ["0"]), (b.board, gpus)
             for title, expr in queries:
                 promql = expr.replace("$instance", instance).replace("$gpu", grafana_regex(gpus))
                 result = prom.query(promql)
-                if title == "Tensor Core Utilization" and not any(
-                        k.endswith(".tensor_active") for k in b.values):
-                    # A Jetson's GPU (and a GPU before Hopper) has no such counter.
+                if title == "Tensor Core Utilization" and b.board != PC:
+                    # A Jetson's GPU has no such counter.
                     assert result == [], (b.board, title, result)
+                elif title == "Tensor Core Utilization":
+                    # GPM's: the H100 alone, once its second read is in.
+                    wait_for(lambda: [r["gpu"] for r, _ in prom.query(promql)] == ["2"], 45, "the H100's tensor use")
                 else:
                     assert result, f"no data for panel {title!r} on {b.board}: {promql}"
                     assert all(v == v for _, v in result), (title, result)  # no NaN
