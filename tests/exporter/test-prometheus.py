@@ -7,6 +7,7 @@ and when jetsond leaves, jetson_up drops to 0 and the board's series go
 stale, then come back; and the Grafana dashboard's every query on the
 seven fake boards at once. Usage: test-prometheus.py JETSOND EXPORTER FAKE_NVML"""
 
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -299,21 +300,30 @@ def test_grafana_dashboard():
     assert len(queries) >= 35, len(queries)
 
     with contextlib.ExitStack() as stacks:
-        fleet = {}
-        for board in DASHBOARD_BOARDS:
-            s = stacks.enter_context(Stack(JETSOND, EXPORTER, board=board))
+        # The boards' copies made side by side; then each jetsond on its
+        # own bus (the harness's Stack takes the bus from the environment).
+        with concurrent.futures.ThreadPoolExecutor(len(DASHBOARD_BOARDS)) as pool:
+            made = [pool.submit(Stack, JETSOND, EXPORTER, board=board) for board in DASHBOARD_BOARDS]
+        for f in made:
+            if not f.exception():
+                stacks.enter_context(f.result())
+        boards = [f.result() for f in made]
+        fleet = {f"127.0.0.1:{s.port}": (board, s) for board, s in zip(DASHBOARD_BOARDS, boards)}
+        # Prometheus starts while the boards do (its first scrapes wait
+        # on the exporters' listening sockets).
+        prom = Prometheus(boards[0], ports=[s.port for s in boards])
+        stacks.callback(prom.close)
+        for board, s in zip(DASHBOARD_BOARDS, boards):
+            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = s.address
             s.procs.append(subprocess.Popen([sys.executable, SIMULATE, s.root, "--period-ms", "500"]))
             if board in NVML_BOARDS:
                 os.environ["FAKE_NVML_CONFIG"] = os.path.join(SOURCE_DIR, "tests/fixtures", board + ".nvml.json")
             s.start_daemon(["--nvml-library", FAKE_NVML] if board in NVML_BOARDS else [])
             os.environ.pop("FAKE_NVML_CONFIG", None)
             s.start_exporter()
-            fleet[f"127.0.0.1:{s.port}"] = (board, s)
-        prom = Prometheus(list(fleet.values())[0][1], ports=[s.port for _, s in fleet.values()])
-        stacks.callback(prom.close)
         try:
             def up():
-                return {l["instance"] for l, v in prom.query("jetson_up") if v == 1}
+                return {labels["instance"] for labels, v in prom.query("jetson_up") if v == 1}
             wait_for(lambda: up() == fleet.keys(), 10, "jetson_up 1 from every board")
             instances = prom.get("/api/v1/label/instance/values", **{"match[]": "jetson_up"})["data"]
             assert sorted(instances) == sorted(fleet), instances
@@ -323,8 +333,8 @@ def test_grafana_dashboard():
             # The events, once Prometheus has seen the boards before them.
             board_instance = {board: i for i, (board, _) in fleet.items()}
             stack_of = {board: s for board, s in fleet.values()}
-            for event, boards in EVENTS.items():
-                for board, args in boards.items():
+            for event, where in EVENTS.items():
+                for board, args in where.items():
                     if args:
                         subprocess.run([sys.executable, SIMULATE, stack_of[board].root, "--duration-s", "0",
                                         *args], check=True)
@@ -339,7 +349,7 @@ def test_grafana_dashboard():
                         with open(path, "r+") as f:
                             f.write("60.00 30.00\n")
                             f.truncate()
-                return prom.query(f'resets(jetson_uptime_seconds[1h]) > 0')
+                return prom.query('resets(jetson_uptime_seconds[1h]) > 0')
             wait_for(reboot, 5, "the reboot seen by Prometheus")
 
             # Which families each board has.
@@ -392,8 +402,8 @@ def test_grafana_dashboard():
                     for g in gpus:
                         promql, result = run(expr, ".*", grafana_regex([g]))
                         assert result and {labels["gpu"] for labels, _ in result} == {g}, (title, promql, result)
-            for title, boards in answered.items():
-                print(f"panel {title!r}: {', '.join(sorted(boards))}")
+            for title, where in answered.items():
+                print(f"panel {title!r}: {', '.join(sorted(where))}")
         except BaseException:
             sys.stderr.write(open(os.path.join(prom.dir, "prometheus.log")).read())
             raise
