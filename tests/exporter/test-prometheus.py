@@ -4,99 +4,38 @@ every second on the static fake AGX Orin: what PromQL answers equals the
 board's facts, the energy counter's rate equals the board power, the
 metadata carries OpenMetrics units (so the OpenMetrics path was taken),
 and when jetsond leaves, jetson_up drops to 0 and the board's series go
-stale, then come back. Usage: test-prometheus.py JETSOND EXPORTER"""
+stale, then come back; and the Grafana dashboard's every query on the
+seven fake boards at once. Usage: test-prometheus.py JETSOND EXPORTER FAKE_NVML"""
 
+import concurrent.futures
+import contextlib
 import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import urllib.parse
-import urllib.request
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from harness import SOURCE_DIR, Stack, run_tests, wait_for
+from prometheus_server import Prometheus, grafana_regex
 
 import boards
 
-JETSOND, EXPORTER = sys.argv[1], sys.argv[2]
+# tests/container/container-exporter.py loads this file for Prometheus alone.
+JETSOND, EXPORTER, FAKE_NVML = (sys.argv[1:] + [None] * 3)[:3]
 ORIN = boards.AGX_ORIN
 DASHBOARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "exporter",
                          "grafana-dashboard.json")
-
-
-class Prometheus:
-    """Debian's prometheus scraping STACK's exporter every second (job
-    "jetson"), with RULE_FILES evaluated every second where given."""
-
-    def __init__(self, stack, rule_files=()):
-        self.dir = os.path.join(stack.dir, "prometheus")
-        os.mkdir(self.dir)
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        config = os.path.join(self.dir, "prometheus.yml")
-        with open(config, "w") as f:
-            f.write(f"""global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-rule_files: {json.dumps(list(rule_files))}
-scrape_configs:
-  - job_name: jetson
-    static_configs:
-      - targets: ['127.0.0.1:{stack.port}']
-""")
-        self.log = open(os.path.join(self.dir, "prometheus.log"), "w")
-        self.proc = subprocess.Popen(
-            ["prometheus", "--config.file=" + config, "--storage.tsdb.path=" + os.path.join(self.dir, "tsdb"),
-             "--web.listen-address=127.0.0.1:%d" % self.port, "--log.level=warn"],
-            stdout=self.log, stderr=self.log)
-        wait_for(self.ready, 60, "Prometheus ready")
-
-    def get(self, path, **params):
-        url = f"http://127.0.0.1:{self.port}{path}"
-        if params:
-            url += "?" + urllib.parse.urlencode(params)
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return json.load(r)
-
-    def ready(self):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/-/ready", timeout=2) as r:
-                return r.status == 200
-        except OSError:
-            return False
-
-    def query(self, promql):
-        """[(labels, value)] of an instant query."""
-        r = self.get("/api/v1/query", query=promql)
-        assert r["status"] == "success", r
-        return [(x["metric"], float(x["value"][1])) for x in r["data"]["result"]]
-
-    def one(self, promql):
-        result = self.query(promql)
-        assert len(result) == 1, (promql, result)
-        return result[0][1]
-
-    def wait_value(self, promql, want, timeout=15):
-        def check():
-            result = self.query(promql)
-            return len(result) == 1 and result[0][1] == want
-        wait_for(check, timeout, f"{promql} == {want}")
-
-    def close(self):
-        self.proc.terminate()
-        self.proc.wait(30)
+SIMULATE = os.path.join(SOURCE_DIR, "tests", "fixtures", "simulate.py")
 
 
 def test_prometheus_scrapes_the_board():
     with Stack(JETSOND, EXPORTER) as s:
         s.start_daemon()
         s.start_exporter()
-        prom = Prometheus(s)
+        prom = Prometheus(os.path.join(s.dir, "prometheus"), [f"127.0.0.1:{s.port}"])
         try:
             prom.wait_value('up{job="jetson"}', 1)
             prom.wait_value("jetson_up", 1)
@@ -190,45 +129,196 @@ def test_prometheus_scrapes_the_board():
             prom.wait_value("jetson_up", 1)
             prom.wait_value('jetson_fan_rpm{fan="0"}', ORIN["fan"]["rpm"])
         except BaseException:
-            sys.stderr.write(open(os.path.join(prom.dir, "prometheus.log")).read())
+            sys.stderr.write(prom.log_text())
             raise
         finally:
             prom.close()
 
 
+# The fleet test_grafana_dashboard runs, each board simulated (loads,
+# rates), the JetPack 7 ones and the PC with their fake NVML (the PC's
+# two discrete GPUs).
+DASHBOARD_BOARDS = ["agx-orin-jp62", "orin-nano-jp62", "xavier-nx-jp51", "nano-jp46", "agx-thor-jp71",
+                    "agx-orin-jp72", "x86-pc"]
+NVML_BOARDS = {"agx-thor-jp71", "agx-orin-jp72", "x86-pc"}
+# What the test makes happen on some boards (simulate.py, after
+# Prometheus has their first samples), and the queries that answer only
+# where it happened: (panel title, refId) -> event. Such a query must
+# answer on the boards of its event and on no other.
+EVENTS = {
+    "throttled": {"agx-orin-jp62": ["--cap", "gpu-throttle-alert=1", "--oc-events", "2=3"]},
+    # Over-current throttles only in the sample that counts the events
+    # (jetson_throttled 1 for a second): raised where the cap holds.
+    "over-current": {"agx-orin-jp62": []},
+    "rebooted": {"xavier-nx-jp51": []},   # its /proc/uptime goes back
+}
+EVENT_QUERIES = {
+    ("Throttled", "B"): "throttled",
+    ("Time throttled in the range", "A"): "throttled",
+    ("Over-current events", "A"): "over-current",
+    ("Over-current events in the range", "A"): "over-current",
+    ("Boards rebooted in the range", "A"): "rebooted",
+}
+# Boards with the families a query names where it rightly answers nothing:
+# (panel title, refId) -> {board: why}.
+ANSWERS_NOTHING = {
+    ("Engines on", "A"): {"agx-thor-jp71": "its one engine, the PVA, is off (clk_enable_count 0)"},
+}
+# Grafana's interval variables, as the test sets them: a window longer
+# than the test, so an event stays in it (also under qemu).
+INTERVALS = {"$__rate_interval": "5m", "$__range": "1h"}
+
+
 def test_grafana_dashboard():
-    """exporter/grafana-dashboard.json: every query of every panel, with
-    the board variable set to all boards, answers with data from a real
-    Prometheus scraping a simulated board, and names only families the
-    exporter has."""
+    """exporter/grafana-dashboard.json against a real Prometheus scraping
+    the seven simulated fake boards at once: every query of every panel,
+    with the dashboard's variables as Grafana fills them (All, every value
+    chosen, one board, one GPU), answers with data from each board that
+    has the families it names (and, for a query about an event, from the
+    boards where the test made it happen, and no other), each series
+    naming its board; every query answers somewhere; it names only
+    families the exporter has."""
+    start = time.monotonic()
     dash = json.load(open(DASHBOARD))
     families = {line.split("\t")[0] for line in subprocess.run(
         [EXPORTER, "--list-metrics"], check=True, capture_output=True, text=True).stdout.splitlines()}
     ids = [p["id"] for p in dash["panels"]]
     assert len(ids) == len(set(ids)), ids
-    exprs = [(p["title"], t["expr"]) for p in dash["panels"] for t in p["targets"]]
-    assert len(exprs) >= 15, exprs
-    for title, expr in exprs:
-        names = set(re.findall(r"\b(jetson_[a-z0-9_]+)", expr))
-        assert names and names <= families, (title, names - families)
-    with Stack(JETSOND, EXPORTER, simulate=True) as s:
-        s.start_daemon()
-        s.start_exporter()
-        prom = Prometheus(s)
+    variables = {v["name"]: v for v in dash["templating"]["list"]}
+    assert variables.keys() == {"instance", "gpu"}, variables.keys()
+    assert variables["instance"]["query"] == "label_values(jetson_up, instance)"
+    assert variables["gpu"]["query"] == "label_values(jetson_dgpu_load_ratio, gpu)"
+    for v in variables.values():
+        assert v["multi"] and v["includeAll"] and v["allValue"] == ".*", v
+    queries = []          # (panel title, refId, expr, families named)
+    for p in dash["panels"]:
+        assert p["targets"], p["title"]
+        for t in p["targets"]:
+            expr, key = t["expr"], (p["title"], t["refId"])
+            names = set(re.findall(r"\b(jetson_[a-z0-9_]+)", expr))
+            assert names and names <= families, (key, names - families)
+            # Every selector takes the board variable; a discrete GPU's
+            # the GPU variable too; nothing else is left to fill.
+            for name, selector in re.findall(r"\b(jetson_[a-z0-9_]+)(\{[^}]*\})?", expr):
+                assert 'instance=~"$instance"' in selector, (key, name, expr)
+                assert name.startswith("jetson_dgpu_") == ('gpu=~"$gpu"' in selector), (key, name, expr)
+            rest = re.sub(r"\$(instance|gpu)\b", "", expr)
+            for var, value in INTERVALS.items():
+                rest = rest.replace(var, value)
+            assert "$" not in rest, (key, expr)
+            queries.append((*key, expr, names))
+    assert set(EVENT_QUERIES) <= {q[:2] for q in queries}, set(EVENT_QUERIES) - {q[:2] for q in queries}
+    assert len(queries) >= 35, len(queries)
+
+    with contextlib.ExitStack() as stacks:
+        # The boards' copies made side by side; then each jetsond on its
+        # own bus (the harness's Stack takes the bus from the environment).
+        with concurrent.futures.ThreadPoolExecutor(len(DASHBOARD_BOARDS)) as pool:
+            made = [pool.submit(Stack, JETSOND, EXPORTER, board=board) for board in DASHBOARD_BOARDS]
+        for f in made:
+            if not f.exception():
+                stacks.enter_context(f.result())
+        boards = [f.result() for f in made]
+        fleet = {f"127.0.0.1:{s.port}": (board, s) for board, s in zip(DASHBOARD_BOARDS, boards)}
+        # Prometheus starts while the boards do (its first scrapes wait
+        # on the exporters' listening sockets).
+        prom = Prometheus(os.path.join(boards[0].dir, "prometheus"), [f"127.0.0.1:{s.port}" for s in boards])
+        stacks.callback(prom.close)
+        for board, s in zip(DASHBOARD_BOARDS, boards):
+            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = s.address
+            s.procs.append(subprocess.Popen([sys.executable, SIMULATE, s.root, "--period-ms", "500"]))
+            if board in NVML_BOARDS:
+                os.environ["FAKE_NVML_CONFIG"] = os.path.join(SOURCE_DIR, "tests/fixtures", board + ".nvml.json")
+            s.start_daemon(["--nvml-library", FAKE_NVML] if board in NVML_BOARDS else [])
+            os.environ.pop("FAKE_NVML_CONFIG", None)
+            s.start_exporter()
         try:
-            prom.wait_value("jetson_up", 1)
-            values = prom.get("/api/v1/label/instance/values", **{"match[]": "jetson_up"})["data"]
-            assert values == [f"127.0.0.1:{s.port}"], values
-            # rate() needs two scrapes in its window: 4 s on an idle
-            # machine, more on a busy one.
-            for title, expr in exprs:
-                promql = expr.replace("$instance", ".*").replace("$__rate_interval", "5s")
-                wait_for(lambda: prom.query(promql), 4, f"data for panel {title!r}: {promql}")
+            def up():
+                return {labels["instance"] for labels, v in prom.query("jetson_up") if v == 1}
+            wait_for(lambda: up() == fleet.keys(), 10, "jetson_up 1 from every board")
+            instances = prom.get("/api/v1/label/instance/values", **{"match[]": "jetson_up"})["data"]
+            assert sorted(instances) == sorted(fleet), instances
+            gpus = prom.get("/api/v1/label/gpu/values", **{"match[]": "jetson_dgpu_load_ratio"})["data"]
+            assert gpus == ["0", "1"], gpus
+
+            # The events, once Prometheus has seen the boards before them.
+            board_instance = {board: i for i, (board, _) in fleet.items()}
+            stack_of = {board: s for board, s in fleet.values()}
+            for event, where in EVENTS.items():
+                for board, args in where.items():
+                    if args:
+                        subprocess.run([sys.executable, SIMULATE, stack_of[board].root, "--duration-s", "0",
+                                        *args], check=True)
+
+            def reboot():
+                # The simulator adds to the uptime it reads: a lower value
+                # written stays lower (written again in the unlikely case
+                # the simulator's tick wrote over it).
+                for board in EVENTS["rebooted"]:
+                    path = os.path.join(stack_of[board].root, "proc/uptime")
+                    if float(open(path).read().split()[0]) > 1000:
+                        with open(path, "r+") as f:
+                            f.write("60.00 30.00\n")
+                            f.truncate()
+                return prom.query('resets(jetson_uptime_seconds[1h]) > 0')
+            wait_for(reboot, 5, "the reboot seen by Prometheus")
+
+            # Which families each board has.
+            present = {i: set() for i in fleet}
+            for labels, _ in prom.query('group by (instance, __name__) ({__name__=~"jetson_.+"})'):
+                present[labels["instance"]].add(labels["__name__"])
+
+            def expected(title, ref, names):
+                """The instances where the query must answer."""
+                where = {i for i in fleet if names <= present[i]}
+                event = EVENT_QUERIES.get((title, ref))
+                if event:
+                    where &= {board_instance[b] for b in EVENTS[event]}
+                return where - {board_instance[b] for b in ANSWERS_NOTHING.get((title, ref), {})}
+
+            def run(expr, instance, gpu):
+                promql = expr.replace("$instance", instance).replace("$gpu", gpu)
+                for var, value in INTERVALS.items():
+                    promql = promql.replace(var, value)
+                return promql, prom.query(promql)
+
+            every_instance, every_gpu = grafana_regex(sorted(fleet)), grafana_regex(gpus)
+            answered = {}
+            for title, ref, expr, names in queries:
+                want = expected(title, ref, names)
+                assert want, f"panel {title!r} {ref} answers on no board: {expr}"
+                answered.setdefault(title, set()).update(fleet[i][0] for i in want)
+
+                # All, then every value chosen: each board expected, and
+                # no other (rate() needs two scrapes in its window).
+                for instance, gpu in ((".*", ".*"), (every_instance, every_gpu)):
+                    last = {}
+
+                    def boards_answering():
+                        promql, result = run(expr, instance, gpu)
+                        last["got"] = got = {labels.get("instance") for labels, _ in result}
+                        return (promql, got) if want <= got else None
+                    try:
+                        promql, got = wait_for(boards_answering, 4, f"data for panel {title!r} {ref}: {expr}")
+                    except AssertionError as e:
+                        raise AssertionError(f"{e}; none from {sorted(fleet[i][0] for i in want - last['got'])}")
+                    assert got == want, (title, ref, promql, sorted(fleet[i][0] for i in got if i in fleet))
+                # One board chosen: that board's series alone.
+                for i in fleet:
+                    promql, result = run(expr, grafana_regex([i]), ".*")
+                    got = {labels.get("instance") for labels, _ in result}
+                    assert got == ({i} if i in want else set()), (title, ref, fleet[i][0], promql, result)
+                # One GPU chosen: that GPU's series alone.
+                if "$gpu" in expr:
+                    for g in gpus:
+                        promql, result = run(expr, ".*", grafana_regex([g]))
+                        assert result and {labels["gpu"] for labels, _ in result} == {g}, (title, promql, result)
+            for title, where in answered.items():
+                print(f"panel {title!r}: {', '.join(sorted(where))}")
         except BaseException:
-            sys.stderr.write(open(os.path.join(prom.dir, "prometheus.log")).read())
+            sys.stderr.write(prom.log_text())
             raise
-        finally:
-            prom.close()
+    print(f"figure: dashboard test {time.monotonic() - start:.1f} s for {len(queries)} queries on {len(fleet)} boards")
 
 
 if __name__ == "__main__":

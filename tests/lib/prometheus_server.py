@@ -14,9 +14,11 @@ from harness import wait_for
 
 
 def grafana_regex(values):
-    """A multi-value variable as Grafana writes it into a Prometheus query:
-    each value regex-escaped, several joined as (a|b)."""
-    escaped = [re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\\\1", v) for v in values]
+    """A multi-value variable's selection as Grafana's Prometheus data
+    source writes it into a query: each value regex-escaped (inside a
+    PromQL string, so the backslash doubled), one value alone, several as
+    (a|b)."""
+    escaped = [re.sub(r"([\\$^*{}\[\]'+?.()|])", r"\\\\\1", v) for v in values]
     return escaped[0] if len(escaped) == 1 else "(" + "|".join(escaped) + ")"
 
 
