@@ -82,9 +82,9 @@ static const field fields[N_FIELDS] = {
         [F_MEM_COPY_UTIL] = { "DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Memory utilization (in %).", "mem_load", AS_IS,
                               "emc.load (the SoC's memory controller, shared with the CPU)" },
         [F_ENC_UTIL] = { "DCGM_FI_DEV_ENC_UTIL", "gauge", "Encoder utilization (in %).", "encoder_load", AS_IS,
-                         NULL },
+                         "gpu.encoder_load (NVML, Thor)" },
         [F_DEC_UTIL] = { "DCGM_FI_DEV_DEC_UTIL", "gauge", "Decoder utilization (in %).", "decoder_load", AS_IS,
-                         NULL },
+                         "gpu.decoder_load (NVML, Thor)" },
         [F_XID_ERRORS] = { "DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last XID error encountered.", "xid",
                            AS_IS, NULL },
         [F_FB_FREE] = { "DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB).", NULL, KIB_TO_MIB,
@@ -306,6 +306,10 @@ static void read_igpu(GHashTable *keys, gpu_series *g)
                 set(&g->r[F_GPU_UTIL], v, NULL);
         if (number_at(keys, "emc.load", &v))
                 set(&g->r[F_MEM_COPY_UTIL], v, "emc.load");
+        if (number_at(keys, "gpu.encoder_load", &v))
+                set(&g->r[F_ENC_UTIL], v, NULL);
+        if (number_at(keys, "gpu.decoder_load", &v))
+                set(&g->r[F_DEC_UTIL], v, NULL);
         /* Shared system memory, said so: the GPU has no memory of its own. */
         if (number_at(keys, "ram.shared", &v))
                 set(&g->r[F_FB_USED], convert(KIB_TO_MIB, v), "ram.shared");
@@ -331,12 +335,14 @@ static char *pci_bus_id_of(const char *device)
 static void igpu_labels(GString *labels, const char *gpu, const exp_board *board)
 {
         add_label(labels, "gpu", gpu);
+        add_label(labels, "UUID", board ? board->igpu_uuid : NULL);
         g_autofree char *pci = pci_bus_id_of(board ? board->igpu_name : NULL);
         add_label(labels, "pci_bus_id", pci);
         add_label(labels, "device", board ? board->igpu_name : NULL);
         const char *model = board && board->module && *board->module ? board->module : board ? board->model : NULL;
         add_label(labels, "modelName", model);
         add_label(labels, "Hostname", board ? board->hostname : NULL);
+        add_label(labels, "DCGM_FI_DRIVER_VERSION", board ? board->igpu_driver : NULL);
 }
 
 /* ---- the page ---- */

@@ -51,6 +51,7 @@ typedef struct {
         char *model, *module, *soc, *l4t, *jetpack, *cuda_arch;
         int64_t default_mode; /* -1: unknown or no nvpmodel */
         char *igpu_name;      /* Gpu.Name: the SoC's GPU device; NULL without one */
+        char *igpu_uuid, *igpu_driver; /* Gpu.UUID, Gpu.DriverVersion: NVML's (Thor); "" or NULL: none */
         char *hostname;       /* this machine's, for DCGM's Hostname label */
         GPtrArray *dgpus;     /* of exp_gpu_identity *, by index; NULL: none known */
 } exp_board;

@@ -27,7 +27,7 @@ struct jetsond_link {
         sd_bus *bus;
         sd_event *event;
         page_store *store;
-        sd_bus_slot *matches[6];
+        sd_bus_slot *matches[7];
         sd_bus_slot *calls[N_CALLS];
         sd_event_source *retry, *coalesce;
         sd_bus_message *pending; /* newest Sample not yet parsed */
@@ -223,31 +223,45 @@ static int on_interval(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
         return 0;
 }
 
-/* Properties.Get: "v" holding an s. */
-static char *read_string_property(sd_bus_message *m)
-{
-        const char *s;
-        if (sd_bus_message_is_method_error(m, NULL) || sd_bus_message_enter_container(m, 'v', "s") <= 0 ||
-            sd_bus_message_read_basic(m, 's', &s) <= 0)
-                return NULL;
-        return g_strdup(s);
-}
-
-/* Gpu.Name: the SoC GPU's device, /metrics/dcgm's device label. No Gpu
- * interface (a PC): none. */
-static int on_igpu_name(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+/* The SoC GPU's properties: its device (Name), and NVML's UUID and driver
+ * version where NVML lists it (Thor), the labels /metrics/dcgm puts on
+ * its series. No Gpu interface (a PC): none. */
+static int on_igpu(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         (void)ret_error;
         jetsond_link *l = userdata;
         l->calls[CALL_IGPU] = sd_bus_slot_unref(l->calls[CALL_IGPU]);
-        char *name = read_string_property(m);
-        if (g_strcmp0(name, l->board.igpu_name) == 0) {
-                g_free(name);
+        if (sd_bus_message_is_method_error(m, NULL))
                 return 0;
-        }
+        exp_sample *props = sample_reader_read_dict(m);
+        if (!props)
+                return 0;
         g_free(l->board.igpu_name);
-        l->board.igpu_name = name;
+        g_free(l->board.igpu_uuid);
+        g_free(l->board.igpu_driver);
+        l->board.igpu_name = g_strdup(sample_reader_string(props, "Name", NULL));
+        l->board.igpu_uuid = g_strdup(sample_reader_string(props, "UUID", NULL));
+        l->board.igpu_driver = g_strdup(sample_reader_string(props, "DriverVersion", NULL));
+        exp_sample_unref(props);
         page_store_set_board(l->store, &l->board);
+        return 0;
+}
+
+static void call_igpu(jetsond_link *l)
+{
+        l->calls[CALL_IGPU] = sd_bus_slot_unref(l->calls[CALL_IGPU]);
+        int r = sd_bus_call_method_async(l->bus, &l->calls[CALL_IGPU], JD_BUS_NAME, JD_OBJECT_PATH,
+                                         "org.freedesktop.DBus.Properties", "GetAll", on_igpu, l, "s", JD_IFACE_GPU);
+        if (r < 0)
+                xlog(SD_ERR, "cannot ask jetsond for its GPU: %s", strerror(-r));
+}
+
+/* NVML's first reading of the SoC's GPU brings its UUID. */
+static int on_igpu_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void)m;
+        (void)ret_error;
+        call_igpu(userdata);
         return 0;
 }
 
@@ -307,7 +321,7 @@ static void appeared(jetsond_link *l)
                 xlog(SD_ERR, "cannot ask jetsond for the board: %s", strerror(-r));
         call_get(l, CALL_INTERVAL, JD_IFACE_METRICS, "DefaultInterval", on_interval);
         call_get(l, CALL_DEFAULT_MODE, JD_IFACE_NVPMODEL, "DefaultMode", on_default_mode);
-        call_get(l, CALL_IGPU, JD_IFACE_GPU, "Name", on_igpu_name);
+        call_igpu(l);
         call_dgpu_objects(l);
         call_snapshot(l);
 }
@@ -385,6 +399,10 @@ jetsond_link *jetsond_link_new(sd_bus *bus, sd_event *event, page_store *store)
                   "',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='" JD_IFACE_NVPMODEL
                   "'",
                   on_properties_changed },
+                { "type='signal',sender='" JD_BUS_NAME "',path='" JD_OBJECT_PATH
+                  "',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='" JD_IFACE_GPU
+                  "'",
+                  on_igpu_changed },
                 { "type='signal',sender='" JD_BUS_NAME "',path='" JD_OBJECT_PATH
                   "',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesAdded'",
                   on_objects_changed },

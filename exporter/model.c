@@ -70,6 +70,8 @@ void exp_board_clear(exp_board *b)
         g_clear_pointer(&b->jetpack, g_free);
         g_clear_pointer(&b->cuda_arch, g_free);
         g_clear_pointer(&b->igpu_name, g_free);
+        g_clear_pointer(&b->igpu_uuid, g_free);
+        g_clear_pointer(&b->igpu_driver, g_free);
         g_clear_pointer(&b->hostname, g_free);
         g_clear_pointer(&b->dgpus, g_ptr_array_unref);
         b->default_mode = -1;
@@ -85,6 +87,8 @@ void exp_board_copy(exp_board *dst, const exp_board *src)
         dst->cuda_arch = g_strdup(src->cuda_arch);
         dst->default_mode = src->default_mode;
         dst->igpu_name = g_strdup(src->igpu_name);
+        dst->igpu_uuid = g_strdup(src->igpu_uuid);
+        dst->igpu_driver = g_strdup(src->igpu_driver);
         dst->hostname = g_strdup(src->hostname);
         dst->dgpus = src->dgpus ? g_ptr_array_ref(src->dgpus) : NULL; /* never changed once set */
 }

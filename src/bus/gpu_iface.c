@@ -31,6 +31,7 @@ typedef struct {
         jd_gpu_state state;           /* the controls' own latest reading: the governors offered */
         jd_gpu_memory memory;
         bool scaling, railgate;       /* last published */
+        char uuid[96], driver[80];    /* last published: NVML's, where it lists this GPU */
         GCancellable *cancellable;    /* cancelled when the interface goes */
 } gpu_iface;
 
@@ -62,6 +63,36 @@ static int get_name(sd_bus *bus, const char *path, const char *interface, const 
         return sd_bus_message_append_basic(reply, 's', self->controls.name);
 }
 
+static int get_nvml_string(sd_bus *bus, const char *path, const char *interface, const char *property,
+                           sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) error;
+        const gpu_iface *self = userdata;
+        return sd_bus_message_append_basic(reply, 's', strcmp(property, "UUID") == 0 ? self->uuid : self->driver);
+}
+
+/* NVML's UUID of the SoC's GPU and the driver's version, where NVML lists
+ * that GPU (Thor); the last ones known while it is lost. True if either
+ * changed. */
+static bool refresh_nvml_identity(gpu_iface *self)
+{
+        const jd_snapshot *s = &self->base.svc->snapshot;
+        for (size_t i = 0; i < s->n_gpu; i++) {
+                const jd_nvml_gpu *g = &s->gpu[i]->gpu;
+                if (!g->integrated || g->lost || !g->uuid[0])
+                        continue;
+                jd_nvml_status st = { 0 };
+                if (!jd_engine_nvml_status(self->base.svc->engine, &st))
+                        st.driver[0] = '\0';
+                st.driver[sizeof(st.driver) - 1] = '\0';
+                bool changed = strcmp(g->uuid, self->uuid) != 0 || strcmp(st.driver, self->driver) != 0;
+                g_strlcpy(self->uuid, g->uuid, sizeof(self->uuid));
+                g_strlcpy(self->driver, st.driver, sizeof(self->driver));
+                return changed;
+        }
+        return false;
+}
+
 static int get_bool(sd_bus *bus, const char *path, const char *interface, const char *property,
                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -80,8 +111,12 @@ static void gpu_update(jd_iface *base)
             strcmp(g->governor, "performance") != 0)
                 g_strlcpy(self->memory.governor[0], g->governor, sizeof(self->memory.governor[0]));
         bool scaling = value(self, JD_GPU_SET_SCALING_3D), railgate = value(self, JD_GPU_SET_RAILGATE);
-        const char *changed[3];
+        const char *changed[5];
         size_t n = 0;
+        if (refresh_nvml_identity(self)) {
+                changed[n++] = "UUID";
+                changed[n++] = "DriverVersion";
+        }
         if (scaling != self->scaling)
                 changed[n++] = "Scaling3D";
         if (railgate != self->railgate)
@@ -179,6 +214,8 @@ static int method_set(sd_bus_message *m, void *userdata, sd_bus_error *error)
 static const sd_bus_vtable gpu_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Name", "s", get_name, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("UUID", "s", get_nvml_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DriverVersion", "s", get_nvml_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Scaling3D", "b", get_bool, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Railgate", "b", get_bool, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_ARGS("SetScaling3D", SD_BUS_ARGS("b", enabled), SD_BUS_NO_RESULT, method_set,

@@ -379,13 +379,19 @@ bool jd_values_copy(jd_values *out, const jd_values *in)
  * NVML answers NOT_SUPPORTED for all but the name): it is gpu.*, read
  * from sysfs where sysfs has it. Its load comes from NVML only where no
  * load file exists (SYSFS_LOAD false: Thor), its temperature always (a
- * thermal zone that fails while the GPU is gated is absent meanwhile). */
+ * thermal zone that fails while the GPU is gated is absent meanwhile), and
+ * its encoder and decoder use where NVML answers. */
 static void add_integrated_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
 {
         if (g->load.present && !sysfs_load)
                 ADD(v, JD_VALUE_DOUBLE, d, (double) g->load.value, "gpu.load");
         if (g->temp_c.present)
                 ADD(v, JD_VALUE_DOUBLE, d, (double) g->temp_c.value, "gpu.temp");
+        /* The video engines' use: NVML's alone (sysfs has their clock). */
+        if (g->encoder_load.present)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->encoder_load.value, "gpu.encoder_load");
+        if (g->decoder_load.present)
+                ADD(v, JD_VALUE_DOUBLE, d, (double) g->decoder_load.value, "gpu.decoder_load");
 }
 
 /* NVLink: the counters in bytes, the rates since the read before in

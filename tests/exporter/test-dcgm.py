@@ -51,11 +51,11 @@ H100 = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-4f1c2b7e-90aa-4c1d-8e55-0b
         "pcie_kbps": {"tx": 2000, "rx": 90000}, "pcie_replays": 7, "xids": [],
         "gpm": {"tensor": 63.5, "graphics": 92, "dram": 48.25}}
 # Fields NVIDIA's Jetson GPU has no true source for: never served there.
-NO_JETSON_SOURCE = ["DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_ENC_UTIL",
-                    "DCGM_FI_DEV_DEC_UTIL", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_FB_RESERVED",
+NO_JETSON_SOURCE = ["DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_FB_RESERVED",
                     "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
                     "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_DRAM_ACTIVE", "DCGM_FI_PROF_PCIE_TX_BYTES",
                     "DCGM_FI_PROF_PCIE_RX_BYTES"]
+FAKE_DRIVER = "595.78 (fake)"  # the fake NVML's nvmlSystemGetDriverVersion
 COUNTERS = {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
             "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL"}
 
@@ -121,14 +121,15 @@ class Board:
         assert r.headers["content-type"].startswith("text/plain; version=0.0.4"), r.headers
         return r.body.decode()
 
-    def wait_page(self, *names):
+    def wait_page(self, *names, also=()):
         """The page once it has NAMES: jetsond's slow tier (GPU-shared
         memory) and the GPUs' identities come after the first sample."""
         text = {}
 
         def ready():
             text["page"] = self.page()
-            return all(name + "{" in text["page"] for name in names) and "Hostname=" in text["page"]
+            return all(name + "{" in text["page"] for name in names) and all(
+                x in text["page"] for x in ("Hostname=", *also))
         # GPM's activities need two reads of the costly values (10 s apart).
         wait_for(ready, 45, f"{names} on {self.board}'s /metrics/dcgm")
         return text["page"]
@@ -170,7 +171,12 @@ def check_jetson(board, text):
     labels, sm = only(page, "DCGM_FI_DEV_SM_CLOCK")
     assert sm == round(v["gpu.freq"] / 1000), (sm, v["gpu.freq"])
     assert labels["gpu"] == "0" and labels["Hostname"] == socket.gethostname(), labels
-    assert labels["modelName"] and "UUID" not in labels, labels
+    assert labels["modelName"], labels
+    # NVML's identity of the SoC's GPU where NVML lists it (Thor).
+    config = nvml_config(board.board)
+    uuid = json.load(open(config))["devices"][0].get("uuid") if config else None
+    assert labels.get("UUID") == uuid, labels
+    assert labels.get("DCGM_FI_DRIVER_VERSION") == (FAKE_DRIVER if uuid else None), labels
     if board.board == "agx-thor-jp71":  # a PCI device, as NVML writes it
         assert labels["pci_bus_id"] == "00000000:01:00.0", labels
     else:
@@ -205,6 +211,13 @@ def check_jetson(board, text):
     assert total == v["ram.total"] // 1024 and labels["jetsond_source"] == "ram.total", labels
     labels, free = only(page, "DCGM_FI_DEV_FB_FREE")
     assert free == v["ram.available"] // 1024 and labels["jetsond_source"] == "ram.available", labels
+    for name, key in (("DCGM_FI_DEV_ENC_UTIL", "gpu.encoder_load"), ("DCGM_FI_DEV_DEC_UTIL", "gpu.decoder_load")):
+        if key in v:  # NVML's (Thor)
+            labels, x = only(page, name)
+            assert x == v[key] and "jetsond_source" not in labels, (name, x, labels)
+        else:
+            assert name not in page, (board.board, name, page[name])
+    assert ("gpu.encoder_load" in v) == (board.board == "agx-thor-jp71"), board.board
     for name in NO_JETSON_SOURCE:
         assert name not in page, (board.board, name, page[name])
 
@@ -224,6 +237,7 @@ def check_pc(board, text):
             labels, x = found[0]
             assert labels["UUID"] == dev["uuid"] and labels["pci_bus_id"] == dev["pci_bus_id"], labels
             assert labels["modelName"] == dev["name"] and labels["Hostname"] == socket.gethostname(), labels
+            assert labels["DCGM_FI_DRIVER_VERSION"] == FAKE_DRIVER, labels
             assert "jetsond_source" not in labels and "device" not in labels, labels
             return x
         assert one("DCGM_FI_DEV_SM_CLOCK") == dev["clocks_mhz"]["sm"]
@@ -273,7 +287,8 @@ def test_pages():
         b = Board(name)
         try:
             names = ["DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_FB_USED"]
-            text = b.wait_page(*names, *(["DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"] if name == PC else []))
+            text = b.wait_page(*names, *(["DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"] if name == PC else []),
+                               also=["UUID="] if name == "agx-thor-jp71" else [])
             (check_pc if name == PC else check_jetson)(b, text)
             if name == PC:
                 # An XID on the H100: the last one's number, that GPU alone.
