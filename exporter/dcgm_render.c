@@ -225,6 +225,8 @@ static void dgpu_labels(GString *labels, unsigned n, const exp_board *board)
         const exp_gpu_identity *id = exp_board_dgpu(board, n);
         add_label(labels, "UUID", id ? id->uuid : NULL);
         add_label(labels, "pci_bus_id", id ? id->pci_bus_id : NULL);
+        g_autofree char *device = id && id->minor >= 0 ? g_strdup_printf("nvidia%d", id->minor) : NULL;
+        add_label(labels, "device", device);
         add_label(labels, "modelName", id ? id->name : NULL);
         add_label(labels, "Hostname", board ? board->hostname : NULL);
         add_label(labels, "DCGM_FI_DRIVER_VERSION", id ? id->driver_version : NULL);

@@ -43,6 +43,7 @@ void exp_sample_add_string(exp_sample *s, const char *key, const char *v);
 typedef struct {
         unsigned index; /* the N of /org/jetsond/Jetson1/dgpu/N and dgpu.N.* */
         char *name, *uuid, *pci_bus_id, *driver_version;
+        int minor; /* N of /dev/nvidiaN, -1: unknown */
 } exp_gpu_identity;
 
 /* Board properties (org.jetsond.Jetson1.Board) and the NVPModel default;
@@ -57,7 +58,7 @@ typedef struct {
 } exp_board;
 
 exp_gpu_identity *exp_gpu_identity_new(unsigned index, const char *name, const char *uuid,
-                                       const char *pci_bus_id, const char *driver_version);
+                                       const char *pci_bus_id, const char *driver_version, int minor);
 void exp_gpu_identity_free(gpointer p);
 /* The identity of discrete GPU INDEX on BOARD, or NULL. */
 const exp_gpu_identity *exp_board_dgpu(const exp_board *board, unsigned index);

@@ -21,6 +21,17 @@ static bool dgpu_index(const char *path, unsigned *index)
         return true;
 }
 
+/* MinorNumber ("i", -1 unknown), -1 from a jetsond without it. */
+static int minor_of(const exp_sample *props)
+{
+        for (guint i = 0; i < props->values->len; i++) {
+                const exp_value *v = &g_array_index(props->values, exp_value, i);
+                if (strcmp(v->key, "MinorNumber") == 0 && v->type == EXP_DOUBLE && v->v.d >= 0 && v->v.d < 1e9)
+                        return (int)v->v.d;
+        }
+        return -1;
+}
+
 /* One object's "a{sa{sv}}": the DiscreteGpu properties, else NULL (and
  * *OK false if the message is malformed). */
 static exp_gpu_identity *read_interfaces(sd_bus_message *m, unsigned index, bool *ok)
@@ -41,7 +52,8 @@ static exp_gpu_identity *read_interfaces(sd_bus_message *m, unsigned index, bool
                         id = exp_gpu_identity_new(index, sample_reader_string(props, "Name", ""),
                                                   sample_reader_string(props, "UUID", ""),
                                                   sample_reader_string(props, "PciBusId", ""),
-                                                  sample_reader_string(props, "DriverVersion", ""));
+                                                  sample_reader_string(props, "DriverVersion", ""),
+                                                  minor_of(props));
                         exp_sample_unref(props);
                 } else if (sd_bus_message_skip(m, "a{sv}") < 0) {
                         goto bad;

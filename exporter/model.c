@@ -94,7 +94,7 @@ void exp_board_copy(exp_board *dst, const exp_board *src)
 }
 
 exp_gpu_identity *exp_gpu_identity_new(unsigned index, const char *name, const char *uuid,
-                                       const char *pci_bus_id, const char *driver_version)
+                                       const char *pci_bus_id, const char *driver_version, int minor)
 {
         exp_gpu_identity *g = g_new0(exp_gpu_identity, 1);
         g->index = index;
@@ -102,6 +102,7 @@ exp_gpu_identity *exp_gpu_identity_new(unsigned index, const char *name, const c
         g->uuid = g_strdup(uuid ? uuid : "");
         g->pci_bus_id = g_strdup(pci_bus_id ? pci_bus_id : "");
         g->driver_version = g_strdup(driver_version ? driver_version : "");
+        g->minor = minor;
         return g;
 }
 

@@ -4,6 +4,7 @@
  * maximum clocks and the NVIDIA driver's version. Its readings are the
  * Sample's dgpu.N.* keys. The object keeps the last values NVML gave
  * while the GPU is lost or hung. */
+#include <stdint.h>
 #include <string.h>
 
 #include "errors.h"
@@ -94,6 +95,15 @@ static int get_max_clocks(sd_bus *bus, const char *path, const char *interface, 
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+static int get_minor(sd_bus *bus, const char *path, const char *interface, const char *property,
+                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_nvml_gpu *g = &((dgpu_iface *) userdata)->known;
+        int32_t minor = g->minor.present && g->minor.value <= INT32_MAX ? (int32_t) g->minor.value : -1;
+        return sd_bus_message_append_basic(reply, 'i', &minor);
+}
+
 static const sd_bus_vtable dgpu_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Name", "s", get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -102,6 +112,7 @@ static const sd_bus_vtable dgpu_vtable[] = {
         SD_BUS_PROPERTY("MemoryTotal", "t", get_memory_total, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("PowerLimit", "u", get_power_limit, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("MaxClocks", "a{su}", get_max_clocks, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("MinorNumber", "i", get_minor, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("DriverVersion", "s", get_driver_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_VTABLE_END,
 };

@@ -33,6 +33,7 @@ static void resolve(jd_nvml *n)
         n->handle = symbol(l, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", NULL);
         n->name = symbol(l, "nvmlDeviceGetName", NULL);
         n->uuid = symbol(l, "nvmlDeviceGetUUID", NULL);
+        n->minor = symbol(l, "nvmlDeviceGetMinorNumber", NULL);
         n->pci = symbol(l, "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", NULL);
         n->utilization = symbol(l, "nvmlDeviceGetUtilizationRates", NULL);
         n->memory = symbol(l, "nvmlDeviceGetMemoryInfo", NULL);
@@ -298,6 +299,9 @@ static void read_constants(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
         nvmlPciInfo_t pci = { 0 };
         if (CALL(n->pci, dev, &pci) == NVML_SUCCESS)
                 snprintf(g->pci_bus_id, sizeof(g->pci_bus_id), "%s", pci.busId);
+        unsigned minor;
+        if (CALL(n->minor, dev, &minor) == NVML_SUCCESS)
+                g->minor = (jd_opt_u64){ .present = true, .value = minor };
         read_clocks(n->max_clock, g, dev, NULL, &g->max_freq_khz, &g->max_sm_freq_khz, &g->max_mem_freq_khz);
 }
 
@@ -429,6 +433,7 @@ void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts)
                 memcpy(dst->name, src->name, sizeof(dst->name));
                 memcpy(dst->uuid, src->uuid, sizeof(dst->uuid));
                 memcpy(dst->pci_bus_id, src->pci_bus_id, sizeof(dst->pci_bus_id));
+                dst->minor = src->minor;
                 dst->integrated = src->integrated;
                 dst->max_freq_khz = src->max_freq_khz;
                 dst->max_sm_freq_khz = src->max_sm_freq_khz;

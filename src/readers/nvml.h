@@ -73,6 +73,7 @@ typedef struct {
         bool integrated;              /* the SoC's own GPU (Thor, "... (nvgpu)") */
         char name[96], uuid[96];
         char pci_bus_id[32];          /* "00000000:01:00.0" as NVML gives it */
+        jd_opt_u64 minor;             /* N of the device node /dev/nvidiaN */
         jd_opt_u64 load, mem_load;    /* % */
         jd_opt_u64 mem_used_kib, mem_total_kib;
         jd_opt_u64 mem_reserved_kib;  /* the driver's own, left out of mem_used (NVML v2 only) */

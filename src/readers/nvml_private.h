@@ -22,6 +22,7 @@ struct jd_nvml {
         nvml_count_fn *count;
         nvml_handle_fn *handle;
         nvml_device_string_fn *name, *uuid;
+        nvml_device_uint_fn *minor;
         nvml_pci_fn *pci;
         nvml_utilization_fn *utilization;
         nvml_memory_fn *memory;

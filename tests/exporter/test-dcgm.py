@@ -44,7 +44,7 @@ PC = "x86-pc"
 # The PC as a server: the fixture's GeForce and T4 (GDDR, before Hopper:
 # no memory temperature, no GPM) and an H100 with what only such a GPU has.
 H100 = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-4f1c2b7e-90aa-4c1d-8e55-0b3e6f7d2a19",
-        "pci_bus_id": "00000000:19:00.0", "utilization": {"gpu": 88, "memory": 41},
+        "pci_bus_id": "00000000:19:00.0", "minor_number": 4, "utilization": {"gpu": 88, "memory": 41},
         "memory": {"total": 85520809984, "used": 42949672960, "free": 41943040000, "reserved": 628097024},
         "temperature": 47, "memory_temperature": 55, "power_mw": 512345, "energy_mj": 987654321,
         "clocks_mhz": {"graphics": 1980, "sm": 1980, "mem": 2619}, "pstate": 0,
@@ -238,7 +238,8 @@ def check_pc(board, text):
             assert labels["UUID"] == dev["uuid"] and labels["pci_bus_id"] == dev["pci_bus_id"], labels
             assert labels["modelName"] == dev["name"] and labels["Hostname"] == socket.gethostname(), labels
             assert labels["DCGM_FI_DRIVER_VERSION"] == FAKE_DRIVER, labels
-            assert "jetsond_source" not in labels and "device" not in labels, labels
+            assert "jetsond_source" not in labels, labels
+            assert labels.get("device") == (f"nvidia{dev['minor_number']}" if "minor_number" in dev else None), labels
             return x
         assert one("DCGM_FI_DEV_SM_CLOCK") == dev["clocks_mhz"]["sm"]
         assert one("DCGM_FI_DEV_MEM_CLOCK") == dev["clocks_mhz"]["mem"]

@@ -35,6 +35,7 @@ nvml_get_string_fn nvmlSystemGetDriverVersion;
 nvml_count_fn nvmlDeviceGetCount_v2;
 nvml_handle_fn nvmlDeviceGetHandleByIndex_v2;
 nvml_device_string_fn nvmlDeviceGetName, nvmlDeviceGetUUID;
+nvml_device_uint_fn nvmlDeviceGetMinorNumber;
 nvml_pci_fn nvmlDeviceGetPciInfo_v3;
 nvml_utilization_fn nvmlDeviceGetUtilizationRates;
 nvml_memory_fn nvmlDeviceGetMemoryInfo;
@@ -466,6 +467,13 @@ EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned 
 {
         COST();
         return get_string(device, "uuid", uuid, length);
+}
+
+/* "minor_number": the N of /dev/nvidiaN; NOT_SUPPORTED without. */
+EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor)
+{
+        COST();
+        return get_uint(device, "minor_number", minor);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)

@@ -189,6 +189,8 @@ def test_values():
         assert g0["DriverVersion"] == "595.78 (fake)" and g1["DriverVersion"] == "595.78 (fake)", \
             (g0["DriverVersion"], g1["DriverVersion"])
         assert dict(g1["MaxClocks"])["mem"] == 5001000
+        # /dev/nvidia0 for the GeForce; the T4's fake does not say (-1).
+        assert g0["MinorNumber"] == 0 and g1["MinorNumber"] == -1, (g0["MinorNumber"], g1["MinorNumber"])
 
 
 def test_clock_event_reasons():
