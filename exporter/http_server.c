@@ -38,6 +38,10 @@ static const char index_page[] =
         "<a href=\"/metrics\">/metrics</a>; its GPUs as NVIDIA's dcgm-exporter names them: "
         "<a href=\"/metrics/dcgm\">/metrics/dcgm</a></p>\n</body></html>\n";
 
+/* The request state between the two calls of a GET: headers read, no
+ * body referenced yet (on_completed releases only a body). */
+static char headers_seen;
+
 static MHD_RESULT send_static(struct MHD_Connection *c, unsigned status, const char *type, const char *text)
 {
         struct MHD_Response *r =
@@ -89,10 +93,19 @@ static MHD_RESULT on_request(void *cls, struct MHD_Connection *c, const char *ur
         (void)upload_data_size;
         http_server *s = cls;
         /* Answered at the first call, with the headers: libmicrohttpd
-         * drops a request body it was not asked to read. */
+         * drops a request body it was not asked to read (and closes the
+         * connection, as it should after a refused upload). */
         if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
                 return send_static(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
                                    "Only GET and HEAD are served here.\n");
+        /* A GET is answered at the second call, once libmicrohttpd knows
+         * the request is whole: a response queued at the first one makes
+         * it close the connection ("Connection: close"), and each scrape
+         * would pay for a new TCP connection. */
+        if (!*req) {
+                *req = &headers_seen;
+                return MHD_YES;
+        }
         if (strcmp(url, "/metrics") == 0)
                 return send_metrics(s, c, PAGE_METRICS, req);
         if (strcmp(url, "/metrics/dcgm") == 0)
@@ -111,10 +124,9 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req, enum M
         (void)cls;
         (void)c;
         (void)code;
-        if (*req) {
+        if (*req && *req != &headers_seen)
                 g_bytes_unref(*req);
-                *req = NULL;
-        }
+        *req = NULL;
 }
 
 http_server *http_server_start(int fd, page_store *store, bool dcgm, GError **error)

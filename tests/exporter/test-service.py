@@ -4,6 +4,7 @@ the fake board in both formats, gzip, jetsond leaving and coming back,
 stalled samples, the HTTP surface, concurrent scrapes, the listen options
 and the loss of the bus. Usage: test-service.py JETSOND EXPORTER"""
 
+import http.client
 import os
 import signal
 import subprocess
@@ -231,6 +232,18 @@ def test_http_surface():
         assert s.request("/metrics").status == 200
         r = s.request("/metrics", method="HEAD")
         assert r.status == 200 and r.body == b""
+        # Keep-alive, as Prometheus scrapes: every page and a 404 on one
+        # connection, which the exporter never closes.
+        c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=10)
+        c.connect()
+        sock = c.sock
+        for path, status in (("/metrics", 200), ("/metrics/dcgm", 200), ("/nothing", 404), ("/metrics", 200)):
+            c.request("GET", path, headers={"Accept-Encoding": "gzip"})
+            r = c.getresponse()
+            r.read()
+            assert r.status == status and r.getheader("Connection") != "close", (path, r.status, r.getheaders())
+            assert c.sock is sock, f"the connection was closed after {path}"
+        c.close()
 
 
 def test_concurrent_scrapes():
