@@ -160,7 +160,7 @@ for t, values in (rows[0], rows[-1]):
     print("  %.3f" % ((t + offset_ns) / 1e9), ", ".join("%s=%g" % (k, v) for k, v in zip(names, values) if not math.isnan(v)))
 PY
 
-# ---- jetsonctl (client/, issue 5) -------------------------------------
+# ---- jetsonctl (client/) ----------------------------------------------
 echo
 echo "== jetsonctl, the command-line client, against the same daemon"
 run build/client/jetsonctl status
@@ -215,7 +215,7 @@ echo "\$ scripts/render-top.sh build/client/jetsonctl build/main-job/top.png 120
 sh scripts/render-top.sh build/client/jetsonctl build/main-job/top.png 120 40 8
 # ---- end of jetsonctl ---------------------------------------------------
 
-# ---- jetsond-exporter (exporter/, issue 14) -------------------------------
+# ---- jetsond-exporter (exporter/) ------------------------------------------
 echo
 echo "== jetsond-exporter serves the board to Prometheus (127.0.0.1:9837)"
 build/exporter/jetsond-exporter --listen 127.0.0.1:9837 2> "$work/exporter.log" &
@@ -225,10 +225,14 @@ echo "\$ curl -s 127.0.0.1:9837/metrics | grep -E '^jetson_(up|info|board|temper
 curl -s 127.0.0.1:9837/metrics | grep -E '^jetson_(up|info|board|temperature|fan_rpm|nvpmodel_mode)'
 echo "\$ curl -s -H 'Accept: application/openmetrics-text' 127.0.0.1:9837/metrics | grep -A3 '^# TYPE jetson_board_energy'"
 curl -s -H 'Accept: application/openmetrics-text' 127.0.0.1:9837/metrics | grep -A3 '^# TYPE jetson_board_energy'
+echo "\$ curl -s 127.0.0.1:9837/metrics/dcgm | grep -E '^DCGM_FI_DEV_(GPU_TEMP|POWER_USAGE|GPU_UTIL)'   # NVIDIA's dcgm-exporter names"
+curl -s 127.0.0.1:9837/metrics/dcgm | grep -E '^DCGM_FI_DEV_(GPU_TEMP|POWER_USAGE|GPU_UTIL)'
 mkdir "$work/prometheus"
 cat > "$work/prometheus/prometheus.yml" <<'YML'
 global: { scrape_interval: 1s, scrape_timeout: 1s }
-scrape_configs: [ { job_name: jetson, static_configs: [ { targets: ['127.0.0.1:9837'] } ] } ]
+scrape_configs:
+  - { job_name: jetsond, static_configs: [ { targets: ['127.0.0.1:9837'] } ] }
+  - { job_name: jetsond-dcgm, metrics_path: /metrics/dcgm, static_configs: [ { targets: ['127.0.0.1:9837'] } ] }
 YML
 prometheus --config.file="$work/prometheus/prometheus.yml" --storage.tsdb.path="$work/prometheus/tsdb" \
         --web.listen-address=127.0.0.1:19090 --log.level=warn > "$work/prometheus/log" 2>&1 &
@@ -251,6 +255,7 @@ sleep 6
 promql 'rate(jetson_board_energy_joules_total[5s])'
 promql 'jetson_board_power_watts'
 promql 'topk(3, jetson_temperature_celsius)'
+promql 'avg(DCGM_FI_DEV_GPU_TEMP)'   # a panel of NVIDIA's DCGM dashboard
 kill "$prom"; wait "$prom" 2>/dev/null || true; prom=""
 # ---- end of jetsond-exporter ----------------------------------------------
 
