@@ -13,37 +13,9 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "fake_nvml_config.h"
 #include "nvml.h"
 #include "values.h"
-
-static char *config_path;
-
-static void write_config(const char *json)
-{
-        /* A new inode each time: the fake sees the change at once. */
-        g_autofree char *tmp = g_strconcat(config_path, ".new", NULL);
-        assert_true(g_file_set_contents(tmp, json, -1, NULL));
-        assert_int_equal(rename(tmp, config_path), 0);
-}
-
-static int setup(void **state)
-{
-        (void) state;
-        g_autofree char *dir = g_dir_make_tmp("jetsond-nvml-health.XXXXXX", NULL);
-        config_path = g_build_filename(dir, "nvml.json", NULL);
-        setenv("FAKE_NVML_CONFIG", config_path, 1);
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        (void) state;
-        g_unlink(config_path);
-        g_autofree char *dir = g_path_get_dirname(config_path);
-        g_rmdir(dir);
-        g_clear_pointer(&config_path, g_free);
-        return 0;
-}
 
 static jd_nvml *open_fake(void)
 {
@@ -64,7 +36,7 @@ static void write_gpus(const char *xids)
 {
         g_autofree char *h100 = g_strdup_printf(H100, xids);
         g_autofree char *json = g_strdup_printf("{\"devices\": [%s, " L4 "]}", h100);
-        write_config(json);
+        fake_nvml_write_config(json);
 }
 
 static void keys_of(const jd_nvml_gpu *g, jd_values *v)
@@ -128,7 +100,7 @@ static void test_health(void **state)
 
         /* Lost and back: the count since jetsond started stays, the
          * events are registered again. */
-        write_config("{\"devices\": [{\"name\": \"NVIDIA H100\", \"lost\": true}, " L4 "]}");
+        fake_nvml_write_config("{\"devices\": [{\"name\": \"NVIDIA H100\", \"lost\": true}, " L4 "]}");
         assert_true(jd_nvml_read_parts(n, 0, JD_NVML_HEALTH, &g));
         assert_true(g.lost);
         write_gpus("31, 79, 48");
@@ -162,7 +134,7 @@ static void test_gpm(void **state)
         jd_values_clear(&v);
 
         /* A metric the GPU does not give: that one absent. */
-        write_config("{\"devices\": [{\"name\": \"NVIDIA H100\", \"gpm\": {\"tensor\": 1, \"graphics\": 2}}, " L4
+        fake_nvml_write_config("{\"devices\": [{\"name\": \"NVIDIA H100\", \"gpm\": {\"tensor\": 1, \"graphics\": 2}}, " L4
                      "]}");
         assert_true(jd_nvml_read_parts(n, 0, JD_NVML_GPM, &g));
         assert_true(g.tensor_active.present && g.tensor_active.value == 1.0);
@@ -199,9 +171,9 @@ static void test_in_full_read(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_health, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_gpm, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_in_full_read, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_health, fake_nvml_setup, fake_nvml_teardown),
+                cmocka_unit_test_setup_teardown(test_gpm, fake_nvml_setup, fake_nvml_teardown),
+                cmocka_unit_test_setup_teardown(test_in_full_read, fake_nvml_setup, fake_nvml_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

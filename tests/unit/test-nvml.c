@@ -14,39 +14,10 @@
 #include <glib/gstdio.h>
 #include <time.h>
 
+#include "fake_nvml_config.h"
 #include "nvml.h"
 #include "sampler.h"
 #include "values.h"
-
-static char *config_path;
-
-static void write_config(const char *json)
-{
-        /* A new inode each time: the fake notices the change at once,
-         * whatever the file system's time resolution. */
-        g_autofree char *tmp = g_strconcat(config_path, ".new", NULL);
-        assert_true(g_file_set_contents(tmp, json, -1, NULL));
-        assert_int_equal(rename(tmp, config_path), 0);
-}
-
-static int setup(void **state)
-{
-        (void) state;
-        g_autofree char *dir = g_dir_make_tmp("jetsond-nvml.XXXXXX", NULL);
-        config_path = g_build_filename(dir, "nvml.json", NULL);
-        setenv("FAKE_NVML_CONFIG", config_path, 1);
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        (void) state;
-        g_unlink(config_path);
-        g_autofree char *dir = g_path_get_dirname(config_path);
-        g_rmdir(dir);
-        g_clear_pointer(&config_path, g_free);
-        return 0;
-}
 
 static const char TWO_GPUS[] =
         "{\"devices\": ["
@@ -87,7 +58,7 @@ static jd_nvml *open_fake(void)
 static void test_values(void **state)
 {
         (void) state;
-        write_config(TWO_GPUS);
+        fake_nvml_write_config(TWO_GPUS);
         jd_nvml *n = open_fake();
         assert_string_equal(jd_nvml_driver_version(n), "595.78 (fake)");
         assert_int_equal(jd_nvml_count(n), 2);
@@ -161,7 +132,7 @@ static void test_memory_v1_fallback(void **state)
 {
         (void) state;
         g_autofree char *old_driver = g_strdup_printf("{\"memory_v2\": false, %s", TWO_GPUS + 1);
-        write_config(old_driver);
+        fake_nvml_write_config(old_driver);
         jd_nvml *n = open_fake();
         jd_nvml_gpu g = { 0 };
         assert_true(read_gpu(n, 0, &g));
@@ -171,7 +142,7 @@ static void test_memory_v1_fallback(void **state)
         assert_false(g.mem_reserved_kib.present);
         /* The same file with v2 (a newer driver, so opened again: a call
          * once unsupported is not asked again): nvidia-smi's used. */
-        write_config(TWO_GPUS);
+        fake_nvml_write_config(TWO_GPUS);
         jd_nvml_close(n);
         n = open_fake();
         assert_true(read_gpu(n, 0, &g));
@@ -184,13 +155,13 @@ static void test_memory_v1_fallback(void **state)
 static void test_lost_and_back(void **state)
 {
         (void) state;
-        write_config(TWO_GPUS);
+        fake_nvml_write_config(TWO_GPUS);
         jd_nvml *n = open_fake();
         jd_nvml_gpu g = { 0 };
         g_autofree char *lost = g_strdup(TWO_GPUS);
         char *at = strstr(lost, "\"unknown_field\": 1");
         memcpy(at, "\"lost\":   true    ", strlen("\"unknown_field\": 1"));
-        write_config(lost);
+        fake_nvml_write_config(lost);
         assert_true(read_gpu(n, 0, &g));
         assert_true(g.lost);
         assert_string_equal(g.name, "");          /* nothing of a lost GPU stands */
@@ -204,7 +175,7 @@ static void test_lost_and_back(void **state)
         g_autofree char *back = g_strdup(TWO_GPUS);
         at = strstr(back, "\"gpu\": 37");
         memcpy(at, "\"gpu\": 99", 9);
-        write_config(back);
+        fake_nvml_write_config(back);
         assert_true(read_gpu(n, 0, &g));
         assert_false(g.lost);
         assert_int_equal(g.load.value, 99);
@@ -215,7 +186,7 @@ static void test_lost_and_back(void **state)
 static void test_delay(void **state)
 {
         (void) state;
-        write_config("{\"devices\": [{\"name\": \"slow\", \"temperature\": 50, \"delay_ms\": 20}]}");
+        fake_nvml_write_config("{\"devices\": [{\"name\": \"slow\", \"temperature\": 50, \"delay_ms\": 20}]}");
         jd_nvml *n = open_fake();
         uint64_t start = jd_monotonic_us();
         jd_nvml_gpu g = { 0 };
@@ -230,10 +201,10 @@ static void test_delay(void **state)
 static void test_no_devices_no_library(void **state)
 {
         (void) state;
-        g_unlink(config_path);
+        fake_nvml_remove_config();
         jd_nvml *n = open_fake();
         assert_int_equal(jd_nvml_count(n), 0);
-        write_config("{\"devices\": []}");
+        fake_nvml_write_config("{\"devices\": []}");
         assert_int_equal(jd_nvml_count(n), 0);
         jd_nvml_close(n);
 
@@ -253,7 +224,7 @@ static void test_integrated_values(void **state)
         (void) state;
         g_autofree char *thor = NULL;
         assert_true(g_file_get_contents(FIXTURES_DIR "/agx-thor-jp71.nvml.json", &thor, NULL, NULL));
-        write_config(thor);
+        fake_nvml_write_config(thor);
         jd_nvml *n = open_fake();
         jd_nvml_gpu g = { 0 };
         assert_true(read_gpu(n, 0, &g));
@@ -303,7 +274,7 @@ static void test_many_processes(void **state)
                 g_string_append_printf(json, "%s{\"pid\": %d, \"type\": \"%s\", \"used_memory\": %d, \"sm\": %d}",
                                        i ? "," : "", 30000 + i, i % 2 ? "both" : "compute", (i + 1) * 1024, i % 100);
         g_string_append(json, "]}]}");
-        write_config(json->str);
+        fake_nvml_write_config(json->str);
         g_string_free(json, TRUE);
         jd_nvml *n = open_fake();
         jd_nvml_gpu g = { 0 };
@@ -349,7 +320,7 @@ static uint64_t key_u64(const jd_values *v, const char *key)
 static void test_nvlink(void **state)
 {
         (void) state;
-        write_config(NVLINK_GPUS);
+        fake_nvml_write_config(NVLINK_GPUS);
         jd_nvml *n = open_fake();
         jd_nvml_gpu a = { 0 }, b = { 0 };
         assert_true(jd_nvml_read_parts(n, 0, JD_NVML_NVLINK, &a));
@@ -445,7 +416,7 @@ static char *gpu_keys(jd_nvml *n, jd_values *v)
 static void test_mig(void **state)
 {
         (void) state;
-        write_config(MIG_ON);
+        fake_nvml_write_config(MIG_ON);
         jd_nvml *n = open_fake();
         jd_nvml_gpu g = { 0 };
         assert_true(read_gpu(n, 0, &g));
@@ -477,7 +448,7 @@ static void test_mig(void **state)
 
         /* Switched off (it takes a GPU reset): MIG mode, as last asked,
          * stands for JD_NVML_RECHECK_US. */
-        write_config(MIG_OFF);
+        fake_nvml_write_config(MIG_OFF);
         assert_true(read_gpu(n, 0, &g));
         assert_true(g.mig);
         jd_nvml_gpu_clear(&g);
@@ -487,7 +458,7 @@ static void test_mig(void **state)
         n = open_fake();
         g_autofree char *off = gpu_keys(n, &v);
         jd_nvml_close(n);
-        write_config(NO_MIG);
+        fake_nvml_write_config(NO_MIG);
         n = open_fake();
         g_autofree char *none = gpu_keys(n, &v);
         assert_string_equal(off, none);
@@ -500,16 +471,16 @@ static void test_mig(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_many_processes, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_values, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_nvlink, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_mig, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_memory_v1_fallback, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_lost_and_back, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_no_devices_no_library, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_many_processes, fake_nvml_setup, fake_nvml_teardown),
+                cmocka_unit_test_setup_teardown(test_values, fake_nvml_setup, fake_nvml_teardown),
+                cmocka_unit_test_setup_teardown(test_nvlink, fake_nvml_setup, fake_nvml_teardown),
+                cmocka_unit_test_setup_teardown(test_mig, fake_nvml_setup, fake_nvml_teardown),
+                cmocka_unit_test_setup_teardown(test_memory_v1_fallback, fake_nvml_setup, fake_nvml_teardown),
+                cmocka_unit_test_setup_teardown(test_lost_and_back, fake_nvml_setup, fake_nvml_teardown),
+                cmocka_unit_test_setup_teardown(test_delay, fake_nvml_setup, fake_nvml_teardown),
+                cmocka_unit_test_setup_teardown(test_no_devices_no_library, fake_nvml_setup, fake_nvml_teardown),
                 cmocka_unit_test(test_integrated_names),
-                cmocka_unit_test_setup_teardown(test_integrated_values, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_integrated_values, fake_nvml_setup, fake_nvml_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
