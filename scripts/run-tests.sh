@@ -80,9 +80,9 @@ elapsed
 echo "== build: unit tests under valgrind"
 $MESON_TEST -C build --suite unit --print-errorlogs --num-processes 2 \
         --wrap='valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp'
-echo "== build: the daemon under valgrind in the service tests"
+echo "== build: the daemon under valgrind in the service tests that start it through JETSOND_TEST_WRAPPER"
 JETSOND_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp" \
-        $MESON_TEST -C build --suite service --print-errorlogs --num-processes 2
+        $MESON_TEST -C build --suite wrapped --print-errorlogs --num-processes 2
 echo "== build: jetsond-exporter under valgrind in its service tests"
 EXPORTER_TEST_WRAPPER="valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp" \
         $MESON_TEST -C build exporter-service --print-errorlogs
