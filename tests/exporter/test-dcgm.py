@@ -49,7 +49,8 @@ H100 = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-4f1c2b7e-90aa-4c1d-8e55-0b
         "temperature": 47, "memory_temperature": 55, "power_mw": 512345, "energy_mj": 987654321,
         "clocks_mhz": {"graphics": 1980, "sm": 1980, "mem": 2619}, "pstate": 0,
         "pcie_kbps": {"tx": 2000, "rx": 90000}, "pcie_replays": 7, "xids": [],
-        "gpm": {"tensor": 63.5, "graphics": 92, "dram": 48.25}}
+        "gpm": {"tensor": 63.5, "graphics": 92, "dram": 48.25},
+        "nvlink": [{"rx_kib": 1000, "tx_kib": 500, "rx_kibps": 1000, "tx_kibps": 500}] * 2}
 # Fields NVIDIA's Jetson GPU has no true source for: never served there.
 NO_JETSON_SOURCE = ["DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_FB_RESERVED",
                     "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
@@ -271,6 +272,11 @@ def check_pc(board, text):
         for name, key in (("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "tensor"), ("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "graphics"),
                           ("DCGM_FI_PROF_DRAM_ACTIVE", "dram")):
             extras.append((name, dev["gpm"][key] / 100 if "gpm" in dev else None))
+        if "nvlink" in dev:  # bytes both ways on every link since the driver loaded: only grows
+            at_start = sum(link["rx_kib"] + link["tx_kib"] for link in dev["nvlink"]) * 1024
+            assert one("DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL") >= at_start
+        else:
+            extras.append(("DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", None))
         for name, want in extras:
             if want is None:
                 assert all(labels["gpu"] != str(n) for labels, _ in page.get(name, [])), (name, n)
