@@ -66,7 +66,7 @@ extern gboolean jc_watch_stats;
 extern char *jc_watch_timestamps;
 extern gboolean jc_swap_on_boot;
 extern int jc_record_interval_ms;
-extern char *jc_record_keys, *jc_record_format_name, *jc_record_output;
+extern char *jc_record_keys, *jc_record_format_name, *jc_record_output, *jc_record_time_name;
 extern double jc_record_duration_s;
 extern int jc_measure_interval_ms;
 extern int jc_top_interval_ms;

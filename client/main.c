@@ -70,6 +70,10 @@ static const GOptionEntry record_entries[] = {
         { "keys", 'k', 0, G_OPTION_ARG_STRING, &jc_record_keys,
           "Record the keys matching these globs (default: every numeric key)", "GLOB,..." },
         { "format", 'f', 0, G_OPTION_ARG_STRING, &jc_record_format_name, "csv (default), jsonl or trace", "FORMAT" },
+        { "time", 't', 0, G_OPTION_ARG_STRING, &jc_record_time_name,
+          "Absolute time after time_s in csv and jsonl: unix (default: time_unix_s), iso (time_utc) or relative "
+          "(none)",
+          "unix|iso|relative" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &jc_record_output, "Write to FILE (default: standard output)",
           "FILE" },
         { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &jc_record_duration_s, "Stop after SECONDS", "SECONDS" },
@@ -241,12 +245,14 @@ static const command commands[] = {
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Board GetSerialNumber",
           NULL, jc_cmd_serial },
-        { "record", "[--interval MS] [--keys GLOB,...] [--format csv|jsonl|trace] [-o FILE] "
-                    "[--duration SECONDS | -- COMMAND [ARG...]]",
+        { "record", "[--interval MS] [--keys GLOB,...] [--format csv|jsonl|trace] [--time unix|iso|relative] "
+                    "[-o FILE] [--duration SECONDS | -- COMMAND [ARG...]]",
           "Record samples at up to 1 kHz to a file, for a time or while a command runs",
           "Opens a capture stream (Metrics.OpenCapture) and writes every record: csv (time_s, one column\n"
           "per key, mark), jsonl (one object per record) or trace (Chrome Trace Event JSON, for Perfetto\n"
-          "UI or chrome://tracing). time_s counts from the start. With -- COMMAND, runs it (no shell),\n"
+          "UI or chrome://tracing). time_s counts from the start; csv and jsonl add the absolute time after\n"
+          "it (--time: time_unix_s, seconds since the epoch, or time_utc, RFC 3339), the trace its origin\n"
+          "in otherData. With -- COMMAND, runs it (no shell),\n"
           "records until it exits and exits with its status; every line the command writes to the fd\n"
           "in $JETSONCTL_MARK_FD is a sync point (the mark column, instant events in trace). Without a\n"
           "command or --duration, records until Ctrl-C. Records jetsond had to drop are counted on stderr.\n\n"

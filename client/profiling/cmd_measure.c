@@ -54,6 +54,7 @@ static bool on_begin(void *data, const jc_capture *cap, uint64_t start_ns, pid_t
 {
         measure_state *st = data;
         st->m = jc_measure_new(cap->columns, cap->n_columns, start_ns);
+        st->m->realtime_offset_ns = cap->realtime_offset_ns;
         st->n_columns = cap->n_columns;
         st->pid = pid;
         jc_window_procs zero = { .present = true };

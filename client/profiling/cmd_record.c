@@ -13,12 +13,14 @@
 int jc_record_interval_ms = 10;
 char *jc_record_keys;
 char *jc_record_format_name;
+char *jc_record_time_name;
 char *jc_record_output;
 double jc_record_duration_s;
 
 typedef struct {
         FILE *out;
         jc_record_format format;
+        jc_record_time time;
         jc_record_writer *writer;
 } record_state;
 
@@ -31,7 +33,8 @@ static bool on_begin(void *data, const jc_capture *cap, uint64_t start_ns, pid_t
 {
         (void) pid;
         record_state *st = data;
-        st->writer = jc_record_writer_new(st->out, st->format, cap->columns, cap->n_columns, start_ns);
+        st->writer = jc_record_writer_new(st->out, st->format, st->time, cap->columns, cap->n_columns, start_ns,
+                                          cap->realtime_offset_ns);
         return true;
 }
 
@@ -70,9 +73,11 @@ char **jc_command_args(int argc, char **argv)
 
 int jc_cmd_record(jc_ctx *c, int argc, char **argv)
 {
-        record_state st = { .out = stdout, .format = JC_RECORD_CSV };
+        record_state st = { .out = stdout, .format = JC_RECORD_CSV, .time = JC_RECORD_TIME_UNIX };
         if (jc_record_format_name && !jc_record_format_parse(jc_record_format_name, &st.format))
                 return jc_usage_error("record", "--format must be csv, jsonl or trace, not \"%s\"", jc_record_format_name);
+        if (jc_record_time_name && !jc_record_time_parse(jc_record_time_name, &st.time))
+                return jc_usage_error("record", "--time must be unix, iso or relative, not \"%s\"", jc_record_time_name);
         if (jc_record_interval_ms < (int) (JD_CAPTURE_INTERVAL_MIN_USEC / 1000) || jc_record_interval_ms > 3600000)
                 return jc_usage_error("record", "--interval %d is out of range (1 to 3600000 ms)", jc_record_interval_ms);
         if (jc_record_duration_s < 0 || jc_record_duration_s > 1e9)

@@ -117,6 +117,10 @@ static void throttle_json(JsonBuilder *b, const jc_measure *m, const jc_window *
 static void window_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
 {
         add_double_or_null(b, "duration_s", jc_window_seconds(w), 9);
+        /* Absolute, for merging with other nodes' logs: the monotonic
+         * times moved by the one offset the capture read when it opened. */
+        add_double_or_null(b, "start_unix_s", ((double) w->start_ns + (double) m->realtime_offset_ns) / 1e9, 6);
+        add_double_or_null(b, "end_unix_s", ((double) w->end_ns + (double) m->realtime_offset_ns) / 1e9, 6);
         add_uint(b, "records", w->records);
         json_builder_set_member_name(b, "power");
         json_builder_begin_object(b);

@@ -91,6 +91,9 @@ typedef struct {
         size_t *dgpu_throttle_col; /* per discrete GPU: dgpu.N.throttle or JC_NO_COLUMN */
         size_t reason_col[JC_THROTTLE_REASONS], oc_col;
         double oc_seen;            /* the last throttle.oc_events_counted seen; NAN: none */
+        /* CLOCK_REALTIME minus CLOCK_MONOTONIC, the capture header's: for
+         * the windows' start and end in absolute time (0 until set). */
+        int64_t realtime_offset_ns;
         jc_window whole;
         jc_window **phases;        /* NULL-terminated; the last is open */
         size_t n_phases;

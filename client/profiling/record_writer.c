@@ -2,9 +2,11 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <inttypes.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "json_text.h"
 
@@ -12,7 +14,9 @@ struct jc_record_writer {
         FILE *out;
         jc_record_format format;
         size_t n;
+        jc_record_time time;
         uint64_t start_ns;
+        int64_t realtime_offset_ns;
         int error;
         /* jsonl: each column's name as a JSON string, quotes included. */
         char **json_names;
@@ -33,6 +37,18 @@ bool jc_record_format_parse(const char *name, jc_record_format *out)
         for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
                 if (strcmp(name, names[i]) == 0) {
                         *out = (jc_record_format) i;
+                        return true;
+                }
+        return false;
+}
+
+bool jc_record_time_parse(const char *name, jc_record_time *out)
+{
+        static const char *const names[] = { [JC_RECORD_TIME_UNIX] = "unix", [JC_RECORD_TIME_ISO] = "iso",
+                                             [JC_RECORD_TIME_RELATIVE] = "relative" };
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+                if (strcmp(name, names[i]) == 0) {
+                        *out = (jc_record_time) i;
                         return true;
                 }
         return false;
@@ -88,6 +104,66 @@ static double seconds_since_start(const jc_record_writer *w, uint64_t time_ns)
         return time_ns >= w->start_ns ? (double) (time_ns - w->start_ns) / 1e9 : -(double) (w->start_ns - time_ns) / 1e9;
 }
 
+/* CLOCK_REALTIME µs of a record's CLOCK_MONOTONIC ns, rounded: computed
+ * in integers, as %.15g of a double would keep only 10 µs of it. */
+static int64_t unix_us(const jc_record_writer *w, uint64_t time_ns)
+{
+        int64_t ns = (int64_t) time_ns + w->realtime_offset_ns;
+        return ns >= 0 ? (ns + 500) / 1000 : -((-ns + 500) / 1000);
+}
+
+/* "1796660401.123456": seconds since the epoch, six decimals. */
+static void format_unix(char *buf, size_t size, int64_t us)
+{
+        const char *sign = us < 0 ? "-" : "";
+        uint64_t a = us < 0 ? (uint64_t) -us : (uint64_t) us;
+        snprintf(buf, size, "%s%" PRIu64 ".%06" PRIu64, sign, a / 1000000, a % 1000000);
+}
+
+/* "2026-12-07T16:20:01.123456Z" (RFC 3339, UTC). */
+static void format_iso(char *buf, size_t size, int64_t us)
+{
+        int64_t s = us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000);
+        time_t t = (time_t) s;
+        struct tm tm;
+        if (!gmtime_r(&t, &tm) || size < 32) {
+                snprintf(buf, size, "?");
+                return;
+        }
+        size_t n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(buf + n, size - n, ".%06dZ", (int) (us - s * 1000000));
+}
+
+static void put_absolute_time(jc_record_writer *w, uint64_t time_ns, bool quoted)
+{
+        char buf[64];
+        if (w->time == JC_RECORD_TIME_UNIX) {
+                format_unix(buf, sizeof(buf), unix_us(w, time_ns));
+                puts_w(w, buf);
+        } else {
+                format_iso(buf, sizeof(buf), unix_us(w, time_ns));
+                if (quoted)
+                        put(w, "\"", 1);
+                puts_w(w, buf);
+                if (quoted)
+                        put(w, "\"", 1);
+        }
+}
+
+/* The name of the absolute time's column or member, NULL for none. */
+static const char *absolute_name(const jc_record_writer *w)
+{
+        switch (w->time) {
+        case JC_RECORD_TIME_UNIX:
+                return "time_unix_s";
+        case JC_RECORD_TIME_ISO:
+                return "time_utc";
+        case JC_RECORD_TIME_RELATIVE:
+                break;
+        }
+        return NULL;
+}
+
 static void setup_trace(jc_record_writer *w, char *const *columns)
 {
         w->member = g_new0(char *, w->n + 1);
@@ -106,21 +182,37 @@ static void setup_trace(jc_record_writer *w, char *const *columns)
                 }
                 w->group_of[i] = g;
         }
-        puts_w(w, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"jetsonctl record\"},\"traceEvents\":[\n");
+        /* ts stays relative (µs, as the viewers expect); where ts 0 lies
+         * in absolute time goes to the metadata, for merging runs. */
+        char unix_origin[40], iso_origin[40];
+        format_unix(unix_origin, sizeof(unix_origin), unix_us(w, w->start_ns));
+        format_iso(iso_origin, sizeof(iso_origin), unix_us(w, w->start_ns));
+        puts_w(w, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"jetsonctl record\","
+                  "\"realtime_origin_unix_s\":");
+        puts_w(w, unix_origin);
+        puts_w(w, ",\"realtime_origin\":\"");
+        puts_w(w, iso_origin);
+        puts_w(w, "\"},\"traceEvents\":[\n");
 }
 
-jc_record_writer *jc_record_writer_new(FILE *out, jc_record_format format, char *const *columns, size_t n,
-                                       uint64_t start_ns)
+jc_record_writer *jc_record_writer_new(FILE *out, jc_record_format format, jc_record_time time, char *const *columns,
+                                       size_t n, uint64_t start_ns, int64_t realtime_offset_ns)
 {
         jc_record_writer *w = g_new0(jc_record_writer, 1);
         w->out = out;
         w->format = format;
+        w->time = time;
         w->n = n;
         w->start_ns = start_ns;
+        w->realtime_offset_ns = realtime_offset_ns;
         errno = 0;
         switch (format) {
         case JC_RECORD_CSV:
                 puts_w(w, "time_s");
+                if (absolute_name(w)) {
+                        put(w, ",", 1);
+                        puts_w(w, absolute_name(w));
+                }
                 for (size_t i = 0; i < n; i++) {
                         put(w, ",", 1);
                         put_csv_field(w, columns[i]);
@@ -144,9 +236,13 @@ static char *joined_marks(char *const *marks)
         return marks && marks[0] ? g_strjoinv("; ", (char **) marks) : NULL;
 }
 
-static void write_csv(jc_record_writer *w, double t, const double *values, char *const *marks)
+static void write_csv(jc_record_writer *w, uint64_t time_ns, double t, const double *values, char *const *marks)
 {
         put_number(w, t);
+        if (absolute_name(w)) {
+                put(w, ",", 1);
+                put_absolute_time(w, time_ns, false);
+        }
         for (size_t i = 0; i < w->n; i++) {
                 put(w, ",", 1);
                 if (!isnan(values[i]))
@@ -159,10 +255,16 @@ static void write_csv(jc_record_writer *w, double t, const double *values, char 
         put(w, "\n", 1);
 }
 
-static void write_jsonl(jc_record_writer *w, double t, const double *values, char *const *marks)
+static void write_jsonl(jc_record_writer *w, uint64_t time_ns, double t, const double *values, char *const *marks)
 {
         puts_w(w, "{\"time_s\":");
         put_number(w, t);
+        if (absolute_name(w)) {
+                puts_w(w, ",\"");
+                puts_w(w, absolute_name(w));
+                puts_w(w, "\":");
+                put_absolute_time(w, time_ns, true);
+        }
         for (size_t i = 0; i < w->n; i++) {
                 put(w, ",", 1);
                 puts_w(w, w->json_names[i]);
@@ -256,10 +358,10 @@ void jc_record_writer_record(jc_record_writer *w, uint64_t time_ns, const double
         double t = seconds_since_start(w, time_ns);
         switch (w->format) {
         case JC_RECORD_CSV:
-                write_csv(w, t, values, marks);
+                write_csv(w, time_ns, t, values, marks);
                 break;
         case JC_RECORD_JSONL:
-                write_jsonl(w, t, values, marks);
+                write_jsonl(w, time_ns, t, values, marks);
                 break;
         case JC_RECORD_TRACE:
                 write_trace(w, t, values, marks);

@@ -112,6 +112,11 @@ def read_trace(path: str) -> Dict[str, Any]:
     - ``time``: seconds since the recording started (float64; the
       stream's own CLOCK_MONOTONIC timestamps),
     - ``time_ns``: the records' CLOCK_MONOTONIC ns (uint64),
+    - ``time_unix_s``: the records' absolute time, seconds since the epoch
+      (float64): time_ns plus the header's ``realtime_offset_ns``, one
+      CLOCK_REALTIME - CLOCK_MONOTONIC pair jetsond read when the capture
+      opened (so an NTP step during the run does not bend it); jetsonctl
+      record's ``time_unix_s`` is computed the same way,
     - ``sync_id``: the latest sync() at or before the record (uint64; 0
       before the first),
     - ``dropped``: records jetsond dropped just before this one (uint64),
@@ -121,7 +126,8 @@ def read_trace(path: str) -> Dict[str, Any]:
       "power.total"), NaN where the value was absent;
 
     and ``columns`` (the keys), ``interval_s``, ``realtime_offset_ns``
-    (add to time_ns for wall-clock time), ``syncs`` ([(id, time_s,
+    (add to time_ns for wall-clock time), ``start_unix_s`` (the absolute
+    time of ``time`` 0), ``syncs`` ([(id, time_s,
     label)]), ``dropped_total`` and ``missed_total`` (None without it).
     Needs numpy."""
     try:
@@ -138,6 +144,8 @@ def read_trace(path: str) -> Dict[str, Any]:
     out = {
         "time": (time_ns.astype(np.int64) - start) / 1e9,
         "time_ns": time_ns,
+        "time_unix_s": (time_ns.astype(np.int64) + t.header.realtime_offset_ns) / 1e9,
+        "start_unix_s": (start + t.header.realtime_offset_ns) / 1e9,
         "sync_id": np.searchsorted(sync_times, time_ns, side="right").astype(np.uint64),
         "dropped": recs["dropped"].copy(),
         "columns": list(t.header.columns),

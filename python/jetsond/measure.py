@@ -444,6 +444,15 @@ class Measurement:
         return dict(self._dict)
 
 
+def _absolute(d: Dict[str, Any], w: Window, realtime_offset_ns: int) -> None:
+    """The window's start and end in seconds since the epoch (µs), as
+    jetsonctl measure --json has them: the stream's monotonic times moved by
+    the one CLOCK_REALTIME offset its header holds, so that an NTP step
+    during the run does not bend them."""
+    d["start_unix_s"] = round((w.start_ns + realtime_offset_ns) / 1e9, 6)
+    d["end_unix_s"] = round((w.end_ns + realtime_offset_ns) / 1e9, 6)
+
+
 class measure:
     """``with jetsond.measure() as m:`` around a block; ``m.mark("phase")``
     starts a phase; after the block ``m.result`` (also returned by
@@ -538,12 +547,15 @@ class measure:
             st.finish(self._end)
             st.phases[-1].processes = self._phase_usage.result()
             st.whole.processes = self._usage.result()
+            offset = self._cap.header.realtime_offset_ns
             d = st.window_dict(st.whole)
+            _absolute(d, st.whole, offset)
             phases = []
             for w in st.phases:
                 p = st.window_dict(w)
                 p["name"] = w.name
                 p["start_s"] = (w.start_ns - st.whole.start_ns) / 1e9
+                _absolute(p, w, offset)
                 phases.append(p)
             d["phases"] = phases
         m = self.result

@@ -2,7 +2,13 @@
 """Checks a file written by `jetsonctl record` the way its users read it:
 csv with Python's csv module, jsonl line by line, trace as one JSON
 document of Chrome Trace Events. Usage:
-  check-record.py FORMAT FILE INTERVAL_MS MIN_SPAN_S GLOB[,GLOB...] [MARK...]
+  check-record.py [--time=MODE] [--wall=START,END] FORMAT FILE INTERVAL_MS MIN_SPAN_S GLOB[,GLOB...] [MARK...]
+MODE is record's --time (default unix): csv and jsonl must carry the
+absolute time it names after time_s (time_unix_s, time_utc) or none
+(relative). Absolute times must lie within START..END (seconds since the
+epoch, the run's wall-clock window), increase strictly and stay time_s
+plus one origin (to the µs they are written with); a trace's origin in
+otherData must lie in the window and its two spellings agree.
 Every column must match one of the globs (and each glob some column),
 times must increase, and the MARKs must appear in that order. The records'
 own times must span MIN_SPAN_S seconds and, in csv and jsonl (a record a
@@ -12,20 +18,58 @@ not make (gaps in the times) pass, and a wrong rate does not (where more
 than half were missed, the single-tick intervals' median). How many
 records came is printed, not checked: that is the machine's figure. Exits
 1 with a message on the first problem."""
+import calendar
 import csv
+import datetime
 import fnmatch
 import json
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from harness import assert_period  # noqa: E402  the tests' one rule for periods
 
 
+ABSOLUTE = {"unix": "time_unix_s", "iso": "time_utc", "relative": None}
+ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+
+
 def fail(msg):
     print("check-record: " + msg, file=sys.stderr)
     sys.exit(1)
+
+
+def parse_absolute(mode, v):
+    """An absolute time as written, in seconds since the epoch."""
+    if mode == "unix":
+        if isinstance(v, str):
+            v = float(v)
+        if not isinstance(v, (int, float)):
+            fail("time_unix_s %r is not a number" % (v,))
+        return float(v)
+    if not isinstance(v, str) or not ISO.match(v):
+        fail("time_utc %r is not RFC 3339 UTC with microseconds" % (v,))
+    d = datetime.datetime.strptime(v, "%Y-%m-%dT%H:%M:%S.%fZ")
+    return calendar.timegm(d.timetuple()) + d.microsecond / 1e6
+
+
+def check_absolute(times, absolute, wall):
+    """ABSOLUTE[i] is TIMES[i] (seconds from the start) plus one origin,
+    to the µs written; all within WALL (start, end) and increasing."""
+    if len(absolute) != len(times):
+        fail("%d absolute times for %d records" % (len(absolute), len(times)))
+    for a, b in zip(absolute, absolute[1:]):
+        if not b > a:
+            fail("absolute time does not increase: %r then %r" % (a, b))
+    origin = absolute[0] - times[0]
+    for t, a in zip(times, absolute):
+        if abs(a - t - origin) > 2e-6:
+            fail("absolute time %.6f is not time_s %.9f plus the origin %.6f" % (a, t, origin))
+    if wall and not (wall[0] - 1e-6 <= absolute[0] and absolute[-1] <= wall[1] + 1e-6):
+        fail("absolute times %.6f..%.6f outside the run's wall clock %.6f..%.6f" % (
+            absolute[0], absolute[-1], wall[0], wall[1]))
 
 
 def check_columns(columns, globs):
@@ -59,32 +103,42 @@ def check_times(times, interval_s, min_span_s):
     return span, median
 
 
-def read_csv(path, globs):
+def read_csv(path, globs, mode):
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     header = rows[0]
-    if header[0] != "time_s" or header[-1] != "mark":
-        fail("csv header %r" % header[:2])
-    check_columns(header[1:-1], globs)
-    times, marks = [], []
+    name = ABSOLUTE[mode]
+    first = 2 if name else 1
+    if header[0] != "time_s" or header[-1] != "mark" or (name and header[1] != name):
+        fail("csv header %r, want time_s, %s, ..., mark" % (header[:2], name))
+    check_columns(header[first:-1], globs)
+    times, absolute, marks = [], [], []
     for row in rows[1:]:
         if len(row) != len(header):
             fail("row of %d fields, header has %d" % (len(row), len(header)))
         times.append(float(row[0]))
-        for v in row[1:-1]:
+        if name:
+            absolute.append(parse_absolute(mode, row[1]))
+        for v in row[first:-1]:
             if v:
                 float(v)
         if row[-1]:
             marks.extend(row[-1].split("; "))
-    return times, marks
+    return times, absolute, marks
 
 
-def read_jsonl(path, globs):
-    times, marks, columns = [], [], None
+def read_jsonl(path, globs, mode):
+    times, absolute, marks, columns = [], [], [], None
+    name = ABSOLUTE[mode]
     with open(path) as f:
         for line in f:
             obj = json.loads(line)
-            keys = [k for k in obj if k not in ("time_s", "mark")]
+            members = list(obj)
+            if members[:1 + bool(name)] != ["time_s"] + ([name] if name else []):
+                fail("record starts with %r, want time_s then %s" % (members[:2], name))
+            keys = [k for k in obj if k not in ("time_s", "time_unix_s", "time_utc", "mark")]
+            if len(keys) + 1 + bool(name) + ("mark" in obj) != len(members):
+                fail("record has another time: %r" % members[:3])
             if columns is None:
                 columns = keys
                 check_columns(columns, globs)
@@ -94,14 +148,22 @@ def read_jsonl(path, globs):
                 if obj[k] is not None and not isinstance(obj[k], (int, float)):
                     fail("%s is %r" % (k, obj[k]))
             times.append(obj["time_s"])
+            if name:
+                absolute.append(parse_absolute(mode, obj[name]))
             if "mark" in obj:
                 marks.extend(obj["mark"].split("; "))
-    return times, marks
+    return times, absolute, marks
 
 
-def read_trace(path, globs):
+def read_trace(path, globs, mode, wall):
     with open(path) as f:
         doc = json.load(f)
+    other = doc["otherData"]
+    origin = parse_absolute("unix", other["realtime_origin_unix_s"])
+    if abs(parse_absolute("iso", other["realtime_origin"]) - origin) > 1e-6:
+        fail("otherData's origins differ: %r" % other)
+    if wall and not wall[0] - 1e-6 <= origin <= wall[1] + 1e-6:
+        fail("realtime origin %.6f outside the run's wall clock %.6f..%.6f" % (origin, wall[0], wall[1]))
     events = doc["traceEvents"]
     counters = [e for e in events if e["ph"] == "C"]
     if not counters:
@@ -116,16 +178,29 @@ def read_trace(path, globs):
     # One timestamp per record: the counters written at a record share it.
     times = sorted({e["ts"] for e in counters})
     marks = [e["name"] for e in sorted((e for e in events if e["ph"] == "i"), key=lambda e: e["ts"])]
-    return times, marks
+    return times, [], marks
 
 
 def main():
-    fmt, path, interval_ms, min_span_s = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
-    globs, want_marks = sys.argv[5].split(","), sys.argv[6:]
-    times, marks = {"csv": read_csv, "jsonl": read_jsonl, "trace": read_trace}[fmt](path, globs)
+    args, mode, wall = sys.argv[1:], "unix", None
+    while args and args[0].startswith("--"):
+        opt, _, value = args.pop(0).partition("=")
+        if opt == "--time":
+            mode = value
+        elif opt == "--wall":
+            wall = tuple(float(x) for x in value.split(","))
+        else:
+            fail("unknown option " + opt)
+    fmt, path, interval_ms, min_span_s = args[0], args[1], float(args[2]), float(args[3])
+    globs, want_marks = args[4].split(","), args[5:]
     if fmt == "trace":
+        times, absolute, marks = read_trace(path, globs, mode, wall)
         times = [t / 1e6 for t in times]   # trace event times are in µs
+    else:
+        times, absolute, marks = {"csv": read_csv, "jsonl": read_jsonl}[fmt](path, globs, mode)
     span, median = check_times(times, None if fmt == "trace" else interval_ms / 1e3, min_span_s)
+    if absolute:
+        check_absolute(times, absolute, wall)
     if marks != want_marks:
         fail("marks %r, want %r" % (marks, want_marks))
     print("figure: record %s: %d records over %.3f s%s, %d marks" % (

@@ -1,5 +1,6 @@
 /* jetsonctl record against jetsond on a simulated board: every format at
- * 1 ms for a second, read back as its users read it (Python's csv module,
+ * 1 ms for a second (csv and jsonl with each --time: absolute times in the
+ * run's wall-clock window, time_s plus one origin), read back as its users read it (Python's csv module,
  * json line by line, the trace as one JSON document: check-record.py);
  * sync points from the command's marker fd; the command's exit status
  * passed through; a full disk, a bad option and Ctrl-C. */
@@ -14,13 +15,20 @@
 #define KEYS "cpu.load,cpu.0.freq,power.*,temp.*"
 
 /* Runs check-record.py on PATH: records INTERVAL_MS apart by their own
- * times, spanning MIN_SPAN_S; fails the test with its message. */
-static void check_file(const char *format, const char *path, int interval_ms, double min_span_s, const char *globs,
-                       const char *const *marks)
+ * times, spanning MIN_SPAN_S, with --time TIME_MODE's absolute times
+ * (NULL: the default, unix) within WALL0..WALL1 (seconds since the epoch;
+ * 0: not checked); fails the test with its message. */
+static void check_file_time(const char *format, const char *path, int interval_ms, double min_span_s, const char *globs,
+                            const char *const *marks, const char *time_mode, double wall0, double wall1)
 {
-        g_autoptr(GPtrArray) argv = g_ptr_array_new();
+        g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(NULL);
         g_ptr_array_add(argv, (char *) "/usr/bin/python3");
         g_ptr_array_add(argv, (char *) CHECKER);
+        g_autofree char *time_opt = g_strdup_printf("--time=%s", time_mode ? time_mode : "unix");
+        g_autofree char *wall_opt = g_strdup_printf("--wall=%.6f,%.6f", wall0, wall1);
+        g_ptr_array_add(argv, time_opt);
+        if (wall0 > 0)
+                g_ptr_array_add(argv, wall_opt);
         g_ptr_array_add(argv, (char *) format);
         g_ptr_array_add(argv, (char *) path);
         g_autofree char *interval = g_strdup_printf("%d", interval_ms);
@@ -41,6 +49,12 @@ static void check_file(const char *format, const char *path, int interval_ms, do
         print_message("%s", out);
 }
 
+static void check_file(const char *format, const char *path, int interval_ms, double min_span_s, const char *globs,
+                       const char *const *marks)
+{
+        check_file_time(format, path, interval_ms, min_span_s, globs, marks, NULL, 0, 0);
+}
+
 static char *tmp_path(testbus *tb, const char *name)
 {
         return g_build_filename(tb->dir, name, NULL);
@@ -54,17 +68,29 @@ static void test_formats(void **state)
         testbus_make_root(tb, "agx-orin-jp62");
         testbus_start_simulator(tb);
         testbus_start_daemon(tb, NULL);
-        static const char *const formats[] = { "csv", "jsonl", "trace" };
-        for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
-                g_autofree char *path = tmp_path(tb, formats[i]);
-                jc_result r = jc_run("record", "--interval", "1", "--duration", "1", "--keys", KEYS, "--format",
-                                     formats[i], "-o", path, NULL);
+        /* Every --time in csv and jsonl (NULL: the default); the trace's
+         * own µs timestamps whatever --time says, its origin in otherData. */
+        static const struct {
+                const char *format, *time;
+        } cases[] = {
+                { "csv", NULL },    { "csv", "iso" },     { "csv", "relative" }, { "jsonl", NULL },
+                { "jsonl", "iso" }, { "jsonl", "relative" }, { "trace", NULL },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *path = tmp_path(tb, cases[i].format);
+                double wall0 = (double) g_get_real_time() / 1e6;
+                jc_result r = cases[i].time
+                                      ? jc_run("record", "--interval", "1", "--duration", "1", "--keys", KEYS,
+                                               "--format", cases[i].format, "--time", cases[i].time, "-o", path, NULL)
+                                      : jc_run("record", "--interval", "1", "--duration", "1", "--keys", KEYS,
+                                               "--format", cases[i].format, "-o", path, NULL);
+                double wall1 = (double) g_get_real_time() / 1e6;
                 if (r.status != 0)
-                        fail_msg("%s: exit %d: %s", formats[i], r.status, r.err);
+                        fail_msg("%s %s: exit %d: %s", cases[i].format, cases[i].time, r.status, r.err);
                 assert_string_equal(r.err, "");
                 /* A second of records 1 ms apart; how many a busy machine
                  * made is its figure. */
-                check_file(formats[i], path, 1, 0.5, KEYS, NULL);
+                check_file_time(cases[i].format, path, 1, 0.5, KEYS, NULL, cases[i].time, wall0, wall1);
                 jc_result_clear(&r);
         }
 }
@@ -136,6 +162,12 @@ static void test_errors(void **state)
                 assert_int_equal(r.status, 2);
                 jc_result_clear(&r);
         }
+        /* A --time it does not know: a usage error, before any capture. */
+        r = jc_run("record", "--time", "local", "--duration", "0.2", NULL);
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, "--time must be unix, iso or relative, not \"local\""));
+        assert_string_equal(r.out, "");
+        jc_result_clear(&r);
         r = jc_run("record", "--duration", "1", "--", "true", NULL);
         assert_int_equal(r.status, 2);
         jc_result_clear(&r);

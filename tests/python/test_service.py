@@ -311,7 +311,8 @@ def test_read_trace_equals_jetsonctl_record(simulated, tmp_path):
     data = jetsond.read_trace(path)
     # How many of the second's 1000 ticks a busy machine made is its
     # figure; enough of them to compare is the test's.
-    assert len(rows) >= 50 and list(rows[0])[1:-1] == data["columns"], (len(rows), list(rows[0]), data["columns"])
+    assert len(rows) >= 50 and list(rows[0])[:2] == ["time_s", "time_unix_s"], list(rows[0])
+    assert list(rows[0])[2:-1] == data["columns"], (len(rows), list(rows[0]), data["columns"])
     t = [int(x) for x in data["time_ns"]]
     csv_ns = [int(round(float(r["time_s"]) * 1e9)) for r in rows]
 
@@ -324,15 +325,21 @@ def test_read_trace_equals_jetsonctl_record(simulated, tmp_path):
 
     # The CSV counts from its own start: find the trace record of its first row.
     offset = max((t[k] - csv_ns[0] for k in range(len(t))), key=lambda o: matches(o, 30))
-    changed = 0
+    changed, worst = 0, 0.0
     for row, c in zip(rows, csv_ns):
         i = bisect.bisect_left(t, c + offset - 2000)
         assert i < len(t) and abs(t[i] - c - offset) <= 2000, ("no trace record for", row)
         for k in data["columns"]:
             v = data[k][i]
             assert (row[k] == "" and v != v) or float(row[k]) == v, (k, row[k], v)
+        # Each stream maps its monotonic times with the pair jetsond read
+        # when it opened; the two opened within a second, so the realtime
+        # clock's NTP slewing (500 ppm at most) parts them by under 1 ms.
+        assert abs(float(row["time_unix_s"]) - data["time_unix_s"][i]) < 1e-3, (row, data["time_unix_s"][i])
+        worst = max(worst, abs(float(row["time_unix_s"]) - data["time_unix_s"][i]))
         changed += i > 0 and data["gpu.load"][i] != data["gpu.load"][i - 1]
-    print("figure: %d CSV rows, each a trace record with equal values (%d with a new gpu.load)" % (len(rows), changed))
+    print("figure: %d CSV rows, each a trace record with equal values (%d with a new gpu.load); absolute times"
+          " %.1f us apart at most" % (len(rows), changed, worst * 1e6))
     assert changed >= 3  # the board moved: equal values are not all one constant
 
 
@@ -342,6 +349,7 @@ def test_measure_static(static):
     memory shows."""
     with jetsond.Jetson(static.address) as j:
         s = j.snapshot()
+    wall0 = time.time()
     with jetsond.measure(address=static.address) as m:
         time.sleep(0.4)
         m.mark("alloc")
@@ -351,9 +359,19 @@ def test_measure_static(static):
         time.sleep(0.4)
         m.mark("idle")
         time.sleep(0.3)
+    wall1 = time.time()
     del block
     r = m.result
     d = r.to_dict()
+    # Absolute times: inside the wall-clock window, the phases end to end
+    # from the whole's start to its end, each as long as its duration_s.
+    assert wall0 - 1e-3 <= r.start_unix_s < r.end_unix_s <= wall1 + 1e-3, (wall0, d["start_unix_s"], wall1)
+    assert abs(r.end_unix_s - r.start_unix_s - r.duration_s) < 2e-6
+    assert r.phases[0]["start_unix_s"] == r.start_unix_s and r.phases[-1]["end_unix_s"] == r.end_unix_s
+    for a, b in zip(r.phases, r.phases[1:]):
+        assert a["end_unix_s"] == b["start_unix_s"]
+    for p in r.phases:
+        assert abs(p["end_unix_s"] - p["start_unix_s"] - p["duration_s"]) < 2e-6, p
     # The block slept 1.1 s; how much longer it took depends on the machine's load.
     assert r.duration_s >= 1.0
     assert abs(r.energy_j - s["power.total"] / 1000 * r.duration_s) <= 0.02 * r.energy_j, (r.energy_j, d)

@@ -92,6 +92,19 @@ def test_read_trace_numpy():
         assert list(data["cpu.load"]) == [float(i) for i in range(8)]
         assert np.isnan(data["power.total"][5]) and data["power.total"][4] == 5000
         assert data["dropped_total"] == 2 and data["syncs"][0] == (1, 2.5e-6, "a")
+        # Absolute time: the records' monotonic ns plus the header's offset (123 ns).
+        assert list(data["time_unix_s"]) == [(r[0] + 123) / 1e9 for r in ROWS]
+        assert data["start_unix_s"] == (1000 + 123) / 1e9
+    with tempfile.TemporaryDirectory() as d:
+        # A realistic offset: float64 keeps the µs jetsonctl record writes.
+        p = os.path.join(d, "t.trace")
+        offset = 1796660401123456789 - 5000000000
+        with open(p, "wb") as f:
+            f.write(make_header(["cpu.load"], offset=offset) + make_records([(5000000000 + i * 10**6, 0, (1.0,))
+                                                                             for i in range(3)]))
+        data = capture.read_trace(p)
+        assert ["%.6f" % t for t in data["time_unix_s"]] == ["1796660401.123457", "1796660401.124457",
+                                                            "1796660401.125457"], data["time_unix_s"]
 
 
 def test_stats_energy():
