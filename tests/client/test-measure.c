@@ -1,7 +1,8 @@
 /* jetsonctl measure against jetsond on a static fake board (the rails
  * hold still, so the energy is known): energy per rail = power x time,
  * a child that touches 64 MiB and burns CPU is seen in the process tree,
- * two sync points make three phases covering the run, and the command's
+ * two sync points make three phases covering the run (in absolute time
+ * too), and the command's
  * exit status is passed through. */
 #include <math.h>
 #include <string.h>
@@ -103,9 +104,30 @@ static void test_phases(void **state)
                 "sleep 0.2; echo load >&$JETSONCTL_MARK_FD; sleep 0.3; echo run >&$JETSONCTL_MARK_FD; sleep 0.2",
                 NULL,
         };
+        double wall0 = (double) g_get_real_time() / 1e6;
         g_autoptr(JsonNode) j = measure_json(cmd, 0);
+        double wall1 = (double) g_get_real_time() / 1e6;
         JsonArray *phases = json_node_get_array(jc_json_at(j, "phases"));
         assert_int_equal(json_array_get_length(phases), 3);
+        /* Absolute times: the run within the wall clock around it, as
+         * long as its duration_s; the phases end to end from its start to
+         * its end, each where start_s puts it. */
+        double start = number_at(j, "start_unix_s"), end = number_at(j, "end_unix_s");
+        if (start < wall0 - 1e-6 || end > wall1 + 1e-6 || fabs(end - start - number_at(j, "duration_s")) > 2e-6)
+                fail_msg("run from %.6f to %.6f (%.6f s), wall clock %.6f to %.6f", start, end,
+                         number_at(j, "duration_s"), wall0, wall1);
+        double at = start;
+        for (guint i = 0; i < 3; i++) {
+                JsonNode *p = json_array_get_element(phases, i);
+                double s = number_at(p, "start_unix_s"), e = number_at(p, "end_unix_s");
+                if (fabs(s - at) > 1e-6 || fabs(s - start - number_at(p, "start_s")) > 2e-6 ||
+                    fabs(e - s - number_at(p, "duration_s")) > 2e-6)
+                        fail_msg("phase %u from %.6f to %.6f, want from %.6f (start_s %.6f, duration_s %.6f)", i, s,
+                                 e, at, number_at(p, "start_s"), number_at(p, "duration_s"));
+                at = e;
+        }
+        if (fabs(at - end) > 1e-6)
+                fail_msg("the last phase ends at %.6f, the run at %.6f", at, end);
         static const char *const names[] = { "start", "load", "run" };
         static const double lengths[] = { 0.2, 0.3, 0.2 };
         double sum = 0, sum_energy = 0;
