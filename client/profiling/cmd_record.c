@@ -77,7 +77,8 @@ int jc_cmd_record(jc_ctx *c, int argc, char **argv)
         if (jc_record_format_name && !jc_record_format_parse(jc_record_format_name, &st.format))
                 return jc_usage_error("record", "--format must be csv, jsonl or trace, not \"%s\"", jc_record_format_name);
         if (jc_record_time_name && !jc_record_time_parse(jc_record_time_name, &st.time))
-                return jc_usage_error("record", "--time must be unix, iso or relative, not \"%s\"", jc_record_time_name);
+                return jc_usage_error("record", "--time must be unix, iso or relative, not \"%s\"",
+                                      jc_record_time_name);
         if (jc_record_interval_ms < (int) (JD_CAPTURE_INTERVAL_MIN_USEC / 1000) || jc_record_interval_ms > 3600000)
                 return jc_usage_error("record", "--interval %d is out of range (1 to 3600000 ms)", jc_record_interval_ms);
         if (jc_record_duration_s < 0 || jc_record_duration_s > 1e9)

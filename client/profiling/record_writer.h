@@ -1,7 +1,8 @@
 /* jetsonctl record's output formats: csv (a time_s column, the absolute
  * time's unless relative, then one per key, then mark: pandas-ready),
- * jsonl (one object per record) and trace (the Chrome Trace Event JSON format: one counter track per key group,
- * marks as instant events; Perfetto UI and chrome://tracing open it).
+ * jsonl (one object per record) and trace (the Chrome Trace Event JSON
+ * format: one counter track per key group, marks as instant events;
+ * Perfetto UI and chrome://tracing open it).
  * Times are seconds (trace: microseconds) since the recording started,
  * and in csv and jsonl also absolute (jc_record_time). */
 #pragma once
