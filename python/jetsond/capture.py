@@ -79,6 +79,11 @@ class Trace(NamedTuple("Trace", [("header", Header), ("records", bytes),
     def iter_records(self) -> Iterator[Record]:
         return parse_records(self.records, len(self.header.columns))
 
+    def time_unix_s(self, time_ns: int) -> float:
+        """A record's TIME_NS as seconds since the epoch: read_trace's
+        ``time_unix_s`` (the header's one realtime offset added)."""
+        return (time_ns + self.header.realtime_offset_ns) / 1e9
+
 
 def load_trace(path: str) -> Trace:
     """A trace file (pure Python). Records cut off at the end (a killed

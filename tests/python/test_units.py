@@ -69,6 +69,7 @@ def test_trace_file():
         assert recs[3].dropped == 2 and t.dropped == 2
         assert math.isnan(recs[5].values[1]) and recs[7].values == (7.0, 5000.0)
         assert t.syncs == [(1, 3500, "a"), (2, 6000, None)] and t.start_ns == 1000 and t.stop_ns == 9000
+        assert [t.time_unix_s(r.time_ns) for r in recs] == [(r[0] + 123) / 1e9 for r in ROWS]
         # A recorder killed mid-record: whole records only, no trailer.
         write_trace(p, ROWS, trailer=False, cut=5)
         t = capture.load_trace(p)
