@@ -16,6 +16,7 @@
 
 #include "common/bus.h"
 #include "common/follow.h"
+#include "common/proc_strings.h"
 #include "jetsond-dbus.h"
 #include "top.h"
 
@@ -31,6 +32,7 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         if (!args || !jc_sample_from_variant(&s, args))
                 return 0;
         jc_sample_to_caller(t->c, &s);
+        jc_sample_read_commands(&s, "/proc");
         jc_sample_clear(&t->sample);
         t->sample = s;
         t->have_sample = true;

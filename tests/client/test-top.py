@@ -389,6 +389,66 @@ def test_environment_screen(stack):
         remove_process(stack, sleeper.pid, "sleep")
 
 
+def real_start(pid):
+    """When this machine's PID started, seconds since the Unix epoch, as
+    jetsonctl computes it from the real /proc."""
+    btime = next(int(line.split()[1]) for line in open("/proc/stat") if line.startswith("btime "))
+    stat = open(f"/proc/{pid}/stat").read()
+    return btime + int(stat.rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+
+
+def test_command_lines(stack):
+    """COMMAND is the whole command line where the caller may read it, read
+    by jetsonctl from /proc with its own rights: the test's python3 with its
+    arguments, found by the filter by one of them; as nobody under a /proc
+    with hidepid=invisible (root's process hidden), its name alone. The
+    fixture's processes, whose PIDs this machine may run under other
+    commands and starts, keep their names."""
+    marker = f"--jetsond-run={os.getpid()}"
+    worker = subprocess.Popen(["/usr/bin/python3", "-c", "import time; time.sleep(600)", marker])
+    harness.wait_for(lambda: open(f"/proc/{worker.pid}/cmdline").read().endswith(marker + "\0"), 30,
+                     "the worker's command line")
+    # jetsond's start time for it is this machine's: the same process
+    add_process(stack, worker.pid, "python3", start=real_start(worker.pid))
+    line = f"/usr/bin/python3 -c import time; time.sleep(600) {marker}"
+    try:
+        # jetsonctl status reads them the same way (once jetsond lists it)
+        def status():
+            return subprocess.run([JETSONCTL, "status"], capture_output=True, text=True, check=True).stdout
+        harness.wait_for(lambda: f" {worker.pid} " in status(), 30, "the worker in jetsond's list")
+        text = status()
+        assert re.search(rf"\b{worker.pid} +\S+ .*  {re.escape(line)}$", text, re.M), text
+        doc = json.loads(subprocess.run([JETSONCTL, "status", "--json"], capture_output=True, text=True,
+                                        check=True).stdout)
+        assert doc["commands"].get(str(worker.pid)) == line, doc["commands"]
+        assert "5120" not in doc["commands"], doc["commands"]
+        top = Top(stack, 160, 30)
+        try:
+            top.wait_for(lambda s: LIST_HEADER.search(s) and line in s, "the whole command line")
+            screen = top.screen()
+            # the fixture's python3 (PID 5120) is the board's, not this machine's
+            assert any(r[1] == "5120" and r[-1] == "python3" for r in process_rows(screen)), screen
+            top.keys("/", *marker[2:14], "Enter")
+            top.wait_for(lambda s: "filter: " in s and [r[1] for r in process_rows(s)] == [str(worker.pid)],
+                         "the filter by an argument")
+        finally:
+            top.close()
+        hidden = ("unshare --mount --propagation private /bin/sh -c 'mount -t proc -o hidepid=invisible proc /proc"
+                  " && exec setpriv --reuid=nobody --regid=nogroup --clear-groups \"$0\" \"$@\"'")
+        top = Top(stack, 160, 30, env={"SETPRIV": ""}, wrapper=hidden)
+        try:
+            top.wait_for(lambda s: LIST_HEADER.search(s) and any(r[1] == str(worker.pid) and r[-1] == "python3"
+                                                                 for r in process_rows(s)),
+                         "the name alone, the process hidden from nobody")
+            assert marker not in top.screen()
+        finally:
+            top.close()
+    finally:
+        worker.kill()
+        worker.wait()
+        remove_process(stack, worker.pid, "python3")
+
+
 def test_tree(stack):
     """'t' shows the list as a tree from jetsond's process.PID.ppid (never
     this machine's /proc): a process the board runs under the fixture's
@@ -1021,7 +1081,7 @@ def main():
         stack.start_systemd_with_nvfancontrol()
         stack.start_daemon()
         status = run(stack, (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
-                             test_filter_and_selection, test_signals, test_environment_screen, test_tree, test_time_column, test_sgr_mouse,
+                             test_filter_and_selection, test_signals, test_environment_screen, test_command_lines, test_tree, test_time_column, test_sgr_mouse,
                              test_help_lists_every_key,
                              test_power_mode_and_fan_keys, test_subscription_and_exit, test_colours,
                              test_graphs_grow_and_keep_their_width, test_pages_equal_the_snapshot,
