@@ -12,6 +12,7 @@
 #include "common/throttle.h"
 #include "jetsond-dbus.h"
 #include "common/output.h"
+#include "common/gpu_filter.h"
 #include "common/proc_strings.h"
 #include "common/props.h"
 #include "common/sample.h"
@@ -52,8 +53,16 @@ static int fetch(jc_ctx *c, status_data *d)
                 ret = jc_objects_fetch(c, "listing the GPUs", JD_IFACE_DISCRETE_GPU, JD_DGPU_PATH_PREFIX, &d->dgpus);
         if (!ret)
                 ret = jc_sample_fetch(c, &d->sample);
-        if (ret == JC_EXIT_OK)
+        g_autofree char *error = NULL;
+        jc_gpu_filter filter = { 0 };
+        if (!ret && !jc_gpu_filter_from_jetsonctl(&filter, d->dgpus, &d->sample, &error))
+                ret = jc_usage_error("status", "%s", error);
+        if (!ret) {
+                jc_gpu_filter_objects(&filter, d->dgpus);
+                jc_gpu_filter_sample(&filter, &d->sample);
                 jc_sample_read_commands(&d->sample, "/proc");
+        }
+        jc_gpu_filter_clear(&filter);
         return ret;
 }
 

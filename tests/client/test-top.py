@@ -907,6 +907,22 @@ def test_pc_two_gpus(stack):
         top.close()
 
 
+def test_pc_only(stack):
+    """--only 1: the T4's panel and its process rows alone; a bad ID is a
+    usage error before the screen is taken."""
+    top = Top(stack, 160, 50, args=("--only", "GPU-0d3c"))
+    try:
+        top.wait_for(lambda s: "Tesla T4" in s and LIST_HEADER.search(s), "the T4")
+        screen = top.screen()
+        assert "RTX 4090" not in screen, screen
+        rows = process_rows(screen)
+        assert rows and all(r[0] == "1" for r in rows), rows
+    finally:
+        top.close()
+    r = subprocess.run([JETSONCTL, "top", "--only", "5"], capture_output=True, text=True)
+    assert r.returncode == 2 and '"5" names no GPU' in r.stderr, (r.returncode, r.stderr)
+
+
 def test_nano_80x24(stack):
     """The Jetson Nano (JetPack 4.6) at 80x24: the essentials and its GPU
     page from GetSnapshot."""
@@ -1034,7 +1050,7 @@ def main():
             stack.start_daemon(["--nvml-library", FAKE_NVML])
             # the GPUs' objects come with their first readings
             harness.wait_for(lambda: "dgpu.1.load" in snapshot(), 10, "the second GPU")
-            status |= run(stack, (test_pc_two_gpus, test_type_filter, test_dgpu_throttle_marker,
+            status |= run(stack, (test_pc_two_gpus, test_pc_only, test_type_filter, test_dgpu_throttle_marker,
                                   test_every_page_at_every_size))
     else:
         print("skipped test_pc_two_gpus: no fake NVML given")
