@@ -20,6 +20,9 @@ SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402  (the bus, board and jetsond stack)
 
+sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
+import jetsond  # noqa: E402  (the Python package's device list, the same rules)
+
 JETSOND, JETSONCTL, FAKE_NVML = (os.path.abspath(a) for a in sys.argv[1:4])
 GEFORCE, T4 = "GPU-5c1b7a2e-4d7f-4a3e-9f1b-2a6c0d9e8b71", "GPU-0d3c9a44-8c2e-4a61-b1f0-77e2b5a1c3d9"
 
@@ -119,6 +122,57 @@ def test_pc_watch(stack):
     assert "dgpu.0.load=" in out and "dgpu.1." not in out, out
 
 
+def test_pc_python(stack):
+    """The Python package: gpus(only=..., only_visible=...), gpu(uuid=...,
+    bus_id=...) and take_snapshots(), through the bus, agree with status."""
+    import asyncio
+
+    def idx(gpus):
+        return [g["index"] for g in gpus]
+
+    with jetsond.Jetson() as j:
+        assert idx(j.gpus()) == [0, 1]
+        for only in (1, "1", [T4], "GPU-0d3c", "02:00.0", ["00000000:02:00.0"]):
+            assert idx(j.gpus(only=only)) == [1], only
+        assert idx(j.gpus(only="0, 02:00.0")) == [0, 1]
+        os.environ["CUDA_VISIBLE_DEVICES"] = "1"
+        try:
+            assert idx(j.gpus(only_visible=True)) == [1]
+            assert idx(j.gpus(only=0, only_visible=True)) == []
+        finally:
+            del os.environ["CUDA_VISIBLE_DEVICES"]
+        assert j.gpu(uuid="GPU-5c1b")["name"] == "NVIDIA GeForce RTX 4090"
+        assert j.gpu(bus_id="02:00.0")["uuid"] == T4
+        assert j.gpu(index=1)["pci_bus_id"] == "00000000:02:00.0"
+        for bad, want in (({"uuid": "GPU-"}, "names 2 GPUs"), ({"uuid": "GPU-ffff"}, "names no GPU"),
+                          ({"bus_id": "2:0"}, "is not a PCI bus id"), ({"index": 5}, "names no GPU"),
+                          ({"index": "soc"}, "no SoC GPU")):
+            try:
+                j.gpu(**bad)
+                raise AssertionError("no error for %r" % (bad,))
+            except jetsond.NoSuchGpu as e:
+                assert want in str(e) and isinstance(e, LookupError), (bad, e)
+        for bad in ("7", "0,", "soc"):
+            try:
+                j.gpus(only=bad)
+                raise AssertionError("no error for only=%r" % bad)
+            except jetsond.NoSuchGpu:
+                pass
+        snap = j.take_snapshots(only=1)
+        assert idx(snap["gpus"]) == [1] and [p["pid"] for p in snap["processes"]] == [4242], snap
+        assert snap["timestamp"] > 0
+        whole = j.take_snapshots()
+        assert sorted(p["pid"] for p in whole["processes"]) == [2345, 4242], whole["processes"]
+
+    async def aio():
+        async with jetsond.AsyncJetson() as a:
+            assert idx(await a.gpus(only="GPU-0d3c")) == [1]
+            assert (await a.gpu(bus_id="0000:01:00.0"))["uuid"] == GEFORCE
+            snap = await a.take_snapshots(only=0)
+            assert sorted(p["pid"] for p in snap["processes"]) == [2345, 4242], snap
+    asyncio.run(aio())
+
+
 def test_jetson(stack):
     everything = shown()
     assert everything[0] == [] and everything[1] and all(g == "SoC" for g, _ in everything[1]), everything
@@ -132,6 +186,11 @@ def test_jetson(stack):
     assert not re.search(r"^GPU ", jetsonctl("status", "--only-visible", env={"CUDA_VISIBLE_DEVICES": ""}).stdout,
                          re.M)
     assert re.search(r"^GPU ", jetsonctl("status").stdout, re.M)
+    with jetsond.Jetson() as j:
+        assert [g["index"] for g in j.gpus(only="soc")] == ["gpu"]
+        assert j.gpu(index="soc")["integrated"]
+        snap = j.take_snapshots(only="soc")
+        assert sorted(p["pid"] for p in snap["processes"]) == sorted(p for _, p in everything[1]), snap
 
 
 def run(stack, functions):
@@ -152,7 +211,7 @@ def main():
         harness.wait_for(lambda: "process.4242.dgpu.1.mem" in jetsonctl("status", "--json").stdout, 30,
                          "both GPUs and their processes")
         status |= run(stack, (test_pc_only, test_pc_only_visible, test_pc_bad_input, test_pc_processes,
-                              test_pc_watch))
+                              test_pc_watch, test_pc_python))
     with harness.Stack(JETSOND, None, board="agx-orin-jp62") as stack:
         stack.start_daemon()
         status |= run(stack, (test_jetson,))
