@@ -199,7 +199,9 @@ def main():
         os.environ["FAKE_NVML_CONFIG"] = os.path.join(stack.dir, "nvml.json")
         shutil.copy(os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json"), os.environ["FAKE_NVML_CONFIG"])
         stack.start_daemon(["--nvml-library", FAKE_NVML])
-        harness.wait_for(lambda: "process.4242.dgpu.1.mem" in jetsonctl("status", "--json").stdout, 30,
+        # the processes' users come with the slow tier's reading of /proc
+        harness.wait_for(lambda: all(k in jetsonctl("status", "--json").stdout for k in
+                                     ("process.4242.dgpu.1.mem", "process.4242.user", "process.2345.user")), 30,
                          "both GPUs and their processes")
         status |= harness.run_on(stack, (test_pc_only, test_pc_only_visible, test_pc_bad_input, test_pc_processes,
                               test_pc_watch, test_pc_python))
