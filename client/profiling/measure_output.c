@@ -167,7 +167,7 @@ static void window_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
         json_builder_end_object(b);
 }
 
-static void print_json(const jc_measure *m, char *const *command, int status)
+static void print_json(const jc_measure *m, char *const *command, int status, pid_t pid, bool exited)
 {
         g_autoptr(JsonBuilder) b = json_builder_new();
         json_builder_begin_object(b);
@@ -176,7 +176,16 @@ static void print_json(const jc_measure *m, char *const *command, int status)
         for (size_t i = 0; command[i]; i++)
                 json_builder_add_string_value(b, command[i]);
         json_builder_end_array(b);
-        add_uint(b, "exit_status", (uint64_t) status);
+        if (pid > 0) {
+                /* A process not ours: its exit status is its parent's to read. */
+                json_builder_set_member_name(b, "exit_status");
+                json_builder_add_null_value(b);
+                add_uint(b, "pid", (uint64_t) pid);
+                json_builder_set_member_name(b, "followed_until");
+                json_builder_add_string_value(b, exited ? "exit" : "stopped");
+        } else {
+                add_uint(b, "exit_status", (uint64_t) status);
+        }
         window_json(b, m, &m->whole);
         json_builder_set_member_name(b, "phases");
         json_builder_begin_array(b);
@@ -351,14 +360,19 @@ static void window_text(const jc_measure *m, const jc_window *w, const char *ind
         printf("\n");
 }
 
-void jc_measure_print(const jc_ctx *c, const jc_measure *m, char *const *command, int status)
+void jc_measure_print(const jc_ctx *c, const jc_measure *m, char *const *command, int status, pid_t pid,
+                      bool exited)
 {
         if (c->json) {
-                print_json(m, command, status);
+                print_json(m, command, status, pid, exited);
                 return;
         }
         g_autofree char *joined = g_strjoinv(" ", (char **) command);
-        printf("Command:          %s (exit status %d)\n", joined, status);
+        if (pid > 0)
+                printf("Process:          %d, %s (followed until %s)\n", (int) pid, joined,
+                       exited ? "it exited" : "stopped");
+        else
+                printf("Command:          %s (exit status %d)\n", joined, status);
         window_text(m, &m->whole, "");
         if (m->n_phases < 2)
                 return;

@@ -39,6 +39,25 @@ static char *read_small(const char *proc, pid_t pid, const char *file)
         return g_file_get_contents(path, &text, NULL, NULL) ? text : NULL;
 }
 
+/* FILE of PID, or NULL; *HIDDEN set when the process is there but the
+ * file could not be read (EACCES, EPERM, or an io file the kernel
+ * answers with nothing): one that ended meanwhile hides nothing. */
+static char *read_or_hidden(const char *proc, pid_t pid, const char *file, bool *hidden)
+{
+        g_autofree char *path = g_strdup_printf("%s/%d/%s", proc, (int) pid, file);
+        char *text = NULL;
+        g_autoptr(GError) error = NULL;
+        if (g_file_get_contents(path, &text, NULL, &error) && *text)
+                return text;
+        g_free(text);
+        if (!error || !g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
+                g_autofree char *dir = g_strdup_printf("%s/%d", proc, (int) pid);
+                if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+                        *hidden = true;
+        }
+        return NULL;
+}
+
 /* "Key:   123 kB" or "key: 123" lines: the number after KEY, times MULT. */
 static uint64_t field_of(const char *text, const char *key, uint64_t mult)
 {
@@ -52,6 +71,7 @@ static uint64_t field_of(const char *text, const char *key, uint64_t mult)
 typedef struct {
         pid_t pid, ppid;
         uint64_t times[4];
+        bool zombie;
 } proc_entry;
 
 bool jc_proc_tree_sample(const char *proc, pid_t root, jc_tree_sample *out)
@@ -67,8 +87,11 @@ bool jc_proc_tree_sample(const char *proc, pid_t root, jc_tree_sample *out)
                         continue;
                 proc_entry pe = { .pid = (pid_t) atoi(e->d_name) };
                 g_autofree char *stat = read_small(proc, pe.pid, "stat");
-                if (stat && jc_parse_pid_stat(stat, &pe.ppid, pe.times))
+                if (stat && jc_parse_pid_stat(stat, &pe.ppid, pe.times)) {
+                        const char *p = strrchr(stat, ')');
+                        pe.zombie = p[1] && p[2] == 'Z';
                         g_array_append_val(all, pe);
+                }
         }
         closedir(d);
         /* The tree: ROOT, then whoever has a parent in it, until no more. */
@@ -94,26 +117,34 @@ bool jc_proc_tree_sample(const char *proc, pid_t root, jc_tree_sample *out)
                 }
         }
         long page = sysconf(_SC_PAGESIZE);
+        bool rss_hidden = false, pss_hidden = false, io_hidden = false;
         for (guint i = 0; i < all->len; i++) {
                 if (!in[i])
                         continue;
                 proc_entry *pe = &g_array_index(all, proc_entry, i);
                 out->user_ticks += pe->times[0] + pe->times[2];
                 out->system_ticks += pe->times[1] + pe->times[3];
-                g_autofree char *statm = read_small(proc, pe->pid, "statm");
+                /* A zombie has no memory and may answer nothing: it hides
+                 * nothing either. */
+                if (pe->zombie)
+                        continue;
+                g_autofree char *statm = read_or_hidden(proc, pe->pid, "statm", &rss_hidden);
                 const char *resident = statm ? strchr(statm, ' ') : NULL;
                 if (resident)
                         out->rss_bytes += strtoull(resident + 1, NULL, 10) * (uint64_t) page;
-                g_autofree char *rollup = read_small(proc, pe->pid, "smaps_rollup");
+                g_autofree char *rollup = read_or_hidden(proc, pe->pid, "smaps_rollup", &pss_hidden);
                 if (rollup)
                         out->pss_bytes += field_of(rollup, "Pss", 1024);
-                g_autofree char *io = read_small(proc, pe->pid, "io");
+                g_autofree char *io = read_or_hidden(proc, pe->pid, "io", &io_hidden);
                 if (io) {
                         out->read_bytes += field_of(io, "read_bytes", 1);
                         out->write_bytes += field_of(io, "write_bytes", 1);
                 }
         }
         g_free(in);
+        out->have_rss = !rss_hidden;
+        out->have_pss = !pss_hidden;
+        out->have_io = !io_hidden;
         out->n_pids = tree->len;
         out->pids = (pid_t *) g_array_free(tree, FALSE);
         return out->n_pids > 0;
