@@ -44,7 +44,7 @@ typedef struct {
         size_t n_stream;            /* the stream's columns; the tree's follow */
         double *row;                /* the stream's values, then the tree's */
         jc_tree_follow *tree;       /* NULL: no process tree */
-        uint64_t tree_period_ns, tree_next_ns;
+        uint64_t tree_period_ns, tree_next_ns, interval_ns;
 } record_state;
 
 static const char *output_name(void)
@@ -108,7 +108,9 @@ static bool on_record(void *data, uint64_t time_ns, const double *values, char *
                 double *tree = st->row + st->n_stream;
                 if (time_ns >= st->tree_next_ns) {
                         tree_row(st, tree);
-                        st->tree_next_ns = time_ns + st->tree_period_ns;
+                        /* Less half a record: records jitter around their
+                         * ticks, and one a little early still gets it. */
+                        st->tree_next_ns = time_ns + st->tree_period_ns - st->interval_ns / 2;
                 } else {
                         for (size_t i = 0; i < T_COLUMNS; i++)
                                 tree[i] = NAN;
@@ -176,6 +178,7 @@ int jc_cmd_record(jc_ctx *c, int argc, char **argv)
         jc_capture_run_spec spec = { .interval_us = (uint64_t) jc_record_interval_ms * 1000, .keys = keys,
                                      .duration_s = jc_record_duration_s, .command = command, .follow_pid = pid };
         st.tree_period_ns = (uint64_t) MAX(jc_record_interval_ms, TREE_MIN_PERIOD_MS) * 1000000u;
+        st.interval_ns = (uint64_t) jc_record_interval_ms * 1000000u;
         jc_capture_run_hooks hooks = { .begin = on_begin, .record = on_record, .data = &st };
         jc_capture_run_result result;
         int ret = jc_capture_run(c, &spec, &hooks, &result);

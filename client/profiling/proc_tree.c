@@ -40,8 +40,8 @@ static char *read_small(const char *proc, pid_t pid, const char *file)
 }
 
 /* FILE of PID, or NULL; *HIDDEN set when the process is there but the
- * file could not be read (EACCES, EPERM, or an io file the kernel
- * answers with nothing): one that ended meanwhile hides nothing. */
+ * file could not be read (EACCES, EPERM, or a file the kernel answers
+ * with nothing): one that ended meanwhile hides nothing. */
 static char *read_or_hidden(const char *proc, pid_t pid, const char *file, bool *hidden)
 {
         g_autofree char *path = g_strdup_printf("%s/%d/%s", proc, (int) pid, file);
@@ -51,8 +51,11 @@ static char *read_or_hidden(const char *proc, pid_t pid, const char *file, bool 
                 return text;
         g_free(text);
         if (!error || !g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
-                g_autofree char *dir = g_strdup_printf("%s/%d", proc, (int) pid);
-                if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+                /* A process that is exiting has no memory left to show
+                 * either: it is gone, a zombie or dying (X) by now. */
+                g_autofree char *stat = read_small(proc, pid, "stat");
+                const char *p = stat ? strrchr(stat, ')') : NULL;
+                if (p && p[1] && p[2] != 'Z' && p[2] != 'X')
                         *hidden = true;
         }
         return NULL;

@@ -60,13 +60,21 @@ def _read(pid: int, name: str) -> Optional[str]:
     try:
         with open("/proc/%d/%s" % (pid, name)) as f:
             text = f.read()
-    except FileNotFoundError:
+        if text:
+            return text
+    except (FileNotFoundError, ProcessLookupError):
         return None
-    except ProcessLookupError:
+    except PermissionError:
+        pass
+    # Hidden, unless it is exiting: gone, a zombie or dying (X) by now.
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
         return None
-    if not text and os.path.isdir("/proc/%d" % pid):
-        raise PermissionError(name)  # an io file the kernel answers with nothing
-    return text
+    if stat[stat.rindex(")") + 2:][:1] in ("Z", "X"):
+        return None
+    raise PermissionError(name)
 
 
 def _field(text: str, key: str) -> int:

@@ -6,6 +6,7 @@
  * exit status is passed through. A running job that forks, followed by
  * --pid until it exits: its tree's CPU, memory and writes as the job
  * says; a PID that is no number, not there, or gone at once. */
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <math.h>
@@ -236,6 +237,47 @@ static void test_follow_pid(void **state)
                 fail_msg("%.0f bytes written, the children wrote %.0f", written, want_written);
 }
 
+/* Ctrl-C ends the following of a process that goes on: a report of
+ * that time, followed_until "stopped", exit 0, the process untouched. */
+static void test_follow_pid_stopped(void **state)
+{
+        testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
+        GPid sleeper, pid;
+        char *sleep_argv[] = { (char *) "sleep", (char *) "60", NULL };
+        g_autoptr(GError) error = NULL;
+        if (!g_spawn_async(NULL, sleep_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL,
+                           &sleeper, &error))
+                fail_msg("%s", error->message);
+        g_autofree char *followed = g_strdup_printf("%d", (int) sleeper);
+        char *argv[] = { (char *) JETSONCTL_PATH, (char *) "--address", (char *) tb->address, (char *) "--json",
+                         (char *) "measure", (char *) "--pid", followed, NULL };
+        int out_fd;
+        if (!g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
+                                      NULL, &error))
+                fail_msg("%s", error->message);
+        g_usleep(1500000);
+        kill(pid, SIGINT);
+        GString *out = g_string_new(NULL);
+        char buf[4096];
+        ssize_t n;
+        while ((n = read(out_fd, buf, sizeof(buf))) > 0)
+                g_string_append_len(out, buf, n);
+        close(out_fd);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_int_equal(waitpid(sleeper, &status, WNOHANG), 0);
+        kill(sleeper, SIGKILL);
+        waitpid(sleeper, NULL, 0);
+        g_autofree char *text = g_string_free(out, FALSE);
+        g_autoptr(JsonNode) j = jc_parse_json(text);
+        jc_assert_json_string(j, "followed_until", "stopped");
+        jc_assert_json_int(j, "pid", sleeper);
+        if (number_at(j, "duration_s") <= 0)
+                fail_msg("followed for %.3f s", number_at(j, "duration_s"));
+}
+
 static void test_pid_errors(void **state)
 {
         jc_start(state, "agx-orin-jp62", NULL);
@@ -294,6 +336,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_throttled, testbus_teardown),
                 cmocka_unit_test_teardown(test_status, testbus_teardown),
                 cmocka_unit_test_teardown(test_follow_pid, testbus_teardown),
+                cmocka_unit_test_teardown(test_follow_pid_stopped, testbus_teardown),
                 cmocka_unit_test_teardown(test_pid_errors, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

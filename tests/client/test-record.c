@@ -318,6 +318,51 @@ static void test_follow_pid(void **state)
         g_array_unref(t.rows);
 }
 
+/* SIGTERM ends the following of a process that goes on: exit 0, whole
+ * rows with the tree's columns, and the process untouched. */
+static void test_follow_pid_sigterm(void **state)
+{
+        testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
+        g_autofree char *path = tmp_path(tb, "followed.csv");
+        GPid sleeper, pid;
+        char *sleep_argv[] = { (char *) "sleep", (char *) "60", NULL };
+        g_autoptr(GError) error = NULL;
+        if (!g_spawn_async(NULL, sleep_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL,
+                           &sleeper, &error))
+                fail_msg("%s", error->message);
+        g_autofree char *followed = g_strdup_printf("%d", (int) sleeper);
+        char *argv[] = { (char *) JETSONCTL_PATH, (char *) "--address", (char *) tb->address, (char *) "record",
+                         (char *) "-i", (char *) "5", (char *) "-k", (char *) "cpu.0.freq", (char *) "--pid", followed,
+                         (char *) "-o", path, NULL };
+        if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error))
+                fail_msg("%s", error->message);
+        for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC;;) {
+                g_autofree char *text = NULL;
+                if (g_file_get_contents(path, &text, NULL, NULL) && strchr(text, '\n') &&
+                    strchr(strchr(text, '\n') + 1, '\n'))
+                        break;
+                if (testbus_now_us() > end)
+                        fail_msg("jetsonctl record --pid wrote no row within 30 s");
+                g_usleep(50000);
+        }
+        g_usleep(300000);
+        kill(pid, SIGTERM);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_int_equal(kill(sleeper, 0), 0);
+        assert_int_equal(waitpid(sleeper, &status, WNOHANG), 0);
+        kill(sleeper, SIGKILL);
+        waitpid(sleeper, NULL, 0);
+        check_file("csv", path, 5, 0.1, "cpu.0.freq,tree.*", NULL);
+        csv_table t = read_csv(path);
+        double last;
+        assert_true(column_max(&t, "tree.processes", &last) == 1 && last == 1);
+        g_ptr_array_unref(t.names);
+        g_array_unref(t.rows);
+}
+
 /* --pid's bad input: exit 2 for what is no PID or beside a command, 1 for
  * a process that is not there or has exited. */
 static void test_pid_errors(void **state)
@@ -367,6 +412,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_errors, testbus_teardown),
                 cmocka_unit_test_teardown(test_ctrl_c, testbus_teardown),
                 cmocka_unit_test_teardown(test_follow_pid, testbus_teardown),
+                cmocka_unit_test_teardown(test_follow_pid_sigterm, testbus_teardown),
                 cmocka_unit_test_teardown(test_pid_errors, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
