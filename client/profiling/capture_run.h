@@ -1,5 +1,6 @@
-/* A capture stream read while a command runs, for a time, or until
- * Ctrl-C: what jetsonctl record and measure share. The command gets the
+/* A capture stream read while a command runs, while a running process
+ * does (until it exits), for a time, or until Ctrl-C: what jetsonctl
+ * record and measure share. The command gets the
  * write end of a pipe as fd JETSONCTL_MARK_FD; each line it writes there
  * is a sync point (a mark), timed when it arrives. The loop is GLib's, so
  * GSubprocess watches the command; the bus connection only has to stay

@@ -1,6 +1,7 @@
-/* A command's process tree, as /proc shows it: the processes descended
- * from one pid (children followed as they come and go), summed. What
- * jetsonctl measure reports of the command's processes. */
+/* A process tree, as /proc shows it: the processes descended from one
+ * pid (children followed as they come and go), summed. What jetsonctl
+ * measure and record report of a command's or a followed process's
+ * processes (through tree_follow.c). */
 #pragma once
 
 #include <stdbool.h>
