@@ -47,6 +47,7 @@ typedef struct {
         jc_window_procs whole_peaks;
         jc_tree_follow *tree;
         bool following;           /* --pid: a process not ours */
+        bool rss_hidden, pss_hidden, io_hidden;  /* some sample of the tree lacked them */
 } measure_state;
 
 static void boundary_free(gpointer p)
@@ -115,6 +116,9 @@ static void sample_tree(measure_state *st, jc_tree_figures *f)
                 return;
         if (!jc_tree_follow_sample(st->tree, f))
                 return;
+        st->rss_hidden |= !f->have_rss;
+        st->pss_hidden |= !f->have_pss;
+        st->io_hidden |= !f->have_io;
         update_peak(&g_array_index(st->tree_peaks, jc_window_procs, st->tree_phase), f);
         update_peak(&st->whole_peaks, f);
 }
@@ -210,6 +214,14 @@ static void fill_procs(measure_state *st, const struct rusage *ru, uint64_t read
                 p.read_bytes = b->read_bytes > a->read_bytes ? b->read_bytes - a->read_bytes : 0;
                 p.write_bytes = b->write_bytes > a->write_bytes ? b->write_bytes - a->write_bytes : 0;
                 st->m->phases[i]->procs = p;
+        }
+        /* A command's I/O in all is the kernel's, which hides nothing;
+         * the rest comes from the samples. */
+        for (size_t i = 0; i <= st->m->n_phases; i++) {
+                jc_window_procs *p = i < st->m->n_phases ? &st->m->phases[i]->procs : &st->m->whole.procs;
+                p->rss_unknown = st->rss_hidden && (st->following || i < st->m->n_phases);
+                p->pss_unknown = st->pss_hidden;
+                p->io_unknown = st->io_hidden && (st->following || i < st->m->n_phases);
         }
 }
 

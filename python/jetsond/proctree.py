@@ -180,9 +180,14 @@ class TreeUsage:
         self.base = dict(follower.last)
         self.peak_rss = self.peak_pss = 0
         self.peak_gpu_kib = None  # type: Optional[int]
+        # Some sample lacked them (a process hid the file): unknown peaks.
+        self.rss_hidden = self.pss_hidden = False
 
     def sample(self, _gpu_mem_kib: Any = None) -> None:
         f = self.follower.last
+        if f["processes"]:
+            self.rss_hidden = self.rss_hidden or f["rss_kib"] is None
+            self.pss_hidden = self.pss_hidden or f["pss_kib"] is None
         self.peak_rss = max(self.peak_rss, (f["rss_kib"] or 0) * 1024)
         self.peak_pss = max(self.peak_pss, (f["pss_kib"] or 0) * 1024)
         if f["gpu_mem_kib"] is not None:
@@ -195,7 +200,8 @@ class TreeUsage:
             return None if f[k] is None else max(f[k] - (b[k] or 0), 0)
 
         return {"cpu_user_s": delta("cpu_user_s"), "cpu_system_s": delta("cpu_system_s"),
-                "peak_rss_bytes": self.peak_rss, "peak_pss_bytes": self.peak_pss,
+                "peak_rss_bytes": None if self.rss_hidden else self.peak_rss,
+                "peak_pss_bytes": None if self.pss_hidden else self.peak_pss,
                 "read_bytes": delta("read_bytes"), "write_bytes": delta("write_bytes"),
                 "peak_gpu_mem_kib": self.peak_gpu_kib}
 
@@ -296,6 +302,7 @@ class _ProcUsage:
         u, s = self._cpu()
         r, w = _io()
         return {"cpu_user_s": u - self.cpu0[0], "cpu_system_s": s - self.cpu0[1],
-                "peak_rss_bytes": self.peak_rss, "peak_pss_bytes": self.peak_pss,
+                "peak_rss_bytes": None if self.rss_hidden else self.peak_rss,
+                "peak_pss_bytes": None if self.pss_hidden else self.peak_pss,
                 "read_bytes": r - self.io0[0], "write_bytes": w - self.io0[1],
                 "peak_gpu_mem_kib": self.peak_gpu_kib}

@@ -363,6 +363,36 @@ static void test_follow_pid_sigterm(void **state)
         g_array_unref(t.rows);
 }
 
+/* PID 1's tree for half a second (--pid with --duration): where the test
+ * itself may not read /proc/1/io and smaps_rollup (another user's, or
+ * capabilities this sandbox lacks), tree.*_bytes and tree.pss_kib are
+ * empty, not 0, and the CPU time (from the world-readable stat) is there. */
+static void test_follow_hidden(void **state)
+{
+        testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
+        g_autofree char *path = tmp_path(tb, "init.csv");
+        jc_result r = jc_run("record", "-i", "50", "-k", "cpu.0.freq", "--pid", "1", "-d", "0.5", "-o", path, NULL);
+        if (r.status != 0)
+                fail_msg("record --pid 1: exit %d: %s", r.status, r.err);
+        jc_result_clear(&r);
+        csv_table t = read_csv(path);
+        double last;
+        if (isnan(column_max(&t, "tree.cpu_user_s", &last)) || column_max(&t, "tree.processes", &last) < 1)
+                fail_msg("no CPU time or processes for PID 1's tree");
+        g_autofree char *io = NULL, *rollup = NULL;
+        bool io_hidden = !g_file_get_contents("/proc/1/io", &io, NULL, NULL) || !*io;
+        bool pss_hidden = !g_file_get_contents("/proc/1/smaps_rollup", &rollup, NULL, NULL) || !*rollup;
+        print_message("figure: /proc/1/io %s, smaps_rollup %s to the test\n", io_hidden ? "hidden" : "readable",
+                      pss_hidden ? "hidden" : "readable");
+        if (io_hidden && (!isnan(column_max(&t, "tree.read_bytes", &last)) ||
+                          !isnan(column_max(&t, "tree.write_bytes", &last))))
+                fail_msg("PID 1 hides its I/O, yet tree.read_bytes or tree.write_bytes has a value");
+        if (pss_hidden && !isnan(column_max(&t, "tree.pss_kib", &last)))
+                fail_msg("PID 1 hides its smaps_rollup, yet tree.pss_kib has a value");
+        g_ptr_array_unref(t.names);
+        g_array_unref(t.rows);
+}
+
 /* --pid's bad input: exit 2 for what is no PID or beside a command, 1 for
  * a process that is not there or has exited. */
 static void test_pid_errors(void **state)
@@ -413,6 +443,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_ctrl_c, testbus_teardown),
                 cmocka_unit_test_teardown(test_follow_pid, testbus_teardown),
                 cmocka_unit_test_teardown(test_follow_pid_sigterm, testbus_teardown),
+                cmocka_unit_test_teardown(test_follow_hidden, testbus_teardown),
                 cmocka_unit_test_teardown(test_pid_errors, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,28 @@ def test_follow_forking_job(orin, tmp_path):
     assert last["gpu_mem_kib"] == 0 and last["gpus_busy"] == 0, last
 
 
+def _readable(path):
+    try:
+        with open(path) as f:
+            return bool(f.read())
+    except OSError:
+        return False
+
+
+def test_hidden_figures(orin):
+    """PID 1's tree: what the test may not read itself (/proc/1/io,
+    smaps_rollup: another user's, or capabilities a sandbox lacks) is None,
+    never 0; the CPU time, from the world-readable stat, is there."""
+    with jetsond.measure(pid=1, address=orin.address) as m:
+        time.sleep(0.3)
+    last = m.result.tree[-1]
+    assert last["processes"] >= 1 and last["cpu_user_s"] is not None, last
+    if not _readable("/proc/1/io"):
+        assert last["read_bytes"] is None and m.result.processes["write_bytes"] is None, last
+    if not _readable("/proc/1/smaps_rollup"):
+        assert last["pss_kib"] is None and m.result.processes["peak_pss_bytes"] is None, last
+
+
 def test_bad_pids(orin):
     with pytest.raises(TypeError):
         jetsond.measure(pid="123")
