@@ -302,7 +302,6 @@ class _ProcUsage:
         u, s = self._cpu()
         r, w = _io()
         return {"cpu_user_s": u - self.cpu0[0], "cpu_system_s": s - self.cpu0[1],
-                "peak_rss_bytes": None if self.rss_hidden else self.peak_rss,
-                "peak_pss_bytes": None if self.pss_hidden else self.peak_pss,
+                "peak_rss_bytes": self.peak_rss, "peak_pss_bytes": self.peak_pss,
                 "read_bytes": r - self.io0[0], "write_bytes": w - self.io0[1],
                 "peak_gpu_mem_kib": self.peak_gpu_kib}
