@@ -13,6 +13,7 @@
 #include "common/caller_pids.h"
 #include "jetsond-dbus.h"
 #include "proc_tree.h"
+#include "tree_gpu.h"
 
 struct jc_tree_follow {
         jc_ctx *c;
@@ -42,82 +43,6 @@ void jc_tree_follow_free(jc_tree_follow *f)
         g_free(f);
 }
 
-static uint64_t number_of(GVariant *v)
-{
-        if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT64))
-                return g_variant_get_uint64(v);
-        if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32))
-                return g_variant_get_uint32(v);
-        if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
-                return (uint64_t) MAX(g_variant_get_double(v), 0);
-        return 0;
-}
-
-/* One tree process's keys ("process.PID." prefix) in VALUES: its GPU
- * memory, the discrete GPUs it is on (bits of *DGPUS, by index below 64),
- * its SM use summed (false when a context lacks it). */
-static void one_process(GVariant *values, const char *prefix, uint64_t *mem_kib, uint64_t *dgpu_kib, uint64_t *dgpus,
-                        double *sm, bool *sm_known)
-{
-        size_t n = strlen(prefix);
-        GVariantIter it;
-        const char *key;
-        GVariant *v;
-        uint64_t on_sm = 0;
-        g_variant_iter_init(&it, values);
-        while (g_variant_iter_next(&it, "{&sv}", &key, &v)) {
-                if (strncmp(key, prefix, n) == 0) {
-                        const char *rest = key + n;
-                        char *end = NULL;
-                        if (strcmp(rest, "gpu_mem") == 0)
-                                *mem_kib += number_of(v);
-                        else if (g_str_has_prefix(rest, "dgpu.")) {
-                                guint64 gpu = g_ascii_strtoull(rest + 5, &end, 10);
-                                if (end != rest + 5 && *end == '.' && gpu < 64) {
-                                        *dgpus |= 1ull << gpu;
-                                        if (strcmp(end, ".mem") == 0)
-                                                *dgpu_kib += number_of(v);
-                                        else if (strcmp(end, ".sm") == 0 &&
-                                                 g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE)) {
-                                                *sm += g_variant_get_double(v);
-                                                on_sm |= 1ull << gpu;
-                                        }
-                                }
-                        }
-                }
-                g_variant_unref(v);
-        }
-        /* NVML reads per-process SM use every 10 s: a context newer than
-         * that has none yet, and the sum is not known. */
-        uint64_t mine = 0;
-        g_variant_iter_init(&it, values);
-        while (g_variant_iter_next(&it, "{&sv}", &key, &v)) {
-                char *end = NULL;
-                if (strncmp(key, prefix, n) == 0 && g_str_has_prefix(key + n, "dgpu.")) {
-                        guint64 gpu = g_ascii_strtoull(key + n + 5, &end, 10);
-                        if (end != key + n + 5 && gpu < 64)
-                                mine |= 1ull << gpu;
-                }
-                g_variant_unref(v);
-        }
-        if ((mine & ~on_sm) != 0)
-                *sm_known = false;
-}
-
-static bool has_discrete_gpu(GVariant *values)
-{
-        GVariantIter it;
-        const char *key;
-        GVariant *v;
-        bool any = false;
-        g_variant_iter_init(&it, values);
-        while (!any && g_variant_iter_next(&it, "{&sv}", &key, &v)) {
-                any = g_str_has_prefix(key, "dgpu.") && g_ascii_isdigit(key[5]);
-                g_variant_unref(v);
-        }
-        return any;
-}
-
 /* The tree's GPU figures from jetsond's latest sample. */
 static void sample_gpu(jc_tree_follow *f, const jc_tree_sample *t, jc_tree_figures *out)
 {
@@ -136,25 +61,7 @@ static void sample_gpu(jc_tree_follow *f, const jc_tree_sample *t, jc_tree_figur
         if (!reply)
                 return;
         g_autoptr(GVariant) values = g_variant_get_child_value(reply, 1);
-        uint64_t mem = 0, dgpu_mem = 0, dgpus = 0;
-        double sm = 0;
-        bool sm_known = true;
-        for (size_t i = 0; i < t->n_pids; i++) {
-                if (!theirs[i])
-                        continue;
-                /* Each process's memory beyond its discrete GPUs' is the
-                 * integrated GPU's (nvmap). */
-                uint64_t m = 0, d = 0;
-                g_autofree char *prefix = g_strdup_printf("process.%" PRIu32 ".", theirs[i]);
-                one_process(values, prefix, &m, &d, &dgpus, &sm, &sm_known);
-                mem += m;
-                dgpu_mem += d;
-        }
-        out->have_gpu = true;
-        out->gpu_mem_kib = mem;
-        out->gpus_busy = (unsigned) __builtin_popcountll(dgpus) + (mem > dgpu_mem ? 1 : 0);
-        out->have_sm = sm_known && has_discrete_gpu(values);
-        out->sm_percent = out->have_sm ? sm : 0;
+        jc_tree_gpu_figures(values, theirs, t->n_pids, out);
 }
 
 bool jc_tree_follow_sample(jc_tree_follow *f, jc_tree_figures *out)
