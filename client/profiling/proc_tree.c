@@ -39,9 +39,10 @@ static char *read_small(const char *proc, pid_t pid, const char *file)
         return g_file_get_contents(path, &text, NULL, NULL) ? text : NULL;
 }
 
-/* FILE of PID, or NULL; *HIDDEN set when the process is there but the
- * file could not be read (EACCES, EPERM, or a file the kernel answers
- * with nothing): one that ended meanwhile hides nothing. */
+/* FILE of PID, or NULL; *HIDDEN set when the caller may not read it
+ * (EACCES, EPERM: another user's process). An empty file, or an error
+ * such as ESRCH, is a process that is exiting and has no memory left to
+ * show: it hides nothing. */
 static char *read_or_hidden(const char *proc, pid_t pid, const char *file, bool *hidden)
 {
         g_autofree char *path = g_strdup_printf("%s/%d/%s", proc, (int) pid, file);
@@ -50,14 +51,9 @@ static char *read_or_hidden(const char *proc, pid_t pid, const char *file, bool 
         if (g_file_get_contents(path, &text, NULL, &error) && *text)
                 return text;
         g_free(text);
-        if (!error || !g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
-                /* A process that is exiting has no memory left to show
-                 * either: it is gone, a zombie or dying (X) by now. */
-                g_autofree char *stat = read_small(proc, pid, "stat");
-                const char *p = stat ? strrchr(stat, ')') : NULL;
-                if (p && p[1] && p[2] != 'Z' && p[2] != 'X')
-                        *hidden = true;
-        }
+        if (error && (g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_ACCES) ||
+                      g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_PERM)))
+                *hidden = true;
         return NULL;
 }
 

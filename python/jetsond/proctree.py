@@ -55,26 +55,16 @@ def tree_pids(root: int) -> Dict[int, Tuple[int, List[int], bool]]:
 
 
 def _read(pid: int, name: str) -> Optional[str]:
-    """/proc/PID/NAME, or None: raises PermissionError where the process
-    is there and hides it."""
+    """/proc/PID/NAME, or None (an empty file or an error such as ESRCH:
+    a process that is exiting, which has no memory left to show); raises
+    PermissionError where the caller may not read it (another user's)."""
     try:
         with open("/proc/%d/%s" % (pid, name)) as f:
-            text = f.read()
-        if text:
-            return text
-    except (FileNotFoundError, ProcessLookupError):
-        return None
+            return f.read() or None
     except PermissionError:
-        pass
-    # Hidden, unless it is exiting: gone, a zombie or dying (X) by now.
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            stat = f.read()
+        raise
     except OSError:
         return None
-    if stat[stat.rindex(")") + 2:][:1] in ("Z", "X"):
-        return None
-    raise PermissionError(name)
 
 
 def _field(text: str, key: str) -> int:
