@@ -37,6 +37,9 @@ typedef struct {
         uint64_t peak_rss_bytes, peak_pss_bytes, read_bytes, write_bytes;
         bool have_gpu_mem;
         uint64_t peak_gpu_mem_kib;
+        /* Some process of the tree hid the figure from the caller (another
+         * user's): it is unknown, not the sum of the others'. */
+        bool rss_unknown, pss_unknown, io_unknown;
 } jc_window_procs;
 
 typedef struct {
