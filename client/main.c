@@ -77,6 +77,14 @@ static const GOptionEntry record_entries[] = {
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &jc_record_output, "Write to FILE (default: standard output)",
           "FILE" },
         { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &jc_record_duration_s, "Stop after SECONDS", "SECONDS" },
+        { "medium", 0, 0, G_OPTION_ARG_INT, &jc_record_medium_ms,
+          "A new reading of the medium tier (power, energy, engines) every MS milliseconds (10 to 3600000; "
+          "default: each, every 10 ms at most)",
+          "MS" },
+        { "slow", 0, 0, G_OPTION_ARG_INT, &jc_record_slow_ms,
+          "A new reading of the slow tier (temperatures, fans, processes) every MS milliseconds (100 to 3600000; "
+          "default: each, every 100 ms at most)",
+          "MS" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -245,8 +253,8 @@ static const command commands[] = {
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Board GetSerialNumber",
           NULL, jc_cmd_serial },
-        { "record", "[--interval MS] [--keys GLOB,...] [--format csv|jsonl|trace] [--time unix|iso|relative] "
-                    "[-o FILE] [--duration SECONDS | -- COMMAND [ARG...]]",
+        { "record", "[--interval MS] [--medium MS] [--slow MS] [--keys GLOB,...] [--format csv|jsonl|trace] "
+                    "[--time unix|iso|relative] [-o FILE] [--duration SECONDS | -- COMMAND [ARG...]]",
           "Record samples at up to 1 kHz to a file, for a time or while a command runs",
           "Opens a capture stream (Metrics.OpenCapture) and writes every record: csv (time_s, one column\n"
           "per key, mark), jsonl (one object per record) or trace (Chrome Trace Event JSON, for Perfetto\n"
@@ -255,7 +263,10 @@ static const command commands[] = {
           "in otherData. With -- COMMAND, runs it (no shell),\n"
           "records until it exits and exits with its status; every line the command writes to the fd\n"
           "in $JETSONCTL_MARK_FD is a sync point (the mark column, instant events in trace). Without a\n"
-          "command or --duration, records until Ctrl-C. Records jetsond had to drop are counted on stderr.\n\n"
+          "command or --duration, records until Ctrl-C. Records jetsond had to drop are counted on stderr.\n"
+          "Medium and slow keys repeat between their tier's readings: columns medium_time_s and slow_time_s\n"
+          "(dgpu.N_time_s for a GPU's) say when the values in the row were read, a new reading where they\n"
+          "change; --medium and --slow set those tiers' rates for this recording (OpenCaptureWithOptions).\n\n"
           "busctl equivalent (busctl shows the columns; read the stream as introspection/capture.md says):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics OpenCapture tas 10000 1 'power.*'",
           record_entries, jc_cmd_record },
