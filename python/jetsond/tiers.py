@@ -6,7 +6,7 @@ repeat it. Pure Python; read_trace uses it with numpy."""
 
 import math
 import re
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 # Asked for by this name, a capture has a time column per tier it has
 # columns of: CLOCK_MONOTONIC ns at which that tier's values in the record
@@ -109,5 +109,28 @@ def stats(values: Iterable[float]) -> Dict[str, Optional[float]]:
             "p50": percentile(xs, 50), "p95": percentile(xs, 95), "p99": percentile(xs, 99)}
 
 
+def trace_readings(data: Dict[str, Any], key: str) -> Tuple[Any, Any]:
+    """KEY's readings in read_trace()'s DATA, each once: (times in seconds
+    since the start, values), numpy arrays. A medium or slow key's value is
+    taken from the records that hold a new reading of its tier, at the
+    reading's time; a fast key (or a trace without tier times) from every
+    record. NaN left out."""
+    import numpy as np
+    tier = tier_of(key)
+    if tier in data["fresh"]:
+        mask, times = data["fresh"][tier], data["tier_time_s"][tier]
+    else:
+        mask, times = np.ones(len(data[key]), dtype=bool), data["time"]
+    mask = mask & ~np.isnan(data[key])
+    return times[mask], data[key][mask]
+
+
+def trace_stats(data: Dict[str, Any], key: str) -> Dict[str, Optional[float]]:
+    """count, mean, min, max, p50, p95 and p99 of KEY in read_trace()'s
+    DATA, each reading once (trace_readings()): a slow value that ten
+    records repeat is one sample, as in fastnvmetrics' slow-tier arrays."""
+    return stats(float(v) for v in trace_readings(data, key)[1])
+
+
 __all__ = ["TIER_TIMES", "TIME_PREFIX", "tier_of", "time_column", "is_time_column", "fresh", "readings", "stats",
-           "percentile"]
+           "percentile", "trace_readings", "trace_stats"]
