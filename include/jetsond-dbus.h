@@ -1,5 +1,6 @@
-/* The names of jetsond's D-Bus API: the only thing the daemon and the
- * client (jetsonctl) share. The contract itself is introspection/. */
+/* The names of jetsond's D-Bus API, and the capture stream's tier table:
+ * the only things the daemon and the client (jetsonctl) share. The
+ * contract itself is introspection/. */
 #pragma once
 
 #include <string.h>
