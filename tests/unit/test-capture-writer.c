@@ -352,6 +352,7 @@ static void test_tier_rates(void **state)
         wire_header h;
         g_auto(GStrv) names = read_header(rfd, &h);
         assert_int_equal(h.columns, 5);
+        assert_string_equal(names[3], "capture.time.medium");
         jd_values fast, medium, slow;
         values_sized(&fast, 1, 1);
         values_sized(&medium, 1, 1);
