@@ -125,6 +125,13 @@ static GPtrArray *resolve_columns(const jd_service *svc, char **patterns, sd_bus
                         return NULL;
                 }
         }
+        if (tier_times && columns->len == 0) {
+                sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                  "\"%s\" adds the tiers' time columns to those of keys: ask for keys too",
+                                  JD_CAPTURE_TIER_TIMES);
+                g_ptr_array_unref(columns);
+                return NULL;
+        }
         if (tier_times)
                 add_time_columns(columns);
         return columns;

@@ -223,6 +223,10 @@ static void test_time_columns(void **state)
         assert_string_equal(slow.names[slow.n - 1], "capture.time.slow");
         for (uint32_t i = 0; i + 1 < slow.n; i++)
                 assert_true(g_str_has_prefix(slow.names[i], "temp."));
+        /* The time columns alone are no capture. */
+        capture none = { .fd = -1 };
+        g_autofree char *e = open_error(bus, 10000, (const char *[]) { JD_CAPTURE_TIER_TIMES, NULL }, NULL, &none);
+        assert_string_equal(e, "org.freedesktop.DBus.Error.InvalidArgs");
         capture_close(&fast);
         capture_close(&slow);
         sd_bus_flush_close_unref(bus);
