@@ -232,6 +232,44 @@ static void test_time_columns(void **state)
         sd_bus_flush_close_unref(bus);
 }
 
+/* A PC's NVIDIA GPU (the fake NVML) has a time column of its own and
+ * follows the capture's medium rate: its readings 50 ms apart. */
+static void test_gpu_time(void **state)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, "x86-pc");
+        g_setenv("FAKE_NVML_CONFIG", SOURCE_DIR "/tests/fixtures/x86-pc.nvml.json", TRUE);
+        testbus_start_daemon(tb, (const char *[]) { "--nvml-library", FAKE_NVML_PATH, NULL });
+        g_unsetenv("FAKE_NVML_CONFIG");
+        sd_bus *bus = testbus_connect();
+        capture c = open_ok(bus, 1000, (const char *[]) { "dgpu.0.load", JD_CAPTURE_TIER_TIMES, NULL },
+                            (const option[]) { { JD_CAPTURE_OPTION_MEDIUM, 't', 50000 }, { NULL, 0, 0 } });
+        assert_int_equal(c.n, 2);
+        assert_string_equal(c.names[1], "capture.time.dgpu.0");
+        g_autofree unsigned char *buf = g_malloc(c.record_size);
+        GArray *times = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        /* Until 30 distinct readings (1.5 s), NaN while NVML is probed. */
+        for (unsigned i = 0; times->len < 30; i++) {
+                if (i > 60000)
+                        fail_msg("%u readings of the GPU in 60000 records", times->len);
+                read_exactly(c.fd, buf, c.record_size);
+                double v[2];
+                memcpy(v, buf + 16, sizeof(v));
+                if (isnan(v[1])) {
+                        assert_true(isnan(v[0]));
+                        continue;
+                }
+                uint64_t at = (uint64_t) v[1];
+                if (!times->len || at != g_array_index(times, uint64_t, times->len - 1))
+                        g_array_append_val(times, at);
+        }
+        assert_spacing("dgpu.0 at 50 ms", times, 50000000, true);
+        g_array_unref(times);
+        capture_close(&c);
+        sd_bus_flush_close_unref(bus);
+}
+
 static void test_option_errors(void **state)
 {
         testbus_start(state, "orin-nano-jp62", NULL);
@@ -270,6 +308,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_tier_rates, testbus_teardown),
                 cmocka_unit_test_teardown(test_time_columns, testbus_teardown),
+                cmocka_unit_test_teardown(test_gpu_time, testbus_teardown),
                 cmocka_unit_test_teardown(test_option_errors, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
