@@ -64,9 +64,6 @@ static bool is_numeric(const jd_value *v)
         return v->type != JD_VALUE_STRING;
 }
 
-/* The columns: every numeric key of the latest sample matching a
- * pattern, pattern by pattern, each key once. Sets ERROR for a pattern
- * that matches nothing. */
 /* Appends to COLUMNS the time column of each tier that has one of them
  * (capture.tier_times: jd_capture_time_column), in their order. The
  * names are interned: a handful that never change. */
@@ -82,6 +79,9 @@ static void add_time_columns(GPtrArray *columns)
         }
 }
 
+/* The columns: every numeric key of the latest sample matching a
+ * pattern, pattern by pattern, each key once, then the tier times if
+ * asked for. Sets ERROR for a pattern that matches nothing. */
 static GPtrArray *resolve_columns(const jd_service *svc, char **patterns, sd_bus_error *error)
 {
         bool tier_times = false;
