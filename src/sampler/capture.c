@@ -295,7 +295,9 @@ static void remap(jd_capture *c, size_t s, const jd_values *v)
  * capture's period for it has passed. The due times keep to a grid, with
  * half the engine's period of slack (half the capture's if shorter): the
  * tier's own ticks jitter either way, and a reading a whole engine period
- * early is not the one due. */
+ * early is not the one due. A reading taken late does not bring the next
+ * one closer: two taken readings are always a period apart, less the
+ * slack, and the grid catches up from there. */
 static bool take_now(jd_capture *c, size_t s, const jd_capture_source *src)
 {
         if (c->taken[s] && src->seq == c->taken_seq[s])
@@ -306,7 +308,7 @@ static bool take_now(jd_capture *c, size_t s, const jd_capture_source *src)
                 return true;
         }
         uint64_t slack = (src->period_us * 1000u < period ? src->period_us * 1000u : period) / 2;
-        if (src->time_ns + slack < c->next_take_ns[s])
+        if (src->time_ns + slack < c->next_take_ns[s] || src->time_ns + slack < c->taken_ns[s] + period)
                 return false;
         c->next_take_ns[s] += period;
         if (c->next_take_ns[s] + slack <= src->time_ns)

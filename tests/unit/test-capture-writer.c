@@ -409,6 +409,44 @@ static void test_tier_rates(void **state)
         g_free(slow.items);
 }
 
+/* A reading taken late (the tier stalled) does not bring the next one
+ * closer: medium every 50 ms, readings every 10 ms but none from 50 to
+ * 86 ms; the one of 86 ms is taken, the ones of 90 to 120 ms are not. */
+static void test_late_reading(void **state)
+{
+        (void) state;
+        const char *columns[] = { "power.in", "capture.time.medium" };
+        int rfd = -1;
+        jd_capture *c = jd_capture_new(10000, 0, columns, 2, &rfd);
+        assert_non_null(c);
+        jd_capture_set_tier_intervals(c, 50000, 0);
+        wire_header h;
+        g_auto(GStrv) names = read_header(rfd, &h);
+        assert_string_equal(names[1], "capture.time.medium");
+        jd_values medium;
+        values_sized(&medium, 1, 1);
+        static const uint64_t read_ms[] = { 0, 10, 20, 30, 40, 86, 90, 100, 110, 120, 130, 140, 150 };
+        static const bool taken[] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0 };
+        double last = -1;
+        for (size_t k = 0; k < G_N_ELEMENTS(read_ms); k++) {
+                put(&medium, 0, "power.in", JD_VALUE_U64, (double) k);
+                jd_capture_source sources[JD_CAPTURE_SOURCES] = {
+                        [JD_CAPTURE_SOURCE_MEDIUM] = { &medium, true, k + 1, read_ms[k] * 1000000, 10000 },
+                };
+                /* Records 20 ms apart: each leaves at once. */
+                jd_capture_write(c, T0 + k * 20000000, sources);
+                double rec[4];
+                read_exact(rfd, rec, sizeof(rec));
+                bool fresh = rec[3] != last;
+                if (fresh != taken[k])
+                        fail_msg("the reading of %" PRIu64 " ms: %s", read_ms[k], fresh ? "taken" : "not taken");
+                last = rec[3];
+        }
+        close(rfd);
+        jd_capture_free(c);
+        g_free(medium.items);
+}
+
 int main(void)
 {
         signal(SIGPIPE, SIG_IGN);
@@ -419,6 +457,7 @@ int main(void)
                 cmocka_unit_test(test_due),
                 cmocka_unit_test(test_missed_ticks),
                 cmocka_unit_test(test_tier_rates),
+                cmocka_unit_test(test_late_reading),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
