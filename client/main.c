@@ -99,6 +99,14 @@ static const GOptionEntry record_entries[] = {
         { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &jc_record_duration_s, "Stop after SECONDS", "SECONDS" },
         { "pid", 'p', 0, G_OPTION_ARG_STRING, &jc_record_pid,
           "Follow the running process PID and its descendants until it exits (tree.* columns)", "PID" },
+        { "medium", 0, 0, G_OPTION_ARG_INT, &jc_record_medium_ms,
+          "A new reading of the medium tier (power, energy, engines) every MS milliseconds (10 to 3600000; "
+          "default: each, every 10 ms at most)",
+          "MS" },
+        { "slow", 0, 0, G_OPTION_ARG_INT, &jc_record_slow_ms,
+          "A new reading of the slow tier (temperatures, fans, processes) every MS milliseconds (100 to 3600000; "
+          "default: each, every 100 ms at most)",
+          "MS" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -275,8 +283,8 @@ static const command commands[] = {
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Board GetSerialNumber",
           NULL, jc_cmd_serial },
-        { "record", "[--interval MS] [--keys GLOB,...] [--format csv|jsonl|trace] [--time unix|iso|relative] "
-                    "[-o FILE] [--duration SECONDS] [--pid PID | -- COMMAND [ARG...]]",
+        { "record", "[--interval MS] [--medium MS] [--slow MS] [--keys GLOB,...] [--format csv|jsonl|trace] "
+                    "[--time unix|iso|relative] [-o FILE] [--duration SECONDS] [--pid PID | -- COMMAND [ARG...]]",
           "Record samples at up to 1 kHz to a file, for a time or while a command runs",
           "Opens a capture stream (Metrics.OpenCapture) and writes every record: csv (time_s, one column\n"
           "per key, mark), jsonl (one object per record) or trace (Chrome Trace Event JSON, for Perfetto\n"
@@ -288,7 +296,10 @@ static const command commands[] = {
           "command or --duration, records until Ctrl-C. With --pid PID, follows that running process\n"
           "until it exits (or Ctrl-C). With a command or --pid, tree.* columns sum the process tree from\n"
           "/proc and jetsond: CPU time, RSS, PSS, bytes read and written, GPU memory, SM use, GPUs busy.\n"
-          "Records jetsond had to drop are counted on stderr.\n\n"
+          "Records jetsond had to drop are counted on stderr.\n"
+          "Medium and slow keys repeat between their tier's readings: columns medium_time_s and slow_time_s\n"
+          "(dgpu.N_time_s for a GPU's) say when the values in the row were read, a new reading where they\n"
+          "change; --medium and --slow set those tiers' rates for this recording (OpenCaptureWithOptions).\n\n"
           "busctl equivalent (busctl shows the columns; read the stream as introspection/capture.md says):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics OpenCapture tas 10000 1 'power.*'",
           record_entries, jc_cmd_record },

@@ -306,7 +306,7 @@ int jc_capture_run(jc_ctx *c, const jc_capture_run_spec *spec, const jc_capture_
         st.mark_line = g_string_new(NULL);
         st.have_command = spec->command && spec->command[0];
         result->start_ns = monotonic_ns();
-        int ret = jc_capture_open(c, spec->interval_us, spec->keys, &st.cap);
+        int ret = jc_capture_open(c, spec->interval_us, spec->medium_us, spec->slow_us, spec->keys, &st.cap);
         if (ret != JC_EXIT_OK)
                 goto out;
         /* Signals are watched before the command starts, so a Ctrl-C

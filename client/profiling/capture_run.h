@@ -16,6 +16,7 @@
 
 typedef struct {
         uint64_t interval_us;
+        uint64_t medium_us, slow_us;  /* the capture's own tier rates; 0: jetsond's */
         char **keys;              /* globs; empty: every numeric key */
         double duration_s;        /* 0: until the command ends or Ctrl-C */
         char **command;           /* NULL or empty: no command */

@@ -22,6 +22,7 @@
 #define TREE_GPU_PERIOD_MS 100
 
 int jc_record_interval_ms = 10;
+int jc_record_medium_ms, jc_record_slow_ms; /* 0: jetsond's rates */
 char *jc_record_keys;
 char *jc_record_format_name;
 char *jc_record_time_name;
@@ -157,6 +158,12 @@ int jc_cmd_record(jc_ctx *c, int argc, char **argv)
                                       jc_record_time_name);
         if (jc_record_interval_ms < (int) (JD_CAPTURE_INTERVAL_MIN_USEC / 1000) || jc_record_interval_ms > 3600000)
                 return jc_usage_error("record", "--interval %d is out of range (1 to 3600000 ms)", jc_record_interval_ms);
+        if (jc_record_medium_ms && (jc_record_medium_ms < (int) (JD_CAPTURE_MEDIUM_MIN_USEC / 1000) ||
+                                    jc_record_medium_ms > 3600000))
+                return jc_usage_error("record", "--medium %d is out of range (10 to 3600000 ms)", jc_record_medium_ms);
+        if (jc_record_slow_ms && (jc_record_slow_ms < (int) (JD_CAPTURE_SLOW_MIN_USEC / 1000) ||
+                                  jc_record_slow_ms > 3600000))
+                return jc_usage_error("record", "--slow %d is out of range (100 to 3600000 ms)", jc_record_slow_ms);
         if (jc_record_duration_s < 0 || jc_record_duration_s > 1e9)
                 return jc_usage_error("record", "--duration must be a positive number of seconds");
         char **command = jc_command_args(argc, argv);
@@ -176,7 +183,9 @@ int jc_cmd_record(jc_ctx *c, int argc, char **argv)
         }
 
         g_auto(GStrv) keys = jc_split_keys(jc_record_keys);
-        jc_capture_run_spec spec = { .interval_us = (uint64_t) jc_record_interval_ms * 1000, .keys = keys,
+        jc_capture_run_spec spec = { .interval_us = (uint64_t) jc_record_interval_ms * 1000,
+                                     .medium_us = (uint64_t) jc_record_medium_ms * 1000,
+                                     .slow_us = (uint64_t) jc_record_slow_ms * 1000, .keys = keys,
                                      .duration_s = jc_record_duration_s, .command = command, .follow_pid = pid };
         st.tree_period_ns = (uint64_t) MAX(jc_record_interval_ms, TREE_MIN_PERIOD_MS) * 1000000u;
         st.interval_ns = (uint64_t) jc_record_interval_ms * 1000000u;

@@ -124,6 +124,13 @@ class Stats:
         self.dgpu_name = ["dgpu.%d" % n for n in indexes]
         self.dgpu_col = [[-1] * len(DGPU_FIELDS) for _ in indexes]
         self.dgpu_throttle_col = [-1] * len(indexes)
+        # Each GPU's tier time column: a reading the records repeat counts
+        # once in its means (-1: a jetsond without tier times, every record).
+        cols = list(columns)
+        self.dgpu_time_col = [cols.index("capture.time." + n) if "capture.time." + n in cols else -1
+                              for n in self.dgpu_name]
+        self.dgpu_time_seen = [math.nan] * len(indexes)
+        self.dgpu_fresh = [True] * len(indexes)
         for n, f, i in found:
             if f == "throttle":
                 self.dgpu_throttle_col[indexes.index(n)] = i
@@ -162,7 +169,7 @@ class Stats:
                 w.temp_max[i] = _max(w.temp_max[i], v[c])
         for g, cols in enumerate(self.dgpu_col):
             for f, c in enumerate(cols):
-                if c >= 0 and math.isfinite(v[c]):
+                if c >= 0 and math.isfinite(v[c]) and self.dgpu_fresh[g]:
                     w.dgpu_sum[g][f] += v[c]
                     w.dgpu_n[g][f] += 1
                     w.dgpu_max[g][f] = _max(w.dgpu_max[g][f], v[c])
@@ -233,6 +240,11 @@ class Stats:
                 w.counter_last[i] = (t, v[c])
 
     def record(self, time_ns: int, values: Sequence[float]) -> None:
+        for g, c in enumerate(self.dgpu_time_col):
+            t = values[c] if c >= 0 else math.nan
+            self.dgpu_fresh[g] = c < 0 or (math.isfinite(t) and t != self.dgpu_time_seen[g])
+            if math.isfinite(t):
+                self.dgpu_time_seen[g] = t
         now = [values[c] for c in self.power_col]
         while self.settled + 1 < len(self.phases):
             self._close(self.phases[self.settled], self.phases[self.settled].end_ns, now)
@@ -389,7 +401,8 @@ class measure:
         self._cap = Capture(self.interval, patterns, self.address)
         self._lock = threading.Lock()
         self._start = monotonic_ns()
-        self._stats = Stats(self._cap.columns, self._start)
+        # Every column of the stream: the tier times tell a GPU's readings.
+        self._stats = Stats(self._cap.header.columns, self._start)
         if self.pid is not None:
             self._tree = TreeFollower(self.pid)
             if self._tree.sample(self._jetson.snapshot()) is None:

@@ -53,6 +53,8 @@ CASES = [
     ("jetsonctl record --time ", "jetsonctl record --time ''", {"unix", "iso", "relative"}, "exactly"),
     ("jetsonctl record --time=i", "jetsonctl record --time = i", {"iso"}, "exactly"),
     ("jetsonctl record -t r", "jetsonctl record -t r", {"relative"}, "exactly"),
+    ("jetsonctl record --me", "jetsonctl record --me", {"--medium="}, "exactly"),
+    ("jetsonctl record --slow 500 --sl", "jetsonctl record --slow 500 --sl", {"--slow="}, "exactly"),
     ("jetsonctl top --i", "jetsonctl top --i", {"--interval="}, "exactly"),
     ("jetsonctl top --only", "jetsonctl top --only", {"--only-compute", "--only-graphics", "--only=", "--only-visible"},
      "exactly"),

@@ -20,8 +20,10 @@
  * times, spanning MIN_SPAN_S, with --time TIME_MODE's absolute times
  * (NULL: the default, unix) within WALL0..WALL1 (seconds since the epoch;
  * 0: not checked); fails the test with its message. */
-static void check_file_time(const char *format, const char *path, int interval_ms, double min_span_s, const char *globs,
-                            const char *const *marks, const char *time_mode, double wall0, double wall1)
+/* OPT: one more option of check-record.py's (NULL: none). */
+static void check_file_opt(const char *format, const char *path, int interval_ms, double min_span_s, const char *globs,
+                           const char *const *marks, const char *time_mode, double wall0, double wall1,
+                           const char *opt)
 {
         g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(NULL);
         g_ptr_array_add(argv, (char *) "/usr/bin/python3");
@@ -31,6 +33,8 @@ static void check_file_time(const char *format, const char *path, int interval_m
         g_ptr_array_add(argv, time_opt);
         if (wall0 > 0)
                 g_ptr_array_add(argv, wall_opt);
+        if (opt)
+                g_ptr_array_add(argv, (char *) opt);
         g_ptr_array_add(argv, (char *) format);
         g_ptr_array_add(argv, (char *) path);
         g_autofree char *interval = g_strdup_printf("%d", interval_ms);
@@ -49,6 +53,12 @@ static void check_file_time(const char *format, const char *path, int interval_m
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
                 fail_msg("%s %s: %s", format, path, err);
         print_message("%s", out);
+}
+
+static void check_file_time(const char *format, const char *path, int interval_ms, double min_span_s, const char *globs,
+                            const char *const *marks, const char *time_mode, double wall0, double wall1)
+{
+        check_file_opt(format, path, interval_ms, min_span_s, globs, marks, time_mode, wall0, wall1, NULL);
 }
 
 static void check_file(const char *format, const char *path, int interval_ms, double min_span_s, const char *globs,
@@ -95,6 +105,34 @@ static void test_formats(void **state)
                 check_file_time(cases[i].format, path, 1, 0.5, KEYS, NULL, cases[i].time, wall0, wall1);
                 jc_result_clear(&r);
         }
+}
+
+/* The recording's own tier rates on a moving board: in csv and jsonl the
+ * medium and slow values come from readings 50 ms and 500 ms apart, each
+ * value changing only with its tier's time column (check-record.py). */
+static void test_tier_rates(void **state)
+{
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, "agx-orin-jp62");
+        testbus_start_simulator(tb);
+        testbus_start_daemon(tb, NULL);
+        static const char *const formats[] = { "csv", "jsonl" };
+        for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+                g_autofree char *path = tmp_path(tb, formats[i]);
+                jc_result r = jc_run("record", "--interval", "1", "--medium", "50", "--slow", "500", "--duration", "2.5",
+                                     "--keys", KEYS, "--format", formats[i], "--time", "relative", "-o", path, NULL);
+                if (r.status != 0)
+                        fail_msg("%s: exit %d: %s", formats[i], r.status, r.err);
+                check_file_opt(formats[i], path, 1, 2.0, KEYS, NULL, "relative", 0, 0,
+                               "--tier-period=medium:50,slow:500");
+                jc_result_clear(&r);
+        }
+        /* The header names the tiers' time columns after the keys. */
+        g_autofree char *path = tmp_path(tb, "csv");
+        g_autofree char *text = NULL;
+        assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        assert_non_null(strstr(text, ",medium_time_s,slow_time_s,mark\n"));
 }
 
 static void test_marks(void **state)
@@ -158,6 +196,7 @@ static void test_errors(void **state)
         jc_result_clear(&r);
         static const char *const bad[][3] = {
                 { "--format", "xml", NULL }, { "--interval", "0", NULL }, { "--duration", "-1", NULL },
+                { "--medium", "9", NULL },   { "--medium", "3600001", NULL }, { "--slow", "99", NULL },
         };
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
                 r = jc_run("record", bad[i][0], bad[i][1], NULL);
@@ -437,6 +476,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_formats, testbus_teardown),
+                cmocka_unit_test_teardown(test_tier_rates, testbus_teardown),
                 cmocka_unit_test_teardown(test_marks, testbus_teardown),
                 cmocka_unit_test_teardown(test_exit_status, testbus_teardown),
                 cmocka_unit_test_teardown(test_errors, testbus_teardown),
