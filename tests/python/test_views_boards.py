@@ -279,7 +279,11 @@ def test_async_views_equal_the_sync_ones(board):
         else:
             raise AssertionError("the snapshot never held still")
         assert got["identity"] == j.identity()
-        for name in ("cpu", "gpus", "power", "temperatures"):
+        for name in ("cpu", "power", "temperatures"):
             assert got[name] == getattr(views, name)(before), name
+        # each discrete GPU with its DiscreteGpu object's facts, as Jetson.gpus()
+        info = j.discrete_gpus()
+        assert got["gpus"] == [dict(g, **(info.get(g["index"], {}) if not g["integrated"] else {}))
+                               for g in views.gpus(before)], got["gpus"]
 
 
