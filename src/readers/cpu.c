@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,14 +243,19 @@ jd_opt_dbl jd_cpu_load(const jd_cpu_ticks *prev, const jd_cpu_ticks *now)
 jd_cpu_times jd_cpu_split(const jd_cpu_ticks *prev, const jd_cpu_ticks *now)
 {
         jd_cpu_times out = { 0 };
-        if (!jd_cpu_load(prev, now).present || now->user < prev->user || now->nice < prev->nice ||
-            now->system < prev->system || now->idle < prev->idle)
+        jd_opt_dbl load = jd_cpu_load(prev, now);
+        if (!load.present || now->user < prev->user || now->nice < prev->nice || now->system < prev->system ||
+            now->idle < prev->idle)
                 return out;
         double dt = (double) (now->total - prev->total);
         out.user = jd_percent((double) (now->user - prev->user), dt);
         out.nice = jd_percent((double) (now->nice - prev->nice), dt);
-        out.system = jd_percent((double) (now->system - prev->system), dt);
-        out.idle = jd_percent((double) (now->idle - prev->idle), dt);
+        /* Each share rounded on its own would not add up to 100 (nor idle
+         * to 100 - load): idle and system take what the others leave. */
+        out.idle = 100.0 - load.value;
+        out.system = round(100.0 * (load.value - out.user - out.nice)) / 100.0;
+        if (out.system < 0)
+                out.system = 0;
         out.present = true;
         return out;
 }
