@@ -508,6 +508,8 @@ void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
                 ADD_OPT_U32(v, p->gpu_instance, 1, "process.%s.gpu_instance", inst);
                 if (p->sm.present)
                         ADD(v, JD_VALUE_DOUBLE, d, (double) p->sm.value, "process.%s.sm", inst);
+                if (p->mem_util.present)
+                        ADD(v, JD_VALUE_DOUBLE, d, (double) p->mem_util.value, "process.%s.mem_util", inst);
                 /* Which of NVML's lists it is in, as nvitop's C, G, C+G. */
                 add_str(v, p->compute && p->graphics ? "compute+graphics" : p->compute ? "compute" : "graphics",
                         "process.%s.type", inst);
