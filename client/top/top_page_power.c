@@ -139,10 +139,11 @@ void jc_top_draw_power_page(const jc_top *t, int y, int last)
                         double c = 0, warm, hot;
                         jc_sample_double(s, key, &c);
                         jc_trip_bands(s, zone, &warm, &hot);
-                        jc_top_putf(row, x, jc_top_pair(JC_PAIR_TITLE), "%-18.18s", zone);
-                        jc_top_putf(row, x + 19, jc_top_level(c, warm, hot), "%7.1f°C", c);
+                        /* Name, value and trips ("trip 99/104.5") before the graph at 42. */
+                        jc_top_putf(row, x, jc_top_pair(JC_PAIR_TITLE), "%-16.16s", zone);
+                        jc_top_putf(row, x + 17, jc_top_level(c, warm, hot), "%7.1f°C", c);
                         g_autofree char *trips = jc_trip_short(s, zone);
-                        jc_top_putf(row, x + 29, A_DIM, "%-12.12s", trips);
+                        jc_top_putf(row, x + 27, A_DIM, "%-14.14s", trips);
                         jc_top_graph(t, row, x + 42, w - 43, 1, "", key, 110, warm, hot, NULL, 1);
                 }
         }
