@@ -280,6 +280,12 @@ def test_views():
     assert c["load_percent"] == 12.5 and [x["index"] for x in c["cores"]] == [0, 1, 10]
     assert c["cores"][0] == {"index": 0, "online": True, "load_percent": 10.0, "freq_khz": 1200000}
     assert c["cores"][1] == {"index": 1, "online": False}  # absent stays absent
+    split = views.cpu({"cpu.load": 55.0, "cpu.user": 36.0, "cpu.idle": 45.0, "cpu.0.online": True, "cpu.0.nice": 1.0,
+                       "cpu.0.system": 18.0, "process.1.user": "root"})
+    assert split == {"load_percent": 55.0, "user_percent": 36.0, "idle_percent": 45.0,
+                     "cores": [{"index": 0, "online": True, "nice_percent": 1.0, "system_percent": 18.0}]}
+    assert views.processes({"process.7.dgpu.0.mem_util": 12.0, "process.7.user": "root"}) == [
+        {"pid": 7, "user": "root", "dgpu": {0: {"mem_util_percent": 12.0}}}]
     g = views.gpus(SNAP)
     assert g[0]["integrated"] and g[0]["freq_khz"] == 306000 and g[0]["gpc_freq_khz"] == [305990, 306010]
     assert g[0]["scaling_3d"] is True
