@@ -13,6 +13,7 @@
 #include "common/bus.h"
 #include "jetsonctl.h"
 #include "common/caller_pids.h"
+#include "common/gpu_filter.h"
 #include "common/json_out.h"
 #include "common/parse.h"
 #include "common/output.h"
@@ -47,6 +48,18 @@ static const GOptionEntry global_entries[] = {
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
+/* nvitop's -o/--only and --only-visible, and its process filters (--user
+ * is --owner here: jetsonctl's --user chooses the session bus). */
+#define GPU_FILTER_ENTRIES \
+        { "only", 'o', 0, G_OPTION_ARG_STRING, &jc_filter_only, \
+          "Only these GPUs: NVML indices, UUIDs (or their start), PCI bus ids, soc (comma-separated)", "ID,..." }, \
+        { "only-visible", 0, 0, G_OPTION_ARG_NONE, &jc_filter_only_visible, \
+          "Only the GPUs CUDA_VISIBLE_DEVICES shows CUDA (in PCI bus order)", NULL }
+#define PROCESS_FILTER_ENTRIES \
+        { "owner", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) jc_filter_owner_arg, \
+          "Only these users' processes (comma-separated; no value: yours)", "USER,..." }, \
+        { "pid", 0, 0, G_OPTION_ARG_STRING, &jc_filter_pids, "Only these processes (comma-separated)", "PID,..." }
+
 static const GOptionEntry watch_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_watch_interval_ms,
           "Ask jetsond for a sample every MS milliseconds (10 to 3600000) while watching", "MS" },
@@ -55,6 +68,13 @@ static const GOptionEntry watch_entries[] = {
           "time (HH:MM:SS.mmm, the default) or iso (date, time and UTC offset, ISO 8601)", "time|iso" },
         { "stats", 's', 0, G_OPTION_ARG_NONE, &jc_watch_stats,
           "When watch ends, print each key's mean, minimum and maximum over the samples seen", NULL },
+        GPU_FILTER_ENTRIES,
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+};
+
+static const GOptionEntry status_entries[] = {
+        GPU_FILTER_ENTRIES,
+        PROCESS_FILTER_ENTRIES,
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -97,6 +117,8 @@ static const GOptionEntry top_entries[] = {
           "Only GPU processes with a graphics context (G or C+G)", NULL },
         { "only-graphics", 'G', 0, G_OPTION_ARG_NONE, &jc_top_types[3],
           "Only GPU processes with a graphics context alone (G)", NULL },
+        GPU_FILTER_ENTRIES,
+        PROCESS_FILTER_ENTRIES,
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -148,18 +170,20 @@ typedef struct {
 } command;
 
 static const command commands[] = {
-        { "status", "", "Board, power mode, clocks, fan and the latest sample on one screen",
+        { "status", "[--only ID,...] [--only-visible] [--owner[=USER,...]] [--pid PID,...]",
+          "Board, power mode, clocks, fan and the latest sample on one screen",
           "Shows the board, the power mode, jetson_clocks, the fans, then CPU (per core), GPU, EMC, RAM, swap,\n"
-          "power rails, temperatures and the engines that are on, from the latest sample.\n\n"
+          "power rails, temperatures and the engines that are on, from the latest sample. --only and\n"
+          "--only-visible show only some GPUs and their processes; --owner and --pid only some processes.\n\n"
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot\n"
           "  " BUSCTL " introspect " DEST " org.jetsond.Jetson1.Board",
-          NULL, jc_cmd_status },
+          status_entries, jc_cmd_status },
         { "board", "", "Board identity and library versions (like jetson_release)",
           "busctl equivalent:\n"
           "  " BUSCTL " introspect " DEST " org.jetsond.Jetson1.Board",
           NULL, jc_cmd_board },
-        { "watch", "[--interval MS] [--count N] [--stats] [--timestamps=iso] [KEY-GLOB...]", "Stream samples, one line per sample",
+        { "watch", "[--interval MS] [--count N] [--stats] [--timestamps=iso] [--only ID,...] [--only-visible] [KEY-GLOB...]", "Stream samples, one line per sample",
           "Prints one compact line per Sample signal (tegrastats-like), or with KEY-GLOBs (e.g. 'power.*')\n"
           "the matching keys as key=value; with --json one JSON document per line. With --interval,\n"
           "asks jetsond for faster samples (Metrics.Subscribe) until jetsonctl ends; Ctrl-C ends cleanly.\n\n"
@@ -167,7 +191,8 @@ static const command commands[] = {
           "open, which busctl's calls do not: see docs/service.md for gjs):\n"
           "  " BUSCTL " monitor --match \"type='signal',interface='org.jetsond.Jetson1.Metrics',member='Sample'\"",
           watch_entries, jc_cmd_watch },
-        { "top", "[--interval MS] [--compute|--only-compute|--graphics|--only-graphics]",
+        { "top", "[--interval MS] [--compute|--only-compute|--graphics|--only-graphics] [--only ID,...] [--only-visible]\n"
+          "    [--owner[=USER,...]] [--pid PID,...]",
           "Live full-screen view of the board, like jtop",
           "Header (board, JetPack, uptime, power mode, jetson_clocks, fans), CPU cores, GPU, EMC, memory,\n"
           "each power rail now and on average since top started (from the energy counters), temperatures,\n"

@@ -6,7 +6,7 @@ from .aio import AsyncJetson
 from .client import Jetson, Sample, Subscription
 from .collector import Collector, collect_in_background, sample_metrics
 from .errors import (AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgs, JetsondError,
-                     NotFound, NotRunning, NotSupported, ReadOnly, RebootRequired, Timeout, UnknownProcess)
+                     NoSuchGpu, NotFound, NotRunning, NotSupported, ReadOnly, RebootRequired, Timeout, UnknownProcess)
 from .measure import Measurement, measure, trace_energy_j
 from .netif import local_interfaces
 from .select import cuda_devices, cuda_from, parse_size, select_devices, select_from
@@ -17,4 +17,4 @@ __all__ = ["Jetson", "AsyncJetson", "Sample", "Subscription", "Recorder", "Async
            "trace_energy_j", "Collector", "collect_in_background", "sample_metrics", "local_interfaces", "select_devices", "select_from", "cuda_devices", "cuda_from", "parse_size",
            "JetsondError", "NotRunning", "AccessDenied", "InteractiveAuthorizationRequired", "NotSupported",
            "Busy", "Failed", "Timeout", "RebootRequired", "InvalidArgs", "NotFound", "UnknownProcess",
-           "ReadOnly"]
+           "ReadOnly", "NoSuchGpu"]

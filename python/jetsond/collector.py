@@ -20,6 +20,8 @@ import threading
 import time
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
+from . import proc
+
 # (key suffix after "dgpu.N.", metric name with unit, scale from the key's unit)
 _GPU = [("load", "gpu_utilization (%)", 1.0), ("mem_load", "memory_utilization (%)", 1.0),
         ("mem_used", "memory_used (MiB)", 1 / 1024), ("mem_total", "memory_total (MiB)", 1 / 1024),
@@ -50,20 +52,6 @@ def proc_parent(pid: int) -> Optional[int]:
     except (OSError, ValueError, IndexError):
         return None
     return parent or None
-
-
-def process_command(pid: int, name: Optional[str] = None, proc: str = "/proc") -> Optional[str]:
-    """PID's command line as this process may read it (/proc/PID/cmdline,
-    its arguments joined by spaces); NAME (jetsond's process.PID.name)
-    where it cannot (gone, another user's under hidepid, a kernel thread
-    with no arguments)."""
-    try:
-        with open("%s/%d/cmdline" % (proc, pid), "rb") as f:
-            raw = f.read()
-    except OSError:
-        return name
-    args = [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
-    return " ".join(args) if args else name
 
 
 def load_average() -> Optional[Tuple[float, float, float]]:
@@ -208,7 +196,7 @@ class Collector:
         self._root_pids = set(root_pids) if root_pids is not None else None  # type: Optional[Set[int]]
         self._lock = threading.Lock()
         self._stacks = {}  # type: Dict[int, List[Tuple[str, _Stats]]]
-        self._names = {}  # type: Dict[int, Optional[str]]
+        self._seen = {}  # type: Dict[int, Tuple[Optional[str], Optional[float]]]
         self._clock = clock
         self._loadavg = loadavg
         self._subscription = None  # type: Any
@@ -234,18 +222,22 @@ class Collector:
                                  self._loadavg() if self._loadavg is not None else None, stamp)
         with self._lock:
             for pid in {name.split("/", 1)[0][4:] for name in metrics if name.startswith("pid:")}:
-                self._names[int(pid)] = sample.get("process.%s.name" % pid)
+                start = sample.get("process.%s.start_time" % pid)
+                self._seen[int(pid)] = (sample.get("process.%s.name" % pid),
+                                        float(start) if isinstance(start, (int, float)) else None)
             for stack in self._stacks.values():
                 for _, stats in stack:
                     stats.add(metrics)
 
-    def commands(self) -> Dict[int, Optional[str]]:
+    def commands(self) -> Dict[int, str]:
         """{PID: command line} of the processes the metrics have named so
-        far: /proc/PID/cmdline read now with this process's rights, or
-        jetsond's name for the process where that cannot be read."""
+        far: /proc/PID/cmdline read now with this process's rights, once
+        the PID is checked to be the process jetsond named (jetsond.proc),
+        or jetsond's name where it cannot be read or is not."""
         with self._lock:
-            names = dict(self._names)
-        return {pid: process_command(pid, name) for pid, name in sorted(names.items())}
+            seen = dict(self._seen)
+        return {pid: proc.command(proc.command_line(pid, name, start), name)
+                for pid, (name, start) in sorted(seen.items())}
 
     def __call__(self, tag: str) -> "_Scope":
         if not tag or "/" in tag:

@@ -109,7 +109,7 @@ def fold(s):
                 for n, f in v.items():
                     for kk, vv in f.items():
                         put(flat, "process.%d.dgpu.%d.%s" % (proc["pid"], n, field(kk)), vv)
-            elif k != "pid":
+            elif k not in ("pid", "cmdline", "command"):  # read from /proc, not the sample
                 put(flat, "process.%d.%s" % (proc["pid"], field(k)), v)
     system = views.system(s)
     if "uptime" in s:
