@@ -105,7 +105,7 @@ static void test_status_with_loads(void **state)
         jc_assert_json_double(a, "values|cpu.1.load", 85.0);
         jc_assert_json_double(a, "values|cpu.7.load", 100.0);
         jc_assert_json_double(a, "values|cpu.5.load", 0.0);
-        /* The split of the same window (fixtures/README.md): cpu0 moved
+        /* The split of the same window (fixtures/agx-orin-jp62.expected.md): cpu0 moved
          * user 36, nice 1, system 16 + irq 1 + softirq 1, idle 45 of 100
          * ticks; the aggregate user 439, nice 10 of 1200, idle 45 %. */
         jc_assert_json_double(a, "values|cpu.0.user", 36.0);
