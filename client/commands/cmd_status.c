@@ -179,7 +179,13 @@ static void cpu_rows(GString *out, const jc_sample *s, bool color)
         bool have = jc_sample_double(s, "cpu.load", &load);
         if (!cpus->len && !have)
                 return;
-        bar_row(out, color, "CPU", have, load, NULL);
+        /* Where the load went, as jtop's CPU panel: user, nice, kernel. */
+        double user, nice, system;
+        g_autofree char *split = jc_sample_double(s, "cpu.user", &user) && jc_sample_double(s, "cpu.nice", &nice) &&
+                                                 jc_sample_double(s, "cpu.system", &system)
+                                         ? g_strdup_printf("user %.1f%%, nice %.1f%%, system %.1f%%", user, nice, system)
+                                         : NULL;
+        bar_row(out, color, "CPU", have, load, split);
         for (guint i = 0; i < cpus->len; i++) {
                 unsigned n = g_array_index(cpus, unsigned, i);
                 g_autofree char *name = g_strdup_printf("  cpu%u", n);
