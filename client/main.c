@@ -97,6 +97,16 @@ static const GOptionEntry record_entries[] = {
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &jc_record_output, "Write to FILE (default: standard output)",
           "FILE" },
         { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &jc_record_duration_s, "Stop after SECONDS", "SECONDS" },
+        { "pid", 'p', 0, G_OPTION_ARG_STRING, &jc_record_pid,
+          "Follow the running process PID and its descendants until it exits (tree.* columns)", "PID" },
+        { "medium", 0, 0, G_OPTION_ARG_INT, &jc_record_medium_ms,
+          "A new reading of the medium tier (power, energy, engines) every MS milliseconds (10 to 3600000; "
+          "default: each, every 10 ms at most)",
+          "MS" },
+        { "slow", 0, 0, G_OPTION_ARG_INT, &jc_record_slow_ms,
+          "A new reading of the slow tier (temperatures, fans, processes) every MS milliseconds (100 to 3600000; "
+          "default: each, every 100 ms at most)",
+          "MS" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -156,6 +166,9 @@ static const GOptionEntry select_entries[] = {
 static const GOptionEntry measure_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_measure_interval_ms,
           "Integrate from a record every MS milliseconds (1 to 3600000, default 10)", "MS" },
+        { "pid", 'p', 0, G_OPTION_ARG_STRING, &jc_measure_pid,
+          "Follow the running process PID and its descendants until it exits or Ctrl-C, instead of a command",
+          "PID" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -270,8 +283,8 @@ static const command commands[] = {
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Board GetSerialNumber",
           NULL, jc_cmd_serial },
-        { "record", "[--interval MS] [--keys GLOB,...] [--format csv|jsonl|trace] [--time unix|iso|relative] "
-                    "[-o FILE] [--duration SECONDS | -- COMMAND [ARG...]]",
+        { "record", "[--interval MS] [--medium MS] [--slow MS] [--keys GLOB,...] [--format csv|jsonl|trace] "
+                    "[--time unix|iso|relative] [-o FILE] [--duration SECONDS] [--pid PID | -- COMMAND [ARG...]]",
           "Record samples at up to 1 kHz to a file, for a time or while a command runs",
           "Opens a capture stream (Metrics.OpenCapture) and writes every record: csv (time_s, one column\n"
           "per key, mark), jsonl (one object per record) or trace (Chrome Trace Event JSON, for Perfetto\n"
@@ -280,11 +293,17 @@ static const command commands[] = {
           "in otherData. With -- COMMAND, runs it (no shell),\n"
           "records until it exits and exits with its status; every line the command writes to the fd\n"
           "in $JETSONCTL_MARK_FD is a sync point (the mark column, instant events in trace). Without a\n"
-          "command or --duration, records until Ctrl-C. Records jetsond had to drop are counted on stderr.\n\n"
+          "command or --duration, records until Ctrl-C. With --pid PID, follows that running process\n"
+          "until it exits (or Ctrl-C). With a command or --pid, tree.* columns sum the process tree from\n"
+          "/proc and jetsond: CPU time, RSS, PSS, bytes read and written, GPU memory, SM use, GPUs busy.\n"
+          "Records jetsond had to drop are counted on stderr.\n"
+          "Medium and slow keys repeat between their tier's readings: columns medium_time_s and slow_time_s\n"
+          "(dgpu.N_time_s for a GPU's) say when the values in the row were read, a new reading where they\n"
+          "change; --medium and --slow set those tiers' rates for this recording (OpenCaptureWithOptions).\n\n"
           "busctl equivalent (busctl shows the columns; read the stream as introspection/capture.md says):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics OpenCapture tas 10000 1 'power.*'",
           record_entries, jc_cmd_record },
-        { "measure", "[--interval MS] [--json] -- COMMAND [ARG...]",
+        { "measure", "[--interval MS] [--json] {--pid PID | -- COMMAND [ARG...]}",
           "Run a command and report its energy, power, loads, temperatures and processes",
           "Runs COMMAND (no shell) under a capture stream (Metrics.OpenCapture) and prints, when it ends,\n"
           "in the spirit of perf stat and /usr/bin/time -v: wall time; energy per rail and in all (J,\n"
@@ -292,7 +311,9 @@ static const command commands[] = {
           "peak power; mean and max CPU, GPU and EMC load; max GPU and EMC frequency; max temperature per\n"
           "zone; the command's process tree (followed through /proc): CPU user and system time, peak RSS\n"
           "and PSS, bytes read and written, peak GPU memory. Each line the command writes to the fd in\n"
-          "$JETSONCTL_MARK_FD starts a phase, reported the same way. Exits with the command's status.\n\n"
+          "$JETSONCTL_MARK_FD starts a phase, reported the same way. Exits with the command's status.\n"
+          "With --pid PID, follows that running process and its descendants instead, until it exits or\n"
+          "Ctrl-C, and reports the same for that time (exit status 0).\n\n"
           "busctl equivalent (busctl shows the columns; read the stream as introspection/capture.md says):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics OpenCapture tas 10000 0",
           measure_entries, jc_cmd_measure },

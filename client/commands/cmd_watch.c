@@ -185,6 +185,7 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                 GVariantIter it;
                 const char *key;
                 GVariant *val;
+                jc_key_stats_sample_at(w->stats, s.timestamp_usec);
                 g_variant_iter_init(&it, s.values);
                 while (g_variant_iter_next(&it, "{&sv}", &key, &val)) {
                         if (jc_key_matches(key, w->globs, w->n_globs))

@@ -145,10 +145,11 @@ class AsyncJetson:
     async def restore_defaults(self) -> List[str]:
         return list((await self._j("Manager", "RestoreDefaults", write=True))[0])
 
-    def recorder(self, path: str, rate_hz: float = 1000, keys: Sequence[str] = (), warmup: int = 10) -> AsyncRecorder:
+    def recorder(self, path: str, rate_hz: float = 1000, keys: Sequence[str] = (), warmup: int = 10,
+                 medium_hz: Optional[float] = None, slow_hz: Optional[float] = None) -> AsyncRecorder:
         """``async with board.recorder("run.trace") as r:``: an AsyncRecorder
         on this board's bus."""
-        return AsyncRecorder(path, rate_hz, keys, self.address, warmup)
+        return AsyncRecorder(path, rate_hz, keys, self.address, warmup, medium_hz, slow_hz)
 
     async def samples(self, interval: Optional[float] = None, compact: bool = False) -> AsyncIterator[Sample]:
         """Sample signals on this connection, at INTERVAL seconds (Subscribe)

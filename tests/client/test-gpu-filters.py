@@ -193,28 +193,21 @@ def test_jetson(stack):
         assert sorted(p["pid"] for p in snap["processes"]) == sorted(p for _, p in everything[1]), snap
 
 
-def run(stack, functions):
-    tests = []
-    for f in functions:
-        bound = (lambda f: lambda: f(stack))(f)
-        bound.__name__ = f.__name__
-        tests.append(bound)
-    return harness.run_tests(tests)
-
-
 def main():
     status = 0
     with harness.Stack(JETSOND, None, board="x86-pc") as stack:
         os.environ["FAKE_NVML_CONFIG"] = os.path.join(stack.dir, "nvml.json")
         shutil.copy(os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json"), os.environ["FAKE_NVML_CONFIG"])
         stack.start_daemon(["--nvml-library", FAKE_NVML])
-        harness.wait_for(lambda: "process.4242.dgpu.1.mem" in jetsonctl("status", "--json").stdout, 30,
+        # the processes' users come with the slow tier's reading of /proc
+        harness.wait_for(lambda: all(k in jetsonctl("status", "--json").stdout for k in
+                                     ("process.4242.dgpu.1.mem", "process.4242.user", "process.2345.user")), 30,
                          "both GPUs and their processes")
-        status |= run(stack, (test_pc_only, test_pc_only_visible, test_pc_bad_input, test_pc_processes,
+        status |= harness.run_on(stack, (test_pc_only, test_pc_only_visible, test_pc_bad_input, test_pc_processes,
                               test_pc_watch, test_pc_python))
     with harness.Stack(JETSOND, None, board="agx-orin-jp62") as stack:
         stack.start_daemon()
-        status |= run(stack, (test_jetson,))
+        status |= harness.run_on(stack, (test_jetson,))
     sys.exit(status)
 
 

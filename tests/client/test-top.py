@@ -1037,21 +1037,12 @@ def test_dgpu_throttle_marker(stack):
         shutil.copy(os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json"), nvml)
 
 
-def run(stack, functions):
-    tests = []
-    for f in functions:
-        bound = (lambda f: lambda: f(stack))(f)
-        bound.__name__ = f.__name__
-        tests.append(bound)
-    return harness.run_tests(tests)
-
-
 def main():
     with harness.Stack(JETSOND, None) as stack:
         stack.start_mock("polkitd", "org.freedesktop.PolicyKit1")
         stack.start_systemd_with_nvfancontrol()
         stack.start_daemon()
-        status = run(stack, (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
+        status = harness.run_on(stack, (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
                              test_filter_and_selection, test_signals, test_environment_screen, test_command_lines, test_tree, test_time_column, test_sgr_mouse,
                              test_help_lists_every_key,
                              test_power_mode_and_fan_keys, test_subscription_and_exit, test_colours,
@@ -1061,7 +1052,7 @@ def main():
                              test_needs_a_terminal))
     with harness.Stack(JETSOND, None, board="nano-jp46") as stack:
         stack.start_daemon()
-        status |= run(stack, (test_nano_80x24, test_every_page_at_every_size))
+        status |= harness.run_on(stack, (test_nano_80x24, test_every_page_at_every_size))
     if FAKE_NVML:
         with harness.Stack(JETSOND, None, board="x86-pc") as stack:
             # a copy the type filter's test changes (C+G) and puts back
@@ -1070,7 +1061,7 @@ def main():
             stack.start_daemon(["--nvml-library", FAKE_NVML])
             # the GPUs' objects come with their first readings
             harness.wait_for(lambda: "dgpu.1.load" in snapshot(), 10, "the second GPU")
-            status |= run(stack, (test_pc_two_gpus, test_pc_only, test_type_filter, test_dgpu_throttle_marker,
+            status |= harness.run_on(stack, (test_pc_two_gpus, test_pc_only, test_type_filter, test_dgpu_throttle_marker,
                                   test_every_page_at_every_size))
     else:
         print("skipped test_pc_two_gpus: no fake NVML given")
