@@ -462,8 +462,10 @@ void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts)
         }
         for (size_t i = 0; (parts & JD_NVML_PROCESS_SM) && i < dst->n_processes; i++)
                 for (size_t k = 0; k < src->n_processes; k++)
-                        if (src->processes[k].pid == dst->processes[i].pid)
+                        if (src->processes[k].pid == dst->processes[i].pid) {
                                 dst->processes[i].sm = src->processes[k].sm;
+                                dst->processes[i].mem_util = src->processes[k].mem_util;
+                        }
 }
 
 void jd_nvml_gpu_clear(jd_nvml_gpu *g)

@@ -720,7 +720,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device
         return processes(device, "graphics", count, infos);
 }
 
-/* Processes with an "sm" field, each with one sample stamped now. */
+/* Processes with an "sm" field, each with one sample stamped now
+ * ("mem_util" its memory bandwidth use, 0 without). */
 EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *samples,
                                                     unsigned int *count, unsigned long long last_seen_us)
 {
@@ -747,6 +748,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlPro
                                 .timeStamp = (unsigned long long) now.tv_sec * 1000000ULL +
                                              (unsigned long long) now.tv_nsec / 1000ULL,
                                 .smUtil = (unsigned) int_field(p, "sm", 0),
+                                .memUtil = (unsigned) int_field(p, "mem_util", 0),
                         };
                 }
                 n++;
