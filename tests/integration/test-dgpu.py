@@ -207,6 +207,32 @@ def test_values():
         # /dev/nvidia0 for the GeForce; the T4's fake does not say (-1).
         assert g0["MinorNumber"] == 0 and g1["MinorNumber"] == -1, (g0["MinorNumber"], g1["MinorNumber"])
         check_facts(g0, g1)
+        check_status()
+
+
+def check_status():
+    """jetsonctl status shows the facts under each GPU, and --json has
+    them by nvitop's names (null where NVML does not say)."""
+    out = subprocess.run([JETSONCTL, "status"], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    for want in ("  CUDA 12.8  cc 8.9  Persistence-M Off  Disp.A On  Compute-M default",
+                 "  BAR1 3.0 MiB of 256 MiB  video 1965 MHz",
+                 "  CUDA 12.8  cc 7.5  Persistence-M On  Disp.A Off  Compute-M exclusive_process",
+                 "  ECC On, uncorrected 0 volatile 1 aggregate  BAR1 2.0 MiB of 256 MiB"):
+        assert want in lines, f"{want!r} not in:\n{out}"
+    doc = json.loads(subprocess.run([JETSONCTL, "--json", "status"], capture_output=True, text=True,
+                                    check=True).stdout)
+    d0, d1 = doc["dgpus"]
+    for key, v0, v1 in (("driver_version", "595.78 (fake)", "595.78 (fake)"),
+                        ("cuda_driver_version", "12.8", "12.8"),
+                        ("cuda_compute_capability", "8.9", "7.5"),
+                        ("bar1_memory_total_bytes", 268435456, 268435456),
+                        ("minor_number", 0, None),
+                        ("ecc_mode", None, "enabled"), ("ecc_mode_pending", None, "enabled"),
+                        ("persistence_mode", "disabled", "enabled"),
+                        ("compute_mode", "default", "exclusive_process"),
+                        ("display_mode", "enabled", "disabled"), ("display_active", "enabled", "disabled")):
+        assert (d0[key], d1[key]) == (v0, v1), f"status --json {key}: {d0[key]!r}, {d1[key]!r}"
 
 
 def check_facts(g0, g1):
