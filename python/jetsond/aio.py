@@ -98,7 +98,18 @@ class AsyncJetson:
         return views.cpu(await self.snapshot())
 
     async def gpus(self) -> List[Dict[str, Any]]:
-        return views.gpus(await self.snapshot())
+        """As Jetson.gpus(): each discrete GPU with its DiscreteGpu properties."""
+        found = views.gpus(await self.snapshot())
+        (objs,) = await self._call("org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+        info = {}
+        for path, ifaces in objs.items():
+            p = ifaces.get(IFACE + "DiscreteGpu")
+            if p is not None:
+                info[int(path.rsplit("/", 1)[1])] = views.dgpu_properties({k: unwrap(v) for k, v in p.items()})
+        for g in found:
+            if not g["integrated"] and g["index"] in info:
+                g.update(info[g["index"]])
+        return found
 
     async def power(self) -> Dict[str, Any]:
         return views.power(await self.snapshot())

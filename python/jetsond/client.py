@@ -147,8 +147,11 @@ class Jetson:
 
     def gpus(self) -> List[Dict[str, Any]]:
         """Every GPU (views.gpus), a discrete one with its DiscreteGpu
-        properties too: name, uuid, pci_bus_id, memory_total_bytes,
-        power_limit_mw, max_clocks_mhz."""
+        properties too (views.dgpu_properties): name, uuid, pci_bus_id,
+        memory_total_bytes, power_limit_mw, max_clocks_mhz, driver_version,
+        minor_number, cuda_driver_version, cuda_compute_capability,
+        bar1_memory_total_bytes and the modes (ecc_mode, ecc_mode_pending,
+        persistence_mode, compute_mode, display_mode, display_active)."""
         found = views.gpus(self.snapshot())
         info = self.discrete_gpus()
         for g in found:
@@ -163,10 +166,7 @@ class Jetson:
         for path, ifaces in objs.items():
             p = ifaces.get("org.jetsond.Jetson1.DiscreteGpu")
             if p is not None:
-                out[int(path.rsplit("/", 1)[1])] = {
-                    "name": p.get("Name"), "uuid": p.get("UUID"), "pci_bus_id": p.get("PciBusId"),
-                    "memory_total_bytes": p.get("MemoryTotal"), "power_limit_mw": p.get("PowerLimit"),
-                    "max_clocks_mhz": p.get("MaxClocks")}
+                out[int(path.rsplit("/", 1)[1])] = views.dgpu_properties(p)
         return out
 
     def memory(self) -> Dict[str, Any]:
