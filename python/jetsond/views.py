@@ -26,7 +26,7 @@ UNITS = {
     "available": "available_kib", "buffers": "buffers_kib", "cached": "cached_kib", "shared": "shared_kib",
     "lfb": "lfb_blocks", "lfb_size": "lfb_size_kib", "tpc_pg_mask": "tpc_pg_mask", "3d_scaling": "scaling_3d",
     "start_time": "start_time_s", "in": "in_kib", "out": "out_kib",
-    "bar1_used": "bar1_memory_used_kib", "enc": "enc_percent", "dec": "dec_percent",
+    "bar1_used": "bar1_used_kib", "enc": "enc_percent", "dec": "dec_percent",
 }
 
 # A DiscreteGpu object's properties by nvitop's DeviceSnapshot names.

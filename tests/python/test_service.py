@@ -687,12 +687,12 @@ def check_gpu_facts(gpus, fixture):
          "cuda_compute_capability": "8.9", "bar1_memory_total_bytes": fixture[0]["bar1"]["total"],
          "ecc_mode": None, "ecc_mode_pending": None, "persistence_mode": "disabled", "compute_mode": "default",
          "display_mode": "enabled", "display_active": "enabled",
-         "bar1_memory_used_kib": fixture[0]["bar1"]["used"] // 1024, "video_freq_khz": 1965000},
+         "bar1_used_kib": fixture[0]["bar1"]["used"] // 1024, "video_freq_khz": 1965000},
         {"driver_version": "595.78 (fake)", "minor_number": None, "cuda_driver_version": "12.8",
          "cuda_compute_capability": "7.5", "bar1_memory_total_bytes": fixture[1]["bar1"]["total"],
          "ecc_mode": "enabled", "ecc_mode_pending": "enabled", "persistence_mode": "enabled",
          "compute_mode": "exclusive_process", "display_mode": "disabled", "display_active": "disabled",
-         "bar1_memory_used_kib": fixture[1]["bar1"]["used"] // 1024, "ecc_volatile_corrected": 2,
+         "bar1_used_kib": fixture[1]["bar1"]["used"] // 1024, "ecc_volatile_corrected": 2,
          "ecc_aggregate_uncorrected": 1},
     ]
     assert len(gpus) == 2, gpus

@@ -279,7 +279,14 @@ def test_async_views_equal_the_sync_ones(board):
         else:
             raise AssertionError("the snapshot never held still")
         assert got["identity"] == j.identity()
-        for name in ("cpu", "gpus", "power", "temperatures"):
+        for name in ("cpu", "power", "temperatures"):
             assert got[name] == getattr(views, name)(before), name
+        # gpus(): the view with each discrete GPU's DiscreteGpu properties, as Jetson.gpus()
+        info = j.discrete_gpus()
+        want = views.gpus(before)
+        for g in want:
+            if not g["integrated"] and g["index"] in info:
+                g.update(info[g["index"]])
+        assert got["gpus"] == want
 
 
