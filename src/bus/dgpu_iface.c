@@ -66,13 +66,16 @@ static void refresh(dgpu_iface *self, const char **changed)
                 changes(&self->known, g, changed);
                 /* A reading without the modes (its costly thread is
                  * stuck) keeps the last ones NVML gave. */
-                jd_nvml_gpu modes = self->known;
+                jd_nvml_gpu *modes = g->modes_read ? NULL : g_new(jd_nvml_gpu, 1);
+                if (modes)
+                        *modes = self->known;
                 /* Values only: the processes go with the reading. */
                 self->known = *g;
                 self->known.processes = NULL;
                 self->known.n_processes = self->known.cap_processes = 0;
-                if (!g->modes_read)
-                        jd_nvml_gpu_merge(&self->known, &modes, JD_NVML_MODES);
+                if (modes)
+                        jd_nvml_gpu_merge(&self->known, modes, JD_NVML_MODES);
+                g_free(modes);
                 return;
         }
 }
