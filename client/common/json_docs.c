@@ -197,7 +197,8 @@ JsonNode *jc_doc_dgpu(const jc_object *g)
         else
                 json_builder_add_null_value(b);
         /* -1 on the bus: null. */
-        g_autoptr(GVariant) minor = g->props ? g_variant_lookup_value(g->props, "MinorNumber", G_VARIANT_TYPE_INT32) : NULL;
+        g_autoptr(GVariant) minor =
+                g->props ? g_variant_lookup_value(g->props, "MinorNumber", G_VARIANT_TYPE_INT32) : NULL;
         json_builder_set_member_name(b, "minor_number");
         if (minor && g_variant_get_int32(minor) >= 0)
                 json_builder_add_int_value(b, g_variant_get_int32(minor));

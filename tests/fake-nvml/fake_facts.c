@@ -148,8 +148,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, int error_t
                                                 unsigned long long *count)
 {
         COST();
-        if (!count || (error_type != NVML_MEMORY_ERROR_TYPE_CORRECTED && error_type != NVML_MEMORY_ERROR_TYPE_UNCORRECTED) ||
-            (counter_type != NVML_VOLATILE_ECC && counter_type != NVML_AGGREGATE_ECC))
+        bool type_ok = error_type == NVML_MEMORY_ERROR_TYPE_CORRECTED || error_type == NVML_MEMORY_ERROR_TYPE_UNCORRECTED;
+        bool counter_ok = counter_type == NVML_VOLATILE_ECC || counter_type == NVML_AGGREGATE_ECC;
+        if (!count || !type_ok || !counter_ok)
                 return NVML_ERROR_INVALID_ARGUMENT;
         char path[64];
         snprintf(path, sizeof(path), "ecc_errors.%s_%s", counter_type == NVML_VOLATILE_ECC ? "volatile" : "aggregate",
