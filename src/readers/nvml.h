@@ -158,11 +158,14 @@ bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *out);
  * the rate it changes (gpu_poller.c says when). */
 enum {
         /* name, UUID, PCI id, max clocks (the integrated flag from the
-         * name): never change while the driver runs; 1.6 ms per max clock */
+         * name), compute capability, BAR1's size: never change while the
+         * driver runs; 1.6 ms per max clock */
         JD_NVML_CONSTANTS = 1u << 0,
         /* load, memory (with its total: the same call), clocks,
          * temperature, power, limit, pstate, clock event reasons, fan,
          * encoder, decoder, the process lists: 1-41 us each on an H200;
+         * BAR1 in use and the video clock (not measured: as memory and
+         * a clock);
          * a call the GPU answered NOT_SUPPORTED (130-360 us) is made again
          * only every JD_NVML_RECHECK_US, as MIG mode (120-420 us), and
          * with MIG on each MIG device's memory and instances (a few calls
