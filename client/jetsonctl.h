@@ -65,10 +65,12 @@ extern int jc_watch_count;        /* 0: until interrupted */
 extern gboolean jc_watch_stats;
 extern char *jc_watch_timestamps;
 extern gboolean jc_swap_on_boot;
-extern int jc_record_interval_ms;
+extern int jc_record_interval_ms, jc_record_medium_ms, jc_record_slow_ms;
 extern char *jc_record_keys, *jc_record_format_name, *jc_record_output, *jc_record_time_name;
 extern double jc_record_duration_s;
+extern char *jc_record_pid;
 extern int jc_measure_interval_ms;
+extern char *jc_measure_pid;
 extern int jc_top_interval_ms;
 /* top's --compute, --only-compute, --graphics, --only-graphics. */
 extern gboolean jc_top_types[4];

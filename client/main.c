@@ -13,6 +13,7 @@
 #include "common/bus.h"
 #include "jetsonctl.h"
 #include "common/caller_pids.h"
+#include "common/gpu_filter.h"
 #include "common/json_out.h"
 #include "common/parse.h"
 #include "common/output.h"
@@ -47,6 +48,18 @@ static const GOptionEntry global_entries[] = {
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
+/* nvitop's -o/--only and --only-visible, and its process filters (--user
+ * is --owner here: jetsonctl's --user chooses the session bus). */
+#define GPU_FILTER_ENTRIES \
+        { "only", 'o', 0, G_OPTION_ARG_STRING, &jc_filter_only, \
+          "Only these GPUs: NVML indices, UUIDs (or their start), PCI bus ids, soc (comma-separated)", "ID,..." }, \
+        { "only-visible", 0, 0, G_OPTION_ARG_NONE, &jc_filter_only_visible, \
+          "Only the GPUs CUDA_VISIBLE_DEVICES shows CUDA (in PCI bus order)", NULL }
+#define PROCESS_FILTER_ENTRIES \
+        { "owner", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) jc_filter_owner_arg, \
+          "Only these users' processes (comma-separated; no value: yours)", "USER,..." }, \
+        { "pid", 0, 0, G_OPTION_ARG_STRING, &jc_filter_pids, "Only these processes (comma-separated)", "PID,..." }
+
 static const GOptionEntry watch_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_watch_interval_ms,
           "Ask jetsond for a sample every MS milliseconds (10 to 3600000) while watching", "MS" },
@@ -55,6 +68,13 @@ static const GOptionEntry watch_entries[] = {
           "time (HH:MM:SS.mmm, the default) or iso (date, time and UTC offset, ISO 8601)", "time|iso" },
         { "stats", 's', 0, G_OPTION_ARG_NONE, &jc_watch_stats,
           "When watch ends, print each key's mean, minimum and maximum over the samples seen", NULL },
+        GPU_FILTER_ENTRIES,
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+};
+
+static const GOptionEntry status_entries[] = {
+        GPU_FILTER_ENTRIES,
+        PROCESS_FILTER_ENTRIES,
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -77,6 +97,16 @@ static const GOptionEntry record_entries[] = {
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &jc_record_output, "Write to FILE (default: standard output)",
           "FILE" },
         { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &jc_record_duration_s, "Stop after SECONDS", "SECONDS" },
+        { "pid", 'p', 0, G_OPTION_ARG_STRING, &jc_record_pid,
+          "Follow the running process PID and its descendants until it exits (tree.* columns)", "PID" },
+        { "medium", 0, 0, G_OPTION_ARG_INT, &jc_record_medium_ms,
+          "A new reading of the medium tier (power, energy, engines) every MS milliseconds (10 to 3600000; "
+          "default: each, every 10 ms at most)",
+          "MS" },
+        { "slow", 0, 0, G_OPTION_ARG_INT, &jc_record_slow_ms,
+          "A new reading of the slow tier (temperatures, fans, processes) every MS milliseconds (100 to 3600000; "
+          "default: each, every 100 ms at most)",
+          "MS" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -97,6 +127,8 @@ static const GOptionEntry top_entries[] = {
           "Only GPU processes with a graphics context (G or C+G)", NULL },
         { "only-graphics", 'G', 0, G_OPTION_ARG_NONE, &jc_top_types[3],
           "Only GPU processes with a graphics context alone (G)", NULL },
+        GPU_FILTER_ENTRIES,
+        PROCESS_FILTER_ENTRIES,
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -134,6 +166,9 @@ static const GOptionEntry select_entries[] = {
 static const GOptionEntry measure_entries[] = {
         { "interval", 'i', 0, G_OPTION_ARG_INT, &jc_measure_interval_ms,
           "Integrate from a record every MS milliseconds (1 to 3600000, default 10)", "MS" },
+        { "pid", 'p', 0, G_OPTION_ARG_STRING, &jc_measure_pid,
+          "Follow the running process PID and its descendants until it exits or Ctrl-C, instead of a command",
+          "PID" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
@@ -148,18 +183,20 @@ typedef struct {
 } command;
 
 static const command commands[] = {
-        { "status", "", "Board, power mode, clocks, fan and the latest sample on one screen",
+        { "status", "[--only ID,...] [--only-visible] [--owner[=USER,...]] [--pid PID,...]",
+          "Board, power mode, clocks, fan and the latest sample on one screen",
           "Shows the board, the power mode, jetson_clocks, the fans, then CPU (per core), GPU, EMC, RAM, swap,\n"
-          "power rails, temperatures and the engines that are on, from the latest sample.\n\n"
+          "power rails, temperatures and the engines that are on, from the latest sample. --only and\n"
+          "--only-visible show only some GPUs and their processes; --owner and --pid only some processes.\n\n"
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot\n"
           "  " BUSCTL " introspect " DEST " org.jetsond.Jetson1.Board",
-          NULL, jc_cmd_status },
+          status_entries, jc_cmd_status },
         { "board", "", "Board identity and library versions (like jetson_release)",
           "busctl equivalent:\n"
           "  " BUSCTL " introspect " DEST " org.jetsond.Jetson1.Board",
           NULL, jc_cmd_board },
-        { "watch", "[--interval MS] [--count N] [--stats] [--timestamps=iso] [KEY-GLOB...]", "Stream samples, one line per sample",
+        { "watch", "[--interval MS] [--count N] [--stats] [--timestamps=iso] [--only ID,...] [--only-visible] [KEY-GLOB...]", "Stream samples, one line per sample",
           "Prints one compact line per Sample signal (tegrastats-like), or with KEY-GLOBs (e.g. 'power.*')\n"
           "the matching keys as key=value; with --json one JSON document per line. With --interval,\n"
           "asks jetsond for faster samples (Metrics.Subscribe) until jetsonctl ends; Ctrl-C ends cleanly.\n\n"
@@ -167,7 +204,8 @@ static const command commands[] = {
           "open, which busctl's calls do not: see docs/service.md for gjs):\n"
           "  " BUSCTL " monitor --match \"type='signal',interface='org.jetsond.Jetson1.Metrics',member='Sample'\"",
           watch_entries, jc_cmd_watch },
-        { "top", "[--interval MS] [--compute|--only-compute|--graphics|--only-graphics]",
+        { "top", "[--interval MS] [--compute|--only-compute|--graphics|--only-graphics] [--only ID,...] [--only-visible]\n"
+          "    [--owner[=USER,...]] [--pid PID,...]",
           "Live full-screen view of the board, like jtop",
           "Header (board, JetPack, uptime, power mode, jetson_clocks, fans), CPU cores, GPU, EMC, memory,\n"
           "each power rail now and on average since top started (from the energy counters), temperatures,\n"
@@ -245,8 +283,8 @@ static const command commands[] = {
           "busctl equivalent:\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Board GetSerialNumber",
           NULL, jc_cmd_serial },
-        { "record", "[--interval MS] [--keys GLOB,...] [--format csv|jsonl|trace] [--time unix|iso|relative] "
-                    "[-o FILE] [--duration SECONDS | -- COMMAND [ARG...]]",
+        { "record", "[--interval MS] [--medium MS] [--slow MS] [--keys GLOB,...] [--format csv|jsonl|trace] "
+                    "[--time unix|iso|relative] [-o FILE] [--duration SECONDS] [--pid PID | -- COMMAND [ARG...]]",
           "Record samples at up to 1 kHz to a file, for a time or while a command runs",
           "Opens a capture stream (Metrics.OpenCapture) and writes every record: csv (time_s, one column\n"
           "per key, mark), jsonl (one object per record) or trace (Chrome Trace Event JSON, for Perfetto\n"
@@ -255,11 +293,17 @@ static const command commands[] = {
           "in otherData. With -- COMMAND, runs it (no shell),\n"
           "records until it exits and exits with its status; every line the command writes to the fd\n"
           "in $JETSONCTL_MARK_FD is a sync point (the mark column, instant events in trace). Without a\n"
-          "command or --duration, records until Ctrl-C. Records jetsond had to drop are counted on stderr.\n\n"
+          "command or --duration, records until Ctrl-C. With --pid PID, follows that running process\n"
+          "until it exits (or Ctrl-C). With a command or --pid, tree.* columns sum the process tree from\n"
+          "/proc and jetsond: CPU time, RSS, PSS, bytes read and written, GPU memory, SM use, GPUs busy.\n"
+          "Records jetsond had to drop are counted on stderr.\n"
+          "Medium and slow keys repeat between their tier's readings: columns medium_time_s and slow_time_s\n"
+          "(dgpu.N_time_s for a GPU's) say when the values in the row were read, a new reading where they\n"
+          "change; --medium and --slow set those tiers' rates for this recording (OpenCaptureWithOptions).\n\n"
           "busctl equivalent (busctl shows the columns; read the stream as introspection/capture.md says):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics OpenCapture tas 10000 1 'power.*'",
           record_entries, jc_cmd_record },
-        { "measure", "[--interval MS] [--json] -- COMMAND [ARG...]",
+        { "measure", "[--interval MS] [--json] {--pid PID | -- COMMAND [ARG...]}",
           "Run a command and report its energy, power, loads, temperatures and processes",
           "Runs COMMAND (no shell) under a capture stream (Metrics.OpenCapture) and prints, when it ends,\n"
           "in the spirit of perf stat and /usr/bin/time -v: wall time; energy per rail and in all (J,\n"
@@ -267,7 +311,9 @@ static const command commands[] = {
           "peak power; mean and max CPU, GPU and EMC load; max GPU and EMC frequency; max temperature per\n"
           "zone; the command's process tree (followed through /proc): CPU user and system time, peak RSS\n"
           "and PSS, bytes read and written, peak GPU memory. Each line the command writes to the fd in\n"
-          "$JETSONCTL_MARK_FD starts a phase, reported the same way. Exits with the command's status.\n\n"
+          "$JETSONCTL_MARK_FD starts a phase, reported the same way. Exits with the command's status.\n"
+          "With --pid PID, follows that running process and its descendants instead, until it exits or\n"
+          "Ctrl-C, and reports the same for that time (exit status 0).\n\n"
           "busctl equivalent (busctl shows the columns; read the stream as introspection/capture.md says):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics OpenCapture tas 10000 0",
           measure_entries, jc_cmd_measure },

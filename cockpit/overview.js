@@ -7,6 +7,7 @@
 // its formatted text.
 
 import {h, $, format, value} from "./dom.js";
+import {CommandLines} from "./cmdline.js";
 
 const IDENTITY = [
     ["Model", "Model"], ["Module", "Module"], ["PartNumber", "Part number"], ["SoC", "SoC"],
@@ -122,7 +123,9 @@ export function showNow(sample) {
 
 const COLUMNS = [
     {field: "pid", label: "PID", text: p => String(p.pid), numeric: true},
-    {field: "name", label: "Name", text: p => p.name || ""},
+    // The whole command line where this user may read it, as nvitop's
+    // COMMAND; jetsond's name (comm) otherwise.
+    {field: "command", label: "Command", text: p => p.command || ""},
     {field: "user", label: "User", text: p => p.user || ""},
     {field: "gpu_mem", label: "GPU memory", text: p => p.gpu_mem === undefined ? "" : format.kib(p.gpu_mem), numeric: true},
     {field: "cpu", label: "CPU", text: p => p.cpu === undefined ? "" : format.percent(p.cpu), numeric: true},
@@ -133,6 +136,7 @@ export class ProcessTable {
     constructor() {
         this.sort = {field: "gpu_mem", descending: true};
         this.processes = [];
+        this.lines = new CommandLines(() => this.update(this.sample));
         this.head = $("processes-head");
         this.sortSelect = $("processes-sort");
         this.sortSelect.replaceChildren(...COLUMNS.flatMap(c => [
@@ -174,9 +178,10 @@ export class ProcessTable {
     }
 
     update(sample) {
+        this.sample = sample;
         const byPid = new Map();
         for (const key of Object.keys(sample)) {
-            const m = /^process\.(\d+)\.(name|user|gpu_mem|cpu|rss)$/.exec(key);
+            const m = /^process\.(\d+)\.(name|user|gpu_mem|cpu|rss|start_time)$/.exec(key);
             if (!m)
                 continue;
             const pid = Number(m[1]);
@@ -185,6 +190,9 @@ export class ProcessTable {
             byPid.get(pid)[m[2]] = value(sample, key);
         }
         this.processes = [...byPid.values()];
+        for (const p of this.processes)
+            p.command = this.lines.lookup(p.pid, p.name, p.start_time) || p.name;
+        this.lines.keep(new Set(this.processes.map(p => `${p.pid}:${p.start_time}`)));
         this.render();
     }
 

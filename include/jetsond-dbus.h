@@ -1,6 +1,9 @@
-/* The names of jetsond's D-Bus API: the only thing the daemon and the
- * client (jetsonctl) share. The contract itself is introspection/. */
+/* The names of jetsond's D-Bus API, and the capture stream's tier table:
+ * the only things the daemon and the client (jetsonctl) share. The
+ * contract itself is introspection/. */
 #pragma once
+
+#include <string.h>
 
 #define JD_BUS_NAME "org.jetsond.Jetson1"
 #define JD_OBJECT_PATH "/org/jetsond/Jetson1"
@@ -44,3 +47,64 @@
  * key): ticks of the capture the engine missed just before the record
  * (introspection/capture.md). */
 #define JD_CAPTURE_MISSED_TICKS "capture.missed_ticks"
+/* Asked for by this name, a capture has a time column per tier it has
+ * columns of (below): when the value of that tier's columns in the record
+ * was read, CLOCK_MONOTONIC ns, so a repeated value can be told from a new
+ * one (introspection/capture.md). */
+#define JD_CAPTURE_TIER_TIMES "capture.tier_times"
+#define JD_CAPTURE_TIME_PREFIX "capture.time."
+/* Metrics.OpenCaptureWithOptions() options: how often the capture takes a
+ * new reading of the medium and slow tiers, µs (at most
+ * JD_INTERVAL_MAX_USEC). */
+#define JD_CAPTURE_OPTION_MEDIUM "medium_interval_usec"
+#define JD_CAPTURE_OPTION_SLOW "slow_interval_usec"
+#define JD_CAPTURE_MEDIUM_MIN_USEC 10000ULL
+#define JD_CAPTURE_SLOW_MIN_USEC 100000ULL
+
+/* The tier that reads a sample key, as capture.md's table has it: writes
+ * its time column's name ("capture.time.medium", "capture.time.dgpu.0")
+ * to OUT and returns 1, or returns 0 for a fast-tier key (read for every
+ * record: the record's own time_ns is its time). Part of the contract, so
+ * that the daemon and its clients agree on it. */
+static inline int jd_capture_time_column(const char *key, char *out, size_t size)
+{
+        static const char *const medium[] = { "power", "energy", "engine", "throttle", 0 };
+        static const char *const slow[] = { "temp", "temp_trip", "fan", "nvpmodel", "process",
+                                            "uptime", "disk", "net", 0 };
+        /* process.PID.dgpu.N.*: that GPU's, not the slow tier's. */
+        if (strncmp(key, "process.", 8) == 0) {
+                const char *p = key + 8;
+                while (*p >= '0' && *p <= '9')
+                        p++;
+                if (p > key + 8 && strncmp(p, ".dgpu.", 6) == 0)
+                        key = p + 1;
+        }
+        size_t len = 0;
+        while (key[len] && key[len] != '.')
+                len++;
+        const char *tier = 0;
+        for (int i = 0; medium[i] && !tier; i++)
+                if (strlen(medium[i]) == len && memcmp(key, medium[i], len) == 0)
+                        tier = "medium";
+        for (int i = 0; slow[i] && !tier; i++)
+                if (strlen(slow[i]) == len && memcmp(key, slow[i], len) == 0)
+                        tier = "slow";
+        /* dgpu.N.*: each NVIDIA GPU is read by a thread of its own. */
+        size_t digits = 0;
+        if (!tier && len == 4 && memcmp(key, "dgpu", 4) == 0) {
+                while (key[5 + digits] >= '0' && key[5 + digits] <= '9')
+                        digits++;
+                if (!digits || key[5 + digits] != '.')
+                        return 0;
+        }
+        if (!tier && !digits)
+                return 0;
+        size_t prefix = sizeof(JD_CAPTURE_TIME_PREFIX) - 1;
+        size_t name = tier ? strlen(tier) : 5 + digits;
+        if (prefix + name + 1 > size)
+                return 0;
+        memcpy(out, JD_CAPTURE_TIME_PREFIX, prefix);
+        memcpy(out + prefix, tier ? tier : key, name);
+        out[prefix + name] = 0;
+        return 1;
+}

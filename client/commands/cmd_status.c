@@ -12,6 +12,8 @@
 #include "common/throttle.h"
 #include "jetsond-dbus.h"
 #include "common/output.h"
+#include "common/gpu_filter.h"
+#include "common/proc_strings.h"
 #include "common/props.h"
 #include "common/sample.h"
 
@@ -51,6 +53,16 @@ static int fetch(jc_ctx *c, status_data *d)
                 ret = jc_objects_fetch(c, "listing the GPUs", JD_IFACE_DISCRETE_GPU, JD_DGPU_PATH_PREFIX, &d->dgpus);
         if (!ret)
                 ret = jc_sample_fetch(c, &d->sample);
+        g_autofree char *error = NULL;
+        jc_gpu_filter filter = { 0 };
+        if (!ret && !jc_gpu_filter_from_jetsonctl(&filter, d->dgpus, &d->sample, &error))
+                ret = jc_usage_error("status", "%s", error);
+        if (!ret) {
+                jc_gpu_filter_objects(&filter, d->dgpus);
+                jc_gpu_filter_sample(&filter, &d->sample);
+                jc_sample_read_commands(&d->sample, "/proc");
+        }
+        jc_gpu_filter_clear(&filter);
         return ret;
 }
 
@@ -509,8 +521,9 @@ static void process_rows(GString *out, const jc_sample *s, bool color)
                 g_autofree char *mem = r->has_mem ? jc_format_kib(r->mem_kib) : g_strdup("-");
                 g_autofree char *sm = r->has_sm ? g_strdup_printf("%.0f", r->sm) : g_strdup("-");
                 g_autofree char *cpu = r->has_cpu ? g_strdup_printf("%.1f", r->cpu) : g_strdup("-");
+                const char *command = jc_gpu_process_command(r);
                 g_string_append_printf(out, "  %-4s %7u %-12.12s %9s %5s %6s  %s\n", gpu, r->pid,
-                                       *r->user ? r->user : "-", mem, sm, cpu, *r->name ? r->name : "-");
+                                       *r->user ? r->user : "-", mem, sm, cpu, *command ? command : "-");
         }
 }
 
@@ -535,6 +548,12 @@ static void print_text(const status_data *d, bool color)
 }
 
 /* ---- JSON ----------------------------------------------------------- */
+
+static gint by_pid(gconstpointer a, gconstpointer b)
+{
+        guint x = GPOINTER_TO_UINT(a), y = GPOINTER_TO_UINT(b);
+        return x < y ? -1 : x > y;
+}
 
 static void print_json(const status_data *d)
 {
@@ -561,6 +580,17 @@ static void print_json(const status_data *d)
         json_builder_set_member_name(b, "timestamp_usec");
         json_builder_add_int_value(b, (gint64) d->sample.timestamp_usec);
         jc_json_add_variant(b, "values", d->sample.values);
+        /* What jetsond does not send: the command lines this user may read. */
+        json_builder_set_member_name(b, "commands");
+        json_builder_begin_object(b);
+        g_autoptr(GList) pids = d->sample.commands ? g_hash_table_get_keys(d->sample.commands) : NULL;
+        pids = g_list_sort(pids, by_pid);
+        for (GList *l = pids; l; l = l->next) {
+                g_autofree char *name = g_strdup_printf("%u", GPOINTER_TO_UINT(l->data));
+                json_builder_set_member_name(b, name);
+                json_builder_add_string_value(b, jc_sample_command(&d->sample, GPOINTER_TO_UINT(l->data)));
+        }
+        json_builder_end_object(b);
         json_builder_end_object(b);
         jc_json_print_builder(b);
 }

@@ -12,6 +12,7 @@
 
 #include "common/bus.h"
 #include "common/follow.h"
+#include "common/gpu_filter.h"
 #include "common/json_out.h"
 #include "jetsond-dbus.h"
 #include "common/parse.h"
@@ -24,6 +25,7 @@ typedef struct {
         int n_globs;
         int seen;
         jc_key_stats *stats;      /* --stats */
+        jc_gpu_filter filter;     /* --only, --only-visible */
 } watch_state;
 
 char *jc_watch_timestamps;       /* --timestamps: "time" (default) or "iso" */
@@ -177,11 +179,13 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                 return 0;
         }
         jc_sample_to_caller(w->c, &s);
+        jc_gpu_filter_sample(&w->filter, &s);
         print_sample(w, &s);
         if (w->stats) {
                 GVariantIter it;
                 const char *key;
                 GVariant *val;
+                jc_key_stats_sample_at(w->stats, s.timestamp_usec);
                 g_variant_iter_init(&it, s.values);
                 while (g_variant_iter_next(&it, "{&sv}", &key, &val)) {
                         if (jc_key_matches(key, w->globs, w->n_globs))
@@ -212,6 +216,11 @@ int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
 
         watch_state w = { .c = c, .globs = argv + 1, .n_globs = argc - 1,
                           .stats = jc_watch_stats ? jc_key_stats_new() : NULL };
+        int filtered = jc_gpu_filter_fetch(c, "watch", &w.filter);
+        if (filtered != JC_EXIT_OK) {
+                jc_key_stats_free(w.stats);
+                return filtered;
+        }
         jc_follow follow;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         GVariant *reply = NULL;
@@ -256,6 +265,7 @@ out:
                 g_variant_unref(reply);
         sd_bus_error_free(&error);
         jc_key_stats_free(w.stats);
+        jc_gpu_filter_clear(&w.filter);
         jc_follow_close(c, &follow);
         return ret;
 }

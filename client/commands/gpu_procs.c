@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/parse.h"
+#include "common/proc_strings.h"
 
 /* What the process.PID.* keys say of one process. */
 typedef struct {
@@ -117,8 +118,15 @@ static gint compare_rows(gconstpointer a, gconstpointer b, gpointer data)
         return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
 }
 
-static void add_row(GArray *rows, const process *p, jc_gpu_process_row r)
+const char *jc_gpu_process_command(const jc_gpu_process_row *r)
 {
+        return r->command[0] ? r->command : r->name;
+}
+
+static void add_row(GArray *rows, const jc_sample *s, const process *p, jc_gpu_process_row r)
+{
+        const char *command = jc_sample_command(s, p->pid);
+        g_strlcpy(r.command, command ? command : "", sizeof(r.command));
         g_strlcpy(r.name, p->name, sizeof(r.name));
         g_strlcpy(r.user, p->user, sizeof(r.user));
         r.has_cpu = p->has_cpu;
@@ -155,14 +163,14 @@ GArray *jc_gpu_process_rows(const jc_sample *s, jc_top_sort sort)
                 for (guint k = 0; k < p->dgpu->len; k++) {
                         const jc_gpu_process_row *r = &g_array_index(p->dgpu, jc_gpu_process_row, k);
                         on_dgpus += r->has_mem ? r->mem_kib : 0;
-                        add_row(rows, p, *r);
+                        add_row(rows, s, p, *r);
                 }
                 /* The rest of gpu_mem is the SoC's GPU; a process on no
                  * discrete GPU is the SoC's, whatever it holds (but keys
                  * that said nothing we know make no row). */
                 bool known = p->dgpu->len || p->has_gpu_mem || p->name[0];
                 if (known && (!p->dgpu->len || (p->has_gpu_mem && p->gpu_mem_kib > on_dgpus)))
-                        add_row(rows, p, (jc_gpu_process_row) { .pid = p->pid, .gpu = JC_GPU_SOC,
+                        add_row(rows, s, p, (jc_gpu_process_row) { .pid = p->pid, .gpu = JC_GPU_SOC,
                                                                 .has_mem = p->has_gpu_mem,
                                                                 .mem_kib = p->gpu_mem_kib - on_dgpus });
                 g_array_unref(p->dgpu);

@@ -22,6 +22,9 @@ typedef struct {
         uint32_t pid;
         int gpu;                      /* NVML index of a discrete GPU, or JC_GPU_SOC */
         char name[64], user[32];      /* "" when absent */
+        /* The whole command line where the caller may read it
+         * (jc_sample_read_commands), its first 4095 bytes; "" otherwise. */
+        char command[4096];
         bool has_mem, has_sm, has_cpu, has_rss;
         uint64_t mem_kib, rss_kib;    /* GPU memory on this GPU; the process's RSS */
         double sm, cpu;               /* %; cpu of one CPU */
@@ -35,6 +38,9 @@ typedef enum { JC_TOP_SORT_GPU_MEM, JC_TOP_SORT_CPU, JC_TOP_SORT_RSS, JC_TOP_SOR
 
 /* The sort's column title, as top shows it. */
 const char *jc_top_sort_name(jc_top_sort sort);
+/* The command a list shows for R: its whole command line, or its name
+ * where that could not be read; "" when neither is known. */
+const char *jc_gpu_process_command(const jc_gpu_process_row *r);
 /* The rows of S, largest first by SORT (PID: ascending), a row without
  * the sort's value last, then by PID and GPU. */
 GArray *jc_gpu_process_rows(const jc_sample *s, jc_top_sort sort);

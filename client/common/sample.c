@@ -11,6 +11,7 @@
 void jc_sample_clear(jc_sample *s)
 {
         g_clear_pointer(&s->values, g_variant_unref);
+        g_clear_pointer(&s->commands, g_hash_table_unref);
         s->timestamp_usec = 0;
 }
 

@@ -13,6 +13,10 @@
 typedef struct {
         uint64_t timestamp_usec;
         GVariant *values; /* a{sv} */
+        /* PID -> whole command line, read by jetsonctl itself with the
+         * caller's rights (common/proc_strings.h), never sent by jetsond;
+         * NULL until read. */
+        GHashTable *commands;
 } jc_sample;
 
 void jc_sample_clear(jc_sample *s);

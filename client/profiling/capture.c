@@ -88,44 +88,70 @@ static int read_header(jc_capture *cap)
         return 0;
 }
 
-/* OpenCapture(INTERVAL_US, KEYS), with the missed-ticks column if WITH_MISSED. */
-static int call_open_capture(jc_ctx *c, uint64_t interval_us, char **keys, bool with_missed, sd_bus_error *error,
-                             sd_bus_message **reply)
+/* OpenCapture(INTERVAL_US, KEYS) with the columns of EXTRA (NULL
+ * terminated) asked for too; OpenCaptureWithOptions where MEDIUM_US or
+ * SLOW_US is set. */
+static int call_open_capture(jc_ctx *c, uint64_t interval_us, uint64_t medium_us, uint64_t slow_us, char **keys,
+                             const char *const *extra, sd_bus_error *error, sd_bus_message **reply)
 {
         g_autoptr(GPtrArray) asked = g_ptr_array_new();
-        if (!keys || !keys[0])
+        if ((!keys || !keys[0]) && extra[0])
                 g_ptr_array_add(asked, (gpointer) "*"); /* every numeric key, as an empty list means */
         for (char **k = keys; k && *k; k++)
                 g_ptr_array_add(asked, *k);
-        if (with_missed)
-                g_ptr_array_add(asked, (gpointer) JD_CAPTURE_MISSED_TICKS);
+        for (const char *const *k = extra; *k; k++)
+                g_ptr_array_add(asked, (gpointer) *k);
         g_ptr_array_add(asked, NULL);
+        bool options = medium_us || slow_us;
         sd_bus_message *m = NULL;
         int r = sd_bus_message_new_method_call(c->bus, &m, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS,
-                                               "OpenCapture");
+                                               options ? "OpenCaptureWithOptions" : "OpenCapture");
         if (r >= 0)
                 r = sd_bus_message_append_basic(m, 't', &interval_us);
         if (r >= 0)
-                r = sd_bus_message_append_strv(m, (char **) (with_missed ? asked->pdata : (gpointer) keys));
+                r = sd_bus_message_append_strv(m, (char **) asked->pdata);
+        if (r >= 0 && options) {
+                r = sd_bus_message_open_container(m, 'a', "{sv}");
+                if (r >= 0 && medium_us)
+                        r = sd_bus_message_append(m, "{sv}", JD_CAPTURE_OPTION_MEDIUM, "t", medium_us);
+                if (r >= 0 && slow_us)
+                        r = sd_bus_message_append(m, "{sv}", JD_CAPTURE_OPTION_SLOW, "t", slow_us);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+        }
         if (r >= 0)
                 r = sd_bus_call(c->bus, m, 0, error, reply);
         sd_bus_message_unref(m);
         return r;
 }
 
-int jc_capture_open(jc_ctx *c, uint64_t interval_us, char **keys, jc_capture *cap)
+int jc_capture_open(jc_ctx *c, uint64_t interval_us, uint64_t medium_us, uint64_t slow_us, char **keys,
+                    jc_capture *cap)
 {
         memset(cap, 0, sizeof(*cap));
         cap->fd = -1;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
-        int r = call_open_capture(c, interval_us, keys, true, &error, &reply);
-        /* A jetsond from before capture.missed_ticks refuses the name:
-         * the capture without it (the error for the keys, if any, is
-         * then the one to report). */
-        if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_INVALID_ARGS)) {
+        /* A jetsond from before capture.tier_times, or before
+         * capture.missed_ticks too, refuses the name: the capture without
+         * it (the error for the keys, if any, is then the one to report). */
+        static const char *const extras[][3] = {
+                { JD_CAPTURE_MISSED_TICKS, JD_CAPTURE_TIER_TIMES, NULL },
+                { JD_CAPTURE_MISSED_TICKS, NULL },
+                { NULL },
+        };
+        int r = -EINVAL;
+        for (size_t i = 0; i < G_N_ELEMENTS(extras); i++) {
                 sd_bus_error_free(&error);
-                r = call_open_capture(c, interval_us, keys, false, &error, &reply);
+                r = call_open_capture(c, interval_us, medium_us, slow_us, keys, extras[i], &error, &reply);
+                if (r >= 0 || !sd_bus_error_has_name(&error, SD_BUS_ERROR_INVALID_ARGS))
+                        break;
+        }
+        if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD)) {
+                fprintf(stderr, "jetsonctl: this jetsond cannot take tier rates of a capture's own "
+                                "(OpenCaptureWithOptions): leave out --medium and --slow, or update jetsond\n");
+                sd_bus_error_free(&error);
+                return JC_EXIT_FAILURE;
         }
         int fd = -1;
         if (r >= 0)

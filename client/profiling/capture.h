@@ -30,10 +30,14 @@ typedef struct {
 /* One record: CLOCK_MONOTONIC ns and one value per column (NaN: absent). */
 typedef void (*jc_record_fn)(void *data, uint64_t time_ns, const double *values);
 
-/* OpenCapture(INTERVAL_US, KEYS plus capture.missed_ticks; without it
- * from a jetsond that does not know it) and the header. Prints the error
+/* OpenCapture(INTERVAL_US, KEYS plus capture.missed_ticks and
+ * capture.tier_times; without them from a jetsond that does not know
+ * them) and the header; OpenCaptureWithOptions with the medium and slow
+ * tiers' rates MEDIUM_US and SLOW_US where either is not 0. The tier time
+ * columns (capture.time.*) are columns like the keys'. Prints the error
  * and returns an exit code on failure. */
-int jc_capture_open(jc_ctx *c, uint64_t interval_us, char **keys, jc_capture *cap);
+int jc_capture_open(jc_ctx *c, uint64_t interval_us, uint64_t medium_us, uint64_t slow_us, char **keys,
+                    jc_capture *cap);
 /* Reads what the stream holds now and hands each whole record to FN.
  * Returns 1 while the stream is open, 0 at its end, -errno on error. */
 int jc_capture_read(jc_capture *cap, jc_record_fn fn, void *data);

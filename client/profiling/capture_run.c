@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +17,9 @@
 /* After the command ends, what the engine read until then is still on
  * its way (records leave in batches every 10 ms): wait this long more. */
 #define DRAIN_MS 50
+/* Where pidfd_open() is missing (Linux before 5.3, a seccomp filter),
+ * whether the followed process still runs is asked this often. */
+#define FOLLOW_POLL_MS 20
 
 typedef struct {
         uint64_t time_ns;
@@ -32,6 +36,9 @@ typedef struct {
         guint mark_watch, capture_watch, tick_watch;
         GSubprocess *child;
         bool have_command, child_running, finishing;
+        pid_t follow_pid;
+        int pidfd;
+        guint follow_watch;
         jc_capture_run_result *result;
 } run_state;
 
@@ -177,6 +184,56 @@ static void on_child_done(GObject *source, GAsyncResult *res, gpointer data)
         finish(st);
 }
 
+static bool followed_gone(pid_t pid)
+{
+        if (kill(pid, 0) < 0 && errno == ESRCH)
+                return true;
+        /* Exited, its parent not having reaped it yet. */
+        g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int) pid);
+        g_autofree char *stat = NULL;
+        if (!g_file_get_contents(path, &stat, NULL, NULL))
+                return true;
+        const char *p = strrchr(stat, ')');
+        return p && p[1] && p[2] == 'Z';
+}
+
+static void followed_exited(run_state *st)
+{
+        st->follow_watch = 0;
+        st->result->followed_exited = true;
+        finish(st);
+}
+
+static gboolean on_pidfd(gint fd, GIOCondition cond, gpointer data)
+{
+        (void) fd, (void) cond;
+        followed_exited(data);
+        return G_SOURCE_REMOVE;
+}
+
+static gboolean on_follow_poll(gpointer data)
+{
+        run_state *st = data;
+        if (st->finishing || !followed_gone(st->follow_pid))
+                return G_SOURCE_CONTINUE;
+        followed_exited(st);
+        return G_SOURCE_REMOVE;
+}
+
+/* Watches the followed process: its pidfd turns readable when it exits
+ * (a zombie too), without a timer. */
+static void follow(run_state *st, pid_t pid)
+{
+        st->follow_pid = pid;
+        st->pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (st->pidfd >= 0)
+                st->follow_watch = g_unix_fd_add(st->pidfd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_pidfd, st);
+        else if (errno == ESRCH)
+                st->follow_watch = g_idle_add(on_follow_poll, st); /* gone already: a short recording */
+        else
+                st->follow_watch = g_timeout_add(FOLLOW_POLL_MS, on_follow_poll, st);
+}
+
 static gboolean on_duration(gpointer data)
 {
         finish(data);
@@ -244,12 +301,12 @@ int jc_capture_run(jc_ctx *c, const jc_capture_run_spec *spec, const jc_capture_
                    jc_capture_run_result *result)
 {
         memset(result, 0, sizeof(*result));
-        run_state st = { .hooks = hooks, .mark_fd = -1, .result = result };
+        run_state st = { .hooks = hooks, .mark_fd = -1, .pidfd = -1, .result = result };
         g_queue_init(&st.marks);
         st.mark_line = g_string_new(NULL);
         st.have_command = spec->command && spec->command[0];
         result->start_ns = monotonic_ns();
-        int ret = jc_capture_open(c, spec->interval_us, spec->keys, &st.cap);
+        int ret = jc_capture_open(c, spec->interval_us, spec->medium_us, spec->slow_us, spec->keys, &st.cap);
         if (ret != JC_EXIT_OK)
                 goto out;
         /* Signals are watched before the command starts, so a Ctrl-C
@@ -262,6 +319,10 @@ int jc_capture_run(jc_ctx *c, const jc_capture_run_spec *spec, const jc_capture_
         }
         const char *id = st.child ? g_subprocess_get_identifier(st.child) : NULL;
         pid_t pid = id ? (pid_t) atoi(id) : 0; /* NULL once it ended */
+        if (!st.have_command && spec->follow_pid > 0 && ret == JC_EXIT_OK) {
+                pid = spec->follow_pid;
+                follow(&st, pid);
+        }
         if (ret == JC_EXIT_OK && hooks->begin && !hooks->begin(hooks->data, &st.cap, result->start_ns, pid))
                 ret = JC_EXIT_FAILURE;
         if (ret == JC_EXIT_OK) {
@@ -284,6 +345,8 @@ int jc_capture_run(jc_ctx *c, const jc_capture_run_spec *spec, const jc_capture_
                 g_source_remove(st.mark_watch);
         if (st.tick_watch)
                 g_source_remove(st.tick_watch);
+        if (st.follow_watch)
+                g_source_remove(st.follow_watch);
         if (!result->end_ns)
                 result->end_ns = monotonic_ns();
         result->dropped = st.cap.dropped;
@@ -292,6 +355,8 @@ out:
         jc_capture_close(&st.cap);
         if (st.mark_fd >= 0)
                 close(st.mark_fd);
+        if (st.pidfd >= 0)
+                close(st.pidfd);
         g_clear_object(&st.child);
         g_queue_foreach(&st.marks, (GFunc) (void (*)(void)) mark_free, NULL);
         g_queue_clear(&st.marks);

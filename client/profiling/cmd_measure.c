@@ -1,8 +1,9 @@
-/* jetsonctl measure: runs a command under a capture (capture_run.c) and
- * reports, when it ends, what it cost: energy and power per rail and in
- * all, loads, temperatures and frequencies (measure_stats.c), and what
- * its process tree used (proc_tree.c, getrusage, /proc/self/io), for the
- * whole run and for each phase between the command's sync points. */
+/* jetsonctl measure: runs a command under a capture (capture_run.c), or
+ * follows a running process (--pid), and reports, when it ends, what it
+ * cost: energy and power per rail and in all, loads, temperatures and
+ * frequencies (measure_stats.c), and what its process tree used
+ * (tree_follow.c; for a command also getrusage and /proc/self/io), for
+ * the whole run and for each phase between the command's sync points. */
 #include <glib.h>
 #include <inttypes.h>
 #include <math.h>
@@ -11,16 +12,21 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "common/bus.h"
-#include "common/caller_pids.h"
 #include "capture_run.h"
 #include "jetsond-dbus.h"
 #include "measure_output.h"
-#include "proc_tree.h"
+#include "tree_follow.h"
 
+/* A command's tree is sampled this often: its CPU time and I/O come from
+ * the kernel at its end, the samples give peaks and phases. */
 #define TICK_MS 100
+/* A followed process's totals are its tree's last sample before it
+ * exits: sampled at the record interval, within these bounds. */
+#define FOLLOW_TICK_MIN_MS 10
+#define FOLLOW_TICK_MAX_MS 100
 
 int jc_measure_interval_ms = 10;
+char *jc_measure_pid;
 
 typedef struct {
         uint64_t time_ns;
@@ -39,8 +45,9 @@ typedef struct {
         size_t tree_phase;
         GArray *tree_peaks;       /* jc_window_procs: peaks per phase */
         jc_window_procs whole_peaks;
-        long clk_tck;
-        jc_pid_cache tree_pids;   /* the tree's PIDs as jetsond's namespace names them */
+        jc_tree_follow *tree;
+        bool following;           /* --pid: a process not ours */
+        bool rss_hidden, pss_hidden, io_hidden;  /* some sample of the tree lacked them */
 } measure_state;
 
 static void boundary_free(gpointer p)
@@ -58,8 +65,18 @@ static bool on_begin(void *data, const jc_capture *cap, uint64_t start_ns, pid_t
         st->n_columns = cap->n_columns;
         st->pid = pid;
         jc_window_procs zero = { .present = true };
+        if (pid > 0)
+                st->tree = jc_tree_follow_new(st->c, pid, TICK_MS);
+        jc_tree_figures f;
+        if (st->following && jc_tree_follow_sample(st->tree, &f)) {
+                /* What the process had used before is not this run's. */
+                zero.user_s = f.user_s;
+                zero.system_s = f.system_s;
+                zero.read_bytes = f.read_bytes;
+                zero.write_bytes = f.write_bytes;
+        }
         g_array_append_val(st->tree_at, zero);
-        g_array_append_val(st->tree_peaks, zero);
+        g_array_append_val(st->tree_peaks, (jc_window_procs) { .present = true });
         return true;
 }
 
@@ -81,68 +98,35 @@ static bool on_record(void *data, uint64_t time_ns, const double *values, char *
         return true;
 }
 
-static void update_peak(jc_window_procs *p, const jc_tree_sample *t, bool have_gpu, uint64_t gpu_kib)
+static void update_peak(jc_window_procs *p, const jc_tree_figures *f)
 {
-        p->peak_rss_bytes = MAX(p->peak_rss_bytes, t->rss_bytes);
-        p->peak_pss_bytes = MAX(p->peak_pss_bytes, t->pss_bytes);
-        if (have_gpu) {
+        p->peak_rss_bytes = MAX(p->peak_rss_bytes, f->rss_kib * 1024);
+        p->peak_pss_bytes = MAX(p->peak_pss_bytes, f->pss_kib * 1024);
+        if (f->have_gpu) {
                 p->have_gpu_mem = true;
-                p->peak_gpu_mem_kib = MAX(p->peak_gpu_mem_kib, gpu_kib);
+                p->peak_gpu_mem_kib = MAX(p->peak_gpu_mem_kib, f->gpu_mem_kib);
         }
 }
 
-/* GPU memory of the tree's processes, from jetsond's process.PID.gpu_mem
- * keys (false when jetsond has none of them). The tree's PIDs are this
- * namespace's (a container's, perhaps): jetsond's are asked for; where
- * jetsond cannot tell them, the tree has no GPU memory it could name. */
-static bool tree_gpu_kib(measure_state *st, const jc_tree_sample *t, uint64_t *kib)
+/* Samples the tree into F (the last figures once it is gone). */
+static void sample_tree(measure_state *st, jc_tree_figures *f)
 {
-        g_autofree uint32_t *mine = g_new(uint32_t, t->n_pids ? t->n_pids : 1);
-        for (size_t i = 0; i < t->n_pids; i++)
-                mine[i] = (uint32_t) t->pids[i];
-        const uint32_t *theirs = NULL;
-        if (!jc_pid_cache_from_caller(st->c, &st->tree_pids, mine, t->n_pids, &theirs))
-                return false;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r;
-        g_autoptr(GVariant) reply = jc_call(st->c, JD_OBJECT_PATH, JD_IFACE_METRICS, "GetSnapshot", false, &error, &r, NULL);
-        sd_bus_error_free(&error);
-        if (!reply)
-                return false;
-        g_autoptr(GVariant) values = g_variant_get_child_value(reply, 1);
-        bool any = false;
-        *kib = 0;
-        for (size_t i = 0; i < t->n_pids; i++) {
-                if (!theirs[i])
-                        continue;
-                g_autofree char *key = g_strdup_printf("process.%" PRIu32 ".gpu_mem", theirs[i]);
-                g_autoptr(GVariant) v = g_variant_lookup_value(values, key, NULL);
-                if (v && g_variant_is_of_type(v, G_VARIANT_TYPE_UINT64)) {
-                        *kib += g_variant_get_uint64(v);
-                        any = true;
-                } else if (v && g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32)) {
-                        *kib += g_variant_get_uint32(v);
-                        any = true;
-                }
-        }
-        return any;
-}
-
-static void sample_tree(measure_state *st, jc_tree_sample *t)
-{
-        if (!st->pid || !jc_proc_tree_sample("/proc", st->pid, t))
+        memset(f, 0, sizeof(*f));
+        if (!st->tree)
                 return;
-        uint64_t kib = 0;
-        bool gpu = tree_gpu_kib(st, t, &kib);
-        update_peak(&g_array_index(st->tree_peaks, jc_window_procs, st->tree_phase), t, gpu, kib);
-        update_peak(&st->whole_peaks, t, gpu, kib);
+        if (!jc_tree_follow_sample(st->tree, f))
+                return;
+        st->rss_hidden |= !f->have_rss;
+        st->pss_hidden |= !f->have_pss;
+        st->io_hidden |= !f->have_io;
+        update_peak(&g_array_index(st->tree_peaks, jc_window_procs, st->tree_phase), f);
+        update_peak(&st->whole_peaks, f);
 }
 
 static void on_tick(void *data)
 {
-        jc_tree_sample t;
-        sample_tree(data, &t);
-        jc_tree_sample_clear(&t);
+        jc_tree_figures f;
+        sample_tree(data, &f);
 }
 
 static void on_mark(void *data, uint64_t time_ns, const char *label)
@@ -153,14 +137,13 @@ static void on_mark(void *data, uint64_t time_ns, const char *label)
         b->label = g_strdup(label);
         g_queue_push_tail(&st->boundaries, b);
         /* The tree's CPU and I/O so far open the next phase. */
-        jc_tree_sample t = { 0 };
-        sample_tree(st, &t);
+        jc_tree_figures f;
+        sample_tree(st, &f);
         jc_window_procs at = { .present = true,
-                               .user_s = (double) t.user_ticks / (double) st->clk_tck,
-                               .system_s = (double) t.system_ticks / (double) st->clk_tck,
-                               .read_bytes = t.read_bytes,
-                               .write_bytes = t.write_bytes };
-        jc_tree_sample_clear(&t);
+                               .user_s = f.user_s,
+                               .system_s = f.system_s,
+                               .read_bytes = f.read_bytes,
+                               .write_bytes = f.write_bytes };
         jc_window_procs zero = { .present = true };
         g_array_append_val(st->tree_at, at);
         g_array_append_val(st->tree_peaks, zero);
@@ -185,22 +168,41 @@ static double clamp0(double v)
         return v > 0 ? v : 0;
 }
 
-/* Fills in the processes of the whole run and of each phase: the totals
- * come from the kernel once the command was reaped (getrusage, our own
- * I/O counters, which take in every reaped descendant), phases from the
- * tree as sampled at each sync point. */
+/* Fills in the processes of the whole run and of each phase: a command's
+ * totals come from the kernel once it was reaped (getrusage, our own I/O
+ * counters, which take in every reaped descendant), a followed process's
+ * from its tree's last sample less its first; phases from the tree as
+ * sampled at each sync point. */
 static void fill_procs(measure_state *st, const struct rusage *ru, uint64_t read_b, uint64_t write_b)
 {
-        jc_window_procs total = st->whole_peaks;
-        total.present = true;
-        total.user_s = (double) ru->ru_utime.tv_sec + (double) ru->ru_utime.tv_usec / 1e6;
-        total.system_s = (double) ru->ru_stime.tv_sec + (double) ru->ru_stime.tv_usec / 1e6;
-        /* A peak shorter than our sampling period still shows in ru_maxrss. */
-        total.peak_rss_bytes = MAX(total.peak_rss_bytes, (uint64_t) ru->ru_maxrss * 1024);
-        total.read_bytes = read_b;
-        total.write_bytes = write_b;
+        /* The tree's counters at the end, as tree_at holds them at each
+         * phase's start. */
+        jc_window_procs end = st->whole_peaks;
+        end.present = true;
+        if (st->following) {
+                const jc_tree_figures *last = jc_tree_follow_last(st->tree);
+                end.user_s = last->user_s;
+                end.system_s = last->system_s;
+                end.read_bytes = last->read_bytes;
+                end.write_bytes = last->write_bytes;
+        } else {
+                end.user_s = (double) ru->ru_utime.tv_sec + (double) ru->ru_utime.tv_usec / 1e6;
+                end.system_s = (double) ru->ru_stime.tv_sec + (double) ru->ru_stime.tv_usec / 1e6;
+                /* A peak shorter than our sampling period still shows in ru_maxrss. */
+                end.peak_rss_bytes = MAX(end.peak_rss_bytes, (uint64_t) ru->ru_maxrss * 1024);
+                end.read_bytes = read_b;
+                end.write_bytes = write_b;
+        }
+        g_array_append_val(st->tree_at, end);
+        /* The whole run: from the first phase's start (0 for a command,
+         * what a followed process had used before) to the end. */
+        const jc_window_procs *first = &g_array_index(st->tree_at, jc_window_procs, 0);
+        jc_window_procs total = end;
+        total.user_s = clamp0(end.user_s - first->user_s);
+        total.system_s = clamp0(end.system_s - first->system_s);
+        total.read_bytes = end.read_bytes > first->read_bytes ? end.read_bytes - first->read_bytes : 0;
+        total.write_bytes = end.write_bytes > first->write_bytes ? end.write_bytes - first->write_bytes : 0;
         st->m->whole.procs = total;
-        g_array_append_val(st->tree_at, total);
         for (size_t i = 0; i < st->m->n_phases && i + 1 < st->tree_at->len; i++) {
                 const jc_window_procs *a = &g_array_index(st->tree_at, jc_window_procs, i);
                 const jc_window_procs *b = &g_array_index(st->tree_at, jc_window_procs, i + 1);
@@ -213,6 +215,14 @@ static void fill_procs(measure_state *st, const struct rusage *ru, uint64_t read
                 p.write_bytes = b->write_bytes > a->write_bytes ? b->write_bytes - a->write_bytes : 0;
                 st->m->phases[i]->procs = p;
         }
+        /* A command's I/O in all is the kernel's, which hides nothing;
+         * the rest comes from the samples. */
+        for (size_t i = 0; i <= st->m->n_phases; i++) {
+                jc_window_procs *p = i < st->m->n_phases ? &st->m->phases[i]->procs : &st->m->whole.procs;
+                p->rss_unknown = st->rss_hidden && (st->following || i < st->m->n_phases);
+                p->pss_unknown = st->pss_hidden;
+                p->io_unknown = st->io_hidden && (st->following || i < st->m->n_phases);
+        }
 }
 
 int jc_cmd_measure(jc_ctx *c, int argc, char **argv)
@@ -220,20 +230,36 @@ int jc_cmd_measure(jc_ctx *c, int argc, char **argv)
         if (jc_measure_interval_ms < (int) (JD_CAPTURE_INTERVAL_MIN_USEC / 1000) || jc_measure_interval_ms > 3600000)
                 return jc_usage_error("measure", "--interval %d is out of range (1 to 3600000 ms)", jc_measure_interval_ms);
         char **command = jc_command_args(argc, argv);
-        if (!command[0])
-                return jc_usage_error("measure", "which command? jetsonctl measure -- COMMAND [ARG...]");
+        if (jc_measure_pid && command[0])
+                return jc_usage_error("measure", "give either --pid or a command, not both");
+        if (!command[0] && !jc_measure_pid)
+                return jc_usage_error("measure", "which command? jetsonctl measure -- COMMAND [ARG...] or --pid PID");
+        pid_t pid = 0;
+        g_auto(GStrv) cmdline = NULL;
+        if (jc_measure_pid) {
+                int r = jc_follow_pid_parse("measure", jc_measure_pid, &pid);
+                if (r != JC_EXIT_OK)
+                        return r;
+                /* Read now: it may be gone by the report. */
+                cmdline = jc_pid_cmdline(pid);
+                if (!cmdline)
+                        cmdline = g_strsplit(jc_measure_pid, " ", 1);
+                command = cmdline;
+        }
         uint64_t read0 = 0, write0 = 0, read1 = 0, write1 = 0;
         self_io(&read0, &write0);
 
-        measure_state st = { .c = c, .clk_tck = sysconf(_SC_CLK_TCK) };
+        measure_state st = { .c = c, .following = pid > 0 };
         g_queue_init(&st.boundaries);
         st.tree_at = g_array_new(FALSE, TRUE, sizeof(jc_window_procs));
         st.tree_peaks = g_array_new(FALSE, TRUE, sizeof(jc_window_procs));
         char *no_keys[] = { NULL };
         jc_capture_run_spec spec = { .interval_us = (uint64_t) jc_measure_interval_ms * 1000, .keys = no_keys,
-                                     .command = command };
+                                     .command = pid ? NULL : command, .follow_pid = pid };
         jc_capture_run_hooks hooks = { .begin = on_begin, .record = on_record, .mark = on_mark, .tick = on_tick,
                                        .tick_ms = TICK_MS, .data = &st };
+        if (pid)
+                hooks.tick_ms = (unsigned) CLAMP(jc_measure_interval_ms, FOLLOW_TICK_MIN_MS, FOLLOW_TICK_MAX_MS);
         jc_capture_run_result result;
         int ret = jc_capture_run(c, &spec, &hooks, &result);
         if (ret == JC_EXIT_OK && st.m) {
@@ -251,7 +277,7 @@ int jc_cmd_measure(jc_ctx *c, int argc, char **argv)
                 if (result.dropped)
                         fprintf(stderr, "jetsonctl: jetsond dropped %" G_GUINT64_FORMAT " records\n", result.dropped);
                 if (!result.failed)
-                        jc_measure_print(c, st.m, command, result.status);
+                        jc_measure_print(c, st.m, command, result.status, pid, result.followed_exited);
                 ret = result.failed ? JC_EXIT_FAILURE : result.status;
         }
         jc_measure_free(st.m);
@@ -259,6 +285,6 @@ int jc_cmd_measure(jc_ctx *c, int argc, char **argv)
         g_queue_clear(&st.boundaries);
         g_array_unref(st.tree_at);
         g_array_unref(st.tree_peaks);
-        jc_pid_cache_clear(&st.tree_pids);
+        jc_tree_follow_free(st.tree);
         return ret;
 }

@@ -26,6 +26,16 @@ static void add_uint(JsonBuilder *b, const char *name, uint64_t v)
         json_builder_add_int_value(b, (gint64) v);
 }
 
+static void add_uint_or_null(JsonBuilder *b, const char *name, uint64_t v, bool known)
+{
+        if (known) {
+                add_uint(b, name, v);
+                return;
+        }
+        json_builder_set_member_name(b, name);
+        json_builder_add_null_value(b);
+}
+
 static double load_mean(const jc_window *w, int i)
 {
         return w->load_n[i] ? w->load_sum[i] / (double) w->load_n[i] : NAN;
@@ -155,10 +165,10 @@ static void window_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
         json_builder_begin_object(b);
         add_double_or_null(b, "cpu_user_s", p->user_s, 6);
         add_double_or_null(b, "cpu_system_s", p->system_s, 6);
-        add_uint(b, "peak_rss_bytes", p->peak_rss_bytes);
-        add_uint(b, "peak_pss_bytes", p->peak_pss_bytes);
-        add_uint(b, "read_bytes", p->read_bytes);
-        add_uint(b, "write_bytes", p->write_bytes);
+        add_uint_or_null(b, "peak_rss_bytes", p->peak_rss_bytes, !p->rss_unknown);
+        add_uint_or_null(b, "peak_pss_bytes", p->peak_pss_bytes, !p->pss_unknown);
+        add_uint_or_null(b, "read_bytes", p->read_bytes, !p->io_unknown);
+        add_uint_or_null(b, "write_bytes", p->write_bytes, !p->io_unknown);
         json_builder_set_member_name(b, "peak_gpu_mem_kib");
         if (p->have_gpu_mem)
                 json_builder_add_int_value(b, (gint64) p->peak_gpu_mem_kib);
@@ -167,7 +177,7 @@ static void window_json(JsonBuilder *b, const jc_measure *m, const jc_window *w)
         json_builder_end_object(b);
 }
 
-static void print_json(const jc_measure *m, char *const *command, int status)
+static void print_json(const jc_measure *m, char *const *command, int status, pid_t pid, bool exited)
 {
         g_autoptr(JsonBuilder) b = json_builder_new();
         json_builder_begin_object(b);
@@ -176,7 +186,16 @@ static void print_json(const jc_measure *m, char *const *command, int status)
         for (size_t i = 0; command[i]; i++)
                 json_builder_add_string_value(b, command[i]);
         json_builder_end_array(b);
-        add_uint(b, "exit_status", (uint64_t) status);
+        if (pid > 0) {
+                /* A process not ours: its exit status is its parent's to read. */
+                json_builder_set_member_name(b, "exit_status");
+                json_builder_add_null_value(b);
+                add_uint(b, "pid", (uint64_t) pid);
+                json_builder_set_member_name(b, "followed_until");
+                json_builder_add_string_value(b, exited ? "exit" : "stopped");
+        } else {
+                add_uint(b, "exit_status", (uint64_t) status);
+        }
         window_json(b, m, &m->whole);
         json_builder_set_member_name(b, "phases");
         json_builder_begin_array(b);
@@ -195,8 +214,12 @@ static void print_json(const jc_measure *m, char *const *command, int status)
         jc_json_print(root, FALSE);
 }
 
-static void print_bytes(const char *what, uint64_t v)
+static void print_bytes(const char *what, uint64_t v, bool known)
 {
+        if (!known) {
+                printf(" %s unknown", what);
+                return;
+        }
         printf(" %s %.1f MiB", what, (double) v / (1024.0 * 1024.0));
 }
 
@@ -339,26 +362,31 @@ static void window_text(const jc_measure *m, const jc_window *w, const char *ind
         throttle_text(m, w, indent);
         const jc_window_procs *p = &w->procs;
         printf("%sProcesses:        CPU %.2f s user, %.2f s system;", indent, p->user_s, p->system_s);
-        print_bytes("peak RSS", p->peak_rss_bytes);
+        print_bytes("peak RSS", p->peak_rss_bytes, !p->rss_unknown);
         printf(",");
-        print_bytes("peak PSS", p->peak_pss_bytes);
+        print_bytes("peak PSS", p->peak_pss_bytes, !p->pss_unknown);
         printf(";");
-        print_bytes("read", p->read_bytes);
+        print_bytes("read", p->read_bytes, !p->io_unknown);
         printf(",");
-        print_bytes("written", p->write_bytes);
+        print_bytes("written", p->write_bytes, !p->io_unknown);
         if (p->have_gpu_mem)
                 printf("; peak GPU memory %.1f MiB", (double) p->peak_gpu_mem_kib / 1024.0);
         printf("\n");
 }
 
-void jc_measure_print(const jc_ctx *c, const jc_measure *m, char *const *command, int status)
+void jc_measure_print(const jc_ctx *c, const jc_measure *m, char *const *command, int status, pid_t pid,
+                      bool exited)
 {
         if (c->json) {
-                print_json(m, command, status);
+                print_json(m, command, status, pid, exited);
                 return;
         }
         g_autofree char *joined = g_strjoinv(" ", (char **) command);
-        printf("Command:          %s (exit status %d)\n", joined, status);
+        if (pid > 0)
+                printf("Process:          %d, %s (followed until %s)\n", (int) pid, joined,
+                       exited ? "it exited" : "stopped");
+        else
+                printf("Command:          %s (exit status %d)\n", joined, status);
         window_text(m, &m->whole, "");
         if (m->n_phases < 2)
                 return;

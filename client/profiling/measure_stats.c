@@ -147,8 +147,14 @@ static void find_dgpus(jc_measure *m, char *const *columns, size_t n)
         m->dgpu_name = g_new0(char *, m->n_dgpu + 1);
         m->dgpu_col = g_new(size_t, m->n_dgpu * JC_DGPU_FIELDS + 1);
         m->dgpu_throttle_col = g_new(size_t, m->n_dgpu + 1);
+        m->dgpu_time_col = g_new(size_t, m->n_dgpu + 1);
+        m->dgpu_time_seen = g_new(double, m->n_dgpu + 1);
+        m->dgpu_fresh = g_new(bool, m->n_dgpu + 1);
         for (size_t g = 0; g < m->n_dgpu; g++) {
                 m->dgpu_name[g] = g_strdup_printf("dgpu.%ld", g_array_index(indexes, long, g));
+                g_autofree char *time_key = g_strdup_printf("capture.time.%s", m->dgpu_name[g]);
+                m->dgpu_time_col[g] = find(columns, n, time_key);
+                m->dgpu_time_seen[g] = NAN;
                 m->dgpu_throttle_col[g] = JC_NO_COLUMN;
                 for (int f = 0; f < JC_DGPU_FIELDS; f++)
                         m->dgpu_col[g * JC_DGPU_FIELDS + f] = JC_NO_COLUMN;
@@ -249,6 +255,9 @@ void jc_measure_free(jc_measure *m)
         g_strfreev(m->dgpu_name);
         g_free(m->dgpu_col);
         g_free(m->dgpu_throttle_col);
+        g_free(m->dgpu_time_col);
+        g_free(m->dgpu_time_seen);
+        g_free(m->dgpu_fresh);
         g_free(m);
 }
 
@@ -302,7 +311,8 @@ static void account(const jc_measure *m, jc_window *w, uint64_t time_ns, const d
                         w->temp_max[i] = max_of(w->temp_max[i], values[m->temp_col[i]]);
         for (size_t i = 0; i < m->n_dgpu * JC_DGPU_FIELDS; i++) {
                 double v = m->dgpu_col[i] == JC_NO_COLUMN ? NAN : values[m->dgpu_col[i]];
-                if (isfinite(v)) {
+                /* A reading repeated by the records is one value. */
+                if (isfinite(v) && m->dgpu_fresh[i / JC_DGPU_FIELDS]) {
                         w->dgpu_sum[i] += v;
                         w->dgpu_n[i]++;
                         w->dgpu_max[i] = max_of(w->dgpu_max[i], v);
@@ -399,6 +409,14 @@ void jc_measure_record(jc_measure *m, uint64_t time_ns, const double *values)
                 now[i] = values[m->power_col[i]];
         for (; m->settled + 1 < m->n_phases; m->settled++)
                 close_window(m, m->phases[m->settled], m->phases[m->settled]->end_ns, now);
+        /* Without its time column (a jetsond before tier times) every
+         * record counts. */
+        for (size_t g = 0; g < m->n_dgpu; g++) {
+                double t = m->dgpu_time_col[g] == JC_NO_COLUMN ? NAN : values[m->dgpu_time_col[g]];
+                m->dgpu_fresh[g] = m->dgpu_time_col[g] == JC_NO_COLUMN || (isfinite(t) && t != m->dgpu_time_seen[g]);
+                if (isfinite(t))
+                        m->dgpu_time_seen[g] = t;
+        }
         account(m, &m->whole, time_ns, values);
         account(m, m->phases[m->n_phases - 1], time_ns, values);
         account_counters(m, time_ns, values);

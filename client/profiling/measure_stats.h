@@ -37,6 +37,9 @@ typedef struct {
         uint64_t peak_rss_bytes, peak_pss_bytes, read_bytes, write_bytes;
         bool have_gpu_mem;
         uint64_t peak_gpu_mem_kib;
+        /* Some process of the tree hid the figure from the caller (another
+         * user's): it is unknown, not the sum of the others'. */
+        bool rss_unknown, pss_unknown, io_unknown;
 } jc_window_procs;
 
 typedef struct {
@@ -89,6 +92,12 @@ typedef struct {
         char **dgpu_name;          /* "dgpu.0", ... as the power columns name them */
         size_t *dgpu_col;
         size_t *dgpu_throttle_col; /* per discrete GPU: dgpu.N.throttle or JC_NO_COLUMN */
+        /* Per discrete GPU: its tier time column (capture.time.dgpu.N) or
+         * JC_NO_COLUMN, the time last counted, and whether this record
+         * holds a new reading: its means count each reading once. */
+        size_t *dgpu_time_col;
+        double *dgpu_time_seen;
+        bool *dgpu_fresh;
         size_t reason_col[JC_THROTTLE_REASONS], oc_col;
         double oc_seen;            /* the last throttle.oc_events_counted seen; NAN: none */
         /* CLOCK_REALTIME minus CLOCK_MONOTONIC, the capture header's: for

@@ -1,6 +1,7 @@
-/* A command's process tree, as /proc shows it: the processes descended
- * from one pid (children followed as they come and go), summed. What
- * jetsonctl measure reports of the command's processes. */
+/* A process tree, as /proc shows it: the processes descended from one
+ * pid (children followed as they come and go), summed. What jetsonctl
+ * measure and record report of a command's or a followed process's
+ * processes (through tree_follow.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -13,6 +14,11 @@ typedef struct {
         uint64_t user_ticks, system_ticks;
         uint64_t rss_bytes, pss_bytes;        /* live processes now */
         uint64_t read_bytes, write_bytes;     /* storage I/O, reaped children included */
+        /* Whether every process of the tree let the caller read the
+         * field: /proc/PID/statm, smaps_rollup and io need the rights to
+         * inspect the process (another user's, a setuid one's). A field
+         * some process hid is unknown, not a smaller sum. */
+        bool have_rss, have_pss, have_io;
         pid_t *pids;                          /* the tree's pids (g_free) */
         size_t n_pids;
 } jc_tree_sample;

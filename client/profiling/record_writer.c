@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "jetsond-dbus.h"
 #include "json_text.h"
 
 struct jc_record_writer {
@@ -28,6 +29,12 @@ struct jc_record_writer {
         GPtrArray *groups;
         double *last;
         bool any_event;
+        /* Per column: whether it is a tier time column (capture.time.*:
+         * written as seconds since the start, named TIER_time_s), and the
+         * column of its own tier's time (-1: the fast tier's, the record's
+         * time). */
+        bool *is_time;
+        long *time_col;
 };
 
 bool jc_record_format_parse(const char *name, jc_record_format *out)
@@ -164,6 +171,32 @@ static const char *absolute_name(const jc_record_writer *w)
         return NULL;
 }
 
+/* The tier time columns (introspection/capture.md): which they are, and
+ * which is each column's. */
+static void find_time_columns(jc_record_writer *w, char *const *columns)
+{
+        w->is_time = g_new0(bool, w->n ? w->n : 1);
+        w->time_col = g_new(long, w->n ? w->n : 1);
+        for (size_t i = 0; i < w->n; i++) {
+                w->is_time[i] = g_str_has_prefix(columns[i], JD_CAPTURE_TIME_PREFIX);
+                w->time_col[i] = -1;
+                char name[64];
+                if (!w->is_time[i] && jd_capture_time_column(columns[i], name, sizeof(name)))
+                        for (size_t k = 0; k < w->n; k++)
+                                if (strcmp(columns[k], name) == 0)
+                                        w->time_col[i] = (long) k;
+        }
+}
+
+/* A column's name in csv and jsonl: a tier time column's is
+ * "medium_time_s", "slow_time_s", "dgpu.0_time_s". */
+static char *column_name(const jc_record_writer *w, char *const *columns, size_t i)
+{
+        if (!w->is_time[i])
+                return g_strdup(columns[i]);
+        return g_strdup_printf("%s_time_s", columns[i] + strlen(JD_CAPTURE_TIME_PREFIX));
+}
+
 static void setup_trace(jc_record_writer *w, char *const *columns)
 {
         w->member = g_new0(char *, w->n + 1);
@@ -205,6 +238,7 @@ jc_record_writer *jc_record_writer_new(FILE *out, jc_record_format format, jc_re
         w->n = n;
         w->start_ns = start_ns;
         w->realtime_offset_ns = realtime_offset_ns;
+        find_time_columns(w, columns);
         errno = 0;
         switch (format) {
         case JC_RECORD_CSV:
@@ -214,15 +248,18 @@ jc_record_writer *jc_record_writer_new(FILE *out, jc_record_format format, jc_re
                         puts_w(w, absolute_name(w));
                 }
                 for (size_t i = 0; i < n; i++) {
+                        g_autofree char *name = column_name(w, columns, i);
                         put(w, ",", 1);
-                        put_csv_field(w, columns[i]);
+                        put_csv_field(w, name);
                 }
                 puts_w(w, ",mark\n");
                 break;
         case JC_RECORD_JSONL:
                 w->json_names = g_new0(char *, n + 1);
-                for (size_t i = 0; i < n; i++)
-                        w->json_names[i] = json_string(columns[i]);
+                for (size_t i = 0; i < n; i++) {
+                        g_autofree char *name = column_name(w, columns, i);
+                        w->json_names[i] = json_string(name);
+                }
                 break;
         case JC_RECORD_TRACE:
                 setup_trace(w, columns);
@@ -236,6 +273,12 @@ static char *joined_marks(char *const *marks)
         return marks && marks[0] ? g_strjoinv("; ", (char **) marks) : NULL;
 }
 
+/* Column I's value as written: a tier time in seconds since the start. */
+static double value_of(const jc_record_writer *w, const double *values, size_t i)
+{
+        return w->is_time[i] ? seconds_since_start(w, (uint64_t) values[i]) : values[i];
+}
+
 static void write_csv(jc_record_writer *w, uint64_t time_ns, double t, const double *values, char *const *marks)
 {
         put_number(w, t);
@@ -246,7 +289,7 @@ static void write_csv(jc_record_writer *w, uint64_t time_ns, double t, const dou
         for (size_t i = 0; i < w->n; i++) {
                 put(w, ",", 1);
                 if (!isnan(values[i]))
-                        put_number(w, values[i]);
+                        put_number(w, value_of(w, values, i));
         }
         put(w, ",", 1);
         g_autofree char *mark = joined_marks(marks);
@@ -270,7 +313,7 @@ static void write_jsonl(jc_record_writer *w, uint64_t time_ns, double t, const d
                 puts_w(w, w->json_names[i]);
                 put(w, ":", 1);
                 if (isfinite(values[i]))
-                        put_number(w, values[i]);
+                        put_number(w, value_of(w, values, i));
                 else
                         puts_w(w, "null");
         }
@@ -313,7 +356,9 @@ static JsonNode *object_node(JsonObject *o)
 }
 
 /* A counter event per group whose values changed since it was last
- * written: a counter track holds its value until the next event. */
+ * written: a counter track holds its value until the next event, at the
+ * time its tier read them (the record's for the fast tier). The tier time
+ * columns are no tracks. */
 static void write_trace(jc_record_writer *w, double t, const double *values, char *const *marks)
 {
         double ts = t * 1e6;
@@ -325,9 +370,12 @@ static void write_trace(jc_record_writer *w, double t, const double *values, cha
         for (guint g = 0; g < w->groups->len; g++) {
                 JsonObject *args = NULL;
                 bool changed = false;
+                double at = ts;
                 for (size_t i = 0; i < w->n; i++) {
-                        if (w->group_of[i] != g || !isfinite(values[i]))
+                        if (w->group_of[i] != g || !isfinite(values[i]) || w->is_time[i])
                                 continue;
+                        if (w->time_col[i] >= 0 && isfinite(values[w->time_col[i]]))
+                                at = value_of(w, values, (size_t) w->time_col[i]) * 1e6;
                         changed |= values[i] != w->last[i];
                         if (!args)
                                 args = json_object_new();
@@ -347,7 +395,7 @@ static void write_trace(jc_record_writer *w, double t, const double *values, cha
                         if (w->group_of[i] == g)
                                 w->last[i] = values[i];
                 const char *name = g_ptr_array_index(w->groups, g);
-                JsonObject *o = new_event(*name ? name : "value", "C", ts);
+                JsonObject *o = new_event(*name ? name : "value", "C", at);
                 json_object_set_object_member(o, "args", args);
                 put_event(w, object_node(o));
         }
@@ -394,5 +442,7 @@ void jc_record_writer_free(jc_record_writer *w)
         if (w->groups)
                 g_ptr_array_unref(w->groups);
         g_free(w->last);
+        g_free(w->is_time);
+        g_free(w->time_col);
         g_free(w);
 }

@@ -4,18 +4,40 @@
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 
+#include "jetsond-dbus.h"
+
 #include "common/json_out.h"
 
 typedef struct {
         double sum, min, max;
         unsigned n;
+        uint64_t period_us;       /* its tier's floor: 0 for the fast tier */
+        uint64_t counted_us;      /* the sample it was last counted in */
 } key_stat;
 
 struct jc_key_stats {
         GHashTable *by_key;       /* key -> key_stat */
         GPtrArray *order;         /* keys in the order first seen */
         unsigned samples;
+        uint64_t now_us;          /* the sample being added */
 };
+
+/* The slack on a tier's period: the samples' times jitter by a few ms. */
+#define SLACK_US 10000u
+
+static uint64_t tier_period_us(const char *key)
+{
+        char column[64];
+        if (!jd_capture_time_column(key, column, sizeof(column)))
+                return 0;
+        return strcmp(column, JD_CAPTURE_TIME_PREFIX "slow") == 0 ? JD_CAPTURE_SLOW_MIN_USEC
+                                                                   : JD_CAPTURE_MEDIUM_MIN_USEC;
+}
+
+void jc_key_stats_sample_at(jc_key_stats *s, uint64_t timestamp_usec)
+{
+        s->now_us = timestamp_usec;
+}
 
 jc_key_stats *jc_key_stats_new(void)
 {
@@ -43,10 +65,14 @@ void jc_key_stats_add(jc_key_stats *s, const char *key, GVariant *value)
         if (!k) {
                 k = g_new0(key_stat, 1);
                 k->min = k->max = v;
+                k->period_us = tier_period_us(key);
                 char *owned = g_strdup(key);
                 g_hash_table_insert(s->by_key, owned, k);
                 g_ptr_array_add(s->order, owned);
+        } else if (k->period_us && s->now_us < k->counted_us + k->period_us - SLACK_US) {
+                return; /* the same reading again */
         }
+        k->counted_us = s->now_us;
         k->sum += v;
         k->min = MIN(k->min, v);
         k->max = MAX(k->max, v);

@@ -16,6 +16,7 @@
 
 #include "common/bus.h"
 #include "common/follow.h"
+#include "common/proc_strings.h"
 #include "jetsond-dbus.h"
 #include "top.h"
 
@@ -33,6 +34,8 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         jc_sample_to_caller(t->c, &s);
         if (t->dgpu_stale)
                 jc_top_read_dgpus(t);
+        jc_gpu_filter_sample(&t->shown, &s);
+        jc_sample_read_commands(&s, "/proc");
         jc_sample_clear(&t->sample);
         t->sample = s;
         t->have_sample = true;
@@ -243,15 +246,22 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
                 if (jc_top_types[i])
                         types = (jc_top_type_filter) (JC_TYPE_COMPUTE + i);
         }
-        if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        /* A GPU or PID named wrong is said before anything else. */
+        jc_gpu_filter filter = { 0 };
+        int filtered = jc_gpu_filter_fetch(c, "top", &filter);
+        if (filtered == JC_EXIT_OK && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
                 fprintf(stderr, "jetsonctl: top needs a terminal (use watch or status in scripts)\n");
-                return JC_EXIT_USAGE;
+                filtered = JC_EXIT_USAGE;
+        }
+        if (filtered != JC_EXIT_OK) {
+                jc_gpu_filter_clear(&filter);
+                return filtered;
         }
         jc_top_layout layout = { .proc_header_y = -1 };
         jc_top t = { .c = c, .layout = &layout, .sort_col = JC_COL_GPU_MEM, .type_filter = types, .energy = jc_top_energy_new(), .color = c->color, .interval_ms = jc_top_interval_ms,
                      .history = jc_top_history_new(), .dgpu_names = g_ptr_array_new_with_free_func(g_free),
                      .dgpu_props = g_ptr_array_new_with_free_func(jc_top_props_free),
-                     .choices = g_array_new(FALSE, FALSE, sizeof(jc_top_choice)) };
+                     .choices = g_array_new(FALSE, FALSE, sizeof(jc_top_choice)), .shown = filter };
         jc_follow follow;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int ret = JC_EXIT_OK;
@@ -284,6 +294,8 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
         /* The latest sample at once, rather than a blank screen until the
          * first signal. */
         if (jc_sample_fetch(c, &t.sample) == JC_EXIT_OK) {
+                jc_gpu_filter_sample(&t.shown, &t.sample);
+                jc_sample_read_commands(&t.sample, "/proc");
                 t.have_sample = true;
                 jc_top_energy_add(t.energy, &t.sample);
                 jc_top_history_add(t.history, &t.sample);
@@ -318,6 +330,7 @@ out:
         if (t.board_props)
                 g_variant_unref(t.board_props);
         g_array_unref(t.choices);
+        jc_gpu_filter_clear(&t.shown);
         jc_follow_close(c, &follow);
         return ret;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/gpu_filter.h"
 #include "jetsonctl.h"
 #include "common/sample.h"
 #include "commands/gpu_procs.h"
@@ -46,6 +47,7 @@ typedef enum {
 typedef struct {
         jc_ctx *c;
         int interval_ms;              /* the subscription's interval */
+        jc_gpu_filter shown;          /* --only, --only-visible, --owner, --pid: applied to every sample */
         jc_top_history *history;      /* every sample's numbers, for the graphs */
         jc_top_page page;
         unsigned zoom;                /* index of the graph window */

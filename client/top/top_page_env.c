@@ -1,12 +1,12 @@
 /* jetsonctl top's environment screen ('e'), as nvitop's: the selected
  * process's environment, read here with the caller's rights
- * (top_environ.c), never asked of jetsond. */
+ * (common/proc_strings.c), never asked of jetsond. */
 #include <errno.h>
 #include <string.h>
 
 #include "top.h"
 #include "top_draw.h"
-#include "top_environ.h"
+#include "common/proc_strings.h"
 
 void jc_top_draw_env_screen(const jc_top *t, int y, int last)
 {
@@ -17,7 +17,7 @@ void jc_top_draw_env_screen(const jc_top *t, int y, int last)
         jc_top_put(y, MAX(0, COLS - 34), A_DIM, "Up/Down: scroll  Esc or e: back");
         y++;
         int err = 0;
-        g_autoptr(GPtrArray) vars = jc_top_read_environ("/proc", pid, &err);
+        g_autoptr(GPtrArray) vars = jc_proc_read_strings("/proc", pid, "environ", &err);
         if (!vars) {
                 const char *why = err == EACCES || err == EPERM ? "not permitted: the process is another user's "
                                                                   "(jetsond does not send environments)"

@@ -86,9 +86,12 @@ int jc_top_draw_processes(const jc_top *t, GArray *list, int y, int last)
                 /* The tree's indent before the command; a parent outside
                  * jetsond's list has nothing but its PID (and a command
                  * when jetsond names it). */
-                /* A child's "└" under its parent's command. */
+                /* A child's "└" under its parent's command. The whole
+                 * command line where this user may read it, as nvitop's
+                 * COMMAND; jetsond's name (comm) otherwise. */
                 g_autofree char *indent = g_strnfill((gsize) CLAMP(p->depth - 1, 0, 20) * 2, ' ');
-                g_autofree char *command = g_strdup_printf("%s%s%s", indent, p->depth ? "└ " : "", r->name);
+                g_autofree char *command = g_strdup_printf("%s%s%s", indent, p->depth ? "└ " : "",
+                                                           jc_gpu_process_command(r));
                 if (p->ancestor) {
                         jc_top_putf(y + 1 + (int) i, 0, A_DIM, ROW_FORMAT "%-*s", "", pid, "", "", "", "", "", "", "",
                                     command_w, command);

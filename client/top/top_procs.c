@@ -71,7 +71,7 @@ static int by_column(const jc_top_proc *a, const jc_top_proc *b, jc_top_col col,
         case JC_COL_USER:
                 return g_ascii_strcasecmp(x->user, y->user);
         case JC_COL_COMMAND:
-                return g_ascii_strcasecmp(x->name, y->name);
+                return g_ascii_strcasecmp(jc_gpu_process_command(x), jc_gpu_process_command(y));
         case JC_COL_GPU_MEM:
                 *has_a = x->has_mem, *has_b = y->has_mem, vx = (double) x->mem_kib, vy = (double) y->mem_kib;
                 break;
@@ -123,7 +123,9 @@ static bool keep(const jc_gpu_process_row *r, const char *filter)
                 return true;
         if (jc_parse_uint(filter, UINT32_MAX, &pid))
                 return r->pid == pid;
-        return contains(r->user, filter) || contains(r->name, filter);
+        /* The name too: a filter typed as the name jetsond shows ("python3")
+         * still matches a command line that starts with a path. */
+        return contains(r->user, filter) || contains(r->name, filter) || contains(r->command, filter);
 }
 
 GArray *jc_top_proc_rows(const jc_sample *s, jc_top_col col, bool reverse, const char *filter,

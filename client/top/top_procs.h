@@ -46,8 +46,8 @@ typedef struct {
  * numbers largest first, TIME longest running first, text and PID A to
  * Z (REVERSE turns either round); a row without the value last either
  * way; ties by PID then GPU. FILTER: NULL or "" keeps all, digits keep
- * that PID, anything else keeps rows whose user or command contains it
- * (case-insensitive). */
+ * that PID, anything else keeps rows whose user, name or whole command
+ * line contains it (case-insensitive). */
 GArray *jc_top_proc_rows(const jc_sample *s, jc_top_col col, bool reverse, const char *filter,
                          jc_top_type_filter type);
 

@@ -6,10 +6,10 @@ bus. measure() is blocking: run it in a thread."""
 import asyncio
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 
-from . import views
+from . import devices, views
 from ._bus import BUS_NAME, IFACE, PATH, bus_address, method_call, reply_body, system_bus_address, unwrap
 from .capture import AsyncRecorder
-from .client import Sample, _numbers, _snake
+from .client import Sample, _numbers, _snake, discrete_gpu_info, with_discrete_info
 from .errors import InvalidArgs, JetsondError, NotRunning
 from .pidns import CallerPids
 
@@ -97,19 +97,25 @@ class AsyncJetson:
     async def cpu(self) -> Dict[str, Any]:
         return views.cpu(await self.snapshot())
 
-    async def gpus(self) -> List[Dict[str, Any]]:
-        """As Jetson.gpus(): each discrete GPU with its DiscreteGpu properties."""
-        found = views.gpus(await self.snapshot())
+    async def _gpus_of(self, s: Sample) -> List[Dict[str, Any]]:
         (objs,) = await self._call("org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
-        info = {}
-        for path, ifaces in objs.items():
-            p = ifaces.get(IFACE + "DiscreteGpu")
-            if p is not None:
-                info[int(path.rsplit("/", 1)[1])] = views.dgpu_properties({k: unwrap(v) for k, v in p.items()})
-        for g in found:
-            if not g["integrated"] and g["index"] in info:
-                g.update(info[g["index"]])
-        return found
+        info = discrete_gpu_info({path: {iface: {k: unwrap(v) for k, v in props.items()}
+                                         for iface, props in ifaces.items()} for path, ifaces in objs.items()})
+        return with_discrete_info(views.gpus(s), info)
+
+    async def gpus(self, only: Any = None, only_visible: bool = False) -> List[Dict[str, Any]]:
+        """As Jetson.gpus()."""
+        return devices.only(await self._gpus_of(await self.snapshot()), only, only_visible)
+
+    async def gpu(self, index: Any = None, uuid: Optional[str] = None, bus_id: Optional[str] = None) -> Dict[str, Any]:
+        """As Jetson.gpu()."""
+        return devices.find(await self._gpus_of(await self.snapshot()), index, uuid, bus_id)
+
+    async def take_snapshots(self, only: Any = None, only_visible: bool = False) -> Dict[str, Any]:
+        """As Jetson.take_snapshots()."""
+        s = await self.snapshot()
+        gpus = devices.only(await self._gpus_of(s), only, only_visible)
+        return {"timestamp": s.timestamp, "gpus": gpus, "processes": devices.processes_on(views.processes(s), gpus)}
 
     async def power(self) -> Dict[str, Any]:
         return views.power(await self.snapshot())
@@ -139,10 +145,11 @@ class AsyncJetson:
     async def restore_defaults(self) -> List[str]:
         return list((await self._j("Manager", "RestoreDefaults", write=True))[0])
 
-    def recorder(self, path: str, rate_hz: float = 1000, keys: Sequence[str] = (), warmup: int = 10) -> AsyncRecorder:
+    def recorder(self, path: str, rate_hz: float = 1000, keys: Sequence[str] = (), warmup: int = 10,
+                 medium_hz: Optional[float] = None, slow_hz: Optional[float] = None) -> AsyncRecorder:
         """``async with board.recorder("run.trace") as r:``: an AsyncRecorder
         on this board's bus."""
-        return AsyncRecorder(path, rate_hz, keys, self.address, warmup)
+        return AsyncRecorder(path, rate_hz, keys, self.address, warmup, medium_hz, slow_hz)
 
     async def samples(self, interval: Optional[float] = None, compact: bool = False) -> AsyncIterator[Sample]:
         """Sample signals on this connection, at INTERVAL seconds (Subscribe)

@@ -19,6 +19,8 @@ import time
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from .errors import InvalidArgs, JetsondError, NotRunning
+from .tiers import MEDIUM_MIN_USEC, MEDIUM_OPTION, SLOW_MIN_USEC, SLOW_OPTION, TIER_TIMES, TIME_PREFIX, check_rate, \
+    fresh, stats, tier_of, trace_readings, trace_stats
 
 MAGIC = b"JDCAPTUR"
 # The column jetsond adds when asked for it by this name (introspection/capture.md):
@@ -84,6 +86,26 @@ class Trace(NamedTuple("Trace", [("header", Header), ("records", bytes),
         ``time_unix_s`` (the header's one realtime offset added)."""
         return (time_ns + self.header.realtime_offset_ns) / 1e9
 
+    def readings(self, key: str) -> List[Tuple[int, float]]:
+        """KEY's readings, each once: (CLOCK_MONOTONIC ns of the reading,
+        value) for every record that holds a new reading of its tier (all
+        records for a fast key, or from a jetsond without tier times); NaN
+        left out."""
+        cols = self.header.columns
+        i = cols.index(key)
+        tier = tier_of(key)
+        j = cols.index(TIME_PREFIX + tier) if tier and TIME_PREFIX + tier in cols else None
+        recs = list(self.iter_records())
+        if j is None:
+            return [(r.time_ns, r.values[i]) for r in recs if r.values[i] == r.values[i]]
+        new = fresh([r.values[j] for r in recs])
+        return [(int(r.values[j]), r.values[i]) for r, f in zip(recs, new) if f and r.values[i] == r.values[i]]
+
+    def stats(self, key: str) -> Dict[str, Optional[float]]:
+        """count, mean, min, max, p50, p95, p99 of KEY over its readings,
+        each once however many records repeat it (readings())."""
+        return stats(v for _, v in self.readings(key))
+
 
 def load_trace(path: str) -> Trace:
     """A trace file (pure Python). Records cut off at the end (a killed
@@ -128,13 +150,24 @@ def read_trace(path: str) -> Dict[str, Any]:
     - ``missed``: ticks the engine missed just before this one (uint64; a
       busy machine: the gap in ``time``), None from a jetsond without it,
     - one float64 array per column, named as the key ("cpu.load",
-      "power.total"), NaN where the value was absent;
+      "power.total"), NaN where the value was absent; a medium or slow
+      key's value repeats in the records between its tier's readings,
+    - ``tier_time_s``: {tier: float64 array}, per tier with columns
+      ("medium", "slow", "dgpu.0"): when the reading the record holds was
+      taken, seconds since the start (NaN: none), as jetsonctl record's
+      medium_time_s column; ``fresh``: {tier: bool array}, the records
+      that hold a new reading of it (empty dicts from a jetsond without
+      tier times),
+    - ``medium_time_s``, ``slow_time_s`` (fastnvmetrics' names): the
+      times of the tier's distinct readings, one per reading (so as long
+      as the readings, not the records); None without tier times;
 
     and ``columns`` (the keys), ``interval_s``, ``realtime_offset_ns``
     (add to time_ns for wall-clock time), ``start_unix_s`` (the absolute
     time of ``time`` 0), ``syncs`` ([(id, time_s,
     label)]), ``dropped_total`` and ``missed_total`` (None without it).
-    Needs numpy."""
+    ``trace_readings(data, key)`` gives a key's readings each once, and
+    ``trace_stats(data, key)`` statistics over them. Needs numpy."""
     try:
         import numpy as np
     except ImportError:
@@ -160,12 +193,26 @@ def read_trace(path: str) -> Dict[str, Any]:
         "dropped_total": t.dropped,
         "missed": None,
         "missed_total": None,
+        "tier_time_s": {},
+        "fresh": {},
+        "medium_time_s": None,
+        "slow_time_s": None,
     }  # type: Dict[str, Any]
     for i, name in enumerate(t.header.columns):
         if name == MISSED_TICKS:
             out["missed"] = recs["values"][:, i].astype(np.uint64)
             out["missed_total"] = int(out["missed"].sum())
             out["columns"].remove(name)
+        elif name.startswith(TIME_PREFIX):
+            tier = name[len(TIME_PREFIX):]
+            ns = recs["values"][:, i]
+            out["columns"].remove(name)
+            out["tier_time_s"][tier] = (ns - start) / 1e9
+            prev = np.empty_like(ns)  # type: Any
+            prev[0], prev[1:] = np.nan, ns[:-1]
+            out["fresh"][tier] = ~np.isnan(ns) & (ns != prev)
+            if tier in ("medium", "slow"):
+                out[tier + "_time_s"] = out["tier_time_s"][tier][out["fresh"][tier]]
         else:
             out[name] = recs["values"][:, i].copy()
     return out
@@ -175,28 +222,51 @@ class Capture:
     """An open capture stream: OpenCapture on a connection of its own; read
     whole records with ``read(timeout)``; close() ends it."""
 
-    def __init__(self, interval_s: float, keys: Sequence[str] = (), address: Optional[str] = None) -> None:
+    def __init__(self, interval_s: float, keys: Sequence[str] = (), address: Optional[str] = None,
+                 medium_s: Optional[float] = None, slow_s: Optional[float] = None) -> None:
+        """MEDIUM_S and SLOW_S: the medium and slow tiers' rates of this
+        capture's own, in seconds (OpenCaptureWithOptions; None: every
+        reading jetsond takes)."""
         from ._bus import Bus
         usec = int(round(interval_s * 1e6))
         if not 1000 <= usec <= 3600000000:
             raise InvalidArgs("capture interval %r s is out of range (0.001 to 3600)" % (interval_s,))
+        options = {}  # type: Dict[str, Tuple[str, int]]
+        medium = check_rate("medium interval", medium_s, MEDIUM_MIN_USEC)
+        slow = check_rate("slow interval", slow_s, SLOW_MIN_USEC)
+        if medium is not None:
+            options[MEDIUM_OPTION] = ("t", medium)
+        if slow is not None:
+            options[SLOW_OPTION] = ("t", slow)
         self._bus = Bus(address, enable_fds=True)
         try:
-            try:
-                fd, columns = self._bus.jcall("Metrics", "OpenCapture", "tas",
-                                              (usec, (list(keys) or ["*"]) + [MISSED_TICKS]))
-            except InvalidArgs:
-                # A jetsond from before MISSED_TICKS refuses the name; the
-                # keys' own error, if any, comes from this call.
-                fd, columns = self._bus.jcall("Metrics", "OpenCapture", "tas", (usec, list(keys)))
+            # A jetsond from before TIER_TIMES, or MISSED_TICKS too,
+            # refuses the name; the keys' own error, if any, comes from
+            # the last call.
+            extras = ([MISSED_TICKS, TIER_TIMES], [MISSED_TICKS], [])  # type: Tuple[List[str], ...]
+            for extra in extras:
+                asked = (list(keys) or ["*"]) + extra if extra else list(keys)
+                try:
+                    if options:
+                        fd, columns = self._bus.jcall("Metrics", "OpenCaptureWithOptions", "tasa{sv}",
+                                                      (usec, asked, options))
+                    else:
+                        fd, columns = self._bus.jcall("Metrics", "OpenCapture", "tas", (usec, asked))
+                    break
+                except InvalidArgs:
+                    if not extra:
+                        raise
         except BaseException:
             self._bus.close()
             raise
         self.fd = fd.to_raw_fd()
-        # The stream's columns; the missed-ticks one is not a key. Asked for
-        # last, it comes last: the keys' columns keep their stream indices.
+        # The stream's columns; the missed-ticks and tier time ones are no
+        # keys. Asked for last, they come last: the keys' columns keep
+        # their stream indices.
         self.missed_index = list(columns).index(MISSED_TICKS) if MISSED_TICKS in columns else None
-        self.columns = [c for c in columns if c != MISSED_TICKS]
+        # {tier: stream index} of the tier time columns.
+        self.time_index = {c[len(TIME_PREFIX):]: i for i, c in enumerate(columns) if c.startswith(TIME_PREFIX)}
+        self.columns = [c for c in columns if c != MISSED_TICKS and not c.startswith(TIME_PREFIX)]
         raw = self._read_exactly(_HEAD.size)
         (_, _, header_size, _, _, _, _) = _HEAD.unpack(raw)
         self.header_bytes = raw + self._read_exactly(header_size - _HEAD.size)
@@ -239,8 +309,9 @@ class _TraceWriter:
     fields), the sync points and the trailer."""
 
     def __init__(self, path: str, rate_hz: float, keys: Sequence[str], address: Optional[str],
-                 warmup: int) -> None:
+                 warmup: int, medium_hz: Optional[float] = None, slow_hz: Optional[float] = None) -> None:
         self.path, self.rate_hz, self.keys, self.address, self.warmup = path, rate_hz, list(keys), address, warmup
+        self.medium_hz, self.slow_hz = medium_hz, slow_hz
         self.sample_count = 0
         self.dropped = 0
         self.missed = 0  # ticks the engine missed (0 from a jetsond that does not count them)
@@ -257,7 +328,16 @@ class _TraceWriter:
     def _check_rate(self) -> float:
         if not 0 < self.rate_hz <= 1000:
             raise InvalidArgs("rate_hz %r is out of range (up to 1000)" % (self.rate_hz,))
+        for name, hz, top in (("medium_hz", self.medium_hz, 1e6 / MEDIUM_MIN_USEC),
+                              ("slow_hz", self.slow_hz, 1e6 / SLOW_MIN_USEC)):
+            if hz is not None and not (isinstance(hz, (int, float)) and 1 / 3600.0 <= hz <= top):
+                raise InvalidArgs("%s %r is out of range (1/3600 to %g)" % (name, hz, top))
         return 1.0 / self.rate_hz
+
+    def _capture_args(self) -> Tuple[Optional[float], Optional[float]]:
+        """The medium and slow rates as Capture's periods in seconds."""
+        return (None if self.medium_hz is None else 1.0 / self.medium_hz,
+                None if self.slow_hz is None else 1.0 / self.slow_hz)
 
     def _opened(self, capture: Capture) -> None:
         self._capture = capture
@@ -328,21 +408,26 @@ _DOUBLE = struct.Struct("=d")
 class Recorder(_TraceWriter):
     """fastnvmetrics' recorder over jetsond: ``with Recorder("run.trace") as
     r:`` opens a capture of KEYS (glob patterns; default: every numeric
-    key) at RATE_HZ (up to 1000), waits for its first WARMUP records and
+    key) at RATE_HZ (up to 1000), the medium tier (rails, engines) at
+    MEDIUM_HZ (up to 100) and the slow one (temperatures, fans) at SLOW_HZ
+    (up to 10) if given (fastnvmetrics' fast_hz, medium_hz, slow_hz;
+    default: every reading jetsond takes, 100 and 10 Hz at 1 kHz), with
+    the tier times read_trace() tells the readings by; waits for its first WARMUP records and
     writes every record to PATH as it comes (memory stays bounded however
     long it runs); ``r.sync()`` marks a point on the stream's own clock;
     leaving the block takes the records up to that moment and closes the
     file. ``sample_count`` and ``dropped`` are safe to read while it runs."""
 
     def __init__(self, path: str, rate_hz: float = 1000, keys: Sequence[str] = (),
-                 address: Optional[str] = None, warmup: int = 10) -> None:
-        _TraceWriter.__init__(self, path, rate_hz, keys, address, warmup)
+                 address: Optional[str] = None, warmup: int = 10, medium_hz: Optional[float] = None,
+                 slow_hz: Optional[float] = None) -> None:
+        _TraceWriter.__init__(self, path, rate_hz, keys, address, warmup, medium_hz, slow_hz)
         self._thread = None  # type: Optional[threading.Thread]
 
     def start(self) -> "Recorder":
         interval = self._check_rate()
         self._start_ns = monotonic_ns()
-        self._opened(Capture(interval, self.keys, self.address))
+        self._opened(Capture(interval, self.keys, self.address, *self._capture_args()))
         self._thread = threading.Thread(target=self._run, name="jetsond-recorder", daemon=True)
         self._thread.start()
         self.wait_for_warmup()
@@ -395,8 +480,9 @@ class AsyncRecorder(_TraceWriter):
     read by the event loop (``add_reader``), no thread."""
 
     def __init__(self, path: str, rate_hz: float = 1000, keys: Sequence[str] = (),
-                 address: Optional[str] = None, warmup: int = 10) -> None:
-        _TraceWriter.__init__(self, path, rate_hz, keys, address, warmup)
+                 address: Optional[str] = None, warmup: int = 10, medium_hz: Optional[float] = None,
+                 slow_hz: Optional[float] = None) -> None:
+        _TraceWriter.__init__(self, path, rate_hz, keys, address, warmup, medium_hz, slow_hz)
         self._loop = None  # type: Any
         self._changed = None  # type: Any
 
@@ -406,7 +492,8 @@ class AsyncRecorder(_TraceWriter):
         self._loop = asyncio.get_event_loop()
         self._changed = asyncio.Event()
         self._start_ns = monotonic_ns()
-        self._opened(await self._loop.run_in_executor(None, Capture, interval, self.keys, self.address))
+        self._opened(await self._loop.run_in_executor(None, Capture, interval, self.keys, self.address,
+                                                      *self._capture_args()))
         assert self._capture is not None
         self._loop.add_reader(self._capture.fd, self._readable)
         try:
@@ -465,4 +552,4 @@ class AsyncRecorder(_TraceWriter):
 
 
 __all__ = ["Recorder", "AsyncRecorder", "Capture", "read_trace", "load_trace", "parse_header", "parse_records", "monotonic_ns",
-           "JetsondError", "math"]
+           "trace_readings", "trace_stats", "JetsondError", "math"]

@@ -4,12 +4,30 @@ import threading
 import time
 from typing import Any, Callable, Dict, Generator, List, Optional, Tuple
 
-from . import views
+from . import devices, views
 from ._bus import BUS_NAME, PATH, Bus, bus_address, unwrap
 from .errors import InvalidArgs, NotRunning, NotSupported
 from .pidns import CallerPids
 
 _PROPS_CHANGED = "org.freedesktop.DBus.Properties"
+
+
+def discrete_gpu_info(objs: Dict[str, Dict[str, Dict[str, Any]]]) -> Dict[int, Dict[str, Any]]:
+    """The DiscreteGpu objects of GetManagedObjects' OBJS, by NVML index,
+    their properties by nvitop's names (views.dgpu_properties)."""
+    out = {}
+    for path, ifaces in objs.items():
+        p = ifaces.get("org.jetsond.Jetson1.DiscreteGpu")
+        if p is not None:
+            out[int(path.rsplit("/", 1)[1])] = views.dgpu_properties(p)
+    return out
+
+
+def with_discrete_info(found: List[Dict[str, Any]], info: Dict[int, Dict[str, Any]]) -> List[Dict[str, Any]]:
+    for g in found:
+        if not g["integrated"] and g["index"] in info:
+            g.update(info[g["index"]])
+    return found
 
 
 class Sample(Dict[str, Any]):
@@ -145,29 +163,38 @@ class Jetson:
     def cpu(self) -> Dict[str, Any]:
         return views.cpu(self.snapshot())
 
-    def gpus(self) -> List[Dict[str, Any]]:
+    def _gpus_of(self, s: Sample) -> List[Dict[str, Any]]:
+        return with_discrete_info(views.gpus(s), self.discrete_gpus())
+
+    def gpus(self, only: Any = None, only_visible: bool = False) -> List[Dict[str, Any]]:
         """Every GPU (views.gpus), a discrete one with its DiscreteGpu
         properties too (views.dgpu_properties): name, uuid, pci_bus_id,
         memory_total_bytes, power_limit_mw, max_clocks_mhz, driver_version,
         minor_number, cuda_driver_version, cuda_compute_capability,
         bar1_memory_total_bytes and the modes (ecc_mode, ecc_mode_pending,
-        persistence_mode, compute_mode, display_mode, display_active)."""
-        found = views.gpus(self.snapshot())
-        info = self.discrete_gpus()
-        for g in found:
-            if not g["integrated"] and g["index"] in info:
-                g.update(info[g["index"]])
-        return found
+        persistence_mode, compute_mode, display_mode, display_active).
+        ONLY and ONLY_VISIBLE limit the list
+        as nvitop's --only and --only-visible (jetsond.devices.only):
+        NoSuchGpu for an entry that names no GPU."""
+        return devices.only(self._gpus_of(self.snapshot()), only, only_visible)
+
+    def gpu(self, index: Any = None, uuid: Optional[str] = None, bus_id: Optional[str] = None) -> Dict[str, Any]:
+        """The one GPU with this NVML index ("soc": a Jetson's own), UUID (or
+        its start) or PCI bus id, as nvitop's Device(...); NoSuchGpu if none."""
+        return devices.find(self._gpus_of(self.snapshot()), index, uuid, bus_id)
+
+    def take_snapshots(self, only: Any = None, only_visible: bool = False) -> Dict[str, Any]:
+        """GPUs and their processes from one sample, as nvitop's
+        take_snapshots(): {"timestamp", "gpus", "processes"}, the processes
+        those on the GPUs listed (ONLY, ONLY_VISIBLE as gpus())."""
+        s = self.snapshot()
+        gpus = devices.only(self._gpus_of(s), only, only_visible)
+        return {"timestamp": s.timestamp, "gpus": gpus, "processes": devices.processes_on(views.processes(s), gpus)}
 
     def discrete_gpus(self) -> Dict[int, Dict[str, Any]]:
-        out = {}
         with self._lock:
             objs = self._bus.managed_objects()
-        for path, ifaces in objs.items():
-            p = ifaces.get("org.jetsond.Jetson1.DiscreteGpu")
-            if p is not None:
-                out[int(path.rsplit("/", 1)[1])] = views.dgpu_properties(p)
-        return out
+        return discrete_gpu_info(objs)
 
     def memory(self) -> Dict[str, Any]:
         return views.memory(self.snapshot())

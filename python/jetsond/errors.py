@@ -103,6 +103,11 @@ for _n in ("ServiceUnknown", "NameHasNoOwner", "NoReply", "Disconnected", "NoSer
     _BY_NAME["org.freedesktop.DBus.Error." + _n] = NotRunning
 
 
+class NoSuchGpu(JetsondError, LookupError):
+    """An index, UUID, PCI bus id or CUDA_VISIBLE_DEVICES entry that names
+    no GPU, or more than one (raised by this package, not by jetsond)."""
+
+
 def from_dbus(name: str, message: str) -> JetsondError:
     """The exception for the D-Bus error NAME with MESSAGE."""
     cls = _BY_NAME.get(name, JetsondError)

@@ -6,13 +6,12 @@ and the last power known runs on to the end of a phase."""
 
 import fnmatch
 import math
-import os
 import re
-import resource
 import threading
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .capture import Capture, load_trace, monotonic_ns, parse_records
+from .proctree import TreeFollower, TreeUsage, _ProcUsage, pid_alive
 
 LOADS = ("cpu.load", "gpu.load", "emc.load")
 FREQS = ("gpu.freq", "emc.freq")
@@ -125,6 +124,13 @@ class Stats:
         self.dgpu_name = ["dgpu.%d" % n for n in indexes]
         self.dgpu_col = [[-1] * len(DGPU_FIELDS) for _ in indexes]
         self.dgpu_throttle_col = [-1] * len(indexes)
+        # Each GPU's tier time column: a reading the records repeat counts
+        # once in its means (-1: a jetsond without tier times, every record).
+        cols = list(columns)
+        self.dgpu_time_col = [cols.index("capture.time." + n) if "capture.time." + n in cols else -1
+                              for n in self.dgpu_name]
+        self.dgpu_time_seen = [math.nan] * len(indexes)
+        self.dgpu_fresh = [True] * len(indexes)
         for n, f, i in found:
             if f == "throttle":
                 self.dgpu_throttle_col[indexes.index(n)] = i
@@ -163,7 +169,7 @@ class Stats:
                 w.temp_max[i] = _max(w.temp_max[i], v[c])
         for g, cols in enumerate(self.dgpu_col):
             for f, c in enumerate(cols):
-                if c >= 0 and math.isfinite(v[c]):
+                if c >= 0 and math.isfinite(v[c]) and self.dgpu_fresh[g]:
                     w.dgpu_sum[g][f] += v[c]
                     w.dgpu_n[g][f] += 1
                     w.dgpu_max[g][f] = _max(w.dgpu_max[g][f], v[c])
@@ -234,6 +240,11 @@ class Stats:
                 w.counter_last[i] = (t, v[c])
 
     def record(self, time_ns: int, values: Sequence[float]) -> None:
+        for g, c in enumerate(self.dgpu_time_col):
+            t = values[c] if c >= 0 else math.nan
+            self.dgpu_fresh[g] = c < 0 or (math.isfinite(t) and t != self.dgpu_time_seen[g])
+            if math.isfinite(t):
+                self.dgpu_time_seen[g] = t
         now = [values[c] for c in self.power_col]
         while self.settled + 1 < len(self.phases):
             self._close(self.phases[self.settled], self.phases[self.settled].end_ns, now)
@@ -309,107 +320,6 @@ class Stats:
         return out
 
 
-# ---- the process tree ----------------------------------------------------
-def _tree(root: int) -> List[int]:
-    """ROOT and its descendants, from /proc/*/stat."""
-    children = {}  # type: Dict[int, List[int]]
-    for e in os.listdir("/proc"):
-        if not e.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % e) as f:
-                stat = f.read()
-        except OSError:
-            continue
-        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
-        children.setdefault(ppid, []).append(int(e))
-    out, todo = [], [root]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo.extend(children.get(p, []))
-    return out
-
-
-def _memory(pid: int) -> Tuple[int, int]:
-    """RSS and PSS of PID in bytes (0 where unreadable)."""
-    rss = pss = 0
-    try:
-        with open("/proc/%d/statm" % pid) as f:
-            rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        with open("/proc/%d/smaps_rollup" % pid) as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    pss = int(line.split()[1]) * 1024
-                    break
-    except (OSError, ValueError, IndexError):
-        pass
-    return rss, pss
-
-
-def _live_cpu(pids: Sequence[int], me: int) -> Tuple[float, float]:
-    """User and system CPU seconds of the live descendants (not ME: its own
-    comes from getrusage)."""
-    hz = os.sysconf("SC_CLK_TCK")
-    u = s = 0.0
-    for p in pids:
-        if p == me:
-            continue
-        try:
-            with open("/proc/%d/stat" % p) as f:
-                stat = f.read()
-            fields = stat[stat.rindex(")") + 2:].split()
-            u += int(fields[11]) / hz
-            s += int(fields[12]) / hz
-        except (OSError, ValueError, IndexError):
-            pass
-    return u, s
-
-
-def _io() -> Tuple[int, int]:
-    try:
-        with open("/proc/self/io") as f:
-            d = dict(line.split(": ") for line in f.read().splitlines())
-        return int(d["read_bytes"]), int(d["write_bytes"])
-    except (OSError, KeyError, ValueError):
-        return 0, 0
-
-
-class _ProcUsage:
-    """CPU time, I/O and peaks of this process tree from a starting point."""
-
-    def __init__(self) -> None:
-        self.me = os.getpid()
-        self.cpu0 = self._cpu()
-        self.io0 = _io()
-        self.peak_rss = self.peak_pss = self.peak_gpu_kib = 0
-
-    def _cpu(self) -> Tuple[float, float]:
-        a = resource.getrusage(resource.RUSAGE_SELF)
-        b = resource.getrusage(resource.RUSAGE_CHILDREN)
-        lu, ls = _live_cpu(_tree(self.me), self.me)
-        return a.ru_utime + b.ru_utime + lu, a.ru_stime + b.ru_stime + ls
-
-    def sample(self, gpu_mem_kib: Dict[int, int]) -> None:
-        pids = _tree(self.me)
-        rss = pss = 0
-        for p in pids:
-            r, s = _memory(p)
-            rss += r
-            pss += s
-        self.peak_rss = max(self.peak_rss, rss)
-        self.peak_pss = max(self.peak_pss, pss)
-        self.peak_gpu_kib = max(self.peak_gpu_kib, sum(gpu_mem_kib.get(p, 0) for p in pids))
-
-    def result(self) -> Dict[str, Any]:
-        u, s = self._cpu()
-        r, w = _io()
-        return {"cpu_user_s": u - self.cpu0[0], "cpu_system_s": s - self.cpu0[1],
-                "peak_rss_bytes": self.peak_rss, "peak_pss_bytes": self.peak_pss,
-                "read_bytes": r - self.io0[0], "write_bytes": w - self.io0[1],
-                "peak_gpu_mem_kib": self.peak_gpu_kib}
-
-
 class Measurement:
     """What measure() measured; ``to_dict()`` has jetsonctl measure
     --json's member names (docs/json/measure.schema.json) without command
@@ -420,6 +330,10 @@ class Measurement:
         self.records = 0
         self.power = {}  # type: Dict[str, Dict[str, Optional[float]]]
         self.phases = []  # type: List[Dict[str, Any]]
+        # With measure(pid=...): the followed tree's figures, one dict per
+        # sample (time_s from the start, then proctree.FIELDS: None where
+        # unknown), as jetsonctl record --pid's tree.* columns.
+        self.tree = []  # type: List[Dict[str, Any]]
         self._dict = {}  # type: Dict[str, Any]
 
     @property
@@ -458,24 +372,46 @@ class measure:
     starts a phase; after the block ``m.result`` (also returned by
     ``m.stop()``) holds energy per rail and in total, mean and peak power,
     loads, temperatures and this process tree's resources, whole and per
-    phase. INTERVAL: seconds between records (0.01 as jetsonctl measure)."""
+    phase. INTERVAL: seconds between records (0.01 as jetsonctl measure).
+
+    PID: follow that running process and its descendants instead of this
+    process's tree (jetsonctl measure --pid), until it exits or the block
+    ends, whichever comes first (``m.wait()`` waits for its exit); its
+    tree's figures every PROC_PERIOD s are ``m.result.tree``. TypeError
+    for a PID that is not an int, ValueError for one below 1,
+    ProcessLookupError (at the start) for no such running process."""
 
     def __init__(self, interval: float = 0.01, address: Optional[str] = None,
-                 proc_period: float = 0.1) -> None:
-        self.interval, self.address, self.proc_period = interval, address, proc_period
+                 proc_period: float = 0.1, pid: Optional[int] = None) -> None:
+        if pid is not None and (not isinstance(pid, int) or isinstance(pid, bool)):
+            raise TypeError("pid must be an int, not %s" % type(pid).__name__)
+        if pid is not None and pid < 1:
+            raise ValueError("pid must be a process ID (1 or more), not %d" % pid)
+        self.interval, self.address, self.proc_period, self.pid = interval, address, proc_period, pid
         self.result = Measurement()
+        self._exited = threading.Event()
 
     def __enter__(self) -> "measure":
         from .client import Jetson
+        if self.pid is not None and not pid_alive(self.pid):
+            raise ProcessLookupError("no process %d to follow (it does not exist or has exited)" % self.pid)
         self._jetson = Jetson(self.address)
         keys = list(self._jetson.snapshot().keys())
         patterns = [p for p in PATTERNS if any(fnmatch.fnmatchcase(k, p) for k in keys)]
         self._cap = Capture(self.interval, patterns, self.address)
         self._lock = threading.Lock()
         self._start = monotonic_ns()
-        self._stats = Stats(self._cap.columns, self._start)
-        self._usage = _ProcUsage()
-        self._phase_usage = _ProcUsage()
+        # Every column of the stream: the tier times tell a GPU's readings.
+        self._stats = Stats(self._cap.header.columns, self._start)
+        if self.pid is not None:
+            self._tree = TreeFollower(self.pid)
+            if self._tree.sample(self._jetson.snapshot()) is None:
+                self._jetson.close()
+                self._cap.close()
+                raise ProcessLookupError("process %d exited" % self.pid)
+            self.result.tree = [self._tree_row(self._tree.last)]
+        self._usage = self._new_usage()
+        self._phase_usage = self._new_usage()
         self._stop = threading.Event()
         self._error = None  # type: Optional[BaseException]
         self._threads = [threading.Thread(target=self._read, daemon=True),
@@ -507,6 +443,14 @@ class measure:
     _end = None  # type: Optional[int]
     _last = 0
 
+    def _new_usage(self) -> Any:
+        return TreeUsage(self._tree) if self.pid is not None else _ProcUsage()
+
+    def _tree_row(self, f: Dict[str, Any]) -> Dict[str, Any]:
+        row = {"time_s": (monotonic_ns() - self._start) / 1e9}
+        row.update(f)
+        return row
+
     def _procs(self) -> None:
         while not self._stop.wait(self.proc_period):
             try:
@@ -514,10 +458,30 @@ class measure:
                 gpu = {int(k.split(".")[1]): v for k, v in s.items()
                        if k.startswith("process.") and k.endswith(".gpu_mem")}
             except Exception:
-                gpu = {}
+                s, gpu = None, {}
+            if self.pid is not None and self._follow(s):
+                return
             with self._lock:
                 self._usage.sample(gpu)
                 self._phase_usage.sample(gpu)
+
+    def _follow(self, values: Any) -> bool:
+        """Samples the followed tree; True once its root has exited: the
+        measurement ends there (its last sample holds its totals)."""
+        f = self._tree.sample(values)
+        with self._lock:
+            if f is None:
+                if self._end is None:
+                    self._end = monotonic_ns()
+                self._exited.set()
+                return True
+            self.result.tree.append(self._tree_row(f))
+        return False
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """With pid=: waits until the followed process exits (True) or
+        TIMEOUT seconds pass (False)."""
+        return self._exited.wait(timeout)
 
     def mark(self, label: str) -> None:
         """Ends the current phase and starts LABEL, now."""
@@ -529,10 +493,12 @@ class measure:
             self._phase_usage.sample({})
             ended = self._stats.phase(t, label)
             ended.processes = self._phase_usage.result()
-            self._phase_usage = _ProcUsage()
+            self._phase_usage = self._new_usage()
 
     def stop(self) -> Measurement:
-        self._end = monotonic_ns()
+        with self._lock:
+            if self._end is None:  # not already at the followed process's exit
+                self._end = monotonic_ns()
         self._stop.set()
         for t in self._threads:
             t.join()
@@ -540,6 +506,8 @@ class measure:
         self._jetson.close()
         if self._error is not None:
             raise self._error
+        if self.pid is not None and not self._exited.is_set():
+            self._follow(None)
         with self._lock:
             self._usage.sample({})
             self._phase_usage.sample({})

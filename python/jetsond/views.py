@@ -2,10 +2,14 @@
 expects them, with the unit in every name: ``freq_khz``, ``power_mw``,
 ``temp_celsius``, ``load_percent``, ``*_kib``. Pure functions of the flat
 dict: a view never reads the board and holds exactly the sample's values
-(an absent reading stays absent: a missing key, never 0)."""
+(an absent reading stays absent: a missing key, never 0). processes() adds
+what jetsond does not send, the command lines, read by this process from
+/proc with its own rights (jetsond.proc)."""
 
 import re
 from typing import Any, Dict, List, Mapping, Optional, Set
+
+from . import proc
 
 Snapshot = Mapping[str, Any]
 
@@ -183,12 +187,20 @@ def processes(s: Snapshot) -> List[Dict[str, Any]]:
     """The processes using a GPU: [{"pid", "name", "user", "gpu_mem_kib",
     "cpu_percent", "rss_kib", "ppid", "start_time_s" (Unix time),
     "dgpu": {N: {"mem_kib", "sm_percent", "enc_percent", "dec_percent",
-    "type"}}}]."""
+    "type"}}, "cmdline", "command"}].
+    "cmdline" is the process's arguments, read from /proc with the caller's
+    rights where S names processes by this namespace's PIDs (its
+    ``caller_pids``) and the caller may read them, else None; "command" is
+    them joined by spaces, or the name (nvitop's ``command()``)."""
     out = []
+    local = getattr(s, "caller_pids", False)
     for pid in _indices(s, r"process\.(\d+)\."):
         p = dict(pid=int(pid), **_fields(s, "process.%s." % pid))  # type: Dict[str, Any]
         p["dgpu"] = {int(n): _fields(s, "process.%s.dgpu.%s." % (pid, n))
                      for n in _indices(s, r"process\.%s\.dgpu\.(\d+)\." % pid)}
+        args = proc.command_line(int(pid), p.get("name"), p.get("start_time_s")) if local else None
+        p["cmdline"] = args
+        p["command"] = proc.command(args, p.get("name"))
         out.append(p)
     return out
 

@@ -82,13 +82,13 @@ static void answer(sd_bus_message *m, const char *error, void *data)
         g_free(q);
 }
 
-int jd_capture_pids_start(sd_bus_message *m, const jd_sysroot *sr, uint64_t interval_us, char **patterns,
+int jd_capture_pids_start(sd_bus_message *m, const jd_sysroot *sr, const jd_capture_rates *rates, char **patterns,
                           const uint32_t *host_pids, size_t n, jd_capture_pids_done_fn done, void *data,
                           sd_bus_error *error)
 {
         capture_query *q = g_new0(capture_query, 1);
         q->p = g_new0(jd_capture_pids, 1);
-        q->p->interval_us = interval_us;
+        q->p->rates = *rates;
         q->p->patterns = g_strdupv(patterns);
         q->p->to_caller = g_hash_table_new(NULL, NULL);
         q->host_pids = g_new(uint32_t, n ? n : 1);

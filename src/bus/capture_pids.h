@@ -11,10 +11,11 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "engine.h"
 #include "sysroot.h"
 
 typedef struct {
-        uint64_t interval_us;         /* the call's, carried for the answer */
+        jd_capture_rates rates;       /* the call's, carried for the answer */
         char **patterns;              /* as the caller gave them */
         /* The same with process.N.* of the caller's N as jetsond's N;
          * NULL where nothing is translated (see translate). */
@@ -33,7 +34,7 @@ bool jd_capture_has_process_columns(const GPtrArray *columns);
 /* Places M's caller and translates PATTERNS (copied) and the N PIDs of
  * the latest sample (HOST_PIDS), then DONE(DATA). 1, or a negative errno
  * with *ERROR set. */
-int jd_capture_pids_start(sd_bus_message *m, const jd_sysroot *sr, uint64_t interval_us, char **patterns,
+int jd_capture_pids_start(sd_bus_message *m, const jd_sysroot *sr, const jd_capture_rates *rates, char **patterns,
                           const uint32_t *host_pids, size_t n, jd_capture_pids_done_fn done, void *data,
                           sd_bus_error *error);
 /* Leaves out of COLUMNS (resolved from host_patterns) the processes the

@@ -64,11 +64,27 @@ static bool is_numeric(const jd_value *v)
         return v->type != JD_VALUE_STRING;
 }
 
+/* Appends to COLUMNS the time column of each tier that has one of them
+ * (capture.tier_times: jd_capture_time_column), in their order. The
+ * names are interned: a handful that never change. */
+static void add_time_columns(GPtrArray *columns)
+{
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+        guint n = columns->len;
+        for (guint i = 0; i < n; i++) {
+                char name[64];
+                if (jd_capture_time_column(g_ptr_array_index(columns, i), name, sizeof(name)) &&
+                    g_hash_table_add(seen, (gpointer) g_intern_string(name)))
+                        g_ptr_array_add(columns, (gpointer) g_intern_string(name));
+        }
+}
+
 /* The columns: every numeric key of the latest sample matching a
- * pattern, pattern by pattern, each key once. Sets ERROR for a pattern
- * that matches nothing. */
+ * pattern, pattern by pattern, each key once, then the tier times if
+ * asked for. Sets ERROR for a pattern that matches nothing. */
 static GPtrArray *resolve_columns(const jd_service *svc, char **patterns, sd_bus_error *error)
 {
+        bool tier_times = false;
         const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
         size_t n_lists = jd_snapshot_lists(&svc->snapshot, lists);
         GPtrArray *columns = g_ptr_array_new();
@@ -76,6 +92,10 @@ static GPtrArray *resolve_columns(const jd_service *svc, char **patterns, sd_bus
         char *all[] = { (char *) "*", NULL };
         char **pats = patterns && patterns[0] ? patterns : all;
         for (size_t p = 0; pats[p]; p++) {
+                if (strcmp(pats[p], JD_CAPTURE_TIER_TIMES) == 0) {
+                        tier_times = true; /* once every column is known */
+                        continue;
+                }
                 bool matched = false;
                 for (size_t l = 0; l < n_lists; l++)
                         for (size_t i = 0; i < lists[l]->n; i++) {
@@ -105,6 +125,15 @@ static GPtrArray *resolve_columns(const jd_service *svc, char **patterns, sd_bus
                         return NULL;
                 }
         }
+        if (tier_times && columns->len == 0) {
+                sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                  "\"%s\" adds the tiers' time columns to those of keys: ask for keys too",
+                                  JD_CAPTURE_TIER_TIMES);
+                g_ptr_array_unref(columns);
+                return NULL;
+        }
+        if (tier_times)
+                add_time_columns(columns);
         return columns;
 }
 
@@ -118,7 +147,7 @@ static guint captures_of(const jd_capture_set *set, const char *owner)
 
 /* Opens the capture of COLUMNS for M's sender and answers with NAMES
  * (the columns as the caller names them; NULL: COLUMNS themselves). */
-static int open_capture_for(jd_capture_set *set, sd_bus_message *m, uint64_t interval, GPtrArray *columns,
+static int open_capture_for(jd_capture_set *set, sd_bus_message *m, const jd_capture_rates *rates, GPtrArray *columns,
                             char **names, sd_bus_error *error)
 {
         jd_service *svc = set->svc;
@@ -133,7 +162,7 @@ static int open_capture_for(jd_capture_set *set, sd_bus_message *m, uint64_t int
         c->set = set;
         c->owner = g_strdup(sender);
         int fd = -1;
-        int r = jd_engine_open_capture(svc->engine, interval, (const char *const *) columns->pdata,
+        int r = jd_engine_open_capture(svc->engine, rates, (const char *const *) columns->pdata,
                                        (const char *const *) names, columns->len, &fd,
                                        &c->capture);
         if (r == -EBUSY)
@@ -169,7 +198,8 @@ static int open_capture_for(jd_capture_set *set, sd_bus_message *m, uint64_t int
                 return r;
         }
         g_ptr_array_add(set->streams, c);
-        jd_log_debug("Capture for %s: %u columns every %" PRIu64 " µs", sender, columns->len, interval);
+        jd_log_debug("Capture for %s: %u columns every %" PRIu64 " µs (medium %" PRIu64 ", slow %" PRIu64 ")",
+                     sender, columns->len, rates->interval_us, rates->medium_us, rates->slow_us);
         return 1;
 }
 
@@ -189,7 +219,7 @@ static void open_capture_translated(sd_bus_message *m, jd_capture_pids *p, void 
                                                                &error);
                 if (columns) {
                         g_auto(GStrv) names = jd_capture_pids_names(p, columns);
-                        r = open_capture_for(set, m, p->interval_us, columns, names, &error);
+                        r = open_capture_for(set, m, &p->rates, columns, names, &error);
                 }
         }
         if (r < 0) {
@@ -219,7 +249,7 @@ static GArray *sample_pids(const jd_service *svc)
         return pids;
 }
 
-int jd_capture_set_open(jd_capture_set *set, sd_bus_message *m, uint64_t interval, char **patterns,
+int jd_capture_set_open(jd_capture_set *set, sd_bus_message *m, const jd_capture_rates *rates, char **patterns,
                         sd_bus_error *error)
 {
         jd_service *svc = set->svc;
@@ -233,13 +263,59 @@ int jd_capture_set_open(jd_capture_set *set, sd_bus_message *m, uint64_t interva
         if (!columns)
                 return -EINVAL;
         if (!jd_capture_has_process_columns(columns))
-                return open_capture_for(set, m, interval, columns, NULL, error);
+                return open_capture_for(set, m, rates, columns, NULL, error);
         /* Process columns: named as the caller's namespace names them. */
         char *all[] = { (char *) "*", NULL };
         g_autoptr(GArray) pids = sample_pids(svc);
-        return jd_capture_pids_start(m, svc->sr, interval, patterns && patterns[0] ? patterns : all,
+        return jd_capture_pids_start(m, svc->sr, rates, patterns && patterns[0] ? patterns : all,
                                      (const uint32_t *) (const void *) pids->data, pids->len,
                                      open_capture_translated, set, error);
+}
+
+/* One "t" option (µs) between MIN and JD_INTERVAL_MAX_USEC into *OUT. */
+static int read_interval_option(sd_bus_message *m, const char *name, unsigned long long min, uint64_t *out,
+                                sd_bus_error *error)
+{
+        const char *contents = NULL;
+        int r = sd_bus_message_peek_type(m, NULL, &contents);
+        if (r < 0)
+                return r;
+        if (!contents || strcmp(contents, "t") != 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Option \"%s\" must be a uint64 (\"t\") of microseconds, not \"%s\"", name,
+                                         contents ? contents : "?");
+        r = sd_bus_message_read(m, "v", "t", out);
+        if (r < 0)
+                return r;
+        if (*out < min || *out > JD_INTERVAL_MAX_USEC)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Option \"%s\" %" PRIu64 " µs is out of range (%llu to %llu)", name, *out, min,
+                                         JD_INTERVAL_MAX_USEC);
+        return 0;
+}
+
+int jd_capture_read_options(sd_bus_message *m, jd_capture_rates *rates, sd_bus_error *error)
+{
+        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *name = NULL;
+                r = sd_bus_message_read(m, "s", &name);
+                if (r < 0)
+                        break;
+                if (strcmp(name, JD_CAPTURE_OPTION_MEDIUM) == 0)
+                        r = read_interval_option(m, name, JD_CAPTURE_MEDIUM_MIN_USEC, &rates->medium_us, error);
+                else if (strcmp(name, JD_CAPTURE_OPTION_SLOW) == 0)
+                        r = read_interval_option(m, name, JD_CAPTURE_SLOW_MIN_USEC, &rates->slow_us, error);
+                else
+                        r = sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                              "Unknown option \"%s\" (known: %s, %s)", name, JD_CAPTURE_OPTION_MEDIUM,
+                                              JD_CAPTURE_OPTION_SLOW);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 0;
 }
 
 jd_capture_set *jd_capture_set_new(jd_service *svc)

@@ -270,19 +270,24 @@ static int method_get_keys(sd_bus_message *m, void *userdata, sd_bus_error *erro
         return r;
 }
 
+/* OpenCapture(interval, keys) and OpenCaptureWithOptions(interval, keys,
+ * options): the tiers' rates the caller's own (metrics_capture.c). */
 static int method_open_capture(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         metrics_iface *self = userdata;
-        uint64_t interval;
+        jd_capture_rates rates = { 0 };
         g_auto(GStrv) patterns = NULL;
-        int r = sd_bus_message_read(m, "t", &interval);
+        int r = sd_bus_message_read(m, "t", &rates.interval_us);
         if (r >= 0)
                 r = sd_bus_message_read_strv(m, &patterns);
         if (r < 0)
                 return r;
-        if (!check_request(m, interval, JD_CAPTURE_INTERVAL_MIN_USEC, error))
+        if (!check_request(m, rates.interval_us, JD_CAPTURE_INTERVAL_MIN_USEC, error))
                 return -EINVAL;
-        return jd_capture_set_open(self->captures, m, interval, patterns, error);
+        if (strcmp(sd_bus_message_get_member(m), "OpenCaptureWithOptions") == 0 &&
+            (r = jd_capture_read_options(m, &rates, error)) < 0)
+                return r;
+        return jd_capture_set_open(self->captures, m, &rates, patterns, error);
 }
 
 void jd_metrics_reap_captures(jd_iface *base)
@@ -334,6 +339,10 @@ static const sd_bus_vtable metrics_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("Unsubscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_unsubscribe,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("OpenCapture", SD_BUS_ARGS("t", interval_usec, "as", keys),
+                                SD_BUS_RESULT("h", stream, "as", columns), method_open_capture,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("OpenCaptureWithOptions",
+                                SD_BUS_ARGS("t", interval_usec, "as", keys, "a{sv}", options),
                                 SD_BUS_RESULT("h", stream, "as", columns), method_open_capture,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("PidsToCaller", SD_BUS_ARGS("au", pids), SD_BUS_RESULT("au", caller_pids),

@@ -36,6 +36,17 @@ struct jd_capture {
         uint64_t missed;
         int missed_column;
         uint64_t last_at;         /* when the last record stands for, µs */
+        /* Per source: the reading taken last (seq, time; taken false
+         * when none or stale), when the next is due (0: any new one)
+         * and the column of its time (-1: not asked for). */
+        uint64_t period_ns[JD_CAPTURE_SOURCES], next_take_ns[JD_CAPTURE_SOURCES];
+        uint64_t taken_seq[JD_CAPTURE_SOURCES], taken_ns[JD_CAPTURE_SOURCES];
+        bool taken[JD_CAPTURE_SOURCES];
+        int time_column[JD_CAPTURE_SOURCES];
+        /* The values of the readings taken, and the source each column's
+         * came from (-1: none yet). */
+        double *held;
+        signed char *held_source;
         bool records_taken;
         size_t record_size;
         /* Whole records (and first the header) not in the pipe yet, in
@@ -119,6 +130,24 @@ bool jd_capture_has_column(const jd_capture *c, const char *pattern)
         return false;
 }
 
+/* The source whose time column NAME is, or -1. */
+static int time_source(const char *name)
+{
+        size_t prefix = strlen(JD_CAPTURE_TIME_COLUMN_PREFIX);
+        if (strncmp(name, JD_CAPTURE_TIME_COLUMN_PREFIX, prefix) != 0)
+                return -1;
+        const char *tier = name + prefix;
+        if (strcmp(tier, "medium") == 0)
+                return JD_CAPTURE_SOURCE_MEDIUM;
+        if (strcmp(tier, "slow") == 0)
+                return JD_CAPTURE_SOURCE_SLOW;
+        char *end;
+        if (strncmp(tier, "dgpu.", 5) != 0 || !g_ascii_isdigit(tier[5]))
+                return -1;
+        unsigned long gpu = strtoul(tier + 5, &end, 10);
+        return *end || gpu >= JD_MAX_DGPUS ? -1 : (int) (JD_CAPTURE_TIER_SOURCES + gpu);
+}
+
 jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const char *const *columns, size_t n,
                            int *read_fd)
 {
@@ -145,21 +174,33 @@ jd_capture *jd_capture_new_named(uint64_t interval_us, uint64_t first_due_us, co
         c->record_size = 16 + 8 * n;
         c->column_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         c->missed_column = -1;
+        for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++) {
+                c->layout[s] = UINT64_MAX;
+                c->time_column[s] = -1;
+        }
         for (size_t i = 0; i < n; i++) {
+                int source = time_source(columns[i]);
+                /* Neither is a sample key: only set below. */
                 if (strcmp(columns[i], JD_CAPTURE_MISSED_COLUMN) == 0)
-                        c->missed_column = (int) i; /* no sample has this key: only set below */
+                        c->missed_column = (int) i;
+                else if (source >= 0)
+                        c->time_column[source] = (int) i;
                 else
                         g_hash_table_insert(c->column_of, g_strdup(columns[i]), GSIZE_TO_POINTER(i + 1));
         }
-        for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++)
-                c->layout[s] = UINT64_MAX;
+        c->held = malloc((n ? n : 1) * sizeof(double));
+        c->held_source = malloc(n ? n : 1);
+        for (size_t i = 0; c->held && c->held_source && i < n; i++) {
+                c->held[i] = NAN;
+                c->held_source[i] = -1;
+        }
         size_t header_len = 0;
         unsigned char *hdr = build_header(c, names ? names : columns, &header_len);
         c->buf_cap = BUFFER_BYTES;
         if (c->buf_cap < header_len + 4 * c->record_size)
                 c->buf_cap = header_len + 4 * c->record_size;
         c->buf = malloc(c->buf_cap);
-        if (!hdr || !c->buf || fcntl(c->fd, F_SETFL, O_NONBLOCK) < 0) {
+        if (!hdr || !c->buf || !c->held || !c->held_source || fcntl(c->fd, F_SETFL, O_NONBLOCK) < 0) {
                 free(hdr);
                 close(fds[0]);
                 jd_capture_free(c);
@@ -187,7 +228,18 @@ void jd_capture_free(jd_capture *c)
         if (c->column_of)
                 g_hash_table_unref(c->column_of);
         free(c->buf);
+        free(c->held);
+        free(c->held_source);
         free(c);
+}
+
+void jd_capture_set_tier_intervals(jd_capture *c, uint64_t medium_us, uint64_t slow_us)
+{
+        c->period_ns[JD_CAPTURE_SOURCE_MEDIUM] = medium_us * 1000u;
+        c->period_ns[JD_CAPTURE_SOURCE_SLOW] = slow_us * 1000u;
+        /* The GPUs are read at the medium tier's period (engine.c). */
+        for (size_t s = JD_CAPTURE_TIER_SOURCES; s < JD_CAPTURE_SOURCES; s++)
+                c->period_ns[s] = medium_us * 1000u;
 }
 
 uint64_t jd_capture_interval(const jd_capture *c)
@@ -239,11 +291,71 @@ static void remap(jd_capture *c, size_t s, const jd_values *v)
         c->layout[s] = v->layout;
 }
 
-void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const sources[JD_CAPTURE_SOURCES],
-                      const bool fresh[JD_CAPTURE_SOURCES])
+/* Is SRC's reading one for the capture to take? A new one, once the
+ * capture's period for it has passed. The due times keep to a grid, with
+ * half the engine's period of slack (half the capture's if shorter): the
+ * tier's own ticks jitter either way, and a reading a whole engine period
+ * early is not the one due. A reading taken late does not bring the next
+ * one closer: two taken readings are always a period apart, less the
+ * slack, and the grid catches up from there. */
+static bool take_now(jd_capture *c, size_t s, const jd_capture_source *src)
+{
+        if (c->taken[s] && src->seq == c->taken_seq[s])
+                return false;
+        uint64_t period = c->period_ns[s];
+        if (!period || !c->taken[s]) {
+                c->next_take_ns[s] = src->time_ns + period;
+                return true;
+        }
+        uint64_t slack = (src->period_us * 1000u < period ? src->period_us * 1000u : period) / 2;
+        if (src->time_ns + slack < c->next_take_ns[s] || src->time_ns + slack < c->taken_ns[s] + period)
+                return false;
+        c->next_take_ns[s] += period;
+        if (c->next_take_ns[s] + slack <= src->time_ns)
+                c->next_take_ns[s] = src->time_ns + period; /* after a stall: no burst */
+        return true;
+}
+
+/* Moves the capture's held values of source S on to its latest reading,
+ * if it takes it; a stale source's columns become NaN. */
+static void hold(jd_capture *c, size_t s, const jd_capture_source *src)
+{
+        bool fresh = src->values && src->fresh;
+        if (fresh && !take_now(c, s, src))
+                return;
+        if (!fresh && !c->taken[s])
+                return; /* NaN already */
+        for (size_t i = 0; i < c->n; i++)
+                if (c->held_source[i] == (signed char) s) {
+                        c->held[i] = NAN;
+                        c->held_source[i] = -1;
+                }
+        c->taken[s] = fresh;
+        if (!fresh)
+                return;
+        c->taken_seq[s] = src->seq;
+        c->taken_ns[s] = src->time_ns;
+        const jd_values *v = src->values;
+        if (v->layout != c->layout[s] || c->map_len[s] < v->n)
+                remap(c, s, v);
+        size_t n = v->n < c->map_len[s] ? v->n : c->map_len[s];
+        for (size_t i = 0; i < n; i++) {
+                int col = c->map[s][i];
+                if (col >= 0) {
+                        c->held[col] = jd_value_as_double(&v->items[i]);
+                        c->held_source[col] = (signed char) s;
+                }
+        }
+}
+
+void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_capture_source sources[JD_CAPTURE_SOURCES])
 {
         if (c->ended)
                 return;
+        /* The readings are taken whether or not the record fits: what a
+         * record holds depends on the capture's rates, not on the pipe. */
+        for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++)
+                hold(c, s, &sources[s]);
         /* No room: the pipe is full and so is the batch. The record is
          * dropped whole and counted in the next one that fits. */
         if (c->buf_len + c->record_size > c->buf_cap && (flush(c), c->buf_len + c->record_size > c->buf_cap)) {
@@ -255,19 +367,10 @@ void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const so
          * bytes, so the values are aligned. */
         unsigned char *record = c->buf + c->buf_len;
         double *values = (double *) (record + 16);
-        for (size_t i = 0; i < c->n; i++)
-                values[i] = NAN;
-        for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++) {
-                const jd_values *v = sources[s];
-                if (!v || !fresh[s])
-                        continue;
-                if (v->layout != c->layout[s] || c->map_len[s] < v->n)
-                        remap(c, s, v);
-                size_t n = v->n < c->map_len[s] ? v->n : c->map_len[s];
-                for (size_t i = 0; i < n; i++)
-                        if (c->map[s][i] >= 0)
-                                values[c->map[s][i]] = jd_value_as_double(&v->items[i]);
-        }
+        memcpy(values, c->held, c->n * sizeof(double));
+        for (size_t s = 0; s < JD_CAPTURE_SOURCES; s++)
+                if (c->time_column[s] >= 0)
+                        values[c->time_column[s]] = c->taken[s] ? (double) c->taken_ns[s] : NAN;
         if (c->missed_column >= 0) {
                 values[c->missed_column] = (double) c->missed;
                 c->missed = 0;

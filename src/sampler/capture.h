@@ -24,6 +24,19 @@
  * NVIDIA GPU's (by NVML index; gpu_poller.h). */
 #define JD_CAPTURE_TIER_SOURCES 4
 #define JD_CAPTURE_SOURCES (JD_CAPTURE_TIER_SOURCES + JD_MAX_DGPUS)
+enum { JD_CAPTURE_SOURCE_FAST, JD_CAPTURE_SOURCE_MEDIUM, JD_CAPTURE_SOURCE_SLOW, JD_CAPTURE_SOURCE_DERIVED };
+/* A source's time column: "capture.time.medium", "capture.time.slow",
+ * "capture.time.dgpu.N" (JD_CAPTURE_TIME_PREFIX of jetsond-dbus.h). */
+#define JD_CAPTURE_TIME_COLUMN_PREFIX "capture.time."
+
+/* One value list as a record is built from it. */
+typedef struct {
+        const jd_values *values;  /* NULL: none */
+        bool fresh;               /* false: stale, its columns are NaN */
+        uint64_t seq;             /* differs for each new reading */
+        uint64_t time_ns;         /* CLOCK_MONOTONIC when it was read */
+        uint64_t period_us;       /* how often the engine reads it */
+} jd_capture_source;
 
 typedef struct jd_capture jd_capture;
 
@@ -37,6 +50,12 @@ jd_capture *jd_capture_new(uint64_t interval_us, uint64_t first_due_us, const ch
  * COLUMNS. */
 jd_capture *jd_capture_new_named(uint64_t interval_us, uint64_t first_due_us, const char *const *columns,
                                  const char *const *names, size_t n, int *read_fd);
+/* The capture's own rates for the medium and slow tiers, and so for the
+ * NVIDIA GPUs with the medium one (0: every new reading): a tier's
+ * reading is taken at most every so often, and its values repeat in
+ * between. The engine reads every tier at the rate the fastest request
+ * needs; each capture takes what it asked for (capture.md). */
+void jd_capture_set_tier_intervals(jd_capture *c, uint64_t medium_us, uint64_t slow_us);
 void jd_capture_free(jd_capture *c);
 uint64_t jd_capture_interval(const jd_capture *c);
 /* Whether a column's name matches the glob PATTERN ("dgpu.*.energy"). */
@@ -46,10 +65,10 @@ bool jd_capture_has_column(const jd_capture *c, const char *pattern);
  * reading STARTED_US? If so the capture moves on to its next due time,
  * counting the due times the engine missed before it (capture.md). */
 bool jd_capture_take_due(jd_capture *c, uint64_t deadline_us, uint64_t started_us);
-/* Builds a record stamped TIME_NS from SOURCES (a list is skipped when
- * !FRESH[i]: its columns are NaN) and writes it. */
-void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_values *const sources[JD_CAPTURE_SOURCES],
-                      const bool fresh[JD_CAPTURE_SOURCES]);
+/* Builds a record stamped TIME_NS from SOURCES and writes it: each
+ * source's columns (and its time column) hold the reading the capture
+ * last took from it, NaN while it is stale. */
+void jd_capture_write(jd_capture *c, uint64_t time_ns, const jd_capture_source sources[JD_CAPTURE_SOURCES]);
 /* The reader closed its end: the capture is over. */
 bool jd_capture_ended(const jd_capture *c);
 /* Records dropped so far (the reader fell behind). */

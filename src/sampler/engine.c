@@ -149,29 +149,33 @@ static unsigned write_captures(jd_sampling_engine *e, jd_reading *fast)
         jd_reading *medium = jd_tier_thread_latest(e->tiers[JD_TIER_INDEX_MEDIUM]);
         jd_reading *slow = jd_tier_thread_latest(e->tiers[JD_TIER_INDEX_SLOW]);
         uint64_t now = fast->finished_us;
-        bool fresh[JD_CAPTURE_SOURCES] = {
-                true,
-                !is_stale(medium, e->period[JD_TIER_INDEX_MEDIUM], now),
-                !is_stale(slow, e->period[JD_TIER_INDEX_SLOW], now),
-                true,
+        bool slow_fresh = !is_stale(slow, e->period[JD_TIER_INDEX_SLOW], now);
+        build_derived(&e->capture_derived, fast->part.memory, slow_fresh ? slow->part.processes : NULL);
+        jd_capture_source sources[JD_CAPTURE_SOURCES] = {
+                [JD_CAPTURE_SOURCE_FAST] = { &fast->values, true, fast->seq, fast->started_ns,
+                                             e->period[JD_TIER_INDEX_FAST] },
+                [JD_CAPTURE_SOURCE_MEDIUM] = { &medium->values, !is_stale(medium, e->period[JD_TIER_INDEX_MEDIUM], now),
+                                               medium->seq, medium->started_ns, e->period[JD_TIER_INDEX_MEDIUM] },
+                [JD_CAPTURE_SOURCE_SLOW] = { &slow->values, slow_fresh, slow->seq, slow->started_ns,
+                                             e->period[JD_TIER_INDEX_SLOW] },
+                [JD_CAPTURE_SOURCE_DERIVED] = { &e->capture_derived, true, fast->seq, fast->started_ns,
+                                                e->period[JD_TIER_INDEX_FAST] },
         };
-        build_derived(&e->capture_derived, fast->part.memory, fresh[2] ? slow->part.processes : NULL);
-        const jd_values *sources[JD_CAPTURE_SOURCES] = { &fast->values, &medium->values, &slow->values,
-                                                         &e->capture_derived };
         /* The GPUs' latest readings, each in the slot of its place in
-         * NVML's order, which never changes while jetsond runs. */
+         * NVML's order, which never changes while jetsond runs. A GPU's
+         * reading has no number of its own: its time tells a new one. */
         jd_gpu_reading *gpus[JD_MAX_DGPUS];
         size_t n_gpus = e->gpus ? jd_gpu_poller_latest(e->gpus, gpus) : 0;
         uint64_t gpu_period = n_gpus ? jd_gpu_poller_period(e->gpus) : 0;
-        for (size_t i = 0; i < n_gpus; i++) {
-                sources[JD_CAPTURE_TIER_SOURCES + i] = &gpus[i]->values;
-                fresh[JD_CAPTURE_TIER_SOURCES + i] = !too_old(gpus[i]->finished_us, gpu_period, now);
-        }
+        for (size_t i = 0; i < n_gpus; i++)
+                sources[JD_CAPTURE_TIER_SOURCES + i] = (jd_capture_source) {
+                        &gpus[i]->values, !too_old(gpus[i]->finished_us, gpu_period, now), gpus[i]->finished_us,
+                        gpus[i]->finished_us * 1000u, gpu_period };
         unsigned events = 0;
         for (guint i = 0; i < e->captures->len; i++) {
                 jd_capture *c = g_ptr_array_index(e->captures, i);
                 if (jd_capture_take_due(c, fast->deadline_us, fast->started_ns / 1000u))
-                        jd_capture_write(c, fast->started_ns, sources, fresh);
+                        jd_capture_write(c, fast->started_ns, sources);
                 if (jd_capture_ended(c))
                         events |= JD_ENGINE_CAPTURE_ENDED;
         }
@@ -519,7 +523,7 @@ size_t jd_snapshot_lists(const jd_snapshot *s, const jd_values *lists[JD_SNAPSHO
         return n;
 }
 
-int jd_engine_open_capture(jd_sampling_engine *e, uint64_t interval_us, const char *const *columns,
+int jd_engine_open_capture(jd_sampling_engine *e, const jd_capture_rates *rates, const char *const *columns,
                            const char *const *names, size_t n, int *read_fd, jd_capture **out)
 {
         pthread_mutex_lock(&e->mu);
@@ -529,10 +533,11 @@ int jd_engine_open_capture(jd_sampling_engine *e, uint64_t interval_us, const ch
         } else {
                 /* On the fast tier's grid, so its ticks are due at once. */
                 uint64_t now = jd_monotonic_us();
-                jd_capture *c = jd_capture_new_named(interval_us, now, columns, names, n, read_fd);
+                jd_capture *c = jd_capture_new_named(rates->interval_us, now, columns, names, n, read_fd);
                 if (!c) {
                         r = -errno;
                 } else {
+                        jd_capture_set_tier_intervals(c, rates->medium_us, rates->slow_us);
                         g_ptr_array_add(e->captures, c);
                         retime(e);
                         *out = c;

@@ -117,11 +117,18 @@ void jd_engine_snapshot(jd_sampling_engine *e, jd_snapshot *s, uint64_t now_us);
  * out); returns their count (at most JD_SNAPSHOT_MAX_LISTS). */
 size_t jd_snapshot_lists(const jd_snapshot *s, const jd_values *lists[JD_SNAPSHOT_MAX_LISTS]);
 
-/* A capture stream of COLUMNS every INTERVAL_US (>= 1 ms), its header
- * naming them NAMES (NULL: COLUMNS); *READ_FD is the client's end.
- * -EBUSY beyond JD_MAX_CAPTURES, other -errno. */
-int jd_engine_open_capture(jd_sampling_engine *e, uint64_t interval_us, const char *const *columns,
-                           const char *const *names, size_t n,
-                           int *read_fd, jd_capture **out);
+/* A capture's rates, µs: its records' (>= 1 ms) and how often it takes
+ * the medium and slow tiers' readings (0: every new one). They change
+ * nothing for other requests: the tiers run at the engine's periods and
+ * each capture takes the readings it asked for. */
+typedef struct {
+        uint64_t interval_us, medium_us, slow_us;
+} jd_capture_rates;
+
+/* A capture stream of COLUMNS at RATES, its header naming them NAMES
+ * (NULL: COLUMNS); *READ_FD is the client's end. -EBUSY beyond
+ * JD_MAX_CAPTURES, other -errno. */
+int jd_engine_open_capture(jd_sampling_engine *e, const jd_capture_rates *rates, const char *const *columns,
+                           const char *const *names, size_t n, int *read_fd, jd_capture **out);
 /* Ends C (its reader sees end of file) and frees it. */
 void jd_engine_close_capture(jd_sampling_engine *e, jd_capture *c);

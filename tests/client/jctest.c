@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 void jc_result_clear(jc_result *r)
 {
@@ -189,4 +190,33 @@ testbus *jc_start_with_polkit(void **state, const char *board, const char *const
         testbus_start_polkit(tb, allowed);
         testbus_start_daemon(tb, NULL);
         return tb;
+}
+
+jc_workload jc_workload_start(const char *dir, int n, int mem_mib, double cpu_s, int write_mib)
+{
+        g_autofree char *n_text = g_strdup_printf("%d", n), *mem = g_strdup_printf("%d", mem_mib),
+                        *cpu = g_strdup_printf("%.3f", cpu_s), *write = g_strdup_printf("%d", write_mib);
+        char *argv[] = { (char *) "/usr/bin/python3", (char *) SOURCE_DIR "/tests/client/forking-workload.py",
+                         (char *) dir, n_text, mem, cpu, write, NULL };
+        jc_workload w = { 0 };
+        g_autoptr(GError) error = NULL;
+        if (!g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &w.pid, NULL,
+                                      &w.out_fd, NULL, &error))
+                fail_msg("forking-workload.py: %s", error->message);
+        return w;
+}
+
+JsonNode *jc_workload_end(jc_workload *w)
+{
+        GString *out = g_string_new(NULL);
+        char buf[512];
+        ssize_t n;
+        while ((n = read(w->out_fd, buf, sizeof(buf))) > 0)
+                g_string_append_len(out, buf, n);
+        close(w->out_fd);
+        int status = 0;
+        if (waitpid(w->pid, &status, 0) != w->pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                fail_msg("forking-workload.py failed (status %d): %s", status, out->str);
+        g_autofree char *text = g_string_free(out, FALSE);
+        return jc_parse_json(text);
 }

@@ -50,3 +50,14 @@ void jc_assert_json_bool(JsonNode *root, const char *path, gboolean want);
 testbus *jc_start(void **state, const char *board, const char *const *args);
 /* The same with the polkitd mock allowing ALLOWED (NULL: nothing). */
 testbus *jc_start_with_polkit(void **state, const char *board, const char *const *allowed);
+
+/* tests/client/forking-workload.py in the background, writing into DIR:
+ * N children of MEM_MIB, CPU_S and WRITE_MIB each (see the script). Its
+ * PID into *PID; jc_workload_end() waits for it and returns the JSON it
+ * printed (what it did). */
+typedef struct {
+        GPid pid;
+        int out_fd;
+} jc_workload;
+jc_workload jc_workload_start(const char *dir, int n, int mem_mib, double cpu_s, int write_mib);
+JsonNode *jc_workload_end(jc_workload *w);

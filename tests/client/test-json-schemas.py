@@ -92,6 +92,12 @@ def check_reads(board, jetson):
     assert doctor["reached"] and len(doctor["families"]) == 16, doctor
     measure = doc("measure", "measure", "--interval", "20", "--", "sleep", "0.2")
     assert measure["exit_status"] == 0
+    # A running process followed: its PID, no exit status of its own.
+    sleeper = subprocess.Popen(["sleep", "0.5"])
+    followed = doc("measure", "measure", "--interval", "20", "--pid", str(sleeper.pid))
+    sleeper.wait()
+    assert followed["pid"] == sleeper.pid and followed["exit_status"] is None, followed
+    assert followed["followed_until"] == "exit" and followed["command"] == ["sleep", "0.5"], followed
     if jetson:
         nvpmodel = doc("nvpmodel", "nvpmodel")
         assert nvpmodel == status["nvpmodel"], "nvpmodel and status.nvpmodel differ"

@@ -95,6 +95,35 @@ static void test_dgpus(void **state)
         jc_measure_free(m);
 }
 
+/* With the GPU's tier time column, a reading the records repeat counts
+ * once in the means: 1 ms records, the GPU read at 10 ms; a load of 90
+ * held for 9 records and a load of 10 for 1 mean 50, not 82 as the
+ * records would have it. Its maximum is the same either way. */
+static void test_dgpu_readings_once(void **state)
+{
+        (void) state;
+        char *cols[] = { "dgpu.0.load", "capture.time.dgpu.0", NULL };
+        jc_measure *m = jc_measure_new(cols, 2, 0);
+        assert_int_equal(m->dgpu_time_col[0], 1);
+        uint64_t t = 0;
+        for (int reading = 0; reading < 10; reading++) {
+                double load = reading % 2 ? 10 : 90, read_at = (double) (reading * 10 * MS);
+                int repeats = reading % 2 ? 1 : 9;
+                for (int k = 0; k < repeats; k++) {
+                        double v[] = { load, read_at };
+                        jc_measure_record(m, t += MS, v);
+                }
+        }
+        /* A stalled GPU: NaN time and value, nothing counted. */
+        double stalled[] = { NAN, NAN };
+        jc_measure_record(m, t += MS, stalled);
+        jc_measure_finish(m, t + MS);
+        assert_true(fabs(jc_window_dgpu_mean(&m->whole, 0, JC_DGPU_LOAD) - 50) < 1e-9);
+        assert_true(m->whole.dgpu_max[JC_DGPU_LOAD] == 90);
+        assert_int_equal(m->whole.dgpu_n[JC_DGPU_LOAD], 10);
+        jc_measure_free(m);
+}
+
 static void test_phases(void **state)
 {
         (void) state;
@@ -282,6 +311,7 @@ int main(void)
                 cmocka_unit_test(test_energy),
                 cmocka_unit_test(test_phases),
                 cmocka_unit_test(test_dgpus),
+                cmocka_unit_test(test_dgpu_readings_once),
                 cmocka_unit_test(test_dgpu_counter),
                 cmocka_unit_test(test_throttle),
                 cmocka_unit_test(test_oc_step_without_active),

@@ -3,7 +3,12 @@
  * a child that touches 64 MiB and burns CPU is seen in the process tree,
  * two sync points make three phases covering the run (in absolute time
  * too), and the command's
- * exit status is passed through. */
+ * exit status is passed through. A running job that forks, followed by
+ * --pid until it exits: its tree's CPU, memory and writes as the job
+ * says; a PID that is no number, not there, or gone at once. */
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <math.h>
 #include <string.h>
 
@@ -192,6 +197,136 @@ static void test_throttled(void **state)
         jc_result_clear(&r);
 }
 
+static void test_follow_pid(void **state)
+{
+        testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
+        jc_workload w = jc_workload_start(tb->dir, 3, 32, 0.3, 4);
+        g_autofree char *pid = g_strdup_printf("%d", (int) w.pid);
+        jc_result r = jc_run("measure", "--json", "--pid", pid, NULL);
+        g_autoptr(JsonNode) did = jc_workload_end(&w);
+        if (r.status != 0)
+                fail_msg("measure --pid: exit %d: %s", r.status, r.err);
+        g_autoptr(JsonNode) j = jc_parse_json(r.out);
+        jc_result_clear(&r);
+        jc_assert_json_int(j, "pid", w.pid);
+        jc_assert_json_string(j, "followed_until", "exit");
+        assert_true(JSON_NODE_HOLDS_NULL(jc_json_at(j, "exit_status")));
+        assert_string_equal(json_node_get_string(json_array_get_element(
+                                    json_node_get_array(jc_json_at(j, "command")), 0)),
+                            "/usr/bin/python3");
+        double cpu = number_at(j, "processes.cpu_user_s") + number_at(j, "processes.cpu_system_s");
+        double want_cpu = json_node_get_double(jc_json_at(did, "cpu_s"));
+        double held = json_node_get_double(jc_json_at(did, "mem_kib_held")) * 1024;
+        double written = number_at(j, "processes.write_bytes");
+        double want_written = json_node_get_double(jc_json_at(did, "write_bytes"));
+        double secs = number_at(j, "duration_s");
+        print_message("figure: measure --pid: %.3f s, CPU %.2f s (the job's %.2f s), peak RSS %.1f MiB, written %.0f B "
+                      "(the job's %.0f B)\n",
+                      secs, cpu, want_cpu, number_at(j, "processes.peak_rss_bytes") / 1048576, written, want_written);
+        /* Followed from before the children to the job's end: its 0.5 s
+         * start, 0.5 s hold and 0.5 s tail at least. */
+        if (secs < 1.4 || secs > 30)
+                fail_msg("followed for %.3f s", secs);
+        if (cpu < want_cpu - 0.05 || cpu > want_cpu + 1.0)
+                fail_msg("CPU %.3f s, the children used %.3f s", cpu, want_cpu);
+        if (number_at(j, "processes.peak_rss_bytes") < 0.95 * held ||
+            number_at(j, "processes.peak_pss_bytes") < 0.9 * held)
+                fail_msg("peak RSS %.0f, PSS %.0f bytes: the children held %.0f at once",
+                         number_at(j, "processes.peak_rss_bytes"), number_at(j, "processes.peak_pss_bytes"), held);
+        if (written < want_written || written > want_written + (1 << 20))
+                fail_msg("%.0f bytes written, the children wrote %.0f", written, want_written);
+}
+
+/* Ctrl-C ends the following of a process that goes on: a report of
+ * that time, followed_until "stopped", exit 0, the process untouched. */
+static void test_follow_pid_stopped(void **state)
+{
+        testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
+        GPid sleeper, pid;
+        char *sleep_argv[] = { (char *) "sleep", (char *) "60", NULL };
+        g_autoptr(GError) error = NULL;
+        if (!g_spawn_async(NULL, sleep_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL,
+                           &sleeper, &error))
+                fail_msg("%s", error->message);
+        g_autofree char *followed = g_strdup_printf("%d", (int) sleeper);
+        char *argv[] = { (char *) JETSONCTL_PATH, (char *) "--address", (char *) tb->address, (char *) "--json",
+                         (char *) "measure", (char *) "--pid", followed, NULL };
+        int out_fd;
+        if (!g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
+                                      NULL, &error))
+                fail_msg("%s", error->message);
+        g_usleep(1500000);
+        kill(pid, SIGINT);
+        GString *out = g_string_new(NULL);
+        char buf[4096];
+        ssize_t n;
+        while ((n = read(out_fd, buf, sizeof(buf))) > 0)
+                g_string_append_len(out, buf, n);
+        close(out_fd);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_int_equal(waitpid(sleeper, &status, WNOHANG), 0);
+        kill(sleeper, SIGKILL);
+        waitpid(sleeper, NULL, 0);
+        g_autofree char *text = g_string_free(out, FALSE);
+        g_autoptr(JsonNode) j = jc_parse_json(text);
+        jc_assert_json_string(j, "followed_until", "stopped");
+        jc_assert_json_int(j, "pid", sleeper);
+        if (number_at(j, "duration_s") <= 0)
+                fail_msg("followed for %.3f s", number_at(j, "duration_s"));
+}
+
+static void test_pid_errors(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        jc_result r = jc_run("measure", "--pid", "abc", NULL);
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, "--pid must be a process ID (a positive number), not \"abc\""));
+        jc_result_clear(&r);
+        r = jc_run("measure", "--pid", "1", "--", "true", NULL);
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, "give either --pid or a command, not both"));
+        jc_result_clear(&r);
+        /* Gone before jetsonctl looks (a zombie, then reaped): a message. */
+        GPid pid;
+        char *argv[] = { (char *) "true", NULL };
+        g_autoptr(GError) error = NULL;
+        if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL, &pid, &error))
+                fail_msg("%s", error->message);
+        g_usleep(200000);
+        g_autofree char *gone = g_strdup_printf("%d", (int) pid);
+        g_autofree char *want = g_strdup_printf("jetsonctl: no process %s to follow (it does not exist or has exited)\n",
+                                                gone);
+        for (int pass = 0; pass < 2; pass++) {
+                r = jc_run("measure", "--pid", gone, NULL);
+                assert_int_equal(r.status, 1);
+                assert_string_equal(r.err, want);
+                assert_string_equal(r.out, "");
+                jc_result_clear(&r);
+                if (pass == 0)
+                        assert_int_equal(waitpid(pid, NULL, 0), pid);
+        }
+        /* Gone once followed: a short report, valid, up to its exit. */
+        char *sleeper[] = { (char *) "sleep", (char *) "0.3", NULL };
+        if (!g_spawn_async(NULL, sleeper, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &pid, &error))
+                fail_msg("%s", error->message);
+        g_autofree char *quick = g_strdup_printf("%d", (int) pid);
+        r = jc_run("measure", "--json", "--pid", quick, NULL);
+        if (r.status == 0) {
+                g_autoptr(JsonNode) j = jc_parse_json(r.out);
+                jc_assert_json_string(j, "followed_until", "exit");
+                if (number_at(j, "duration_s") > 5)
+                        fail_msg("sleep 0.3 followed for %.3f s", number_at(j, "duration_s"));
+        } else {
+                /* A machine so busy that jetsonctl started after it ended. */
+                assert_int_equal(r.status, 1);
+                assert_non_null(strstr(r.err, "no process"));
+        }
+        jc_result_clear(&r);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -200,6 +335,9 @@ int main(void)
                 cmocka_unit_test_teardown(test_phases, testbus_teardown),
                 cmocka_unit_test_teardown(test_throttled, testbus_teardown),
                 cmocka_unit_test_teardown(test_status, testbus_teardown),
+                cmocka_unit_test_teardown(test_follow_pid, testbus_teardown),
+                cmocka_unit_test_teardown(test_follow_pid_stopped, testbus_teardown),
+                cmocka_unit_test_teardown(test_pid_errors, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,6 +96,33 @@ static void test_filter(void **state)
         assert_order(JC_COL_PID, false, "fox", "4000/1");             /* part of a command */
 }
 
+/* Whole command lines where they were read: shown, matched by the
+ * filter and sorted by; the name where not. */
+static void test_command_lines(void **state)
+{
+        (void) state;
+        sample.commands = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        g_hash_table_insert(sample.commands, GUINT_TO_POINTER(300u),
+                            g_strdup("/usr/bin/python3 train.py --model zebra"));
+        g_hash_table_insert(sample.commands, GUINT_TO_POINTER(20u), g_strdup("/usr/lib/xorg/Xorg :0 -nolisten tcp"));
+        assert_order(JC_COL_PID, false, "train.py", "300/-1 300/0");  /* an argument */
+        assert_order(JC_COL_PID, false, "python3", "300/-1 300/0");   /* the name still */
+        assert_order(JC_COL_PID, false, "NOLISTEN", "20/-1");
+        assert_order(JC_COL_PID, false, "zebra", "300/-1 300/0");
+        /* By what is shown: "/usr/bin/python3 ..." and "/usr/lib/xorg/..."
+         * before "firefox" (no line: its name). */
+        assert_order(JC_COL_COMMAND, false, NULL, "300/-1 300/0 20/-1 4000/1");
+        g_autoptr(GArray) rows = jc_top_proc_rows(&sample, JC_COL_PID, false, NULL, JC_TYPE_ANY);
+        const jc_gpu_process_row *xorg = &g_array_index(rows, jc_top_proc, 0).row;
+        const jc_gpu_process_row *firefox = &g_array_index(rows, jc_top_proc, 3).row;
+        assert_string_equal(jc_gpu_process_command(xorg), "/usr/lib/xorg/Xorg :0 -nolisten tcp");
+        assert_string_equal(xorg->name, "Xorg");
+        assert_string_equal(jc_gpu_process_command(firefox), "firefox");
+        g_clear_pointer(&sample.commands, g_hash_table_unref);
+        /* None read: the names, as before. */
+        assert_order(JC_COL_PID, false, "train.py", "");
+}
+
 /* A machine where 300 and 4000 are children of 250 (bash), a child of
  * 100 (sshd), a child of init; 20 runs as Xwayland, not the list's Xorg. */
 static bool fake_parent(uint32_t pid, const char *name, uint32_t *ppid, char *comm, size_t size, void *data)
@@ -313,6 +340,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sort),
                 cmocka_unit_test(test_filter),
+                cmocka_unit_test(test_command_lines),
                 cmocka_unit_test(test_tree),
                 cmocka_unit_test(test_types_and_time),
                 cmocka_unit_test(test_tree_from_ppid),

@@ -18,6 +18,7 @@ import time
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "lib"))
 import harness  # noqa: E402  (the bus, board and jetsond stack)
+from board_procs import add_process, fixture_start, real_start, remove_process  # noqa: E402
 
 JETSOND, JETSONCTL = (os.path.abspath(a) for a in sys.argv[1:3])
 # The fake NVML for the PC board's two GPUs (optional: without it those
@@ -261,64 +262,6 @@ def test_filter_and_selection(stack):
         top.close()
 
 
-def fixture_start(stack, pid):
-    """When the board's PID started, seconds since the Unix epoch, as its
-    /proc says: /proc/stat's btime plus stat's starttime (100 ticks a
-    second)."""
-    btime = next(int(line.split()[1]) for line in open(os.path.join(stack.root, "proc", "stat"))
-                 if line.startswith("btime "))
-    stat = open(os.path.join(stack.root, "proc", str(pid), "stat")).read()
-    return btime + int(stat.rsplit(")", 1)[1].split()[19]) / 100
-
-
-def add_process(stack, pid, name, ppid=None, start=None):
-    """PID in the board's nvmap table and its /proc, as jetsond reads the
-    sysroot: the fixture's python3 with another pid and name, and PPID and
-    START (seconds since the Unix epoch) when given."""
-    import shutil
-    src, dst = os.path.join(stack.root, "proc", "5120"), os.path.join(stack.root, "proc", str(pid))
-    shutil.copytree(src, dst)
-    with open(os.path.join(dst, "stat")) as f:
-        head, fields = f.read().replace("5120 (python3)", f"{pid} ({name})", 1).rsplit(")", 1)
-    fields = fields.split()
-    if ppid is not None:
-        fields[1] = str(ppid)
-    if start is not None:
-        btime = fixture_start(stack, 5120) - int(fields[19]) / 100
-        fields[19] = str(round((start - btime) * 100))
-    with open(os.path.join(dst, "stat"), "w") as f:
-        f.write(head + ") " + " ".join(fields) + "\n")
-    with open(os.path.join(dst, "comm"), "w") as f:
-        f.write(name + "\n")
-    # jetsond reads iovmm/maps (clients where there is none): a client row
-    # and one handle, before the total line where the table ends
-    row = f"user {name:>28} {pid:>8} {4096:>10}K\n" \
-          f"{0:>45} {4096:>10}K      300      1 00000000a1b2c3d4 {4096:>34}K\n\n"
-    for table_name in ("maps", "clients"):
-        path = os.path.join(stack.root, "sys", "kernel", "debug", "nvmap", "iovmm", table_name)
-        with open(path) as f:
-            table = f.read()
-        table = table.replace("\ntotal", "\n" + row + "total", 1) if "\ntotal" in table else table + row
-        with open(path, "w") as f:
-            f.write(table)
-
-
-def remove_process(stack, pid, name):
-    """Takes PID back out of the board's nvmap table and /proc."""
-    import shutil
-    shutil.rmtree(os.path.join(stack.root, "proc", str(pid)), ignore_errors=True)
-    for table_name in ("maps", "clients"):
-        path = os.path.join(stack.root, "sys", "kernel", "debug", "nvmap", "iovmm", table_name)
-        with open(path) as f:
-            table = f.read()
-        start = table.find(f"user {name:>28} {pid:>8} ")
-        if start >= 0:
-            end = table.find("\n\n", start) if table_name == "maps" else table.find("\n", start)
-            table = table[:start] + table[end + (2 if table_name == "maps" else 1):]
-        with open(path, "w") as f:
-            f.write(table)
-
-
 def test_signals(stack):
     """A signal to a process the test started ends it after a 'y'; one to
     a PID this machine runs under another command is refused; as another
@@ -387,6 +330,58 @@ def test_environment_screen(stack):
         sleeper.kill()
         sleeper.wait()
         remove_process(stack, sleeper.pid, "sleep")
+
+
+def test_command_lines(stack):
+    """COMMAND is the whole command line where the caller may read it, read
+    by jetsonctl from /proc with its own rights: the test's python3 with its
+    arguments, found by the filter by one of them; as nobody under a /proc
+    with hidepid=invisible (root's process hidden), its name alone. The
+    fixture's processes, whose PIDs this machine may run under other
+    commands and starts, keep their names."""
+    marker = f"--jetsond-run={os.getpid()}"
+    worker = subprocess.Popen(["/usr/bin/python3", "-c", "import time; time.sleep(600)", marker])
+    harness.wait_for(lambda: open(f"/proc/{worker.pid}/cmdline").read().endswith(marker + "\0"), 30,
+                     "the worker's command line")
+    # jetsond's start time for it is this machine's: the same process
+    add_process(stack, worker.pid, "python3", start=real_start(worker.pid))
+    line = f"/usr/bin/python3 -c import time; time.sleep(600) {marker}"
+    try:
+        # jetsonctl status reads them the same way (once jetsond lists it)
+        def status():
+            return subprocess.run([JETSONCTL, "status"], capture_output=True, text=True, check=True).stdout
+        harness.wait_for(lambda: f" {worker.pid} " in status(), 30, "the worker in jetsond's list")
+        text = status()
+        assert re.search(rf"\b{worker.pid} +\S+ .*  {re.escape(line)}$", text, re.M), text
+        doc = json.loads(subprocess.run([JETSONCTL, "status", "--json"], capture_output=True, text=True,
+                                        check=True).stdout)
+        assert doc["commands"].get(str(worker.pid)) == line, doc["commands"]
+        assert "5120" not in doc["commands"], doc["commands"]
+        top = Top(stack, 160, 30)
+        try:
+            top.wait_for(lambda s: LIST_HEADER.search(s) and line in s, "the whole command line")
+            screen = top.screen()
+            # the fixture's python3 (PID 5120) is the board's, not this machine's
+            assert any(r[1] == "5120" and r[-1] == "python3" for r in process_rows(screen)), screen
+            top.keys("/", *marker[2:14], "Enter")
+            top.wait_for(lambda s: "filter: " in s and [r[1] for r in process_rows(s)] == [str(worker.pid)],
+                         "the filter by an argument")
+        finally:
+            top.close()
+        hidden = ("unshare --mount --propagation private /bin/sh -c 'mount -t proc -o hidepid=invisible proc /proc"
+                  " && exec setpriv --reuid=nobody --regid=nogroup --clear-groups \"$0\" \"$@\"'")
+        top = Top(stack, 160, 30, env={"SETPRIV": ""}, wrapper=hidden)
+        try:
+            top.wait_for(lambda s: LIST_HEADER.search(s) and any(r[1] == str(worker.pid) and r[-1] == "python3"
+                                                                 for r in process_rows(s)),
+                         "the name alone, the process hidden from nobody")
+            assert marker not in top.screen()
+        finally:
+            top.close()
+    finally:
+        worker.kill()
+        worker.wait()
+        remove_process(stack, worker.pid, "python3")
 
 
 def test_tree(stack):
@@ -927,6 +922,22 @@ def test_pc_two_gpus(stack):
         top.close()
 
 
+def test_pc_only(stack):
+    """--only 1: the T4's panel and its process rows alone; a bad ID is a
+    usage error before the screen is taken."""
+    top = Top(stack, 160, 50, args=("--only", "GPU-0d3c"))
+    try:
+        top.wait_for(lambda s: "Tesla T4" in s and LIST_HEADER.search(s), "the T4")
+        screen = top.screen()
+        assert "RTX 4090" not in screen, screen
+        rows = process_rows(screen)
+        assert rows and all(r[0] == "1" for r in rows), rows
+    finally:
+        top.close()
+    r = subprocess.run([JETSONCTL, "top", "--only", "5"], capture_output=True, text=True)
+    assert r.returncode == 2 and '"5" names no GPU' in r.stderr, (r.returncode, r.stderr)
+
+
 def test_nano_80x24(stack):
     """The Jetson Nano (JetPack 4.6) at 80x24: the essentials and its GPU
     page from GetSnapshot."""
@@ -1021,22 +1032,13 @@ def test_dgpu_throttle_marker(stack):
         shutil.copy(os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json"), nvml)
 
 
-def run(stack, functions):
-    tests = []
-    for f in functions:
-        bound = (lambda f: lambda: f(stack))(f)
-        bound.__name__ = f.__name__
-        tests.append(bound)
-    return harness.run_tests(tests)
-
-
 def main():
     with harness.Stack(JETSOND, None) as stack:
         stack.start_mock("polkitd", "org.freedesktop.PolicyKit1")
         stack.start_systemd_with_nvfancontrol()
         stack.start_daemon()
-        status = run(stack, (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
-                             test_filter_and_selection, test_signals, test_environment_screen, test_tree, test_time_column, test_sgr_mouse,
+        status = harness.run_on(stack, (test_layout_80x24, test_layout_160x50_and_resize, test_sort_keys,
+                             test_filter_and_selection, test_signals, test_environment_screen, test_command_lines, test_tree, test_time_column, test_sgr_mouse,
                              test_help_lists_every_key,
                              test_power_mode_and_fan_keys, test_subscription_and_exit, test_colours,
                              test_graphs_grow_and_keep_their_width, test_pages_equal_the_snapshot,
@@ -1045,7 +1047,7 @@ def main():
                              test_needs_a_terminal))
     with harness.Stack(JETSOND, None, board="nano-jp46") as stack:
         stack.start_daemon()
-        status |= run(stack, (test_nano_80x24, test_every_page_at_every_size))
+        status |= harness.run_on(stack, (test_nano_80x24, test_every_page_at_every_size))
     if FAKE_NVML:
         with harness.Stack(JETSOND, None, board="x86-pc") as stack:
             # a copy the type filter's test changes (C+G) and puts back
@@ -1054,7 +1056,7 @@ def main():
             stack.start_daemon(["--nvml-library", FAKE_NVML])
             # the GPUs' objects come with their first readings
             harness.wait_for(lambda: "dgpu.1.load" in snapshot(), 10, "the second GPU")
-            status |= run(stack, (test_pc_two_gpus, test_type_filter, test_dgpu_throttle_marker,
+            status |= harness.run_on(stack, (test_pc_two_gpus, test_pc_only, test_type_filter, test_dgpu_throttle_marker,
                                   test_every_page_at_every_size))
     else:
         print("skipped test_pc_two_gpus: no fake NVML given")

@@ -251,6 +251,19 @@ static void test_stats(void **state)
         double total = json_node_get_double(jc_json_at(j, "stats|ram.total|max"));
         jc_assert_json_double(j, "stats|ram.total|min", total);
         jc_result_clear(&r);
+
+        /* At 10 ms a slow key repeats in ten samples for each reading:
+         * counted once per reading (every 100 ms), the fast one in every
+         * sample. 20 samples span 190 ms: 2 or 3 readings. */
+        r = jc_run("watch", "--json", "-n", "20", "-i", "10", "-s", "ram.total", "temp.cpu", NULL);
+        assert_int_equal(r.status, 0);
+        g_auto(GStrv) fast = g_strsplit(r.out, "\n", -1);
+        g_autoptr(JsonNode) k = jc_parse_json(fast[20]);
+        jc_assert_json_int(k, "stats|ram.total|samples", 20);
+        gint64 slow = json_node_get_int(jc_json_at(k, "stats|temp.cpu|samples"));
+        if (slow < 2 || slow > 3)
+                fail_msg("temp.cpu counted in %" G_GINT64_FORMAT " of 20 samples 10 ms apart, want 2 or 3", slow);
+        jc_result_clear(&r);
 }
 
 int main(void)

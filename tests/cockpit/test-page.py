@@ -37,6 +37,7 @@ from harness import SOURCE_DIR, run_tests  # noqa: E402
 import debian13  # noqa: E402
 from cockpit_session import CockpitSession, poll  # noqa: E402
 from pagetest import PATH, IFACE, Page, polkit_checks, prop, snapshot, step  # noqa: E402
+from board_procs import add_process, real_start, remove_process  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -96,8 +97,9 @@ def test_identity_and_values():
         pids = sorted({int(k.split(".")[1]) for k in values if k.startswith("process.") and k.endswith(".name")})
         assert pids, "the fixture has GPU processes"
         rows = p.js("return [...document.querySelectorAll('#processes-body tr')].map(r => [Number(r.dataset.pid),"
-                    " r.querySelector('[data-field=name]').textContent])")
+                    " r.querySelector('[data-field=command]').textContent])")
         assert sorted(pid for pid, _ in rows) == pids, (rows, pids)
+        # the board's processes, not this machine's: their names
         for pid, name in rows:
             assert name == values[f"process.{pid}.name"], (pid, name)
         # Engines: one label per engine of the snapshot, on or off as it says.
@@ -142,9 +144,34 @@ def test_process_table_sorts():
         p.wait("return document.querySelector('th[data-field=pid]').getAttribute('aria-sort') === 'ascending'",
                "PID sorted ascending")
         assert order() == sorted(order()), order()
-        p.d.find_element(By.CSS_SELECTOR, "th[data-field=name] button").send_keys(Keys.ENTER)
-        names = p.js("return [...document.querySelectorAll('#processes-body [data-field=name]')].map(e => e.textContent)")
+        p.d.find_element(By.CSS_SELECTOR, "th[data-field=command] button").send_keys(Keys.ENTER)
+        names = p.js("return [...document.querySelectorAll('#processes-body [data-field=command]')]"
+                     ".map(e => e.textContent)")
         assert names == sorted(names, key=str.lower) or names == sorted(names), names
+
+
+def test_process_command_lines():
+    """The Command column is the whole command line, read through Cockpit's
+    bridge with the session user's rights, for a process of this machine
+    that jetsond lists (its start time is this machine's); the board's
+    processes keep their names."""
+    marker = f"--jetsond-run={os.getpid()}"
+    worker = subprocess.Popen(["/usr/bin/python3", "-c", "import time; time.sleep(600)", marker])
+    try:
+        poll(lambda: open(f"/proc/{worker.pid}/cmdline").read().endswith(marker + "\0"), "the worker's command line")
+        with Page("agx-orin-jp62") as p:
+            p.ready()
+            add_process(p.stack, worker.pid, "python3", start=real_start(worker.pid))
+            line = f"/usr/bin/python3 -c import time; time.sleep(600) {marker}"
+            p.wait("const r = document.querySelector(`#processes-body tr[data-pid='${arguments[0]}']`);"
+                   " return r && r.querySelector('[data-field=command]').textContent === arguments[1]",
+                   "the whole command line", str(worker.pid), line)
+            assert p.js("return document.querySelector(\"#processes-body tr[data-pid='5120'] [data-field=command]\")"
+                        ".textContent") == "python3"
+            remove_process(p.stack, worker.pid, "python3")
+    finally:
+        worker.kill()
+        worker.wait()
 
 
 def test_chart_grows_while_visible():
@@ -512,7 +539,8 @@ DEBIAN13_TESTS = ["test_identity_and_values", "test_chart_grows_while_visible", 
 
 if __name__ == "__main__":
     os.makedirs(ARTIFACTS, exist_ok=True)
-    tests = [test_identity_and_values, test_throttle_alert, test_process_table_sorts, test_chart_grows_while_visible,
+    tests = [test_identity_and_values, test_throttle_alert, test_process_table_sorts, test_process_command_lines,
+             test_chart_grows_while_visible,
              test_denied_write, test_allowed_writes, test_gpu_caches_and_restore, test_board_without_fan, test_jetsond_restarts,
              test_labels_and_keyboard, test_screenshots_and_phone_width, test_in_cockpit_shell]
     only = [a for a in ARGS[3:] if a.startswith("test_")]

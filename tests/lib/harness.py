@@ -337,3 +337,13 @@ def run_tests(tests):
             print(f"FAIL {t.__name__}: {e}", flush=True)
             failed += 1
     return 1 if failed else 0
+
+
+def run_on(stack, functions):
+    """run_tests() of FUNCTIONS, each called with STACK."""
+    tests = []
+    for f in functions:
+        bound = (lambda f: lambda: f(stack))(f)
+        bound.__name__ = f.__name__
+        tests.append(bound)
+    return run_tests(tests)

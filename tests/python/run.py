@@ -37,7 +37,7 @@ def run(cmd, **kw):
 
 
 def units():
-    return run([PY, os.path.join(HERE, "test_units.py")])
+    return run([PY, os.path.join(HERE, "test_units.py")]) or run([PY, os.path.join(HERE, "test_tiers_units.py")])
 
 
 def pytest(path):
@@ -56,7 +56,7 @@ def mypy():
     env = dict(os.environ, MYPYPATH=PACKAGE)
     code |= run(["mypy", "--config-file", cfg, "--cache-dir", tempfile.mkdtemp(prefix="mypy."),
                  "--allow-untyped-defs", "--allow-untyped-calls", "--ignore-missing-imports",
-                 os.path.join(HERE, "test_units.py")] +
+                 os.path.join(HERE, "test_units.py"), os.path.join(HERE, "test_tiers_units.py")] +
                 [os.path.join(HERE, "examples", f) for f in ("quickstart.py", "jtop_loop.py", "jtop_callback.py",
                                                              "collector_log.py")],
                 env=env)
@@ -85,6 +85,7 @@ def floor():
         c = run([py, "-c", "import jetsond, jetsond.jtop, jetsond.measure; print(jetsond.__version__)"],
                  env=dict(env, PYTHONPATH=PACKAGE + os.pathsep + jeepney_only))
         c |= run([py, os.path.join(HERE, "test_units.py")], env=env)
+        c |= run([py, os.path.join(HERE, "test_tiers_units.py")], env=env)
         print("%s Python %s: %s" % ("ok  " if c == 0 else "FAIL", version, py), flush=True)
         ran.append(version)
         code |= c

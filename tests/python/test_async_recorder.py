@@ -135,6 +135,33 @@ def test_async_recorder_bad_rate(tmp_path):
         loop.close()
 
 
+def test_recorder_tier_rates(simulated, tmp_path):
+    """fastnvmetrics' medium_hz and slow_hz: the rails read at 20 Hz and the
+    temperatures at 2 Hz for this recording (by the readings' own times),
+    each reading counted once by trace_stats; a rate past a tier's floor is
+    refused before any capture."""
+    path = str(tmp_path / "tiers.trace")
+    keys = ["cpu.load", "power.total", "temp.*"]
+    with jetsond.Recorder(path, rate_hz=1000, keys=keys, medium_hz=20, slow_hz=2, address=simulated.address):
+        import time
+        time.sleep(2.5)
+    data = jetsond.read_trace(path)
+    assert sorted(data["tier_time_s"]) == ["medium", "slow"]
+    for name, period in (("medium_time_s", 0.05), ("slow_time_s", 0.5)):
+        t = data[name]
+        gaps = sorted(float(b - a) for a, b in zip(t[:-1], t[1:]))
+        print("figure: %s: %d readings, median %.1f ms apart" % (name, len(t), statistics.median(gaps) * 1e3))
+        assert_period(gaps, period, name + " (s)")
+        assert gaps[0] >= period / 2, (name, gaps[0])
+    s = jetsond.trace_stats(data, "power.total")
+    assert s["count"] == len(data["medium_time_s"]) and s["count"] < len(data["time"]) / 10, s
+    temp = [k for k in data["columns"] if k.startswith("temp.")][0]
+    assert jetsond.trace_stats(data, temp)["count"] == len(data["slow_time_s"])
+    for bad in ({"medium_hz": 200}, {"slow_hz": 20}, {"medium_hz": 0}):
+        with pytest.raises(jetsond.InvalidArgs):
+            jetsond.Recorder(str(tmp_path / "x.trace"), keys=keys, address=simulated.address, **bad).start()
+
+
 def test_recorder_takes_a_documented_key_the_board_lacks(simulated, tmp_path):
     """dgpu.0.load (an AGX Orin has no NVIDIA GPU on PCIe) and a rail the
     board does not have are documented keys: columns, NaN in every record.

@@ -312,7 +312,10 @@ def test_read_trace_equals_jetsonctl_record(simulated, tmp_path):
     # How many of the second's 1000 ticks a busy machine made is its
     # figure; enough of them to compare is the test's.
     assert len(rows) >= 50 and list(rows[0])[:2] == ["time_s", "time_unix_s"], list(rows[0])
-    assert list(rows[0])[2:-1] == data["columns"], (len(rows), list(rows[0]), data["columns"])
+    # The keys, then the tiers' time columns (read_trace's tier_time_s).
+    csv_keys = [k for k in list(rows[0])[2:-1] if not k.endswith("_time_s")]
+    assert csv_keys == data["columns"], (len(rows), list(rows[0]), data["columns"])
+    assert list(rows[0])[2 + len(csv_keys):-1] == [t + "_time_s" for t in data["tier_time_s"]], list(rows[0])
     t = [int(x) for x in data["time_ns"]]
     csv_ns = [int(round(float(r["time_s"]) * 1e9)) for r in rows]
 

@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
-from jetsond import capture, collector, errors, pidns, select, views  # noqa: E402
+from jetsond import capture, collector, errors, pidns, proc, select, views  # noqa: E402
 from jetsond.measure import Stats  # noqa: E402
 
 
@@ -294,7 +294,7 @@ def test_views():
     assert views.engines(SNAP) == {"NVENC": {"online": False}}
     assert views.modes(SNAP) == {"nvpmodel_id": 0, "nvpmodel_name": "MAXN", "jetson_clocks": False}
     assert views.processes(SNAP) == [{"pid": 5120, "name": "python3", "gpu_mem_kib": 262144,
-                                      "dgpu": {0: {"mem_kib": 512}}}]
+                                      "dgpu": {0: {"mem_kib": 512}}, "cmdline": None, "command": "python3"}]
     assert views.system(SNAP) == {"uptime_s": 12345, "disk_read_bytes": 7, "net_rx_bytes": 9}
     assert views.unviewed(SNAP) == set() and views.unviewed({"newkey.x": 1}) == {"newkey.x"}
     # NVLink (issue 42): the sums with units, each link in a list by number.
@@ -308,7 +308,8 @@ def test_views():
            "process.7.dgpu.0.gpu_instance": 1, "process.7.dgpu.0.mem": 3}
     assert views.gpus(mig) == [{"index": 0, "integrated": False, "load_percent": 1.0,
                                 "mig": [{"slot": 0, "gpu_instance": 1}, {"slot": 5, "mem_used_kib": 2, "uuid": "MIG-c"}]}]
-    assert views.processes(mig) == [{"pid": 7, "dgpu": {0: {"gpu_instance": 1, "mem_kib": 3}}}]
+    assert views.processes(mig) == [{"pid": 7, "dgpu": {0: {"gpu_instance": 1, "mem_kib": 3}}, "cmdline": None,
+                                     "command": ""}]
 
 
 def test_errors():
@@ -586,6 +587,56 @@ def test_caller_pids_unknown():
         raise AssertionError("AccessDenied was swallowed")
     except errors.AccessDenied:
         pass
+
+
+def _fake_process(root: str, pid: int, comm: str, cmdline: bytes, start_ticks: int = 0) -> None:
+    d = os.path.join(root, str(pid))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "comm"), "w") as f:
+        f.write(comm + "\n")
+    with open(os.path.join(d, "cmdline"), "wb") as f:
+        f.write(cmdline)
+    with open(os.path.join(d, "stat"), "w") as f:
+        f.write("%d (%s) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %d 1000 10\n" % (pid, comm, start_ticks))
+
+
+def test_command_lines():
+    """proc.command_line(): the arguments where this process may read them,
+    checked against jetsond's name and start time; views.processes() adds
+    them only where the sample names this namespace's PIDs."""
+    hz = os.sysconf("SC_CLK_TCK")
+    with tempfile.TemporaryDirectory() as root:
+        with open(os.path.join(root, "stat"), "w") as f:
+            f.write("cpu  1 2 3 4\nbtime 1700000000\n")
+        _fake_process(root, 10, "python3", b"/usr/bin/python3\0train.py\0--lr\0" b"0.1\0", 250 * hz)
+        _fake_process(root, 11, "kworker/0:1", b"")
+        assert proc.command_line(10, proc=root) == ["/usr/bin/python3", "train.py", "--lr", "0.1"]
+        assert proc.command_line(10, "python3", 1700000250.0, proc=root) == ["/usr/bin/python3", "train.py", "--lr",
+                                                                             "0.1"]
+        assert proc.command_line(10, "bash", proc=root) is None            # the PID is another process now
+        assert proc.command_line(10, "python3", 1700000260.0, proc=root) is None   # started later: another
+        assert proc.command_line(11, "kworker/0:1", proc=root) is None     # a kernel thread: no line
+        assert proc.command_line(12, proc=root) is None                    # gone, or hidden by hidepid
+        assert proc.command(None, "kworker/0:1") == "kworker/0:1"
+        assert proc.command(["a", "b c"], "x") == "a b c"
+    # this very process, through the real /proc, as jetsond would name it
+    me = os.getpid()
+    with open("/proc/self/comm") as f:
+        comm = f.read().strip()
+    started = proc._start_time(me, "/proc")
+    assert started is not None
+    assert proc.command_line(me, comm, started) == [a.decode() for a in open("/proc/self/cmdline", "rb").read()
+                                                   .split(b"\0") if a]
+    values = {"process.%d.name" % me: comm, "process.%d.start_time" % me: started,
+              "process.%d.gpu_mem" % me: 1024, "process.4.name": "kthreadd", "process.4.start_time": 1.0}
+    from jetsond.client import Sample
+    rows = {p["pid"]: p for p in views.processes(Sample(0, values, caller_pids=True))}
+    assert rows[me]["cmdline"][0].endswith("python3") or "python" in rows[me]["cmdline"][0], rows[me]
+    assert rows[me]["command"] == " ".join(rows[me]["cmdline"])
+    assert rows[4]["cmdline"] is None and rows[4]["command"] == "kthreadd"
+    # jetsond's own PIDs (not translated): never this machine's /proc
+    rows = {p["pid"]: p for p in views.processes(Sample(0, values, caller_pids=False))}
+    assert rows[me]["cmdline"] is None and rows[me]["command"] == comm
 
 
 def main():

@@ -106,7 +106,7 @@ def fold(s):
                 for n, f in v.items():
                     for kk, vv in f.items():
                         put(flat, "process.%d.dgpu.%d.%s" % (proc["pid"], n, field(kk)), vv)
-            elif k != "pid":
+            elif k not in ("pid", "cmdline", "command"):  # read from /proc, not the sample
                 put(flat, "process.%d.%s" % (proc["pid"], field(k)), v)
     system = views.system(s)
     if "uptime" in s:
@@ -281,12 +281,9 @@ def test_async_views_equal_the_sync_ones(board):
         assert got["identity"] == j.identity()
         for name in ("cpu", "power", "temperatures"):
             assert got[name] == getattr(views, name)(before), name
-        # gpus(): the view with each discrete GPU's DiscreteGpu properties, as Jetson.gpus()
+        # each discrete GPU with its DiscreteGpu object's facts, as Jetson.gpus()
         info = j.discrete_gpus()
-        want = views.gpus(before)
-        for g in want:
-            if not g["integrated"] and g["index"] in info:
-                g.update(info[g["index"]])
-        assert got["gpus"] == want
+        assert got["gpus"] == [dict(g, **(info.get(g["index"], {}) if not g["integrated"] else {}))
+                               for g in views.gpus(before)], got["gpus"]
 
 

@@ -107,16 +107,17 @@ static void test_records(void **state)
         put(&medium, 0, "power.VDD_IN.power", JD_VALUE_U64, 5123);
         values_sized(&slow, 1, 1);
         put(&slow, 0, "fan.0.pwm", JD_VALUE_I32, -3);
-        const jd_values *sources[JD_CAPTURE_SOURCES] = { &fast, &medium, &slow, NULL };
-        bool fresh[JD_CAPTURE_SOURCES] = { true, true, false, true };
-        jd_capture_write(c, T0, sources, fresh);
+        jd_capture_source sources[JD_CAPTURE_SOURCES] = { { &fast, true, 1, T0 }, { &medium, true, 1, T0 },
+                                                          { &slow, false, 1, T0 } };
+        jd_capture_write(c, T0, sources);
         /* The medium list changes its layout: the columns follow names. */
         g_free(medium.items);
         values_sized(&medium, 2, 2);
         put(&medium, 0, "power.VDD_GPU.power", JD_VALUE_U64, 1);
         put(&medium, 1, "power.VDD_IN.power", JD_VALUE_U64, 6000);
-        fresh[2] = true;
-        jd_capture_write(c, T0 + 10000000, sources, fresh);
+        sources[1].seq = 2;
+        sources[2].fresh = true;
+        jd_capture_write(c, T0 + 10000000, sources);
 
         double rec[2 + 5];
         read_exact(rfd, rec, sizeof(rec));
@@ -142,7 +143,7 @@ static void test_records(void **state)
         /* The reader closes: the next write ends the capture, no SIGPIPE
          * (the daemon ignores it; so does this test). */
         close(rfd);
-        jd_capture_write(c, T0 + 20000000, sources, (bool[JD_CAPTURE_SOURCES]) { false });
+        jd_capture_write(c, T0 + 20000000, (jd_capture_source[JD_CAPTURE_SOURCES]) { { 0 } });
         assert_true(jd_capture_ended(c));
         jd_capture_free(c);
 }
@@ -172,8 +173,7 @@ static void test_slow_reader_large_records(void **state)
         assert_int_equal(h.record_size, 16 + 8 * N);
         assert_string_equal(names[N - 1], "col.999");
 
-        const jd_values *sources[JD_CAPTURE_SOURCES] = { &v, NULL, NULL, NULL };
-        const bool fresh[JD_CAPTURE_SOURCES] = { true, false, false, false };
+        jd_capture_source sources[JD_CAPTURE_SOURCES] = { { &v, true, 0, 0 } };
         uint64_t written = 0;
         /* The writer runs ahead; the reader takes odd-sized bites. */
         g_autofree unsigned char *rec = g_malloc(h.record_size);
@@ -181,8 +181,10 @@ static void test_slow_reader_large_records(void **state)
         uint64_t expect_time = 1, records = 0, dropped_seen = 0;
         assert_true(fcntl(rfd, F_SETFL, O_NONBLOCK) >= 0);
         for (int round = 0; round < 400; round++) {
-                for (int k = 0; k < 5; k++)
-                        jd_capture_write(c, ++written, sources, fresh);
+                for (int k = 0; k < 5; k++) {
+                        sources[0].seq = sources[0].time_ns = ++written;
+                        jd_capture_write(c, written, sources);
+                }
                 size_t bite = 1000 + (size_t) (round * 7919) % 9000;
                 for (size_t taken = 0; taken < bite;) {
                         size_t want = h.record_size - have;
@@ -239,16 +241,15 @@ static void test_batches(void **state)
         jd_values v;
         values_sized(&v, 1, 1);
         put(&v, 0, "cpu.load", JD_VALUE_DOUBLE, 1);
-        const jd_values *sources[JD_CAPTURE_SOURCES] = { &v, NULL, NULL, NULL };
-        const bool fresh[JD_CAPTURE_SOURCES] = { true, false, false, false };
+        const jd_capture_source sources[JD_CAPTURE_SOURCES] = { { &v, true, 1, T0 } };
         double rec[3];
-        jd_capture_write(c, T0, sources, fresh);           /* the first leaves at once */
+        jd_capture_write(c, T0, sources);           /* the first leaves at once */
         assert_int_equal(read(rfd, rec, sizeof(rec)), sizeof(rec));
         for (uint64_t k = 1; k < 10; k++)
-                jd_capture_write(c, T0 + k * 1000000, sources, fresh);
+                jd_capture_write(c, T0 + k * 1000000, sources);
         assert_int_equal(read(rfd, rec, sizeof(rec)), -1); /* held back */
         assert_int_equal(errno, EAGAIN);
-        jd_capture_write(c, T0 + 10 * 1000000, sources, fresh);
+        jd_capture_write(c, T0 + 10 * 1000000, sources);
         for (uint64_t k = 1; k <= 10; k++) {
                 assert_int_equal(read(rfd, rec, sizeof(rec)), sizeof(rec));
                 uint64_t t;
@@ -300,8 +301,7 @@ static void test_missed_ticks(void **state)
         jd_values v;
         values_sized(&v, 1, 1);
         put(&v, 0, "cpu.load", JD_VALUE_DOUBLE, 5);
-        const jd_values *sources[JD_CAPTURE_SOURCES] = { &v, NULL, NULL, NULL };
-        const bool fresh[JD_CAPTURE_SOURCES] = { true, false, false, false };
+        const jd_capture_source sources[JD_CAPTURE_SOURCES] = { { &v, true, 1, T0 } };
         static const struct {
                 uint64_t deadline_us, started_us;
                 bool due;
@@ -324,7 +324,7 @@ static void test_missed_ticks(void **state)
                 if (!due)
                         continue;
                 time_ns += 20000000; /* 20 ms apart: every record leaves at once */
-                jd_capture_write(c, time_ns, sources, fresh);
+                jd_capture_write(c, time_ns, sources);
                 double rec[4];
                 read_exact(rfd, rec, sizeof(rec));
                 assert_true(rec[2] == 5.0);
@@ -336,6 +336,117 @@ static void test_missed_ticks(void **state)
         g_free(v.items);
 }
 
+/* A capture's own tier rates: medium readings come every 10 ms, the
+ * capture takes one every 50 ms and repeats it in between, its time
+ * column saying which reading each record holds; the slow tier, at no
+ * rate of its own, is taken at each new reading; a stale tier is NaN,
+ * time included, and its next reading is taken at once. */
+static void test_tier_rates(void **state)
+{
+        (void) state;
+        const char *columns[] = { "cpu.load", "power.in", "temp.cpu", "capture.time.medium", "capture.time.slow" };
+        int rfd = -1;
+        jd_capture *c = jd_capture_new(1000, 0, columns, G_N_ELEMENTS(columns), &rfd);
+        assert_non_null(c);
+        jd_capture_set_tier_intervals(c, 50000, 0);
+        wire_header h;
+        g_auto(GStrv) names = read_header(rfd, &h);
+        assert_int_equal(h.columns, 5);
+        assert_string_equal(names[3], "capture.time.medium");
+        jd_values fast, medium, slow;
+        values_sized(&fast, 1, 1);
+        values_sized(&medium, 1, 1);
+        values_sized(&slow, 1, 1);
+        jd_capture_source sources[JD_CAPTURE_SOURCES] = { { &fast, true, 0, 0, 1000 }, { &medium, true, 0, 0, 10000 },
+                                                          { &slow, true, 0, 0, 100000 } };
+        double last_medium_time = -1;
+        unsigned medium_changes = 0;
+        for (uint64_t k = 0; k < 200; k++) {
+                uint64_t t = T0 + k * 1000000;              /* 1 kHz records */
+                put(&fast, 0, "cpu.load", JD_VALUE_DOUBLE, (double) k);
+                sources[0].seq = k + 1;
+                sources[0].time_ns = t;
+                /* Medium every 10 ms, a little late now and then. */
+                uint64_t m = k / 10;
+                put(&medium, 0, "power.in", JD_VALUE_U64, (double) (1000 + m));
+                sources[1].seq = m + 1;
+                sources[1].time_ns = T0 + m * 10000000 + (m % 3 == 1 ? 300000 : 0);
+                uint64_t sl = k / 100;
+                put(&slow, 0, "temp.cpu", JD_VALUE_DOUBLE, (double) (40 + sl));
+                sources[2].seq = sl + 1;
+                sources[2].time_ns = T0 + sl * 100000000;
+                /* The slow tier is stale from 150 ms to 160 ms. */
+                sources[2].fresh = k < 150 || k >= 160;
+                jd_capture_write(c, t, sources);
+        }
+        jd_capture_write(c, T0 + 1000000000, (jd_capture_source[JD_CAPTURE_SOURCES]) { { &fast, true, 999, 0 } });
+        for (uint64_t k = 0; k < 200; k++) {
+                double rec[2 + 5];
+                read_exact(rfd, rec, sizeof(rec));
+                assert_dbl_equal(rec[2], (double) k);
+                double mtime = rec[5], stime = rec[6];
+                /* The medium value is the one read at its time column's time. */
+                uint64_t m = (uint64_t) ((mtime - T0) / 10000000.0);
+                assert_dbl_equal(rec[3], (double) (1000 + m));
+                if (mtime != last_medium_time) {
+                        medium_changes++;
+                        assert_int_equal(m % 5, 0);          /* 0, 50, 100, 150 ms */
+                        last_medium_time = mtime;
+                }
+                if (k >= 150 && k < 160) {
+                        assert_true(isnan(rec[4]));
+                        assert_true(isnan(stime));
+                } else {
+                        assert_dbl_equal(stime, (double) (T0 + k / 100 * 100000000));
+                        assert_dbl_equal(rec[4], (double) (40 + k / 100));
+                }
+        }
+        assert_int_equal(medium_changes, 4);
+        close(rfd);
+        jd_capture_free(c);
+        g_free(fast.items);
+        g_free(medium.items);
+        g_free(slow.items);
+}
+
+/* A reading taken late (the tier stalled) does not bring the next one
+ * closer: medium every 50 ms, readings every 10 ms but none from 50 to
+ * 86 ms; the one of 86 ms is taken, the ones of 90 to 120 ms are not. */
+static void test_late_reading(void **state)
+{
+        (void) state;
+        const char *columns[] = { "power.in", "capture.time.medium" };
+        int rfd = -1;
+        jd_capture *c = jd_capture_new(10000, 0, columns, 2, &rfd);
+        assert_non_null(c);
+        jd_capture_set_tier_intervals(c, 50000, 0);
+        wire_header h;
+        g_auto(GStrv) names = read_header(rfd, &h);
+        assert_string_equal(names[1], "capture.time.medium");
+        jd_values medium;
+        values_sized(&medium, 1, 1);
+        static const uint64_t read_ms[] = { 0, 10, 20, 30, 40, 86, 90, 100, 110, 120, 130, 140, 150 };
+        static const bool taken[] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0 };
+        double last = -1;
+        for (size_t k = 0; k < G_N_ELEMENTS(read_ms); k++) {
+                put(&medium, 0, "power.in", JD_VALUE_U64, (double) k);
+                jd_capture_source sources[JD_CAPTURE_SOURCES] = {
+                        [JD_CAPTURE_SOURCE_MEDIUM] = { &medium, true, k + 1, read_ms[k] * 1000000, 10000 },
+                };
+                /* Records 20 ms apart: each leaves at once. */
+                jd_capture_write(c, T0 + k * 20000000, sources);
+                double rec[4];
+                read_exact(rfd, rec, sizeof(rec));
+                bool fresh = rec[3] != last;
+                if (fresh != taken[k])
+                        fail_msg("the reading of %" PRIu64 " ms: %s", read_ms[k], fresh ? "taken" : "not taken");
+                last = rec[3];
+        }
+        close(rfd);
+        jd_capture_free(c);
+        g_free(medium.items);
+}
+
 int main(void)
 {
         signal(SIGPIPE, SIG_IGN);
@@ -345,6 +456,8 @@ int main(void)
                 cmocka_unit_test(test_batches),
                 cmocka_unit_test(test_due),
                 cmocka_unit_test(test_missed_ticks),
+                cmocka_unit_test(test_tier_rates),
+                cmocka_unit_test(test_late_reading),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
