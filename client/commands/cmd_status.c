@@ -10,6 +10,7 @@
 #include "common/json_docs.h"
 #include "common/json_out.h"
 #include "common/throttle.h"
+#include "common/trips.h"
 #include "jetsond-dbus.h"
 #include "common/output.h"
 #include "common/gpu_filter.h"
@@ -178,7 +179,13 @@ static void cpu_rows(GString *out, const jc_sample *s, bool color)
         bool have = jc_sample_double(s, "cpu.load", &load);
         if (!cpus->len && !have)
                 return;
-        bar_row(out, color, "CPU", have, load, NULL);
+        /* Where the load went, as jtop's CPU panel: user, nice, kernel. */
+        double user, nice, system;
+        g_autofree char *split = jc_sample_double(s, "cpu.user", &user) && jc_sample_double(s, "cpu.nice", &nice) &&
+                                                 jc_sample_double(s, "cpu.system", &system)
+                                         ? g_strdup_printf("user %.1f%%, nice %.1f%%, system %.1f%%", user, nice, system)
+                                         : NULL;
+        bar_row(out, color, "CPU", have, load, split);
         for (guint i = 0; i < cpus->len; i++) {
                 unsigned n = g_array_index(cpus, unsigned, i);
                 g_autofree char *name = g_strdup_printf("  cpu%u", n);
@@ -449,7 +456,8 @@ static void temp_row(GString *out, const jc_sample *s, bool color)
         g_variant_iter_init(&it, s->values);
         while (g_variant_iter_next(&it, "{&sv}", &key, &v)) {
                 if (g_str_has_prefix(key, "temp.") && g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE)) {
-                        g_autofree char *item = g_strdup_printf("%s %.1f°C", key + 5, g_variant_get_double(v));
+                        g_autofree char *trips = jc_trip_suffix(s, key + 5);
+                        g_autofree char *item = g_strdup_printf("%s %.1f°C%s", key + 5, g_variant_get_double(v), trips);
                         size_t width = g_utf8_strlen(lines->str + line_start, -1);
                         if (width && LABEL_WIDTH + width + 2 + g_utf8_strlen(item, -1) > 80) {
                                 g_string_append_printf(lines, "\n%*s", LABEL_WIDTH, "");
@@ -475,8 +483,22 @@ static void throttle_row(GString *out, const jc_sample *s, bool color)
         if (!line)
                 return;
         label(out, color, "Throttle");
+        /* Its "; "-separated parts in lines of 80 columns. */
+        g_autoptr(GString) text = g_string_new(NULL);
+        size_t line_start = 0;
+        g_auto(GStrv) parts = g_strsplit(line, "; ", -1);
+        for (char **p = parts; *p; p++) {
+                size_t width = g_utf8_strlen(text->str + line_start, -1);
+                if (width && LABEL_WIDTH + 1 + width + 2 + g_utf8_strlen(*p, -1) > 80) {
+                        g_string_append_printf(text, ";\n%*s", LABEL_WIDTH + 1, "");
+                        line_start = text->len;
+                } else if (width) {
+                        g_string_append(text, "; ");
+                }
+                g_string_append(text, *p);
+        }
         g_string_append_c(out, ' ');
-        jc_append_colored(out, color, active ? JC_COLOR_RED : JC_COLOR_NONE, line);
+        jc_append_colored(out, color, active ? JC_COLOR_RED : JC_COLOR_NONE, text->str);
         g_string_append_c(out, '\n');
 }
 
@@ -577,6 +599,8 @@ static void print_json(const status_data *d)
                 json_builder_add_value(b, jc_doc_dgpu(g_ptr_array_index(d->dgpus, i)));
         json_builder_end_array(b);
 
+        json_builder_set_member_name(b, "temperatures");
+        json_builder_add_value(b, jc_trip_doc(&d->sample));
         json_builder_set_member_name(b, "timestamp_usec");
         json_builder_add_int_value(b, (gint64) d->sample.timestamp_usec);
         jc_json_add_variant(b, "values", d->sample.values);

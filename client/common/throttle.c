@@ -1,5 +1,7 @@
 #include "common/throttle.h"
 
+#include "common/trips.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -72,6 +74,11 @@ char *jc_throttle_line(const jc_sample *s, bool *active)
                 g_string_append_printf(out, "; %" PRIu64 " over-current event%s since boot", events,
                                        events == 1 ? "" : "s");
         append_others(out, s, active, true);
+        /* How far the hottest zone, relative to its trips, is from being
+         * throttled: the answer before the clocks drop. */
+        g_autofree char *trip = jc_trip_nearest(s);
+        if (trip)
+                g_string_append_printf(out, "%s%s", out->len ? "; " : "", trip);
         if (!out->len)
                 return NULL;
         return g_string_free(g_steal_pointer(&out), FALSE);

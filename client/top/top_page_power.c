@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/throttle.h"
+#include "common/trips.h"
 #include "top.h"
 #include "top_draw.h"
 
@@ -135,11 +136,15 @@ void jc_top_draw_power_page(const jc_top *t, int y, int last)
                                 break;
                         const char *zone = g_ptr_array_index(zones, i);
                         g_autofree char *key = g_strdup_printf("temp.%s", zone);
-                        double c = 0;
+                        double c = 0, warm, hot;
                         jc_sample_double(s, key, &c);
-                        jc_top_putf(row, x, jc_top_pair(JC_PAIR_TITLE), "%-18.18s", zone);
-                        jc_top_putf(row, x + 19, jc_top_level(c, 70, 85), "%7.1f°C", c);
-                        jc_top_graph(t, row, x + 42, w - 43, 1, "", key, 110, 70, 85, NULL, 1);
+                        jc_trip_bands(s, zone, &warm, &hot);
+                        /* Name, value and trips ("trip 99/104.5") before the graph at 42. */
+                        jc_top_putf(row, x, jc_top_pair(JC_PAIR_TITLE), "%-16.16s", zone);
+                        jc_top_putf(row, x + 17, jc_top_level(c, warm, hot), "%7.1f°C", c);
+                        g_autofree char *trips = jc_trip_short(s, zone);
+                        jc_top_putf(row, x + 27, A_DIM, "%-14.14s", trips);
+                        jc_top_graph(t, row, x + 42, w - 43, 1, "", key, 110, warm, hot, NULL, 1);
                 }
         }
         int below = y + (int) ((zones->len + (guint) per_row - 1) / (guint) per_row) + 1;

@@ -8,8 +8,21 @@
 #include "top.h"
 #include "top_draw.h"
 
+/* " usr 36% sys 18%" (and " nice N%" when there is nice time) of the
+ * split whose keys start with PREFIX ("cpu." or "cpu.N."); "" without. */
+static char *split_text(const jc_sample *s, const char *prefix)
+{
+        double user, nice, system;
+        if (!jc_sample_doublef(s, &user, "%suser", prefix) || !jc_sample_doublef(s, &system, "%ssystem", prefix))
+                return g_strdup("");
+        bool has_nice = jc_sample_doublef(s, &nice, "%snice", prefix) && nice >= 0.5;
+        return has_nice ? g_strdup_printf(" usr %.0f%% nice %.0f%% sys %.0f%%", user, nice, system)
+                        : g_strdup_printf(" usr %.0f%% sys %.0f%%", user, system);
+}
+
 /* Rows Y to LAST: the total's graph on a third, then a graph per core in
- * as many columns of 40 as fit, each as tall as the rows allow. */
+ * as many columns of 40 as fit, each as tall as the rows allow; each
+ * title with the user/system split of its load. */
 void jc_top_draw_cpu_page(const jc_top *t, int y, int last)
 {
         const jc_sample *s = &t->sample;
@@ -19,7 +32,9 @@ void jc_top_draw_cpu_page(const jc_top *t, int y, int last)
                 n++;
         int rows_left = last + 1 - y;
         int total_h = MAX(2, rows_left / 3);
-        y = jc_top_graph(t, y, 0, COLS, total_h, "CPU total", "cpu.load", 100, 60, 90, "%", 1);
+        g_autofree char *total_split = split_text(s, "cpu.");
+        g_autofree char *total_title = g_strdup_printf("CPU total%s", total_split);
+        y = jc_top_graph(t, y, 0, COLS, total_h, total_title, "cpu.load", 100, 60, 90, "%", 1);
         if (n == 0)
                 return;
         int per_row = MAX(1, COLS / 40), grid_rows = (int) ((n + (unsigned) per_row - 1) / (unsigned) per_row);
@@ -35,7 +50,9 @@ void jc_top_draw_cpu_page(const jc_top *t, int y, int last)
                 }
                 uint64_t f;
                 g_autofree char *freq = jc_sample_uintf(s, &f, "cpu.%u.freq", c) ? jc_format_khz(f) : g_strdup("");
-                g_autofree char *title = g_strdup_printf("CPU%-2u %s", c, freq);
+                g_autofree char *prefix = g_strdup_printf("cpu.%u.", c);
+                g_autofree char *split = split_text(s, prefix);
+                g_autofree char *title = g_strdup_printf("CPU%-2u %s%s", c, freq, split);
                 g_autofree char *key = g_strdup_printf("cpu.%u.load", c);
                 jc_top_graph(t, row, x, w - 1, h, title, key, 100, 60, 90, "%", 1);
         }

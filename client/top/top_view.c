@@ -10,6 +10,7 @@
 
 #include "common/output.h"
 #include "common/throttle.h"
+#include "common/trips.h"
 #include "top.h"
 #include "top_draw.h"
 #include "top_mouse.h"
@@ -270,8 +271,8 @@ static int draw_power(const jc_top *t, int y, int last)
         return y + 1 + (i + per_row - 1) / per_row;
 }
 
-/* Temperatures coloured by fixed bands (the samples carry no trip
- * points), "name value" never cut between rows: an item that does not
+/* Temperatures coloured by their zone's trip points (common/trips.h),
+ * "name value" never cut between rows: an item that does not
  * fit the row starts the next, up to ROWS rows. */
 int jc_top_draw_temperatures(const jc_top *t, int y, int rows)
 {
@@ -292,7 +293,9 @@ int jc_top_draw_temperatures(const jc_top *t, int y, int rows)
                         }
                         if (row < rows) {
                                 x = jc_top_putf(y + row, x, A_NORMAL, "%s ", key + 5);
-                                x = jc_top_put(y + row, x, jc_top_level(c, 70, 85), deg);
+                                double warm, hot;
+                                jc_trip_bands(&t->sample, key + 5, &warm, &hot);
+                                x = jc_top_put(y + row, x, jc_top_level(c, warm, hot), deg);
                                 x += 2;
                         }
                         any = true;

@@ -17,10 +17,23 @@ def _num(x: Any) -> Any:
     return int(x) if isinstance(x, float) and x.is_integer() else x
 
 
+_SPLIT = ("user", "nice", "system", "idle")
+
+
+def _split(s: Snapshot, prefix: str) -> Dict[str, Any]:
+    """user, nice, system and idle (%) from PREFIX + "user" ...; idle from
+    the load alone where the split is missing (a jetsond before it)."""
+    out = {k: s[prefix + k] for k in _SPLIT if prefix + k in s}
+    if "idle" not in out and prefix + "load" in s:
+        out["idle"] = 100.0 - s[prefix + "load"]
+    return out
+
+
 def cpu_of(s: Snapshot) -> Dict[str, Any]:
     """jtop's ``cpu``: per-core online, governor, freq {min,max,cur} (kHz)
-    and idle (%); the aggregate's idle. jetsond gives a load per core, not
-    its user/nice/system split: those keys are left out."""
+    and user, nice, system, idle (% of the last interval: system with irq
+    and softirq, idle with iowait, the four adding up to 100); the same
+    four for all cores together as "total"."""
     cores = []  # type: List[Dict[str, Any]]
     n = 0
     while "cpu.%d.online" % n in s or "cpu.%d.freq" % n in s:
@@ -33,11 +46,10 @@ def cpu_of(s: Snapshot) -> Dict[str, Any]:
                 freq[name] = s["cpu.%d.%s" % (n, k)]
         if c["online"]:
             c["freq"] = freq
-            if "cpu.%d.load" % n in s:
-                c["idle"] = 100.0 - s["cpu.%d.load" % n]
+            c.update(_split(s, "cpu.%d." % n))
         cores.append(c)
         n += 1
-    total = {"idle": 100.0 - s["cpu.load"]} if "cpu.load" in s else {}
+    total = _split(s, "cpu.")
     return {"total": total, "cpu": cores}
 
 
@@ -158,9 +170,19 @@ def power_of(s: Snapshot, averages: Optional[Mapping[str, float]] = None,
 
 
 def temperature_of(s: Snapshot) -> Dict[str, Dict[str, Any]]:
-    """jtop's ``temperature``: {zone: {"online": True, "temp": °C}};
+    """jtop's ``temperature``: {zone: {"online": True, "temp": °C, "max":
+    °C, "crit": °C}}: max is the zone's throttle trip point (its lowest
+    passive one), crit its critical one, each only where the zone has it;
     offline zones are absent (jetsond leaves them out)."""
-    return {k[5:]: {"online": True, "temp": v} for k, v in s.items() if k.startswith("temp.")}
+    out = {}  # type: Dict[str, Dict[str, Any]]
+    for k, v in s.items():
+        if k.startswith("temp."):
+            zone = {"online": True, "temp": v}  # type: Dict[str, Any]
+            for trip, name in (("throttle", "max"), ("critical", "crit")):
+                if "temp_trip.%s.%s" % (k[5:], trip) in s:
+                    zone[name] = s["temp_trip.%s.%s" % (k[5:], trip)]
+            out[k[5:]] = zone
+    return out
 
 
 def engine_of(s: Snapshot) -> Dict[str, Dict[str, Dict[str, Any]]]:

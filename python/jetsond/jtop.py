@@ -25,6 +25,7 @@ from ._jtop_shapes import stats_of as stats_of
 from ._jtop_shapes import board_of as board_of
 from .client import Jetson, Sample
 from .errors import JetsondError
+from .netif import local_interfaces as _local_interfaces
 
 
 class JtopException(Exception):
@@ -433,6 +434,14 @@ class jtop:
     @property
     def disk(self) -> Dict[str, float]:
         return disk_of(self._s)
+
+    @property
+    def local_interfaces(self) -> Dict[str, Any]:
+        """{"hostname", "interfaces": {NAME: IPv4 address}}, read in this
+        process's network namespace (jetsond.local_interfaces() adds every
+        address, IPv6 included)."""
+        d = _local_interfaces()
+        return {"hostname": d["hostname"], "interfaces": d["interfaces"]}
 
     @property
     def uptime(self) -> datetime.timedelta:

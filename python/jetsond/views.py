@@ -26,7 +26,7 @@ UNITS = {
     "nvlink_rx": "nvlink_rx_bytes_per_s", "nvlink_tx": "nvlink_tx_bytes_per_s",
     "nvlink_rx_total": "nvlink_rx_total_bytes", "nvlink_tx_total": "nvlink_tx_total_bytes",
     "speed": "speed_percent", "gpu_mem": "gpu_mem_kib", "cpu": "cpu_percent", "rss": "rss_kib",
-    "mem": "mem_kib", "sm": "sm_percent", "total": "total_kib", "used": "used_kib", "free": "free_kib",
+    "mem": "mem_kib", "sm": "sm_percent", "mem_util": "mem_util_percent", "total": "total_kib", "used": "used_kib", "free": "free_kib",
     "available": "available_kib", "buffers": "buffers_kib", "cached": "cached_kib", "shared": "shared_kib",
     "lfb": "lfb_blocks", "lfb_size": "lfb_size_kib", "tpc_pg_mask": "tpc_pg_mask", "3d_scaling": "scaling_3d",
     "start_time": "start_time_s", "in": "in_kib", "out": "out_kib",
@@ -79,13 +79,26 @@ def _indices(s: Snapshot, pattern: str) -> List[str]:
     return sorted(found, key=lambda x: (int(x) if x.isdigit() else 1 << 62, x))
 
 
+_CPU_SPLIT = ("user", "nice", "system", "idle")
+
+
 def cpu(s: Snapshot) -> Dict[str, Any]:
-    """{"load_percent", "cores": [{"index", "online", "load_percent",
-    "freq_khz", "min_freq_khz", "max_freq_khz", "governor"}]}."""
+    """{"load_percent", "user_percent", "nice_percent", "system_percent",
+    "idle_percent", "cores": [{"index", "online", "load_percent",
+    "user_percent", ..., "freq_khz", "min_freq_khz", "max_freq_khz",
+    "governor"}]}."""
     out = {}  # type: Dict[str, Any]
     if "cpu.load" in s:
         out["load_percent"] = s["cpu.load"]
-    out["cores"] = [dict(index=int(n), **_fields(s, "cpu.%s." % n)) for n in _indices(s, r"cpu\.(\d+)\.")]
+    for k in _CPU_SPLIT:
+        if "cpu." + k in s:
+            out[k + "_percent"] = s["cpu." + k]
+    cores = []
+    for n in _indices(s, r"cpu\.(\d+)\."):
+        # "user" is a process's user name elsewhere: the split's unit is named here.
+        core = {(k + "_percent" if k in _CPU_SPLIT else k): v for k, v in _fields(s, "cpu.%s." % n).items()}
+        cores.append(dict(index=int(n), **core))
+    out["cores"] = cores
     return out
 
 

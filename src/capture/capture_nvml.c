@@ -39,6 +39,7 @@ static void add_processes(JsonBuilder *b, const jd_nvml_gpu *g)
                 json_builder_add_string_value(b, p->compute && p->graphics ? "both" : p->graphics ? "graphics" : "compute");
                 opt(b, "used_memory", p->mem_kib, 1, 1024);
                 opt(b, "sm", p->sm, 1, 1);
+                opt(b, "mem_util", p->mem_util, 1, 1);
                 opt(b, "enc", p->enc, 1, 1);
                 opt(b, "dec", p->dec, 1, 1);
                 opt(b, "gpu_instance", p->gpu_instance, 1, 1);

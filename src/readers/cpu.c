@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,10 @@ static const char *parse_ticks(const char *p, jd_cpu_ticks *t)
         }
         t->total = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6];
         t->busy = t->total - f[3] - f[4]; /* minus idle and iowait */
+        t->user = f[0];
+        t->nice = f[1];
+        t->system = f[2] + f[5] + f[6];
+        t->idle = f[3] + f[4];
         t->valid = true;
         return strchrnul(p, '\n');
 }
@@ -235,6 +240,26 @@ jd_opt_dbl jd_cpu_load(const jd_cpu_ticks *prev, const jd_cpu_ticks *now)
         return out;
 }
 
+jd_cpu_times jd_cpu_split(const jd_cpu_ticks *prev, const jd_cpu_ticks *now)
+{
+        jd_cpu_times out = { 0 };
+        jd_opt_dbl load = jd_cpu_load(prev, now);
+        if (!load.present || now->user < prev->user || now->nice < prev->nice || now->system < prev->system ||
+            now->idle < prev->idle)
+                return out;
+        double dt = (double) (now->total - prev->total);
+        out.user = jd_percent((double) (now->user - prev->user), dt);
+        out.nice = jd_percent((double) (now->nice - prev->nice), dt);
+        /* Each share rounded on its own would not add up to 100 (nor idle
+         * to 100 - load): idle and system take what the others leave. */
+        out.idle = 100.0 - load.value;
+        out.system = round(100.0 * (load.value - out.user - out.nice)) / 100.0;
+        if (out.system < 0)
+                out.system = 0;
+        out.present = true;
+        return out;
+}
+
 /* /proc/stat is regenerated on every read; grow the buffer until the cpu
  * lines fit (they come first, the huge "intr" line after them), but no
  * further than PROC_STAT_MAX: the cpu lines of 4096 CPUs take ~400 KiB, so
@@ -263,17 +288,19 @@ static bool read_stat(jd_cpu_reader *r)
  * shortest window in which the counters moved: BASE stays put until they
  * do, and LOAD keeps the last such window's value meanwhile, so a 1 kHz
  * reader neither drops the key nor reports a false 0. */
-static void advance_load(jd_cpu_ticks *base, const jd_cpu_ticks *now, jd_opt_dbl *load)
+static void advance_load(jd_cpu_ticks *base, const jd_cpu_ticks *now, jd_opt_dbl *load, jd_cpu_times *times)
 {
         if (!now->valid) {
                 base->valid = false;
                 load->present = false;
+                times->present = false;
                 return;
         }
         if (base->valid && now->total == base->total && now->busy == base->busy)
                 return;
         /* Counters that went back (a core restarted) start a new window. */
         *load = jd_cpu_load(base, now);
+        *times = jd_cpu_split(base, now);
         *base = *now;
 }
 
@@ -318,11 +345,11 @@ const jd_cpu_sample *jd_cpu_reader_sample(jd_cpu_reader *r)
          * aggregate is not comparable across that change either. */
         if (online_changed)
                 r->prev_agg.valid = false;
-        advance_load(&r->prev_agg, have_stat ? &agg : &(jd_cpu_ticks) { 0 }, &s->load);
+        advance_load(&r->prev_agg, have_stat ? &agg : &(jd_cpu_ticks) { 0 }, &s->load, &s->times);
         for (size_t i = 0; i < s->n_cores; i++) {
                 jd_cpu_core *c = &s->cores[i];
                 jd_cpu_ticks now = have_stat && c->online ? r->now_ticks[c->id] : (jd_cpu_ticks) { 0 };
-                advance_load(&r->files[i].prev, &now, &c->load);
+                advance_load(&r->files[i].prev, &now, &c->load, &c->times);
         }
         return s;
 }

@@ -473,6 +473,7 @@ void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts)
                                 dst->processes[i].sm = src->processes[k].sm;
                                 dst->processes[i].enc = src->processes[k].enc;
                                 dst->processes[i].dec = src->processes[k].dec;
+                                dst->processes[i].mem_util = src->processes[k].mem_util;
                         }
 }
 

@@ -65,6 +65,7 @@ typedef struct {
         jd_opt_u64 mem_kib;           /* GPU memory it uses */
         jd_opt_u64 sm;                /* %, SM utilization over the last interval */
         jd_opt_u64 enc, dec;          /* %, encoder and decoder use: the same call's */
+        jd_opt_u64 mem_util;          /* %, memory bandwidth utilization, the same interval */
         jd_opt_u64 gpu_instance;      /* with MIG on: the GPU instance it runs in */
 } jd_nvml_process;
 
@@ -207,8 +208,8 @@ enum {
 bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu *out);
 /* Copies into DST the values of PARTS (JD_NVML_CONSTANTS, JD_NVML_ENERGY,
  * JD_NVML_PCIE, JD_NVML_NVLINK with its rates, JD_NVML_HEALTH, JD_NVML_GPM,
- * JD_NVML_MODES, JD_NVML_PROCESS_SM: the SM, encoder and decoder use of
- * each of DST's processes that SRC has)
+ * JD_NVML_MODES, JD_NVML_PROCESS_SM: the SM, memory bandwidth, encoder
+ * and decoder use of each of DST's processes that SRC has)
  * that SRC holds, for a read of the cheap part completed
  * with the others' latest. */
 void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts);

@@ -61,15 +61,16 @@ void jd_nvml_read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t 
         free(infos);
 }
 
-/* A sample's SM, encoder and decoder use, into P. */
+/* A sample's SM, memory bandwidth, encoder and decoder use, into P. */
 static void set_use(jd_nvml_process *p, const nvmlProcessUtilizationSample_t *s)
 {
         JD_SET(p->sm, s->smUtil);
+        JD_SET(p->mem_util, s->memUtil);
         JD_SET(p->enc, s->encUtil);
         JD_SET(p->dec, s->decUtil);
 }
 
-/* Each process's SM use over NVML's last interval. LISTED_ONLY: only
+/* Each process's SM and memory bandwidth use over NVML's last interval. LISTED_ONLY: only
  * for G's listed processes (a sample may outlive its process); else a
  * process for each sample, for jd_nvml_gpu_merge to match later. */
 void jd_nvml_read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned index, bool listed_only)

@@ -131,10 +131,22 @@ static jd_value *add(jd_values *v, jd_value_type type, const char *fmt, uint64_t
 static void add_cpu(jd_values *v, const jd_cpu_sample *cpu)
 {
         ADD_OPT_DBL(v, cpu->load, "cpu.load");
+        if (cpu->times.present) {
+                ADD(v, JD_VALUE_DOUBLE, d, cpu->times.user, "cpu.user");
+                ADD(v, JD_VALUE_DOUBLE, d, cpu->times.nice, "cpu.nice");
+                ADD(v, JD_VALUE_DOUBLE, d, cpu->times.system, "cpu.system");
+                ADD(v, JD_VALUE_DOUBLE, d, cpu->times.idle, "cpu.idle");
+        }
         for (size_t i = 0; i < cpu->n_cores; i++) {
                 const jd_cpu_core *c = &cpu->cores[i];
                 ADD(v, JD_VALUE_BOOL, b, c->online, "cpu.%u.online", c->id);
                 ADD_OPT_DBL(v, c->load, "cpu.%u.load", c->id);
+                if (c->times.present) {
+                        ADD(v, JD_VALUE_DOUBLE, d, c->times.user, "cpu.%u.user", c->id);
+                        ADD(v, JD_VALUE_DOUBLE, d, c->times.nice, "cpu.%u.nice", c->id);
+                        ADD(v, JD_VALUE_DOUBLE, d, c->times.system, "cpu.%u.system", c->id);
+                        ADD(v, JD_VALUE_DOUBLE, d, c->times.idle, "cpu.%u.idle", c->id);
+                }
                 ADD_OPT_U32(v, c->cur_khz, 1, "cpu.%u.freq", c->id);
                 ADD_OPT_U32(v, c->min_khz, 1, "cpu.%u.min_freq", c->id);
                 ADD_OPT_U32(v, c->max_khz, 1, "cpu.%u.max_freq", c->id);
@@ -502,6 +514,8 @@ void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
                 ADD_OPT_U32(v, p->gpu_instance, 1, "process.%s.gpu_instance", inst);
                 if (p->sm.present)
                         ADD(v, JD_VALUE_DOUBLE, d, (double) p->sm.value, "process.%s.sm", inst);
+                if (p->mem_util.present)
+                        ADD(v, JD_VALUE_DOUBLE, d, (double) p->mem_util.value, "process.%s.mem_util", inst);
                 if (p->enc.present)
                         ADD(v, JD_VALUE_DOUBLE, d, (double) p->enc.value, "process.%s.enc", inst);
                 if (p->dec.present)

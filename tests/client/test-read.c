@@ -105,6 +105,18 @@ static void test_status_with_loads(void **state)
         jc_assert_json_double(a, "values|cpu.1.load", 85.0);
         jc_assert_json_double(a, "values|cpu.7.load", 100.0);
         jc_assert_json_double(a, "values|cpu.5.load", 0.0);
+        /* The split of the same window (fixtures/agx-orin-jp62.expected.md): cpu0 moved
+         * user 36, nice 1, system 16 + irq 1 + softirq 1, idle 45 of 100
+         * ticks; the aggregate user 439, nice 10 of 1200, idle 45 %. */
+        jc_assert_json_double(a, "values|cpu.0.user", 36.0);
+        jc_assert_json_double(a, "values|cpu.0.nice", 1.0);
+        jc_assert_json_double(a, "values|cpu.0.system", 18.0);
+        jc_assert_json_double(a, "values|cpu.0.idle", 45.0);
+        jc_assert_json_double(a, "values|cpu.user", 36.58);
+        jc_assert_json_double(a, "values|cpu.nice", 0.83);
+        jc_assert_json_double(a, "values|cpu.idle", 45.0);
+        double sys = json_node_get_double(jc_json_at(a, "values|cpu.system"));
+        assert_true(sys > 17.575 && sys < 17.595); /* 211 of 1200, to 0.01 */
 }
 
 /* Issue 39: the simulator raises 3 over-current events on channel 2 and a
@@ -131,7 +143,7 @@ static void status_throttled(void **state, const char *board)
                 g_usleep(50000);
         }
         g_autofree char *text = jc_ok("status", NULL);
-        if (!strstr(text, "\nThrottle GPU thermal cap now; 3 over-current events since boot\n")) {
+        if (!strstr(text, "\nThrottle GPU thermal cap now; 3 over-current events since boot;\n")) {
                 const char *line = strstr(text, "\nThrottle");
                 fail_msg("%s: throttle line is %.100s", board, line ? line + 1 : "(none)");
         }
@@ -146,6 +158,55 @@ static void status_throttled(void **state, const char *board)
         jc_assert_json_int(a, "values|throttle.oc1.events_counted", 0);
         jc_assert_json_int(a, "values|throttle.cap.gpu-throttle-alert.state", 1);
         jc_assert_json_string(a, "values|throttle.oc2.counter", "ok");
+}
+
+/* The zone nearest to its trip point, in status' throttle summary and
+ * next to each temperature; its JSON carries the trips per zone. The GPU
+ * zone is heated past the others' margin, then past its trip. */
+static void wait_status_line(const char *want)
+{
+        uint64_t deadline = testbus_now_us() + 30 * G_USEC_PER_SEC;
+        for (;;) {
+                g_autofree char *text = jc_ok("status", NULL);
+                if (strstr(text, want))
+                        return;
+                if (testbus_now_us() > deadline)
+                        fail_msg("no status with \"%s\" within 30 s:\n%s", want, text);
+                g_usleep(100000);
+        }
+}
+
+/* In place: jetsond keeps the file open and rereads it. */
+static void write_in_place(const char *path, const char *text)
+{
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+}
+
+static void test_status_trip_points(void **state)
+{
+        testbus *tb = jc_start(state, "agx-orin-jp62", (const char *[]) { "--interval=100", NULL });
+        g_autofree char *text = jc_ok("status", NULL);
+        assert_non_null(strstr(text, "\nTemp    cpu 46.5°C (trip 99.0, crit 104.5)  gpu 44.0°C (trip 99.0, crit 104.5)\n"));
+        assert_non_null(strstr(text, "tj 46.5°C (crit 104.5)\n"));
+        assert_non_null(strstr(text, "\n         cpu 46.5°C, 52.5°C below its throttle trip 99.0°C\n"));
+
+        g_autofree char *json = jc_ok("status", "--json", NULL);
+        g_autoptr(JsonNode) a = jc_parse_json(json);
+        jc_assert_json_double(a, "temperatures|gpu|temp_c", 44.0);
+        jc_assert_json_double(a, "temperatures|gpu|throttle_trip_c", 99.0);
+        jc_assert_json_double(a, "temperatures|gpu|critical_trip_c", 104.5);
+        jc_assert_json_double(a, "temperatures|tj|critical_trip_c", 104.5);
+        JsonObject *tj = json_node_get_object(jc_json_at(a, "temperatures|tj"));
+        assert_false(json_object_has_member(tj, "throttle_trip_c"));
+
+        g_autofree char *zone = g_build_filename(tb->root, "sys/devices/virtual/thermal/thermal_zone1/temp", NULL);
+        write_in_place(zone, "92500\n");
+        wait_status_line("gpu 92.5°C, 6.5°C below its throttle trip 99.0°C\n");
+        write_in_place(zone, "100500\n");
+        wait_status_line("gpu 100.5°C, 1.5°C above its throttle trip 99.0°C\n");
 }
 
 static void test_status_throttled_orin(void **state) { status_throttled(state, "agx-orin-jp62"); }
@@ -377,6 +438,7 @@ int main(void)
                 cmocka_unit_test_teardown(test_color, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_with_loads, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_json, testbus_teardown),
+                cmocka_unit_test_teardown(test_status_trip_points, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_throttled_orin, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_throttled_thor, testbus_teardown),
                 cmocka_unit_test_teardown(test_status_json_pc, testbus_teardown),

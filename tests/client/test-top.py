@@ -716,6 +716,23 @@ def test_pages_equal_the_snapshot(stack):
         screen = top.wait_for_frame(lambda s: "CPU total" in s and "Tab/1-8 CPU" in s, "the CPU page")
         for n in range(12):
             assert re.search(rf"CPU{n} +{snap[f'cpu.{n}.freq'] // 1000} MHz", screen), (n, screen)
+        # The still board moves once (fixtures/proc-stat: cpu0 user 36 %,
+        # system 18 %, nice 1 %), and the titles carry the split; put back,
+        # the counters go back and the loads are gone again.
+        stat = os.path.join(stack.root, "proc", "stat")
+        with open(stat) as f:
+            before = f.read()
+        with open(os.path.join(SOURCE_DIR, "tests", "fixtures", "proc-stat", "agx-orin-jp62-b")) as f:
+            moved = f.read()
+        try:
+            with open(stat, "w") as f:  # in place: jetsond keeps it open
+                f.write(moved)
+            screen = top.wait_for_frame(lambda s: "CPU0  " in s and " usr 36% nice 1% sys 18%" in s, "the split")
+            assert re.search(r"CPU total usr 37% nice 1% sys 18%", screen), screen
+        finally:
+            with open(stat, "w") as f:
+                f.write(before)
+        top.wait_for_frame(lambda s: "CPU total usr" not in s, "the split gone with the loads")
         top.keys("Tab")
         screen = top.wait_for_frame(lambda s: "SoC GPU" in s and "rail gating" in s, "the GPU page by Tab")
         assert (f"load {snap['gpu.load']:.0f}%  {snap['gpu.freq'] // 1000} MHz "
@@ -736,6 +753,9 @@ def test_pages_equal_the_snapshot(stack):
         assert re.search(rf"^Board ~ \(avg (\d+ mW|measuring\.\.\.)\) {snap['power.total']} mW", screen, re.M), screen
         for zone in ("cpu", "gpu", "tj"):
             assert re.search(rf"(^|[ \u2801-\u28ff]){zone} +{snap[f'temp.{zone}']:.1f}°C", screen, re.M), zone
+        # each zone's trip points beside it (the fixture's device tree)
+        assert re.search(r"(^|[ \u2801-\u28ff])cpu +[\d.]+°C +trip 99/104\.5 ", screen, re.M), screen
+        assert re.search(r"(^|[ \u2801-\u28ff])tj +[\d.]+°C +crit 104\.5 ", screen, re.M), screen
         # every rail's average comes, from the energy counters
         top.wait_for(lambda s: "measuring" not in s, "the averages")
         top.keys("BTab")

@@ -19,6 +19,10 @@ static exp_sample *orin_sample(void)
         exp_sample *s = exp_sample_new(1764000000123456ULL);
         exp_sample_add_double(s, "cpu.load", 12.5);
         exp_sample_add_double(s, "cpu.0.load", 34.7);
+        exp_sample_add_double(s, "cpu.0.user", 30.2);
+        exp_sample_add_double(s, "cpu.0.system", 4.5);
+        exp_sample_add_double(s, "cpu.0.idle", 65.3);
+        exp_sample_add_double(s, "cpu.idle", 87.5);
         exp_sample_add_uint(s, "cpu.0.freq", 1728000);
         exp_sample_add_bool(s, "cpu.0.online", true);
         exp_sample_add_string(s, "cpu.0.governor", "schedutil");
@@ -116,6 +120,10 @@ static void test_prometheus_lines(void **state)
         assert_line(out, "jetson_cpu_total_load_ratio 0.125");
         assert_line(out, "jetson_cpu_load_ratio{cpu=\"0\"} 0.347");
         assert_line(out, "jetson_cpu_load_ratio{cpu=\"1\"} 0");
+        assert_line(out, "jetson_cpu_user_ratio{cpu=\"0\"} 0.302");
+        assert_line(out, "jetson_cpu_system_ratio{cpu=\"0\"} 0.045");
+        assert_line(out, "jetson_cpu_idle_ratio{cpu=\"0\"} 0.653");
+        assert_line(out, "jetson_cpu_total_idle_ratio 0.875");
         assert_line(out, "jetson_cpu_frequency_hertz{cpu=\"0\"} 1728000000");
         assert_line(out, "jetson_cpu_online{cpu=\"0\"} 1");
         assert_line(out, "jetson_cpu_online{cpu=\"7\"} 0");

@@ -737,7 +737,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device
 }
 
 /* Processes with an "sm" field, each with one sample stamped now, with
- * its "enc" and "dec" (0 where left out, as NVML's sample has all four). */
+ * its "mem_util" (memory bandwidth use), "enc" and "dec" (each 0 where
+ * left out, as NVML's sample has them all). */
 EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *samples,
                                                     unsigned int *count, unsigned long long last_seen_us)
 {
@@ -764,6 +765,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlPro
                                 .timeStamp = (unsigned long long) now.tv_sec * 1000000ULL +
                                              (unsigned long long) now.tv_nsec / 1000ULL,
                                 .smUtil = (unsigned) int_field(p, "sm", 0),
+                                .memUtil = (unsigned) int_field(p, "mem_util", 0),
                                 .encUtil = (unsigned) int_field(p, "enc", 0),
                                 .decUtil = (unsigned) int_field(p, "dec", 0),
                         };

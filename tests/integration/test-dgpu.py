@@ -111,6 +111,7 @@ def check_fixture_values(v, source):
     want("dgpu.0.xid_count", 0, int)
     want("process.4242.dgpu.0.mem", 1048576, None)
     want("process.4242.dgpu.0.sm", 35.0, num)
+    want("process.4242.dgpu.0.mem_util", 12.0, num)            # nvitop's gpu_memory_utilization
     want("process.4242.dgpu.0.enc", 4.0, float)                # the same sample's encUtil
     want("process.4242.dgpu.0.dec", 9.0, float)
     want("dgpu.0.video_freq", 1965000, int)                    # kHz
@@ -129,7 +130,7 @@ def check_fixture_values(v, source):
     # What the T4 does not support is absent, never 0.
     for absent in ("dgpu.1.fan", "dgpu.1.encoder_load", "dgpu.1.decoder_load", "dgpu.1.throttle",
                    "dgpu.1.throttle_reasons",
-                   "dgpu.1.pcie_rx", "process.2345.dgpu.0.sm", "dgpu.2.load",
+                   "dgpu.1.pcie_rx", "process.2345.dgpu.0.sm", "process.2345.dgpu.0.mem_util", "dgpu.2.load",
                    # GDDR boards before Hopper: no memory temperature, no GPM;
                    # the T4 here answers no replay counter and no XID events.
                    "dgpu.0.mem_temp", "dgpu.0.tensor_active", "dgpu.0.gr_active", "dgpu.0.dram_active",
@@ -329,8 +330,9 @@ def test_clock_event_reasons():
         assert v["dgpu.0.throttle_reasons"] == "sw_power_cap,hw_thermal", v["dgpu.0.throttle_reasons"]
         assert "throttle.reasons" not in v  # the PC has no SoC throttle reason to report
         out = subprocess.run([JETSONCTL, "status"], capture_output=True, text=True, check=True).stdout
+        # The summary's first line; the zone nearest to a trip point follows.
         line = [x for x in out.splitlines() if x.startswith("Throttle")]
-        assert line == ["Throttle dGPU 0: sw_power_cap, hw_thermal"], line
+        assert line == ["Throttle dGPU 0: sw_power_cap, hw_thermal;"], line
 
 
 def test_measure_energy():

@@ -58,7 +58,7 @@ def mypy():
                  "--allow-untyped-defs", "--allow-untyped-calls", "--ignore-missing-imports",
                  os.path.join(HERE, "test_units.py"), os.path.join(HERE, "test_tiers_units.py")] +
                 [os.path.join(HERE, "examples", f) for f in ("quickstart.py", "jtop_loop.py", "jtop_callback.py",
-                                                             "collector_log.py")],
+                                                             "collector_log.py", "collector_daemon.py")],
                 env=env)
     # Not jtop_control.py: jtop's documented `jetson.jetson_clocks = not jetson.jetson_clocks`
     # then `jetson.jetson_clocks.boot = True` assigns a bool to a property that reads back an

@@ -68,7 +68,10 @@ def test_shapes(stack):
             assert (r["volt"], r["curr"], r["crit"], r["online"]) == (mv, ma, crit, True)
             assert r["avg"] == r["power"]  # a still board
         assert power["tot"]["power"] == s["power.total"]
-        assert jetson.temperature["cpu"] == {"online": True, "temp": st["Temp cpu"]}
+        # jtop's max and crit: the zone's trip points (the fixture's from the
+        # Tegra234 device tree: passive 99 °C, critical 104.5 °C; tj none passive).
+        assert jetson.temperature["cpu"] == {"online": True, "temp": st["Temp cpu"], "max": 99.0, "crit": 104.5}
+        assert jetson.temperature["tj"] == {"online": True, "temp": st["Temp tj"], "crit": 104.5}
         fan = jetson.fan
         assert fan.speed == s["fan.0.speed"] and fan.profile == ORIN["fan"]["profile"]
         assert fan["pwmfan"]["rpm"] == [ORIN["fan"]["rpm"]] and "quiet" in fan.all_profiles()
@@ -176,3 +179,27 @@ def test_collector_example(stack, tmp_path):
         assert lo <= mean <= hi, r
         assert 0.4 <= float(r["train/duration (s)"]) < 30, r
         assert float(r["train/host/memory_used (GiB)/mean"]) > 0, r
+
+
+def test_collector_daemon_example(stack, tmp_path):
+    """nvitop's daemonize() on jetsond's samples (examples/collector_daemon.py,
+    CSV where TensorBoard is not installed): the periods on_collect asked
+    for, the board's zones, rails and EMC, the processes' nvitop metrics."""
+    csv_path = str(tmp_path / "daemon.csv")
+    out = run_example_args(stack, "collector_daemon.py", csv_path, "3")
+    if "TensorBoard" in out:
+        return
+    import csv
+    rows = list(csv.DictReader(open(csv_path)))
+    assert len(rows) == 3, rows
+    with jetsond.Jetson(stack.address) as j:
+        s = j.snapshot()
+    last = rows[-1]
+    assert float(last["resources/host/temperature (C) (cpu)/mean"]) == s["temp.cpu"], last
+    assert float(last["resources/host/emc_clock (MHz)/mean"]) == s["emc.freq"] / 1000, last
+    assert float(last["resources/host/power (W) (VDD_GPU_SOC)/mean"]) == s["power.VDD_GPU_SOC.power"] / 1000
+    assert float(last["resources/host/load_average (%) (1 min)/mean"]) >= 0, last
+    assert float(last["resources/pid:5120/gpu/gpu_memory (MiB)/mean"]) == s["process.5120.gpu_mem"] / 1024
+    assert float(last["resources/pid:5120/host/running_time (min)"]) > 0, last
+    assert 0 < float(last["resources/pid:5120/host/host_memory_percent (%)/mean"]) < 100, last
+    assert "pid 5120: " in out, out

@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
-from jetsond import capture, collector, errors, pidns, proc, select, views  # noqa: E402
+from jetsond import capture, collector, errors, netif, pidns, proc, select, views  # noqa: E402
 from jetsond.measure import Stats  # noqa: E402
 
 
@@ -280,6 +280,12 @@ def test_views():
     assert c["load_percent"] == 12.5 and [x["index"] for x in c["cores"]] == [0, 1, 10]
     assert c["cores"][0] == {"index": 0, "online": True, "load_percent": 10.0, "freq_khz": 1200000}
     assert c["cores"][1] == {"index": 1, "online": False}  # absent stays absent
+    split = views.cpu({"cpu.load": 55.0, "cpu.user": 36.0, "cpu.idle": 45.0, "cpu.0.online": True, "cpu.0.nice": 1.0,
+                       "cpu.0.system": 18.0, "process.1.user": "root"})
+    assert split == {"load_percent": 55.0, "user_percent": 36.0, "idle_percent": 45.0,
+                     "cores": [{"index": 0, "online": True, "nice_percent": 1.0, "system_percent": 18.0}]}
+    assert views.processes({"process.7.dgpu.0.mem_util": 12.0, "process.7.user": "root"}) == [
+        {"pid": 7, "user": "root", "dgpu": {0: {"mem_util_percent": 12.0}}, "cmdline": None, "command": ""}]
     g = views.gpus(SNAP)
     assert g[0]["integrated"] and g[0]["freq_khz"] == 306000 and g[0]["gpc_freq_khz"] == [305990, 306010]
     assert g[0]["scaling_3d"] is True
@@ -347,6 +353,12 @@ def test_jtop_shapes():
     assert cpu["total"] == {"idle": 87.5}
     assert cpu["cpu"][0] == {"online": True, "freq": {"cur": 1200000}, "idle": 90.0}
     assert cpu["cpu"][1] == {"online": False}
+    split = {"cpu.load": 55.0, "cpu.user": 36.0, "cpu.nice": 1.0, "cpu.system": 18.0, "cpu.idle": 45.0,
+             "cpu.0.online": True, "cpu.0.load": 60.0, "cpu.0.user": 50.0, "cpu.0.nice": 0.0, "cpu.0.system": 10.0,
+             "cpu.0.idle": 40.0}
+    cpu = jtop.cpu_of(split)
+    assert cpu["total"] == {"user": 36.0, "nice": 1.0, "system": 18.0, "idle": 45.0}
+    assert cpu["cpu"][0] == {"online": True, "freq": {}, "user": 50.0, "nice": 0.0, "system": 10.0, "idle": 40.0}
     gpu = jtop.gpu_of(SNAP)
     assert gpu["gpu"]["freq"] == {"cur": 306000, "GPC": [305990, 306010]}
     assert gpu["gpu"]["status"] == {"3d_scaling": True, "load": 34.6}
@@ -367,6 +379,10 @@ def test_jtop_shapes():
     del oc["throttle.oc_events"]  # no counter readable: no count, never a made-up 0
     assert "count" not in jtop.oc_events_of(oc)
     assert jtop.temperature_of(SNAP) == {"cpu": {"online": True, "temp": 40.5}}
+    trips = {"temp.cpu": 40.5, "temp_trip.cpu.throttle": 99.0, "temp_trip.cpu.critical": 104.5,
+             "temp.tj": 41.0, "temp_trip.tj.critical": 104.5, "temp_trip.gone.critical": 1.0}
+    assert jtop.temperature_of(trips) == {"cpu": {"online": True, "temp": 40.5, "max": 99.0, "crit": 104.5},
+                                          "tj": {"online": True, "temp": 41.0, "crit": 104.5}}
     assert jtop.engine_of({"engine.DLA0.online": True, "engine.DLA0.freq": 5, "engine.DLA1.online": False}) == {
         "DLA": {"DLA0": {"online": True, "cur": 5}, "DLA1": {"online": False}}}
     assert jtop.processes_of(SNAP) == [[5120, None, "d0", "Graphic", None, None, None, None, 262144, "python3"]]
@@ -487,7 +503,7 @@ STREAM = [
 
 def test_collector():
     now = [100.0]
-    c = collector.Collector(start=False, clock=lambda: now[0])
+    c = collector.Collector(start=False, clock=lambda: now[0], loadavg=None)
     c.add_sample(STREAM[0])  # before any tag: counted nowhere
     with c(tag="train"):
         c.add_sample(STREAM[0])
@@ -507,7 +523,9 @@ def test_collector():
             "gpu:0/memory_percent (%)": (50.0, 25.0, 75.0), "gpu:0/memory_total (MiB)": (4.0, 4.0, 4.0),
             "gpu:0/power_usage (W)": (150.0, 100.0, 200.0), "pid:42/host/cpu_percent (%)": (100.0, 50.0, 150.0),
             "pid:42/host/host_memory (MiB)": (3.0, 2.0, 4.0), "pid:42/gpu:0/gpu_memory (MiB)": (1.0, 0.5, 1.5),
-            "pid:42/gpu:0/gpu_sm_utilization (%)": (60.0, 30.0, 90.0)}
+            "pid:42/gpu:0/gpu_sm_utilization (%)": (60.0, 30.0, 90.0),
+            "pid:42/host/host_memory_percent (%)": (300 / 4096, 200 / 4096, 400 / 4096),
+            "pid:42/gpu:0/gpu_memory_percent (%)": (25.0, 12.5, 37.5)}
     for name, (mean, lo, hi) in want.items():
         got = (m["train/%s/mean" % name], m["train/%s/min" % name], m["train/%s/max" % name])
         assert all(math.isclose(a, b) for a, b in zip(got, (mean, lo, hi))), (name, got)
@@ -530,6 +548,122 @@ def test_collector():
     assert names(collector.sample_metrics(tree, {11})) == ["pid:11", "pid:12"]
     assert names(collector.sample_metrics(tree, {1})) == ["pid:13", "pid:13"]
     assert len(collector.sample_metrics(tree)) == 5
+
+
+def test_local_interfaces():
+    """jtop's local_interfaces: the same IPv4 addresses as iproute2 sees
+    (where it is installed), IPv6 from the kernel's table."""
+    import shutil
+    import socket
+    import subprocess
+    d = netif.local_interfaces()
+    assert d["hostname"] == socket.gethostname()
+    for name, addr in d["interfaces"].items():
+        assert addr == d["addresses"][name][0] and socket.inet_aton(addr)
+    if shutil.which("ip"):
+        out = json.loads(subprocess.run(["ip", "-j", "addr"], stdout=subprocess.PIPE, check=True).stdout.decode())
+        want = {(i["ifname"], a["local"]) for i in out for a in i.get("addr_info", []) if a["family"] == "inet"}
+        got = {(n, a) for n, addrs in d["addresses"].items() for a in addrs if ":" not in a}
+        # iproute2 names an alias by its interface, the ioctl by its label ("eth0:1").
+        assert {(n.split(":")[0], a) for n, a in got} == want, (got, want)
+    with tempfile.NamedTemporaryFile("w", suffix="if_inet6") as f:
+        f.write("00000000000000000000000000000001 01 80 10 80       lo\n"
+                "fe800000000000000000000000000001 02 40 20 80     eth0\n"
+                "garbage line\n"
+                "zz800000000000000000000000000001 02 40 20 80     eth1\n")
+        f.flush()
+        assert netif._ipv6(f.name) == [("lo", "::1"), ("eth0", "fe80::1")]
+    assert netif._ipv6("/nonexistent/if_inet6") == []
+
+
+def test_collector_nvitop():
+    """nvitop's metrics beyond the basic ones: load average, a process's
+    running_time (latest, not averaged), host and GPU memory percent, GPU
+    memory bandwidth; a Jetson's zones, rails and EMC; command lines."""
+    now = [1000.0]
+    c = collector.Collector(start=False, clock=lambda: now[0], loadavg=lambda: (0.5, 1.5, 2.5))
+    jetson = {"ram.total": 8388608, "emc.load": 20.0, "emc.freq": 2133000, "gpu.freq": 306000,
+              "temp.cpu": 46.5, "temp.gpu": 44.0, "power.VDD_GPU_SOC.power": 2392, "power.VDD_GPU_SOC.voltage": 5016,
+              "power.total": 7113, "process.5120.name": "python3", "process.5120.rss": 838860.8,
+              "process.5120.gpu_mem": 262144, "process.5120.start_time": 940.0,
+              "process.4242.name": "train", "process.4242.dgpu.0.mem": 2048, "process.4242.dgpu.0.mem_util": 12.0,
+              "process.4242.gpu_mem": 2048, "dgpu.0.mem_total": 8192}
+    with c(tag="t"):
+        c.add_sample(jetson)
+        now[0] = 1030.0
+        c.add_sample(dict(jetson, **{"temp.gpu": 50.0}))
+        m = c.collect()
+    assert m["t/host/load_average (%) (1 min)/mean"] == 0.5 and m["t/host/load_average (%) (15 min)/max"] == 2.5
+    assert m["t/host/temperature (C) (gpu)/mean"] == 47.0 and m["t/host/temperature (C) (gpu)/max"] == 50.0
+    assert m["t/host/power (W) (VDD_GPU_SOC)/mean"] == 2.392 and "t/host/power (W) (total)/mean" not in m
+    assert m["t/host/emc_utilization (%)/mean"] == 20.0 and m["t/host/emc_clock (MHz)/mean"] == 2133.0
+    assert m["t/gpu/sm_clock (MHz)/mean"] == 306.0
+    # running_time: from start_time to the second sample (the clock: a dict has no timestamp).
+    assert m["t/pid:5120/host/running_time (min)"] == 1.5 and "t/pid:5120/host/running_time (min)/mean" not in m
+    assert math.isclose(m["t/pid:5120/host/host_memory_percent (%)/mean"], 10.0)
+    assert m["t/pid:5120/gpu/gpu_memory (MiB)/mean"] == 256.0  # the integrated GPU's: RAM
+    assert math.isclose(m["t/pid:5120/gpu/gpu_memory_percent (%)/mean"], 100 * 262144 / 8388608)
+    assert m["t/pid:4242/gpu:0/gpu_memory_percent (%)/mean"] == 25.0
+    assert m["t/pid:4242/gpu:0/gpu_memory_utilization (%)/mean"] == 12.0
+    assert "t/pid:4242/gpu/gpu_memory (MiB)/mean" not in m  # a dGPU process: counted there, not twice
+    # Command lines: this process's own from /proc; a PID that is not
+    # there, or not the process jetsond named, by jetsond's name.
+    me = os.getpid()
+    with open("/proc/self/comm") as f:
+        comm = f.read().strip()
+    c2 = collector.Collector(start=False, loadavg=None)
+    with c2(tag="x"):
+        c2.add_sample({"process.%d.name" % me: comm, "process.%d.cpu" % me: 1.0,
+                       "process.999999999.name": "gone", "process.999999999.cpu": 1.0,
+                       "process.1.name": "not-init-here", "process.1.cpu": 1.0})
+    with open("/proc/self/cmdline", "rb") as f:
+        own = " ".join(a.decode() for a in f.read().split(b"\0") if a)
+    assert c2.commands() == {1: "not-init-here", me: own, 999999999: "gone"}
+    assert collector.load_average() == os.getloadavg()
+
+
+def test_collect_in_background():
+    """nvitop's daemon: on_start once, on_collect at once and every
+    interval until it returns False, on_stop once; its tag apart from the
+    caller's (per-thread tags), every tag seeing every sample."""
+    import threading
+    c = collector.Collector(start=False, loadavg=None)
+    seen = []  # type: List[Dict[str, float]]
+    events = []  # type: List[str]
+
+    def on_collect(m):
+        seen.append(m)
+        c.add_sample({"cpu.load": 10.0 * len(seen)})
+        return len(seen) < 3
+
+    with c(tag="main"):
+        t = c.daemonize(on_collect, interval=0.05, on_start=lambda x: events.append("start"),
+                        on_stop=lambda x: events.append("stop"), tag="bg")
+        assert isinstance(t, threading.Thread) and t.daemon and t.name == "bg" and getattr(t, "collector") is c
+        t.join(10)
+        assert not t.is_alive() and events == ["start", "stop"] and len(seen) == 3
+        assert set(seen[0]) == {"bg/duration (s)", "bg/timestamp"}  # collected at once: nothing yet
+        assert seen[1]["bg/host/cpu_percent (%)/mean"] == 10.0 and seen[2]["bg/host/cpu_percent (%)/mean"] == 20.0
+        m = c.collect()  # the caller's tag saw the same samples
+        assert m["main/host/cpu_percent (%)/mean"] == 20.0 and m["main/host/cpu_percent (%)/max"] == 30.0
+    # collect_in_background: unstarted on request; on_stop runs after an error too.
+    stops = []  # type: List[Any]
+
+    def boom(m):
+        raise KeyError("x")
+    t = collector.collect_in_background(boom, c, 0.01, on_stop=stops.append, start=False)
+    assert not t.is_alive() and stops == []
+    try:
+        t.run()  # in this thread, to see the error come out
+        raise AssertionError("on_collect's error was swallowed")
+    except KeyError:
+        pass
+    assert stops == [c]
+    try:
+        collector.collect_in_background(lambda m: False, c, 0)
+        raise AssertionError("interval 0 accepted")
+    except ValueError:
+        pass
 
 
 def test_caller_pids():

@@ -54,6 +54,9 @@ def fold(s):
     cpu = views.cpu(s)
     if "load_percent" in cpu:
         put(flat, "cpu.load", cpu["load_percent"])
+    for k in ("user", "nice", "system", "idle"):
+        if k + "_percent" in cpu:
+            put(flat, "cpu." + k, cpu[k + "_percent"])
     for core in cpu["cores"]:
         for k, v in core.items():
             if k != "index":

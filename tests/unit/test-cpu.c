@@ -43,6 +43,15 @@ static const cpu_case cases[] = {
           { 1900123, 800021, 2100456, 799987, 3400002, 1201345, 900000, 4000111 } },
 };
 
+/* The split of a window covers all of it, and its idle part is what the
+ * load leaves. */
+static void assert_split_matches(const jd_cpu_times *t, double load)
+{
+        assert_true(t->present);
+        assert_dbl_equal(t->user + t->nice + t->system + t->idle, 100.0);
+        assert_dbl_equal(t->idle, 100.0 - load);
+}
+
 static void test_loads_and_freqs(void **state)
 {
         (void) state;
@@ -63,6 +72,7 @@ static void test_loads_and_freqs(void **state)
                 assert_true(s->load.present);
                 if (fabs(s->load.value - c->aggregate) > 1e-6)
                         fail_msg("%s: aggregate %f, want %f", c->board, s->load.value, c->aggregate);
+                assert_split_matches(&s->times, s->load.value);
                 for (size_t k = 0; k < c->n_cores; k++) {
                         const jd_cpu_core *core = &s->cores[k];
                         assert_int_equal(core->id, k);
@@ -70,15 +80,68 @@ static void test_loads_and_freqs(void **state)
                                 assert_false(core->online);
                                 assert_false(core->load.present);
                                 assert_false(core->cur_khz.present);
+                                assert_false(core->times.present);
                                 continue;
                         }
                         assert_true(core->online);
                         assert_dbl_equal(core->load.value, c->loads[k]);
+                        assert_split_matches(&core->times, core->load.value);
                         assert_int_equal(core->cur_khz.value, c->cur[k]);
                 }
                 jd_cpu_reader_free(r);
                 fixture_remove_copy(sr, dir);
         }
+}
+
+/* Each field of a window in its own share: system takes irq and softirq,
+ * idle takes iowait; steal, guest and guest_nice are not in the total. */
+static void test_time_split(void **state)
+{
+        (void) state;
+        jd_cpu_ticks agg[2], core[2][2];
+        assert_true(jd_parse_proc_stat("cpu  100 20 50 800 30 10 10 7 0 0\n"
+                                       "cpu0 100 20 50 800 30 10 10 7 0 0\n"
+                                       "cpu1 5 5 5 5 5 5 5\nintr 1 2\n", &agg[0], core[0], 2));
+        assert_true(jd_parse_proc_stat("cpu  130 30 65 835 35 13 12 99 0 0\n"
+                                       "cpu0 130 30 65 835 35 13 12 99 0 0\n"
+                                       "cpu1 5 5 5 5 5 5 5\nintr 1 2\n", &agg[1], core[1], 2));
+        jd_cpu_times t = jd_cpu_split(&agg[0], &agg[1]);
+        assert_true(t.present);
+        assert_dbl_equal(t.user, 30.0);
+        assert_dbl_equal(t.nice, 10.0);
+        assert_dbl_equal(t.system, 20.0);
+        assert_dbl_equal(t.idle, 40.0);
+        assert_dbl_equal(jd_cpu_load(&agg[0], &agg[1]).value, 60.0);
+        /* No movement: no window, as for the load. */
+        assert_false(jd_cpu_split(&core[0][1], &core[1][1]).present);
+
+        /* One field going back (a counter reset) is no window either, even
+         * when the total still rises. */
+        jd_cpu_ticks back = agg[1];
+        back.nice = agg[0].nice - 1;
+        assert_false(jd_cpu_split(&agg[0], &back).present);
+
+        /* The AGX Orin fixture's cpu0 from -a to -b: user +36, nice +1,
+         * system +16, irq +1, softirq +1, idle +45 of 100 ticks. */
+        char *dir;
+        jd_sysroot *sr = fixture_copy("agx-orin-jp62", &dir);
+        jd_cpu_reader *r = jd_cpu_reader_new(sr);
+        jd_cpu_reader_sample(r);
+        g_autofree char *b = fixture_read_aux("proc-stat/agx-orin-jp62-b");
+        fixture_write_str(dir, "proc/stat", b);
+        const jd_cpu_sample *s = jd_cpu_reader_sample(r);
+        const jd_cpu_times *c0 = &s->cores[0].times;
+        assert_true(c0->present);
+        assert_dbl_equal(c0->user, 36.0);
+        assert_dbl_equal(c0->nice, 1.0);
+        assert_dbl_equal(c0->system, 18.0);
+        assert_dbl_equal(c0->idle, 45.0);
+        /* Held, as the load, while the counters stand still. */
+        s = jd_cpu_reader_sample(r);
+        assert_true(s->cores[0].times.present);
+        assert_dbl_equal(s->cores[0].times.user, 36.0);
+        jd_cpu_reader_free(r);
+        fixture_remove_copy(sr, dir);
 }
 
 static void test_limits(void **state)
@@ -291,6 +354,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_loads_and_freqs),
+                cmocka_unit_test(test_time_split),
                 cmocka_unit_test(test_limits),
                 cmocka_unit_test(test_hotplug),
                 cmocka_unit_test(test_load_held_until_counters_move),
