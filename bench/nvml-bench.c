@@ -43,9 +43,11 @@ static void print_parts(jd_nvml *n, unsigned index, jd_nvml_gpu *g, int iteratio
         static const struct {
                 unsigned part;
                 const char *name;
-        } parts[] = { { JD_NVML_CONSTANTS, "constants" }, { JD_NVML_CHEAP, "cheap" }, { JD_NVML_ENERGY, "energy" },
-                      { JD_NVML_PCIE, "pcie" },           { JD_NVML_NVLINK, "nvlink" }, { JD_NVML_PROCESS_SM, "process_sm" },
-                      { JD_NVML_HEALTH, "health" },       { JD_NVML_GPM, "gpm" } };
+        } parts[] = { { JD_NVML_CONSTANTS, "constants" }, { JD_NVML_CHEAP, "cheap" },
+                      { JD_NVML_ENERGY, "energy" },       { JD_NVML_PCIE, "pcie" },
+                      { JD_NVML_NVLINK, "nvlink" },       { JD_NVML_PROCESS_SM, "process_sm" },
+                      { JD_NVML_HEALTH, "health" },       { JD_NVML_GPM, "gpm" },
+                      { JD_NVML_MODES, "modes" } };
         for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
                 /* The costly parts wait: a tenth of the iterations. */
                 int rounds = parts[p].part == JD_NVML_CHEAP ? iterations : iterations / 10 + 1;

@@ -34,7 +34,10 @@
         X(nvmlDeviceGetMigDeviceHandleByIndex) X(nvmlDeviceGetGpuInstanceId) X(nvmlDeviceGetComputeInstanceId)   \
         X(nvmlDeviceGetPcieReplayCounter) X(nvmlEventSetCreate) X(nvmlEventSetFree) X(nvmlDeviceRegisterEvents)   \
         X(nvmlEventSetWait_v2) X(nvmlGpmQueryDeviceSupport) X(nvmlGpmSampleAlloc) X(nvmlGpmSampleFree)             \
-        X(nvmlGpmSampleGet) X(nvmlGpmMetricsGet)
+        X(nvmlGpmSampleGet) X(nvmlGpmMetricsGet) X(nvmlSystemGetCudaDriverVersion)                                 \
+        X(nvmlSystemGetCudaDriverVersion_v2) X(nvmlDeviceGetCudaComputeCapability) X(nvmlDeviceGetBAR1MemoryInfo) \
+        X(nvmlDeviceGetEccMode) X(nvmlDeviceGetPersistenceMode) X(nvmlDeviceGetComputeMode)                        \
+        X(nvmlDeviceGetDisplayMode) X(nvmlDeviceGetDisplayActive) X(nvmlDeviceGetTotalEccErrors)
 
 typedef int forward_fn(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 

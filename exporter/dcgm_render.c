@@ -38,6 +38,14 @@ typedef enum {
         F_DRAM_ACTIVE,
         F_PCIE_TX_BYTES,
         F_PCIE_RX_BYTES,
+        F_VIDEO_CLOCK,
+        F_BAR1_USED,
+        F_BAR1_TOTAL,
+        F_PERSISTENCE_MODE,
+        F_ECC_SBE_VOL_TOTAL,
+        F_ECC_DBE_VOL_TOTAL,
+        F_ECC_SBE_AGG_TOTAL,
+        F_ECC_DBE_AGG_TOTAL,
         N_FIELDS
 } field_id;
 
@@ -113,6 +121,25 @@ static const field fields[N_FIELDS] = {
                               "The rate of data received over the PCIe bus - including both protocol headers and "
                               "data payloads - in bytes per second.",
                               "pcie_rx", AS_IS, NULL },
+        [F_VIDEO_CLOCK] = { "DCGM_FI_DEV_VIDEO_CLOCK", "gauge", "Video encoder/decoder clock frequency (in MHz).",
+                            "video_freq", KHZ_TO_MHZ, NULL },
+        [F_BAR1_USED] = { "DCGM_FI_DEV_BAR1_USED", "gauge", "Used BAR1 (in MiB).", "bar1_used", KIB_TO_MIB, NULL },
+        /* From the GPU's DiscreteGpu properties (read_dgpu_props). */
+        [F_BAR1_TOTAL] = { "DCGM_FI_DEV_BAR1_TOTAL", "gauge", "Total BAR1 (in MiB).", NULL, AS_IS, NULL },
+        [F_PERSISTENCE_MODE] = { "DCGM_FI_DEV_PERSISTENCE_MODE", "gauge", "Persistence mode (1 or 0).", NULL, AS_IS,
+                                 NULL },
+        [F_ECC_SBE_VOL_TOTAL] = { "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "counter",
+                                  "Total number of single-bit volatile ECC errors.", "ecc_volatile_corrected", AS_IS,
+                                  NULL },
+        [F_ECC_DBE_VOL_TOTAL] = { "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "counter",
+                                  "Total number of double-bit volatile ECC errors.", "ecc_volatile_uncorrected",
+                                  AS_IS, NULL },
+        [F_ECC_SBE_AGG_TOTAL] = { "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "counter",
+                                  "Total number of single-bit persistent ECC errors.", "ecc_aggregate_corrected",
+                                  AS_IS, NULL },
+        [F_ECC_DBE_AGG_TOTAL] = { "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "counter",
+                                  "Total number of double-bit persistent ECC errors.", "ecc_aggregate_uncorrected",
+                                  AS_IS, NULL },
 };
 
 /* One value of one GPU: its number, and the key it came from where that
@@ -216,6 +243,18 @@ static void read_dgpu(GHashTable *keys, unsigned n, gpu_series *g)
         double rx, tx;
         if (number_at(keys, rx_key, &rx) && number_at(keys, tx_key, &tx))
                 set(&g->r[F_NVLINK_BANDWIDTH], rx + tx, NULL);
+}
+
+/* The fields from the GPU's DiscreteGpu properties, where known. */
+static void read_dgpu_props(unsigned n, const exp_board *board, gpu_series *g)
+{
+        const exp_gpu_identity *id = exp_board_dgpu(board, n);
+        if (!id)
+                return;
+        if (id->bar1_total)
+                set(&g->r[F_BAR1_TOTAL], floor((double)id->bar1_total / 1048576.0), NULL);
+        if (strcmp(id->persistence_mode, "enabled") == 0 || strcmp(id->persistence_mode, "disabled") == 0)
+                set(&g->r[F_PERSISTENCE_MODE], strcmp(id->persistence_mode, "enabled") == 0, NULL);
 }
 
 static void dgpu_labels(GString *labels, unsigned n, const exp_board *board)
@@ -413,6 +452,7 @@ GString *dcgm_render(const exp_sample *sample, const exp_board *board)
                 unsigned n = g_array_index(indices, unsigned, i);
                 dgpu_labels(g.labels, n, board);
                 read_dgpu(keys, n, &g);
+                read_dgpu_props(n, board, &g);
                 g_array_append_val(gpus, g);
         }
         /* The SoC GPU is CUDA's and NVML's GPU 0 on a Jetson; should NVML
@@ -459,6 +499,10 @@ GString *dcgm_list_fields(void)
                         dgpu = g_strdup("dgpu.N.mem_total - mem_used - mem_reserved");
                 else if (f == F_NVLINK_BANDWIDTH)
                         dgpu = g_strdup("dgpu.N.nvlink_rx_total + nvlink_tx_total (bytes)");
+                else if (f == F_BAR1_TOTAL)
+                        dgpu = g_strdup("DiscreteGpu.Bar1Total");
+                else if (f == F_PERSISTENCE_MODE)
+                        dgpu = g_strdup("DiscreteGpu.PersistenceMode");
                 else if (d->dgpu_key)
                         dgpu = g_strdup_printf("dgpu.N.%s", d->dgpu_key);
                 g_string_append_printf(out, "%s\t%s\t%s\t%s\t%s\n", d->name, d->type, dgpu ? dgpu : "-",

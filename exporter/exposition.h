@@ -44,6 +44,11 @@ typedef struct {
         unsigned index; /* the N of /org/jetsond/Jetson1/dgpu/N and dgpu.N.* */
         char *name, *uuid, *pci_bus_id, *driver_version;
         int minor; /* N of /dev/nvidiaN, -1: unknown */
+        /* The facts and modes, as on the bus: "" unknown; the modes
+         * "enabled"/"disabled", the compute mode by name. */
+        char *cuda_driver_version, *compute_capability;
+        char *ecc_mode, *ecc_mode_pending, *persistence_mode, *compute_mode, *display_mode, *display_active;
+        uint64_t bar1_total; /* bytes, 0: unknown */
 } exp_gpu_identity;
 
 /* Board properties (org.jetsond.Jetson1.Board) and the NVPModel default;

@@ -181,6 +181,19 @@ const fam_family fam_table[] = {
           { 0 }, "Streaming-multiprocessor clock of a discrete GPU" },
         { "dgpu.*.mem_freq", "jetson_dgpu_memory_frequency_hertz", FAM_GAUGE, "hertz", "gpu", SCALE_KILO, NULL,
           { 0 }, { 0 }, "Memory clock of a discrete GPU" },
+        { "dgpu.*.video_freq", "jetson_dgpu_video_frequency_hertz", FAM_GAUGE, "hertz", "gpu", SCALE_KILO, NULL,
+          { 0 }, { 0 }, "Clock of a discrete GPU's video encoders and decoders" },
+        { "dgpu.*.bar1_used", "jetson_dgpu_bar1_used_bytes", FAM_GAUGE, "bytes", "gpu", SCALE_KIBI, NULL, { 0 },
+          { 0 }, "BAR1 memory in use on a discrete GPU (GPU memory mapped over PCIe)" },
+        { "dgpu.*.ecc_volatile_corrected", "jetson_dgpu_ecc_volatile_corrected_errors", FAM_COUNTER, NULL, "gpu",
+          SCALE_NONE, NULL, { 0 }, { 0 }, "Corrected ECC errors of a discrete GPU since its driver loaded (ECC on)" },
+        { "dgpu.*.ecc_volatile_uncorrected", "jetson_dgpu_ecc_volatile_uncorrected_errors", FAM_COUNTER, NULL,
+          "gpu", SCALE_NONE, NULL, { 0 }, { 0 },
+          "Uncorrected ECC errors of a discrete GPU since its driver loaded (ECC on)" },
+        { "dgpu.*.ecc_aggregate_corrected", "jetson_dgpu_ecc_aggregate_corrected_errors", FAM_COUNTER, NULL, "gpu",
+          SCALE_NONE, NULL, { 0 }, { 0 }, "Corrected ECC errors over a discrete GPU's life (ECC on)" },
+        { "dgpu.*.ecc_aggregate_uncorrected", "jetson_dgpu_ecc_aggregate_uncorrected_errors", FAM_COUNTER, NULL,
+          "gpu", SCALE_NONE, NULL, { 0 }, { 0 }, "Uncorrected ECC errors over a discrete GPU's life (ECC on)" },
         { "dgpu.*.temp", "jetson_dgpu_temperature_celsius", FAM_GAUGE, "celsius", "gpu", SCALE_NONE, NULL, { 0 },
           { 0 }, "Temperature of a discrete GPU" },
         { "dgpu.*.power", "jetson_dgpu_power_watts", FAM_GAUGE, "watts", "gpu", SCALE_MILLI, NULL, { 0 }, { 0 },
@@ -284,6 +297,10 @@ const fam_family fam_table[] = {
         { "process.*.dgpu.*.mem_util", "jetson_process_dgpu_memory_bandwidth_ratio", FAM_GAUGE, "ratio", "pid",
           SCALE_PERCENT, NULL, PROC_LABELS,
           "Memory bandwidth use of a process on one discrete GPU (NVML), 0 to 1", "gpu" },
+        { "process.*.dgpu.*.enc", "jetson_process_dgpu_encoder_ratio", FAM_GAUGE, "ratio", "pid", SCALE_PERCENT,
+          NULL, PROC_LABELS, "Video encoder use of a process on one discrete GPU (NVML), 0 to 1", "gpu" },
+        { "process.*.dgpu.*.dec", "jetson_process_dgpu_decoder_ratio", FAM_GAUGE, "ratio", "pid", SCALE_PERCENT,
+          NULL, PROC_LABELS, "Video decoder use of a process on one discrete GPU (NVML), 0 to 1", "gpu" },
         { "process.*.start_time", "jetson_process_start_time_seconds", FAM_GAUGE, "seconds", "pid", SCALE_NONE, NULL,
           PROC_LABELS, "When a process holding GPU memory started, seconds since the Unix epoch" },
         { "process.*.dgpu.*.type", "jetson_process_dgpu_type", FAM_INFO, NULL, "pid", SCALE_NONE, "type",
@@ -368,6 +385,42 @@ const fam_family fam_timestamp = { "Sample timestamp_usec", "jetson_sample_times
                                    "seconds", NULL, SCALE_NONE, NULL, { 0 }, { 0 },
                                    "Time of the newest reading in the sample shown, seconds since the Unix epoch" };
 
+const fam_family fam_dgpu_props[FAM_DGPU_PROPS] = {
+        [FAM_DGPU_INFO] = { "DiscreteGpu.Name, UUID, PciBusId, DriverVersion, CudaDriverVersion, ComputeCapability",
+                            "jetson_dgpu", FAM_INFO, NULL, "gpu", SCALE_NONE, NULL, { 0 }, { 0 },
+                            "Identity and versions of a discrete GPU, from its DiscreteGpu properties" },
+        [FAM_DGPU_BAR1_TOTAL] = { "DiscreteGpu.Bar1Total", "jetson_dgpu_bar1_total_bytes", FAM_GAUGE, "bytes", "gpu",
+                                  SCALE_NONE, NULL, { 0 }, { 0 }, "Size of a discrete GPU's BAR1" },
+        [FAM_DGPU_PERSISTENCE] = { "DiscreteGpu.PersistenceMode", "jetson_dgpu_persistence_mode", FAM_GAUGE, NULL,
+                                   "gpu", SCALE_NONE, NULL, { 0 }, { 0 },
+                                   "1 if a discrete GPU's driver stays loaded with no client (nvidia-smi -pm)" },
+        [FAM_DGPU_ECC] = { "DiscreteGpu.EccMode", "jetson_dgpu_ecc_mode", FAM_GAUGE, NULL, "gpu", SCALE_NONE, NULL,
+                           { 0 }, { 0 }, "1 if a discrete GPU's memory runs with ECC" },
+        [FAM_DGPU_ECC_PENDING] = { "DiscreteGpu.EccModePending", "jetson_dgpu_ecc_mode_pending", FAM_GAUGE, NULL,
+                                   "gpu", SCALE_NONE, NULL, { 0 }, { 0 },
+                                   "1 if a discrete GPU runs with ECC after its next reset (nvidia-smi -e)" },
+        [FAM_DGPU_DISPLAY_MODE] = { "DiscreteGpu.DisplayMode", "jetson_dgpu_display_mode", FAM_GAUGE, NULL, "gpu",
+                                    SCALE_NONE, NULL, { 0 }, { 0 },
+                                    "1 if a display may be connected to a discrete GPU" },
+        [FAM_DGPU_DISPLAY_ACTIVE] = { "DiscreteGpu.DisplayActive", "jetson_dgpu_display_active", FAM_GAUGE, NULL,
+                                      "gpu", SCALE_NONE, NULL, { 0 }, { 0 },
+                                      "1 if a display is initialised on a discrete GPU" },
+        [FAM_DGPU_COMPUTE_MODE] = { "DiscreteGpu.ComputeMode", "jetson_dgpu_compute_mode", FAM_INFO, NULL, "gpu",
+                                    SCALE_NONE, "mode", { 0 }, { 0 },
+                                    "Which processes may use a discrete GPU (nvidia-smi -c): default, "
+                                    "exclusive_process, prohibited" },
+};
+const char *const fam_dgpu_props_labels[FAM_DGPU_PROPS] = {
+        [FAM_DGPU_INFO] = "gpu,name,uuid,pci_bus_id,driver_version,cuda_driver_version,compute_capability",
+        [FAM_DGPU_BAR1_TOTAL] = "gpu",
+        [FAM_DGPU_PERSISTENCE] = "gpu",
+        [FAM_DGPU_ECC] = "gpu",
+        [FAM_DGPU_ECC_PENDING] = "gpu",
+        [FAM_DGPU_DISPLAY_MODE] = "gpu",
+        [FAM_DGPU_DISPLAY_ACTIVE] = "gpu",
+        [FAM_DGPU_COMPUTE_MODE] = "gpu,mode",
+};
+
 const char *fam_type_name(fam_kind kind)
 {
         return kind == FAM_COUNTER ? "counter" : kind == FAM_INFO ? "info" : "gauge";
@@ -404,6 +457,8 @@ GString *exp_list_families(void)
                 list_family(out, f, labels->len ? labels->str : "-");
                 g_string_free(labels, TRUE);
         }
+        for (int i = 0; i < FAM_DGPU_PROPS; i++)
+                list_family(out, &fam_dgpu_props[i], fam_dgpu_props_labels[i]);
         list_family(out, &fam_default_mode, "-");
         list_family(out, &fam_timestamp, "-");
         return out;

@@ -50,6 +50,24 @@ int fam_match(const char *key, fam_instances *inst);
 /* The families that do not come from sample keys (KEY names the source). */
 extern const fam_family fam_up, fam_board, fam_default_mode, fam_timestamp;
 
+/* The discrete GPUs' families from their DiscreteGpu properties, in this
+ * order: the info (identity and versions), BAR1's size, then one per
+ * mode (1 enabled, 0 disabled), the compute mode as an info. */
+enum {
+        FAM_DGPU_INFO,
+        FAM_DGPU_BAR1_TOTAL,
+        FAM_DGPU_PERSISTENCE,
+        FAM_DGPU_ECC,
+        FAM_DGPU_ECC_PENDING,
+        FAM_DGPU_DISPLAY_MODE,
+        FAM_DGPU_DISPLAY_ACTIVE,
+        FAM_DGPU_COMPUTE_MODE,
+        FAM_DGPU_PROPS,
+};
+extern const fam_family fam_dgpu_props[FAM_DGPU_PROPS];
+/* Their labels, as --list-metrics lists them. */
+extern const char *const fam_dgpu_props_labels[FAM_DGPU_PROPS];
+
 /* OpenMetrics' type of a family: "counter", "info" or "gauge". */
 const char *fam_type_name(fam_kind kind);
 /* "_total" for counters, "_info" for info families, else "". */

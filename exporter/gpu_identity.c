@@ -32,6 +32,36 @@ static int minor_of(const exp_sample *props)
         return -1;
 }
 
+/* A uint64 property (Bar1Total), 0 when absent. */
+static uint64_t u64_of(const exp_sample *props, const char *name)
+{
+        for (guint i = 0; i < props->values->len; i++) {
+                const exp_value *v = &g_array_index(props->values, exp_value, i);
+                if (strcmp(v->key, name) == 0 && v->type == EXP_UINT)
+                        return v->v.u;
+        }
+        return 0;
+}
+
+/* The facts and modes of PROPS into ID ("" from a jetsond without them). */
+static void read_facts(exp_gpu_identity *id, const exp_sample *props)
+{
+        const struct {
+                char **field;
+                const char *property;
+        } facts[] = {
+                { &id->cuda_driver_version, "CudaDriverVersion" }, { &id->compute_capability, "ComputeCapability" },
+                { &id->ecc_mode, "EccMode" },                     { &id->ecc_mode_pending, "EccModePending" },
+                { &id->persistence_mode, "PersistenceMode" },     { &id->compute_mode, "ComputeMode" },
+                { &id->display_mode, "DisplayMode" },             { &id->display_active, "DisplayActive" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(facts); i++) {
+                g_free(*facts[i].field);
+                *facts[i].field = g_strdup(sample_reader_string(props, facts[i].property, ""));
+        }
+        id->bar1_total = u64_of(props, "Bar1Total");
+}
+
 /* One object's "a{sa{sv}}": the DiscreteGpu properties, else NULL (and
  * *OK false if the message is malformed). */
 static exp_gpu_identity *read_interfaces(sd_bus_message *m, unsigned index, bool *ok)
@@ -54,6 +84,7 @@ static exp_gpu_identity *read_interfaces(sd_bus_message *m, unsigned index, bool
                                                   sample_reader_string(props, "PciBusId", ""),
                                                   sample_reader_string(props, "DriverVersion", ""),
                                                   minor_of(props));
+                        read_facts(id, props);
                         exp_sample_unref(props);
                 } else if (sd_bus_message_skip(m, "a{sv}") < 0) {
                         goto bad;

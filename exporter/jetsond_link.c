@@ -27,7 +27,7 @@ struct jetsond_link {
         sd_bus *bus;
         sd_event *event;
         page_store *store;
-        sd_bus_slot *matches[7];
+        sd_bus_slot *matches[8];
         sd_bus_slot *calls[N_CALLS];
         sd_event_source *retry, *coalesce;
         sd_bus_message *pending; /* newest Sample not yet parsed */
@@ -405,6 +405,11 @@ jetsond_link *jetsond_link_new(sd_bus *bus, sd_event *event, page_store *store)
                   on_igpu_changed },
                 { "type='signal',sender='" JD_BUS_NAME "',path='" JD_OBJECT_PATH
                   "',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesAdded'",
+                  on_objects_changed },
+                /* A GPU's modes changed (nvidia-smi -pm, -c, -e): its properties again. */
+                { "type='signal',sender='" JD_BUS_NAME "',path_namespace='/org/jetsond/Jetson1/dgpu'"
+                  ",interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='"
+                  JD_IFACE_DISCRETE_GPU "'",
                   on_objects_changed },
                 { "type='signal',sender='" JD_BUS_NAME "',path='" JD_OBJECT_PATH
                   "',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesRemoved'",

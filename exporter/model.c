@@ -103,6 +103,10 @@ exp_gpu_identity *exp_gpu_identity_new(unsigned index, const char *name, const c
         g->pci_bus_id = g_strdup(pci_bus_id ? pci_bus_id : "");
         g->driver_version = g_strdup(driver_version ? driver_version : "");
         g->minor = minor;
+        char **facts[] = { &g->cuda_driver_version, &g->compute_capability, &g->ecc_mode, &g->ecc_mode_pending,
+                           &g->persistence_mode, &g->compute_mode, &g->display_mode, &g->display_active };
+        for (size_t i = 0; i < G_N_ELEMENTS(facts); i++)
+                *facts[i] = g_strdup("");
         return g;
 }
 
@@ -115,6 +119,14 @@ void exp_gpu_identity_free(gpointer p)
         g_free(g->uuid);
         g_free(g->pci_bus_id);
         g_free(g->driver_version);
+        g_free(g->cuda_driver_version);
+        g_free(g->compute_capability);
+        g_free(g->ecc_mode);
+        g_free(g->ecc_mode_pending);
+        g_free(g->persistence_mode);
+        g_free(g->compute_mode);
+        g_free(g->display_mode);
+        g_free(g->display_active);
         g_free(g);
 }
 

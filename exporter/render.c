@@ -212,6 +212,65 @@ static void append_info(GString *out, const exp_board *board, exp_format format)
         g_string_append(out, "} 1\n");
 }
 
+/* 1, 0 or nothing (unknown) for a mode in words. */
+static int mode_value(const char *mode)
+{
+        return !mode ? -1 : strcmp(mode, "enabled") == 0 ? 1 : strcmp(mode, "disabled") == 0 ? 0 : -1;
+}
+
+static void append_gpu_label(GString *out, const char *name, unsigned index, bool *first)
+{
+        g_autofree char *gpu = g_strdup_printf("%u", index);
+        g_string_append(out, name);
+        tout_label(out, first, "gpu", gpu, strlen(gpu));
+}
+
+/* The discrete GPUs' DiscreteGpu properties: a family at a time, a line
+ * per GPU that has the value (an unknown one is left out, never 0). */
+static void append_dgpu_props(GString *out, const exp_board *board, exp_format format)
+{
+        for (int f = 0; f < FAM_DGPU_PROPS; f++) {
+                bool header = false;
+                for (guint i = 0; i < board->dgpus->len; i++) {
+                        const exp_gpu_identity *g = g_ptr_array_index(board->dgpus, i);
+                        const char *modes[FAM_DGPU_PROPS] = {
+                                [FAM_DGPU_PERSISTENCE] = g->persistence_mode, [FAM_DGPU_ECC] = g->ecc_mode,
+                                [FAM_DGPU_ECC_PENDING] = g->ecc_mode_pending,
+                                [FAM_DGPU_DISPLAY_MODE] = g->display_mode,
+                                [FAM_DGPU_DISPLAY_ACTIVE] = g->display_active,
+                        };
+                        int mode = mode_value(modes[f]);
+                        if ((f == FAM_DGPU_BAR1_TOTAL && !g->bar1_total) ||
+                            (f == FAM_DGPU_COMPUTE_MODE && !*g->compute_mode) ||
+                            (f != FAM_DGPU_INFO && f != FAM_DGPU_BAR1_TOTAL && f != FAM_DGPU_COMPUTE_MODE && mode < 0))
+                                continue;
+                        if (!header)
+                                append_header(out, &fam_dgpu_props[f], format);
+                        header = true;
+                        bool first = true;
+                        g_autofree char *name =
+                                g_strconcat(fam_dgpu_props[f].name, fam_sample_suffix(fam_dgpu_props[f].kind), NULL);
+                        append_gpu_label(out, name, g->index, &first);
+                        if (f == FAM_DGPU_INFO) {
+                                const char *names[] = { "name", "uuid", "pci_bus_id", "driver_version",
+                                                        "cuda_driver_version", "compute_capability" };
+                                const char *values[] = { g->name, g->uuid, g->pci_bus_id, g->driver_version,
+                                                         g->cuda_driver_version, g->compute_capability };
+                                for (size_t k = 0; k < G_N_ELEMENTS(names); k++)
+                                        tout_label(out, &first, names[k], values[k], strlen(values[k]));
+                                g_string_append(out, "} 1\n");
+                        } else if (f == FAM_DGPU_COMPUTE_MODE) {
+                                tout_label(out, &first, "mode", g->compute_mode, strlen(g->compute_mode));
+                                g_string_append(out, "} 1\n");
+                        } else if (f == FAM_DGPU_BAR1_TOTAL) {
+                                g_string_append_printf(out, "} %" PRIu64 "\n", g->bar1_total);
+                        } else {
+                                g_string_append_printf(out, "} %d\n", mode);
+                        }
+                }
+        }
+}
+
 GString *exp_render(const exp_sample *sample, const exp_board *board, exp_format format)
 {
         GString *out = g_string_sized_new(16384);
@@ -221,6 +280,8 @@ GString *exp_render(const exp_sample *sample, const exp_board *board, exp_format
                 if (board && board->model)
                         append_info(out, board, format);
                 append_sample_families(out, sample, format);
+                if (board && board->dgpus)
+                        append_dgpu_props(out, board, format);
                 if (board && board->default_mode >= 0) {
                         append_header(out, &fam_default_mode, format);
                         g_string_append_printf(out, "jetson_nvpmodel_default_mode %" PRId64 "\n",

@@ -103,6 +103,7 @@ void jd_nvml_reading_read(jd_nvml_reading *out, const char *library)
         char why[256];
         out->gpus = NULL;
         out->n = 0;
+        out->cuda[0] = '\0';
         jd_nvml *n = library ? jd_nvml_open(library, why, sizeof(why)) : NULL;
         if (!n)
                 return;
@@ -111,6 +112,7 @@ void jd_nvml_reading_read(jd_nvml_reading *out, const char *library)
         for (unsigned i = 0; out->gpus && i < count; i++)
                 if (jd_nvml_read_gpu(n, i, &out->gpus[out->n]))
                         out->n++;
+        snprintf(out->cuda, sizeof(out->cuda), "%s", jd_nvml_cuda_driver_version(n));
         jd_nvml_close(n);
 }
 

@@ -16,6 +16,7 @@ int jd_run_once(const jd_sysroot *sr, unsigned interval_ms, bool json, const cha
 typedef struct {
         jd_nvml_gpu *gpus;
         unsigned n;
+        char cuda[16];                /* the CUDA version the driver supports, "" unknown */
 } jd_nvml_reading;
 
 /* LIBRARY NULL: no NVML, no GPUs. */

@@ -253,8 +253,61 @@ static void mig_rows(GString *out, const jc_sample *s, unsigned n)
         }
 }
 
-/* One discrete GPU in two lines, as nvitop shows it: load and clock,
- * then its name, memory, temperature, power and fan (what it reports). */
+/* A mode property in nvidia-smi's words ("On", "Off"), NULL when unknown. */
+static const char *on_off(const jc_object *g, const char *property)
+{
+        const char *v = jc_prop_str(g->props, property);
+        return strcmp(v, "enabled") == 0 ? "On" : strcmp(v, "disabled") == 0 ? "Off" : NULL;
+}
+
+/* The GPU's facts and modes, what NVML says of them, as nvitop -1's
+ * header and nvidia-smi's columns: CUDA version and compute capability,
+ * persistence mode, display active, compute mode, ECC with its
+ * uncorrected errors, BAR1 in use and the video clock. */
+static void dgpu_facts(GString *out, const jc_sample *s, const jc_object *g, const char *prefix)
+{
+        g_autoptr(GString) line = g_string_new(NULL);
+        const char *v;
+        if (*(v = jc_prop_str(g->props, "CudaDriverVersion")))
+                g_string_append_printf(line, "  CUDA %s", v);
+        if (*(v = jc_prop_str(g->props, "ComputeCapability")))
+                g_string_append_printf(line, "  cc %s", v);
+        if ((v = on_off(g, "PersistenceMode")))
+                g_string_append_printf(line, "  Persistence-M %s", v);
+        if ((v = on_off(g, "DisplayActive")))
+                g_string_append_printf(line, "  Disp.A %s", v);
+        if (*(v = jc_prop_str(g->props, "ComputeMode")))
+                g_string_append_printf(line, "  Compute-M %s", v);
+        if (line->len)
+                g_string_append_printf(out, "%s\n", line->str);
+        g_string_truncate(line, 0);
+        uint64_t used, vol, agg, total = 0;
+        if ((v = on_off(g, "EccMode"))) {
+                g_string_append_printf(line, "  ECC %s", v);
+                const char *pending = on_off(g, "EccModePending");
+                if (pending && strcmp(pending, v) != 0)
+                        g_string_append_printf(line, " (%s after reset)", pending);
+                if (jc_sample_uintf(s, &vol, "%s.ecc_volatile_uncorrected", prefix) &&
+                    jc_sample_uintf(s, &agg, "%s.ecc_aggregate_uncorrected", prefix))
+                        g_string_append_printf(line, ", uncorrected %" G_GUINT64_FORMAT " volatile %" G_GUINT64_FORMAT
+                                                     " aggregate", vol, agg);
+        }
+        if (jc_sample_uintf(s, &used, "%s.bar1_used", prefix)) {
+                g_autofree char *u = jc_format_kib(used);
+                g_string_append_printf(line, "  BAR1 %s", u);
+                if (jc_prop_u64(g->props, "Bar1Total", &total) && total) {
+                        g_autofree char *t = jc_format_kib(total / 1024);
+                        g_string_append_printf(line, " of %s", t);
+                }
+        }
+        if (jc_sample_uintf(s, &used, "%s.video_freq", prefix))
+                g_string_append_printf(line, "  video %" G_GUINT64_FORMAT " MHz", used / 1000);
+        if (line->len)
+                g_string_append_printf(out, "%s\n", line->str);
+}
+
+/* One discrete GPU, as nvitop shows it: load and clock, then its name,
+ * memory, temperature, power and fan (what it reports), then its facts. */
 static void dgpu_rows(GString *out, const jc_sample *s, const jc_object *g, bool color)
 {
         double load, temp, fan;
@@ -288,6 +341,7 @@ static void dgpu_rows(GString *out, const jc_sample *s, const jc_object *g, bool
         if (jc_sample_doublef(s, &fan, "%s.fan", prefix))
                 g_string_append_printf(line, "  fan %.0f%%", fan);
         g_string_append_printf(out, "%s\n", line->str);
+        dgpu_facts(out, s, g, prefix);
         mig_rows(out, s, g->index);
 }
 

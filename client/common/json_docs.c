@@ -180,6 +180,30 @@ JsonNode *jc_doc_dgpu(const jc_object *g)
         else
                 json_builder_add_null_value(b);
         jc_json_add_property(b, "max_clocks_khz", g->props, "MaxClocks");
+        /* The facts and modes, named as nvitop's DeviceSnapshot names
+         * them; "" on the bus (NVML does not say) is null. */
+        static const char *const facts[][2] = {
+                { "driver_version", "DriverVersion" },     { "cuda_driver_version", "CudaDriverVersion" },
+                { "cuda_compute_capability", "ComputeCapability" }, { "ecc_mode", "EccMode" },
+                { "ecc_mode_pending", "EccModePending" }, { "persistence_mode", "PersistenceMode" },
+                { "compute_mode", "ComputeMode" },         { "display_mode", "DisplayMode" },
+                { "display_active", "DisplayActive" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(facts); i++)
+                add_string(b, facts[i][0], g->props, facts[i][1]);
+        json_builder_set_member_name(b, "bar1_memory_total_bytes");
+        if (jc_prop_u64(g->props, "Bar1Total", &bytes) && bytes)
+                json_builder_add_int_value(b, (gint64) bytes);
+        else
+                json_builder_add_null_value(b);
+        /* -1 on the bus: null. */
+        g_autoptr(GVariant) minor =
+                g->props ? g_variant_lookup_value(g->props, "MinorNumber", G_VARIANT_TYPE_INT32) : NULL;
+        json_builder_set_member_name(b, "minor_number");
+        if (minor && g_variant_get_int32(minor) >= 0)
+                json_builder_add_int_value(b, g_variant_get_int32(minor));
+        else
+                json_builder_add_null_value(b);
         json_builder_end_object(b);
         return finish(b);
 }

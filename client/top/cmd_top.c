@@ -32,6 +32,8 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         if (!args || !jc_sample_from_variant(&s, args))
                 return 0;
         jc_sample_to_caller(t->c, &s);
+        if (t->dgpu_stale)
+                jc_top_read_dgpus(t);
         jc_gpu_filter_sample(&t->shown, &s);
         jc_sample_read_commands(&s, "/proc");
         jc_sample_clear(&t->sample);
@@ -218,21 +220,13 @@ static void read_board(jc_top *t)
                    *jetpack ? " - JetPack " : "", jetpack);
 }
 
-/* The discrete GPUs' names (DiscreteGpu.Name) for the GPU page's device
- * panels: read once, as they do not change while the GPU is there. */
-static void read_dgpu_names(jc_top *t)
+/* A GPU's mode changed (nvidia-smi -pm, -c, -e): its properties are
+ * read again with the next sample, outside this callback. */
+static int on_dgpu_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
-        for (unsigned n = 0; n < 16; n++) {
-                g_autofree char *path = g_strdup_printf(JD_DGPU_PATH_PREFIX "%u", n);
-                sd_bus_error error = SD_BUS_ERROR_NULL;
-                int r = 0;
-                g_autoptr(GVariant) props = jc_get_all(t->c, path, JD_IFACE_DISCRETE_GPU, &error, &r);
-                sd_bus_error_free(&error);
-                const char *name = "";
-                if (props)
-                        g_variant_lookup(props, "Name", "&s", &name);
-                g_ptr_array_add(t->dgpu_names, g_strdup(name));
-        }
+        (void) m, (void) ret_error;
+        ((jc_top *) userdata)->dgpu_stale = true;
+        return 0;
 }
 
 int jc_cmd_top(jc_ctx *c, int argc, char **argv)
@@ -266,6 +260,7 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
         jc_top_layout layout = { .proc_header_y = -1 };
         jc_top t = { .c = c, .layout = &layout, .sort_col = JC_COL_GPU_MEM, .type_filter = types, .energy = jc_top_energy_new(), .color = c->color, .interval_ms = jc_top_interval_ms,
                      .history = jc_top_history_new(), .dgpu_names = g_ptr_array_new_with_free_func(g_free),
+                     .dgpu_props = g_ptr_array_new_with_free_func(jc_top_props_free),
                      .choices = g_array_new(FALSE, FALSE, sizeof(jc_top_choice)), .shown = filter };
         jc_follow follow;
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -275,6 +270,13 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
         sd_event *event = follow.event;
         if (r >= 0)
                 r = sd_event_add_signal(event, NULL, SIGWINCH, on_resize, &t);
+        sd_bus_slot *dgpu_slot = NULL;
+        if (r >= 0)
+                r = sd_bus_add_match(c->bus, &dgpu_slot,
+                                     "type='signal',sender='" JD_BUS_NAME "',path_namespace='/org/jetsond/Jetson1/dgpu'"
+                                     ",interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='"
+                                     JD_IFACE_DISCRETE_GPU "'",
+                                     on_dgpu_changed, &t);
         if (r < 0) {
                 fprintf(stderr, "jetsonctl: top: %s\n", strerror(-r));
                 ret = JC_EXIT_FAILURE;
@@ -288,7 +290,7 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
         }
         g_variant_unref(reply);
         read_board(&t);
-        read_dgpu_names(&t);
+        jc_top_read_dgpus(&t);
         /* The latest sample at once, rather than a blank screen until the
          * first signal. */
         if (jc_sample_fetch(c, &t.sample) == JC_EXIT_OK) {
@@ -322,7 +324,9 @@ out:
         jc_sample_clear(&t.sample);
         jc_top_energy_free(t.energy);
         jc_top_history_free(t.history);
+        sd_bus_slot_unref(dgpu_slot);
         g_ptr_array_unref(t.dgpu_names);
+        g_ptr_array_unref(t.dgpu_props);
         if (t.board_props)
                 g_variant_unref(t.board_props);
         g_array_unref(t.choices);

@@ -53,6 +53,8 @@ typedef struct {
         unsigned zoom;                /* index of the graph window */
         jc_graph_style graph_style;
         GPtrArray *dgpu_names;        /* DiscreteGpu.Name by NVML index ("" unknown) */
+        GPtrArray *dgpu_props;        /* DiscreteGpu's properties (a{sv}) by NVML index, NULL none */
+        bool dgpu_stale;              /* a GPU announced a change: read them again */
         jc_sample sample;
         bool have_sample;
         char board[128];              /* "NVIDIA Jetson AGX Orin Developer Kit · JetPack 6.2" */
@@ -129,3 +131,12 @@ extern const jc_top_key_help jc_top_keys[];
 /* The temperatures, wrapped at whole items over at most ROWS rows from
  * Y; returns the row after them. */
 int jc_top_draw_temperatures(const jc_top *t, int y, int rows);
+
+/* The discrete GPUs top shows (NVML indexes 0 to 15). */
+#define JC_TOP_MAX_DGPUS 16
+/* Reads every DiscreteGpu object's properties into T (top_dgpu.c). */
+/* dgpu_props' free function: a GPU without an object is NULL. */
+void jc_top_props_free(gpointer props);
+void jc_top_read_dgpus(jc_top *t);
+/* GPU N's facts and modes in a row at Y, if any; returns the next row. */
+int jc_top_draw_dgpu_facts(const jc_top *t, unsigned n, int y);

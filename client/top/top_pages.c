@@ -230,6 +230,7 @@ static int draw_dgpu(const jc_top *t, unsigned n, int y, int last, int graph_h)
                 x = jc_top_putf(y, x, A_NORMAL, "dec %.0f%%  ", load);
         if (x > 2)
                 y++;
+        y = jc_top_draw_dgpu_facts(t, n, y);
         y = draw_dgpu_nvlink(s, n, y);
         y = draw_dgpu_migs(s, n, y, last);
         if (graph_h >= 2 && y + graph_h - 1 <= last) {

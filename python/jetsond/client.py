@@ -13,15 +13,13 @@ _PROPS_CHANGED = "org.freedesktop.DBus.Properties"
 
 
 def discrete_gpu_info(objs: Dict[str, Dict[str, Dict[str, Any]]]) -> Dict[int, Dict[str, Any]]:
-    """The DiscreteGpu objects of GetManagedObjects' OBJS, by NVML index."""
+    """The DiscreteGpu objects of GetManagedObjects' OBJS, by NVML index,
+    their properties by nvitop's names (views.dgpu_properties)."""
     out = {}
     for path, ifaces in objs.items():
         p = ifaces.get("org.jetsond.Jetson1.DiscreteGpu")
         if p is not None:
-            out[int(path.rsplit("/", 1)[1])] = {
-                "name": p.get("Name"), "uuid": p.get("UUID"), "pci_bus_id": p.get("PciBusId"),
-                "memory_total_bytes": p.get("MemoryTotal"), "power_limit_mw": p.get("PowerLimit"),
-                "max_clocks_mhz": p.get("MaxClocks")}
+            out[int(path.rsplit("/", 1)[1])] = views.dgpu_properties(p)
     return out
 
 
@@ -170,8 +168,12 @@ class Jetson:
 
     def gpus(self, only: Any = None, only_visible: bool = False) -> List[Dict[str, Any]]:
         """Every GPU (views.gpus), a discrete one with its DiscreteGpu
-        properties too: name, uuid, pci_bus_id, memory_total_bytes,
-        power_limit_mw, max_clocks_mhz. ONLY and ONLY_VISIBLE limit the list
+        properties too (views.dgpu_properties): name, uuid, pci_bus_id,
+        memory_total_bytes, power_limit_mw, max_clocks_mhz, driver_version,
+        minor_number, cuda_driver_version, cuda_compute_capability,
+        bar1_memory_total_bytes and the modes (ecc_mode, ecc_mode_pending,
+        persistence_mode, compute_mode, display_mode, display_active).
+        ONLY and ONLY_VISIBLE limit the list
         as nvitop's --only and --only-visible (jetsond.devices.only):
         NoSuchGpu for an entry that names no GPU."""
         return devices.only(self._gpus_of(self.snapshot()), only, only_visible)

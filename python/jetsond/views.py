@@ -30,7 +30,33 @@ UNITS = {
     "available": "available_kib", "buffers": "buffers_kib", "cached": "cached_kib", "shared": "shared_kib",
     "lfb": "lfb_blocks", "lfb_size": "lfb_size_kib", "tpc_pg_mask": "tpc_pg_mask", "3d_scaling": "scaling_3d",
     "start_time": "start_time_s", "in": "in_kib", "out": "out_kib",
+    "bar1_used": "bar1_used_kib", "enc": "enc_percent", "dec": "dec_percent",
 }
+
+# A DiscreteGpu object's properties by nvitop's DeviceSnapshot names.
+# Unknown on the bus ("", -1, 0) is None here, as nvitop's NA.
+DGPU_PROPERTIES = (
+    ("Name", "name"), ("UUID", "uuid"), ("PciBusId", "pci_bus_id"), ("MemoryTotal", "memory_total_bytes"),
+    ("PowerLimit", "power_limit_mw"), ("MaxClocks", "max_clocks_mhz"), ("DriverVersion", "driver_version"),
+    ("MinorNumber", "minor_number"), ("CudaDriverVersion", "cuda_driver_version"),
+    ("ComputeCapability", "cuda_compute_capability"), ("Bar1Total", "bar1_memory_total_bytes"),
+    ("EccMode", "ecc_mode"), ("EccModePending", "ecc_mode_pending"), ("PersistenceMode", "persistence_mode"),
+    ("ComputeMode", "compute_mode"), ("DisplayMode", "display_mode"), ("DisplayActive", "display_active"),
+)
+# Those whose unknown value on the bus is not None here: kept as they were.
+_KEPT_AS_IS = {"Name", "UUID", "PciBusId", "MemoryTotal", "PowerLimit", "MaxClocks"}
+
+
+def dgpu_properties(props: Mapping[str, Any]) -> Dict[str, Any]:
+    """A DiscreteGpu object's properties (GetAll's dict) by nvitop's names;
+    the facts and modes NVML does not say are None."""
+    out = {}  # type: Dict[str, Any]
+    for prop, name in DGPU_PROPERTIES:
+        v = props.get(prop)
+        if prop not in _KEPT_AS_IS and v in ("", -1) or (prop == "Bar1Total" and v == 0):
+            v = None
+        out[name] = v
+    return out
 
 
 def unit_name(field: str) -> str:
@@ -173,7 +199,8 @@ def modes(s: Snapshot) -> Dict[str, Any]:
 def processes(s: Snapshot) -> List[Dict[str, Any]]:
     """The processes using a GPU: [{"pid", "name", "user", "gpu_mem_kib",
     "cpu_percent", "rss_kib", "ppid", "start_time_s" (Unix time),
-    "dgpu": {N: {"mem_kib", "sm_percent", "type"}}, "cmdline", "command"}].
+    "dgpu": {N: {"mem_kib", "sm_percent", "enc_percent", "dec_percent",
+    "type"}}, "cmdline", "command"}].
     "cmdline" is the process's arguments, read from /proc with the caller's
     rights where S names processes by this namespace's PIDs (its
     ``caller_pids``) and the caller may read them, else None; "command" is

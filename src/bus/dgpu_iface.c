@@ -1,7 +1,10 @@
 /* org.jetsond.Jetson1.DiscreteGpu: one object per discrete NVIDIA GPU
  * (/org/jetsond/Jetson1/dgpu/N, N being NVML's index), with what does not
  * change from sample to sample: its identity, memory, power limit,
- * maximum clocks and the NVIDIA driver's version. Its readings are the
+ * maximum clocks, the NVIDIA driver's and CUDA's versions, compute
+ * capability, BAR1's size and the modes nvidia-smi sets (ECC,
+ * persistence, compute, display), re-read every 10 s with the costly
+ * values and announced with PropertiesChanged. Its readings are the
  * Sample's dgpu.N.* keys. The object keeps the last values NVML gave
  * while the GPU is lost or hung. */
 #include <stdint.h>
@@ -18,24 +21,63 @@ typedef struct {
         jd_nvml_gpu known;            /* the latest reading that had values */
 } dgpu_iface;
 
-/* Refreshes KNOWN from the snapshot's latest reading of the GPU; true if
- * the power limit changed. */
-static bool refresh(dgpu_iface *self)
+/* The properties that follow the modes, with the values they are read from. */
+static const char *const mode_properties[] = { "EccMode",     "EccModePending", "PersistenceMode",
+                                               "ComputeMode", "DisplayMode",    "DisplayActive" };
+
+static const jd_opt_u64 *mode_value(const jd_nvml_gpu *g, const char *property)
 {
+        const jd_opt_u64 *values[] = { &g->ecc,          &g->ecc_pending,  &g->persistence,
+                                       &g->compute_mode, &g->display_mode, &g->display_active };
+        for (size_t i = 0; i < G_N_ELEMENTS(mode_properties); i++)
+                if (strcmp(property, mode_properties[i]) == 0)
+                        return values[i];
+        return NULL;
+}
+
+static bool same(jd_opt_u64 a, jd_opt_u64 b)
+{
+        return a.present == b.present && (!a.present || a.value == b.value);
+}
+
+/* Into CHANGED (room for every mode and the power limit, and a NULL): the
+ * properties that differ from KNOWN in G. */
+static void changes(const jd_nvml_gpu *known, const jd_nvml_gpu *g, const char **changed)
+{
+        size_t n = 0;
+        if (!same(known->power_limit_mw, g->power_limit_mw))
+                changed[n++] = "PowerLimit";
+        for (size_t i = 0; g->modes_read && i < G_N_ELEMENTS(mode_properties); i++)
+                if (!same(*mode_value(known, mode_properties[i]), *mode_value(g, mode_properties[i])))
+                        changed[n++] = mode_properties[i];
+        changed[n] = NULL;
+}
+
+/* Refreshes KNOWN from the snapshot's latest reading of the GPU; the
+ * properties that changed into CHANGED (as changes()). */
+static void refresh(dgpu_iface *self, const char **changed)
+{
+        changed[0] = NULL;
         const jd_snapshot *s = &self->base.svc->snapshot;
         for (size_t i = 0; i < s->n_gpu; i++) {
                 const jd_nvml_gpu *g = &s->gpu[i]->gpu;
                 if (g->index != self->index || g->lost)
                         continue;
-                bool changed = g->power_limit_mw.present != self->known.power_limit_mw.present ||
-                               g->power_limit_mw.value != self->known.power_limit_mw.value;
+                changes(&self->known, g, changed);
+                /* A reading without the modes (its costly thread is
+                 * stuck) keeps the last ones NVML gave. */
+                jd_nvml_gpu *modes = g->modes_read ? NULL : g_new(jd_nvml_gpu, 1);
+                if (modes)
+                        *modes = self->known;
                 /* Values only: the processes go with the reading. */
                 self->known = *g;
                 self->known.processes = NULL;
                 self->known.n_processes = self->known.cap_processes = 0;
-                return changed;
+                if (modes)
+                        jd_nvml_gpu_merge(&self->known, modes, JD_NVML_MODES);
+                g_free(modes);
+                return;
         }
-        return false;
 }
 
 static int get_string(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -95,6 +137,54 @@ static int get_max_clocks(sd_bus *bus, const char *path, const char *interface, 
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+/* The CUDA version the driver supports, as nvidia-smi's header ("12.8"),
+ * the same for every GPU; "" while NVML says none. */
+static int get_cuda_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                            sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        jd_nvml_status st = { 0 };
+        if (!jd_engine_nvml_status(((dgpu_iface *) userdata)->base.svc->engine, &st))
+                st.cuda[0] = '\0';
+        st.cuda[sizeof(st.cuda) - 1] = '\0';
+        return sd_bus_message_append_basic(reply, 's', st.cuda);
+}
+
+static int get_capability(sd_bus *bus, const char *path, const char *interface, const char *property,
+                          sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_nvml_gpu *g = &((dgpu_iface *) userdata)->known;
+        char text[48] = "";
+        if (g->cc_major.present && g->cc_minor.present)
+                g_snprintf(text, sizeof(text), "%" G_GUINT64_FORMAT ".%" G_GUINT64_FORMAT, g->cc_major.value,
+                           g->cc_minor.value);
+        return sd_bus_message_append_basic(reply, 's', text);
+}
+
+static int get_bar1_total(sd_bus *bus, const char *path, const char *interface, const char *property,
+                          sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        const jd_nvml_gpu *g = &((dgpu_iface *) userdata)->known;
+        uint64_t bytes = g->bar1_total_kib.present ? g->bar1_total_kib.value * 1024 : 0;
+        return sd_bus_message_append_basic(reply, 't', &bytes);
+}
+
+/* A mode in words: "enabled"/"disabled", the compute mode's name; ""
+ * while NVML does not say (NOT_SUPPORTED, or not read yet). */
+static int get_mode(sd_bus *bus, const char *path, const char *interface, const char *property,
+                    sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        (void) bus, (void) path, (void) interface, (void) error;
+        const jd_opt_u64 *v = mode_value(&((dgpu_iface *) userdata)->known, property);
+        const char *text = !v || !v->present                   ? ""
+                           : strcmp(property, "ComputeMode") == 0 ? jd_nvml_compute_mode_name(v->value)
+                           : v->value                           ? "enabled"
+                                                                : "disabled";
+        return sd_bus_message_append_basic(reply, 's', text);
+}
+
 static int get_minor(sd_bus *bus, const char *path, const char *interface, const char *property,
                      sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -114,14 +204,24 @@ static const sd_bus_vtable dgpu_vtable[] = {
         SD_BUS_PROPERTY("MaxClocks", "a{su}", get_max_clocks, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("MinorNumber", "i", get_minor, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("DriverVersion", "s", get_driver_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("CudaDriverVersion", "s", get_cuda_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("ComputeCapability", "s", get_capability, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Bar1Total", "t", get_bar1_total, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("EccMode", "s", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("EccModePending", "s", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("PersistenceMode", "s", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ComputeMode", "s", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DisplayMode", "s", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DisplayActive", "s", get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_VTABLE_END,
 };
 
 static void dgpu_update(jd_iface *base)
 {
         dgpu_iface *self = (dgpu_iface *) base;
-        const char *changed[] = { "PowerLimit", NULL };
-        if (refresh(self))
+        const char *changed[G_N_ELEMENTS(mode_properties) + 2];
+        refresh(self, changed);
+        if (changed[0])
                 jd_emit_changed(base->svc, self->path, JD_IFACE_DISCRETE_GPU, changed);
 }
 
@@ -138,7 +238,8 @@ jd_iface *jd_dgpu_iface_new(jd_service *svc, unsigned index, GError **error)
         self->base.destroy = dgpu_destroy;
         self->index = index;
         g_snprintf(self->path, sizeof(self->path), JD_DGPU_PATH_PREFIX "%u", index);
-        refresh(self);
+        const char *changed[G_N_ELEMENTS(mode_properties) + 2];
+        refresh(self, changed);
         int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, self->path, JD_IFACE_DISCRETE_GPU, dgpu_vtable,
                                          self);
         if (r < 0) {

@@ -240,7 +240,7 @@ int jc_run_capture(jd_sysroot *sr, const jc_capture_options *o)
         }
 
         /* a stuck probe's board and NVML readings may be half written */
-        g_autofree char *nvml_json = finished && probe.nv.n ? jc_nvml_json(probe.nv.gpus, probe.nv.n, o->redact) : NULL;
+        g_autofree char *nvml_json = finished && probe.nv.n ? jc_nvml_json(probe.nv.gpus, probe.nv.n, probe.nv.cuda, o->redact) : NULL;
         jd_board none = { 0 };
         g_autofree char *summary = make_summary(o, finished ? &probe.board : &none, probe.x, finished ? probe.nv.n : 0,
                                                 !finished, &tree, &series, redacted);

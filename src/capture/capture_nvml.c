@@ -39,6 +39,9 @@ static void add_processes(JsonBuilder *b, const jd_nvml_gpu *g)
                 json_builder_add_string_value(b, p->compute && p->graphics ? "both" : p->graphics ? "graphics" : "compute");
                 opt(b, "used_memory", p->mem_kib, 1, 1024);
                 opt(b, "sm", p->sm, 1, 1);
+                opt(b, "mem_util", p->mem_util, 1, 1);
+                opt(b, "enc", p->enc, 1, 1);
+                opt(b, "dec", p->dec, 1, 1);
                 opt(b, "gpu_instance", p->gpu_instance, 1, 1);
                 json_builder_end_object(b);
         }
@@ -149,6 +152,34 @@ static void add_health(JsonBuilder *b, const jd_nvml_gpu *g)
         json_builder_end_object(b);
 }
 
+/* The facts and modes (nvml_facts.c), as the fake answers them. */
+static void add_facts(JsonBuilder *b, const jd_nvml_gpu *g)
+{
+        pair(b, "compute_capability", (const char *const[3]) { "major", "minor", NULL },
+             (const jd_opt_u64 *[3]) { &g->cc_major, &g->cc_minor, NULL }, 1, 1);
+        if (g->bar1_total_kib.present && g->bar1_used_kib.present)
+                pair(b, "bar1", (const char *const[3]) { "total", "used", NULL },
+                     (const jd_opt_u64 *[3]) { &g->bar1_total_kib, &g->bar1_used_kib, NULL }, 1, 1024);
+        if (g->ecc.present && g->ecc_pending.present)
+                pair(b, "ecc_mode", (const char *const[3]) { "current", "pending", NULL },
+                     (const jd_opt_u64 *[3]) { &g->ecc, &g->ecc_pending, NULL }, 1, 1);
+        opt(b, "persistence_mode", g->persistence, 1, 1);
+        opt(b, "compute_mode", g->compute_mode, 1, 1);
+        opt(b, "display_mode", g->display_mode, 1, 1);
+        opt(b, "display_active", g->display_active, 1, 1);
+        const jd_opt_u64 *ecc[] = { &g->ecc_volatile_corrected, &g->ecc_volatile_uncorrected,
+                                    &g->ecc_aggregate_corrected, &g->ecc_aggregate_uncorrected };
+        static const char *const names[] = { "volatile_corrected", "volatile_uncorrected", "aggregate_corrected",
+                                             "aggregate_uncorrected" };
+        if (!ecc[0]->present)
+                return;
+        json_builder_set_member_name(b, "ecc_errors");
+        json_builder_begin_object(b);
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+                opt(b, names[i], *ecc[i], 1, 1);
+        json_builder_end_object(b);
+}
+
 static void add_gpu(JsonBuilder *b, const jd_nvml_gpu *g, bool redact)
 {
         char uuid[96];
@@ -185,7 +216,19 @@ static void add_gpu(JsonBuilder *b, const jd_nvml_gpu *g, bool redact)
         opt(b, "energy_mj", g->energy_mj, 1, 1);
         opt(b, "power_limit_mw", g->power_limit_mw, 1, 1);
         static const char *const clocks[3] = { "graphics", "sm", "mem" };
-        pair(b, "clocks_mhz", clocks, (const jd_opt_u64 *[3]) { &g->freq_khz, &g->sm_freq_khz, &g->mem_freq_khz }, 1000, 1);
+        /* The three clocks and the video one (the fake's clocks_mhz.video). */
+        const jd_opt_u64 *now[] = { &g->freq_khz, &g->sm_freq_khz, &g->mem_freq_khz, &g->video_freq_khz };
+        static const char *const now_names[] = { "graphics", "sm", "mem", "video" };
+        bool any = false;
+        for (size_t i = 0; i < G_N_ELEMENTS(now); i++)
+                any = any || now[i]->present;
+        if (any) {
+                json_builder_set_member_name(b, "clocks_mhz");
+                json_builder_begin_object(b);
+                for (size_t i = 0; i < G_N_ELEMENTS(now); i++)
+                        opt(b, now_names[i], *now[i], 1000, 1);
+                json_builder_end_object(b);
+        }
         pair(b, "max_clocks_mhz", clocks,
              (const jd_opt_u64 *[3]) { &g->max_freq_khz, &g->max_sm_freq_khz, &g->max_mem_freq_khz }, 1000, 1);
         opt(b, "fan", g->fan, 1, 1);
@@ -196,16 +239,23 @@ static void add_gpu(JsonBuilder *b, const jd_nvml_gpu *g, bool redact)
         pair(b, "pcie_kbps", (const char *const[3]) { "tx", "rx", NULL },
              (const jd_opt_u64 *[3]) { &g->pcie_tx, &g->pcie_rx, NULL }, 1024, 1);
         add_health(b, g);
+        add_facts(b, g);
         add_nvlink(b, &g->nvlink);
         add_mig(b, g, redact);
         add_processes(b, g);
         json_builder_end_object(b);
 }
 
-char *jc_nvml_json(const jd_nvml_gpu *gpus, unsigned n, bool redact)
+char *jc_nvml_json(const jd_nvml_gpu *gpus, unsigned n, const char *cuda, bool redact)
 {
         g_autoptr(JsonBuilder) b = json_builder_new();
         json_builder_begin_object(b);
+        /* NVML's number back from "12.8": 12080. */
+        unsigned major, minor;
+        if (cuda && sscanf(cuda, "%u.%u", &major, &minor) == 2) {
+                json_builder_set_member_name(b, "cuda_driver_version");
+                json_builder_add_int_value(b, (gint64) major * 1000 + minor * 10);
+        }
         json_builder_set_member_name(b, "devices");
         json_builder_begin_array(b);
         for (unsigned i = 0; i < n; i++)

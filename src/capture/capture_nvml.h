@@ -6,5 +6,6 @@
 
 #include "nvml.h"
 
-/* REDACT: each UUID made "GPU-00000000-...-<index>" (still unique). */
-char *jc_nvml_json(const jd_nvml_gpu *gpus, unsigned n, bool redact);
+/* REDACT: each UUID made "GPU-00000000-...-<index>" (still unique).
+ * CUDA: the driver's CUDA version ("12.8"; "" or NULL: not said). */
+char *jc_nvml_json(const jd_nvml_gpu *gpus, unsigned n, const char *cuda, bool redact);

@@ -72,6 +72,7 @@ static void resolve(jd_nvml *n)
         n->gpm_sample_free = symbol(l, "nvmlGpmSampleFree", NULL);
         n->gpm_sample_get = symbol(l, "nvmlGpmSampleGet", NULL);
         n->gpm_metrics_get = symbol(l, "nvmlGpmMetricsGet", NULL);
+        jd_nvml_resolve_facts(n);
 }
 
 jd_nvml *jd_nvml_open(const char *library, char *why, size_t why_len)
@@ -156,23 +157,6 @@ bool jd_nvml_is_integrated(const char *name)
         size_t tail = sizeof(nvgpu) - 1;
         return strcmp(name, "NVIDIA Thor") == 0 || (len > tail && strcmp(name + len - tail, nvgpu) == 0);
 }
-
-/* NOT_SUPPORTED is a device's lasting answer (a fan an H200 does not
- * have), and on a real driver the slowest: 130-160 us of CPU against 1-2
- * us for an answered call (H200, driver 580; docs/nvidia-gpus.md). So a
- * call a GPU answered so is not made again for JD_NVML_RECHECK_US (an
- * integrated GPU may answer little while rail-gated, as Thor's, and all
- * once awake); UNSUPPORTED NULL (a MIG device, the maximum clocks):
- * always asked. */
-static nvmlReturn_t remember(unsigned *unsupported, unsigned bit, nvmlReturn_t r)
-{
-        if (unsupported && (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND))
-                *unsupported |= bit;
-        return r;
-}
-#define ASK(unsupported, bit, fn, ...)                                                                 \
-        ((unsupported) && (*(unsupported) & (bit)) ? NVML_ERROR_NOT_SUPPORTED                           \
-                                                   : remember((unsupported), (bit), CALL(fn, __VA_ARGS__)))
 
 static unsigned long long monotonic_us(void)
 {
@@ -303,6 +287,8 @@ static void read_constants(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev)
         if (CALL(n->minor, dev, &minor) == NVML_SUCCESS)
                 g->minor = (jd_opt_u64){ .present = true, .value = minor };
         read_clocks(n->max_clock, g, dev, NULL, &g->max_freq_khz, &g->max_sm_freq_khz, &g->max_mem_freq_khz);
+        if (!g->lost)
+                jd_nvml_read_constant_facts(n, g, dev);
 }
 
 /* The values of every sample, 1-8 us each on a real driver; stops at the
@@ -357,6 +343,8 @@ static void read_cheap(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned in
                 r = NVML_ERROR_NOT_SUPPORTED;
         if (!jd_nvml_set_u64(g, r, &g->pstate, (unsigned long long) pstate))
                 return;
+        if (!jd_nvml_read_cheap_facts(n, g, dev, no))
+                return;
         if (!read_migs(n, g, dev, index))
                 return;
         jd_nvml_read_processes(g, n->compute, dev, true);
@@ -377,7 +365,8 @@ size_t jd_nvml_unsupported_keys(unsigned unsupported, const char **out, size_t m
                 { ASK_POWER, "power" },            { ASK_POWER_LIMIT, "power_limit" },
                 { ASK_FAN, "fan" },                { ASK_ENCODER, "encoder_load" },
                 { ASK_DECODER, "decoder_load" },   { ASK_THROTTLE, "throttle" },
-                { ASK_PSTATE, "pstate" },
+                { ASK_PSTATE, "pstate" },          { ASK_BAR1, "bar1_used" },
+                { ASK_VIDEO_CLOCK, "video_freq" },
         };
         size_t n = 0;
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && n < max; i++)
@@ -421,6 +410,8 @@ static void read_values(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned i
                 jd_nvml_read_health(n, g, dev, index);
         if (!g->lost && (parts & JD_NVML_GPM))
                 jd_nvml_read_gpm(n, g, dev, index);
+        if (!g->lost && (parts & JD_NVML_MODES))
+                jd_nvml_read_modes(n, g, dev);
         /* With the lists: only while NVML lists a process. */
         bool listed_only = parts & JD_NVML_CHEAP;
         if (!g->lost && (parts & JD_NVML_PROCESS_SM) && (!listed_only || g->n_processes))
@@ -438,6 +429,9 @@ void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts)
                 dst->max_freq_khz = src->max_freq_khz;
                 dst->max_sm_freq_khz = src->max_sm_freq_khz;
                 dst->max_mem_freq_khz = src->max_mem_freq_khz;
+                dst->cc_major = src->cc_major;
+                dst->cc_minor = src->cc_minor;
+                dst->bar1_total_kib = src->bar1_total_kib;
         }
         if (parts & JD_NVML_ENERGY)
                 dst->energy_mj = src->energy_mj;
@@ -460,10 +454,25 @@ void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts)
                 dst->graphics_active = src->graphics_active;
                 dst->dram_active = src->dram_active;
         }
+        if (parts & JD_NVML_MODES) {
+                dst->modes_read = src->modes_read;
+                dst->ecc = src->ecc;
+                dst->ecc_pending = src->ecc_pending;
+                dst->persistence = src->persistence;
+                dst->compute_mode = src->compute_mode;
+                dst->display_mode = src->display_mode;
+                dst->display_active = src->display_active;
+                dst->ecc_volatile_corrected = src->ecc_volatile_corrected;
+                dst->ecc_volatile_uncorrected = src->ecc_volatile_uncorrected;
+                dst->ecc_aggregate_corrected = src->ecc_aggregate_corrected;
+                dst->ecc_aggregate_uncorrected = src->ecc_aggregate_uncorrected;
+        }
         for (size_t i = 0; (parts & JD_NVML_PROCESS_SM) && i < dst->n_processes; i++)
                 for (size_t k = 0; k < src->n_processes; k++)
                         if (src->processes[k].pid == dst->processes[i].pid) {
                                 dst->processes[i].sm = src->processes[k].sm;
+                                dst->processes[i].enc = src->processes[k].enc;
+                                dst->processes[i].dec = src->processes[k].dec;
                                 dst->processes[i].mem_util = src->processes[k].mem_util;
                         }
 }

@@ -64,6 +64,7 @@ typedef struct {
         bool compute, graphics;       /* in which of NVML's lists */
         jd_opt_u64 mem_kib;           /* GPU memory it uses */
         jd_opt_u64 sm;                /* %, SM utilization over the last interval */
+        jd_opt_u64 enc, dec;          /* %, encoder and decoder use: the same call's */
         jd_opt_u64 mem_util;          /* %, memory bandwidth utilization, the same interval */
         jd_opt_u64 gpu_instance;      /* with MIG on: the GPU instance it runs in */
 } jd_nvml_process;
@@ -75,6 +76,21 @@ typedef struct {
         char name[96], uuid[96];
         char pci_bus_id[32];          /* "00000000:01:00.0" as NVML gives it */
         jd_opt_u64 minor;             /* N of the device node /dev/nvidiaN */
+        /* JD_NVML_CONSTANTS's facts (nvml_facts.c) */
+        jd_opt_u64 cc_major, cc_minor; /* CUDA compute capability, 9.0 on Hopper */
+        jd_opt_u64 bar1_total_kib;
+        /* JD_NVML_CHEAP's, beside the others */
+        jd_opt_u64 bar1_used_kib;
+        jd_opt_u64 video_freq_khz;
+        /* JD_NVML_MODES's (nvml_facts.c): modes that nvidia-smi changes
+         * while the driver runs; each 0/1 (NVML's nvmlEnableState_t) but
+         * compute_mode (NVML's nvmlComputeMode_t) */
+        bool modes_read;              /* the part was read (or merged in) */
+        jd_opt_u64 ecc, ecc_pending, persistence, compute_mode, display_mode, display_active;
+        /* ECC error counts, only while ECC is on: volatile (since the
+         * driver loaded) and aggregate (the GPU's life) */
+        jd_opt_u64 ecc_volatile_corrected, ecc_volatile_uncorrected;
+        jd_opt_u64 ecc_aggregate_corrected, ecc_aggregate_uncorrected;
         jd_opt_u64 load, mem_load;    /* % */
         jd_opt_u64 mem_used_kib, mem_total_kib;
         jd_opt_u64 mem_reserved_kib;  /* the driver's own, left out of mem_used (NVML v2 only) */
@@ -127,6 +143,9 @@ jd_nvml *jd_nvml_open_why(const char *library, char *why, size_t why_len, jd_nvm
 void jd_nvml_close(jd_nvml *n);
 /* The driver's version ("595.78"), "" if NVML does not say. */
 const char *jd_nvml_driver_version(const jd_nvml *n);
+/* The CUDA version the driver supports ("12.8",
+ * nvmlSystemGetCudaDriverVersion_v2), "" if NVML does not say. */
+const char *jd_nvml_cuda_driver_version(const jd_nvml *n);
 /* How many GPUs NVML sees now (0 on error). */
 unsigned jd_nvml_count(jd_nvml *n);
 /* Reads GPU INDEX into OUT. False if NVML has no such GPU (then OUT is
@@ -140,11 +159,14 @@ bool jd_nvml_read_gpu(jd_nvml *n, unsigned index, jd_nvml_gpu *out);
  * the rate it changes (gpu_poller.c says when). */
 enum {
         /* name, UUID, PCI id, max clocks (the integrated flag from the
-         * name): never change while the driver runs; 1.6 ms per max clock */
+         * name), compute capability, BAR1's size: never change while the
+         * driver runs; 1.6 ms per max clock */
         JD_NVML_CONSTANTS = 1u << 0,
         /* load, memory (with its total: the same call), clocks,
          * temperature, power, limit, pstate, clock event reasons, fan,
          * encoder, decoder, the process lists: 1-41 us each on an H200;
+         * BAR1 in use and the video clock (not measured: as memory and
+         * a clock);
          * a call the GPU answered NOT_SUPPORTED (130-360 us) is made again
          * only every JD_NVML_RECHECK_US, as MIG mode (120-420 us), and
          * with MIG on each MIG device's memory and instances (a few calls
@@ -171,7 +193,12 @@ enum {
          * (cost not measured), the metrics over the time since the read
          * before, so read with the costly parts, at their period */
         JD_NVML_GPM = 1u << 7,
-        JD_NVML_ALL = (1u << 8) - 1,
+        /* ECC, persistence, compute and display modes and, with ECC on,
+         * the ECC error counts: they change only when an administrator
+         * says so (nvidia-smi -e, -pm, -c) or on a memory error, so read
+         * with the costly parts (cost not measured on a real driver) */
+        JD_NVML_MODES = 1u << 8,
+        JD_NVML_ALL = (1u << 9) - 1,
 };
 /* Reads the PARTS of GPU INDEX into OUT, as jd_nvml_read_gpu (which reads
  * JD_NVML_ALL); values of the other parts are absent. */
@@ -181,7 +208,8 @@ enum {
 bool jd_nvml_read_parts(jd_nvml *n, unsigned index, unsigned parts, jd_nvml_gpu *out);
 /* Copies into DST the values of PARTS (JD_NVML_CONSTANTS, JD_NVML_ENERGY,
  * JD_NVML_PCIE, JD_NVML_NVLINK with its rates, JD_NVML_HEALTH, JD_NVML_GPM,
- * JD_NVML_PROCESS_SM: the SM and memory bandwidth use of each of DST's processes that SRC has)
+ * JD_NVML_MODES, JD_NVML_PROCESS_SM: the SM, memory bandwidth, encoder
+ * and decoder use of each of DST's processes that SRC has)
  * that SRC holds, for a read of the cheap part completed
  * with the others' latest. */
 void jd_nvml_gpu_merge(jd_nvml_gpu *dst, const jd_nvml_gpu *src, unsigned parts);
@@ -199,6 +227,9 @@ bool jd_nvml_gpu_copy(jd_nvml_gpu *dst, const jd_nvml_gpu *src);
  * (jd_nvml_gpu.unsupported) names, into OUT (at most MAX); returns how
  * many. */
 size_t jd_nvml_unsupported_keys(unsigned unsupported, const char **out, size_t max);
+/* A compute mode's name: "default", "exclusive_thread",
+ * "prohibited", "exclusive_process"; "" for another number. */
+const char *jd_nvml_compute_mode_name(unsigned long long mode);
 /* The NVML device that is the SoC's own GPU, by name: Thor's "NVIDIA
  * Thor", JetPack 7.2's "... (nvgpu)". */
 bool jd_nvml_is_integrated(const char *name);

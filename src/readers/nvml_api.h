@@ -160,7 +160,23 @@ enum {
 };
 
 enum { NVML_TEMPERATURE_GPU = 0 };
-enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_CLOCK_VIDEO = 3 };
+
+/* The static facts and the rarely changing modes (nvml_facts.c). */
+typedef struct {
+        unsigned long long bar1Total, bar1Free, bar1Used; /* bytes */
+} nvmlBAR1Memory_t;
+typedef int nvmlEnableState_t;
+enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 };
+typedef int nvmlComputeMode_t;
+enum {
+        NVML_COMPUTEMODE_DEFAULT = 0,
+        NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1, /* gone from drivers since CUDA 8 */
+        NVML_COMPUTEMODE_PROHIBITED = 2,
+        NVML_COMPUTEMODE_EXCLUSIVE_PROCESS = 3,
+};
+enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
+enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
 enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
 #define NVML_PSTATE_UNKNOWN 32
 
@@ -198,3 +214,12 @@ typedef nvmlReturn_t nvml_gpm_sample_alloc_fn(nvmlGpmSample_t *sample);
 typedef nvmlReturn_t nvml_gpm_sample_free_fn(nvmlGpmSample_t sample);
 typedef nvmlReturn_t nvml_gpm_sample_get_fn(nvmlDevice_t device, nvmlGpmSample_t sample);
 typedef nvmlReturn_t nvml_gpm_metrics_get_fn(nvmlGpmMetricsGet_t *metrics);
+typedef nvmlReturn_t nvml_system_int_fn(int *value);
+typedef nvmlReturn_t nvml_capability_fn(nvmlDevice_t device, int *major, int *minor);
+typedef nvmlReturn_t nvml_bar1_fn(nvmlDevice_t device, nvmlBAR1Memory_t *bar1);
+typedef nvmlReturn_t nvml_enable_state_fn(nvmlDevice_t device, nvmlEnableState_t *state);
+typedef nvmlReturn_t nvml_enable_states_fn(nvmlDevice_t device, nvmlEnableState_t *current,
+                                           nvmlEnableState_t *pending);
+typedef nvmlReturn_t nvml_compute_mode_fn(nvmlDevice_t device, nvmlComputeMode_t *mode);
+typedef nvmlReturn_t nvml_ecc_errors_fn(nvmlDevice_t device, int error_type, int counter_type,
+                                        unsigned long long *count);

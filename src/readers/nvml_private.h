@@ -50,6 +50,14 @@ struct jd_nvml {
         nvml_gpm_sample_free_fn *gpm_sample_free;
         nvml_gpm_sample_get_fn *gpm_sample_get;
         nvml_gpm_metrics_get_fn *gpm_metrics_get;
+        /* nvml_facts.c's */
+        char cuda[16];                /* "12.8"; "": NVML does not say */
+        nvml_capability_fn *capability;
+        nvml_bar1_fn *bar1;
+        nvml_enable_states_fn *ecc_mode;
+        nvml_enable_state_fn *persistence, *display_mode, *display_active;
+        nvml_compute_mode_fn *compute_mode;
+        nvml_ecc_errors_fn *ecc_errors;
         unsigned long long last_seen_us[MAX_GPUS];
         /* The cheap reads' own (one thread per GPU): answers taken as
          * lasting until REMEMBERED_SINCE_US + JD_NVML_RECHECK_US (or the
@@ -88,6 +96,8 @@ enum {
         ASK_DECODER = 1u << 10,
         ASK_THROTTLE = 1u << 11,
         ASK_PSTATE = 1u << 12,
+        ASK_BAR1 = 1u << 13,
+        ASK_VIDEO_CLOCK = 1u << 14,
 };
 
 /* Calls FN where the library has it. */
@@ -99,6 +109,23 @@ enum {
 #define LIST_TRIES 4
 #define LIST_SLACK 16
 
+/* NOT_SUPPORTED is a device's lasting answer (a fan an H200 does not
+ * have), and on a real driver the slowest: 130-160 us of CPU against 1-2
+ * us for an answered call (H200, driver 580; docs/nvidia-gpus.md). So a
+ * call a GPU answered so is not made again for JD_NVML_RECHECK_US (an
+ * integrated GPU may answer little while rail-gated, as Thor's, and all
+ * once awake); UNSUPPORTED NULL (a MIG device, the maximum clocks):
+ * always asked. */
+static inline nvmlReturn_t jd_nvml_remember(unsigned *unsupported, unsigned bit, nvmlReturn_t r)
+{
+        if (unsupported && (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND))
+                *unsupported |= bit;
+        return r;
+}
+#define ASK(unsupported, bit, fn, ...)                                                                 \
+        ((unsupported) && (*(unsupported) & (bit)) ? NVML_ERROR_NOT_SUPPORTED                           \
+                                                   : jd_nvml_remember((unsupported), (bit), CALL(fn, __VA_ARGS__)))
+
 /* Sets OUT from a call's result; true while the GPU is still there. */
 static inline bool jd_nvml_set_u64(jd_nvml_gpu *g, nvmlReturn_t r, jd_opt_u64 *out, unsigned long long value)
 {
@@ -108,6 +135,16 @@ static inline bool jd_nvml_set_u64(jd_nvml_gpu *g, nvmlReturn_t r, jd_opt_u64 *o
                 g->lost = true;
         return !g->lost;
 }
+
+/* nvml_facts.c: the facts' entry points and the CUDA version, at open. */
+void jd_nvml_resolve_facts(jd_nvml *n);
+/* The facts of JD_NVML_CONSTANTS: compute capability, BAR1's size. */
+void jd_nvml_read_constant_facts(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev);
+/* Those of JD_NVML_CHEAP: BAR1 in use, the video clock; UNSUPPORTED as
+ * read_cheap's (nvml.c). False once the GPU is lost. */
+bool jd_nvml_read_cheap_facts(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsigned *unsupported);
+/* JD_NVML_MODES: the modes and, with ECC on, its error counts. */
+void jd_nvml_read_modes(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev);
 
 /* One of NVML's process lists (FN: compute or graphics), all of it, into G. */
 void jd_nvml_read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t dev, bool compute);

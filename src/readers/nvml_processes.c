@@ -61,6 +61,15 @@ void jd_nvml_read_processes(jd_nvml_gpu *g, nvml_processes_fn *fn, nvmlDevice_t 
         free(infos);
 }
 
+/* A sample's SM, memory bandwidth, encoder and decoder use, into P. */
+static void set_use(jd_nvml_process *p, const nvmlProcessUtilizationSample_t *s)
+{
+        JD_SET(p->sm, s->smUtil);
+        JD_SET(p->mem_util, s->memUtil);
+        JD_SET(p->enc, s->encUtil);
+        JD_SET(p->dec, s->decUtil);
+}
+
 /* Each process's SM and memory bandwidth use over NVML's last interval. LISTED_ONLY: only
  * for G's listed processes (a sample may outlive its process); else a
  * process for each sample, for jd_nvml_gpu_merge to match later. */
@@ -91,16 +100,12 @@ void jd_nvml_read_process_sm(jd_nvml *n, jd_nvml_gpu *g, nvmlDevice_t dev, unsig
         for (unsigned i = 0; i < count && i < room; i++) {
                 if (listed_only) {
                         for (size_t k = 0; k < g->n_processes; k++)
-                                if (g->processes[k].pid == samples[i].pid) {
-                                        JD_SET(g->processes[k].sm, samples[i].smUtil);
-                                        JD_SET(g->processes[k].mem_util, samples[i].memUtil);
-                                }
+                                if (g->processes[k].pid == samples[i].pid)
+                                        set_use(&g->processes[k], &samples[i]);
                 } else {
                         jd_nvml_process *p = process_slot(g, samples[i].pid);
-                        if (p) {
-                                JD_SET(p->sm, samples[i].smUtil);
-                                JD_SET(p->mem_util, samples[i].memUtil);
-                        }
+                        if (p)
+                                set_use(p, &samples[i]);
                 }
                 if (samples[i].timeStamp > newest)
                         newest = samples[i].timeStamp;

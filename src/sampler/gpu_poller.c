@@ -33,9 +33,9 @@ struct jd_gpu_poller {
 
 /* The costly parts of a GPU (nvml.h), each with the time of its latest
  * read, kept by its own thread for the cheap reads to take in. */
-enum { COSTLY_ENERGY, COSTLY_PCIE, COSTLY_SM, COSTLY_NVLINK, COSTLY_HEALTH, COSTLY_GPM, COSTLY_PARTS };
-static const unsigned costly_part[COSTLY_PARTS] = { JD_NVML_ENERGY, JD_NVML_PCIE,   JD_NVML_PROCESS_SM,
-                                                    JD_NVML_NVLINK, JD_NVML_HEALTH, JD_NVML_GPM };
+enum { COSTLY_ENERGY, COSTLY_PCIE, COSTLY_SM, COSTLY_NVLINK, COSTLY_HEALTH, COSTLY_GPM, COSTLY_MODES, COSTLY_PARTS };
+static const unsigned costly_part[COSTLY_PARTS] = { JD_NVML_ENERGY, JD_NVML_PCIE, JD_NVML_PROCESS_SM, JD_NVML_NVLINK,
+                                                    JD_NVML_HEALTH, JD_NVML_GPM,  JD_NVML_MODES };
 
 struct gpu_thread {
         jd_gpu_poller *poller;
@@ -131,7 +131,8 @@ static void store_costly(gpu_thread *t, const jd_nvml_gpu *g, unsigned parts, ui
                         t->costly_at[i] = g->lost ? 0 : at;
         if (g->lost)
                 return;
-        jd_nvml_gpu_merge(&t->costly, g, parts & (JD_NVML_ENERGY | JD_NVML_PCIE | JD_NVML_HEALTH | JD_NVML_GPM));
+        jd_nvml_gpu_merge(&t->costly, g,
+                          parts & (JD_NVML_ENERGY | JD_NVML_PCIE | JD_NVML_HEALTH | JD_NVML_GPM | JD_NVML_MODES));
         /* NVLink's counters: the rates are the means since the read
          * before, whose counters the costly values still hold. */
         if (parts & JD_NVML_NVLINK) {
@@ -236,7 +237,7 @@ static bool read_gpu(gpu_thread *t, jd_nvml_gpu *g)
         if (full) {
                 store_costly(t, g,
                              JD_NVML_ENERGY | JD_NVML_PCIE | JD_NVML_PROCESS_SM | JD_NVML_NVLINK | JD_NVML_HEALTH |
-                                     JD_NVML_GPM,
+                                     JD_NVML_GPM | JD_NVML_MODES,
                              now);
                 /* Its NVLink rates: since the last read before it, if any. */
                 jd_nvml_gpu_merge(g, &t->costly, JD_NVML_NVLINK);
@@ -324,8 +325,10 @@ static void *run_probe(void *data)
                         p->status.tried = true;
                         p->status.failure = failure;
                         g_strlcpy(p->status.why, n ? "" : why, sizeof(p->status.why));
-                        if (n)
+                        if (n) {
                                 g_strlcpy(p->status.driver, jd_nvml_driver_version(n), sizeof(p->status.driver));
+                                g_strlcpy(p->status.cuda, jd_nvml_cuda_driver_version(n), sizeof(p->status.cuda));
+                        }
                         pthread_mutex_unlock(&p->mu);
                         if (n) {
                                 unsigned count = jd_nvml_count(n);

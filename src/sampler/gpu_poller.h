@@ -26,7 +26,8 @@
 /* The costly ones (the energy counter, PCIe rx/tx, each process's SM use:
  * ~8 ms of CPU and 42 ms of waiting on an H200; NVLink's counters, whose
  * rates are then the means over the period; memory temperature, PCIe
- * replays and XID events, and GPM's activities over the period, not
+ * replays and XID events, GPM's activities over the period, the ECC,
+ * persistence, compute and display modes and ECC's error counts, not
  * measured on a real driver) in a thread of their own
  * per GPU, every 10 s or at the sample period if slower... */
 #define JD_NVML_COSTLY_PERIOD_US 10000000u
@@ -76,6 +77,7 @@ typedef struct {
         char library[256];            /* as asked for: a path or the soname */
         char why[256];
         char driver[80];
+        char cuda[16];                /* the CUDA version the driver supports, "12.8" */
         unsigned count;
 } jd_nvml_status;
 void jd_gpu_poller_status(jd_gpu_poller *p, jd_nvml_status *out);

@@ -470,6 +470,12 @@ void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
         ADD_OPT_U32(v, g->freq_khz, 1, "dgpu.%u.freq", n);
         ADD_OPT_U32(v, g->sm_freq_khz, 1, "dgpu.%u.sm_freq", n);
         ADD_OPT_U32(v, g->mem_freq_khz, 1, "dgpu.%u.mem_freq", n);
+        ADD_OPT_U32(v, g->video_freq_khz, 1, "dgpu.%u.video_freq", n);
+        ADD_OPT_U64(v, g->bar1_used_kib, 1, "dgpu.%u.bar1_used", n);
+        ADD_OPT_U64(v, g->ecc_volatile_corrected, 1, "dgpu.%u.ecc_volatile_corrected", n);
+        ADD_OPT_U64(v, g->ecc_volatile_uncorrected, 1, "dgpu.%u.ecc_volatile_uncorrected", n);
+        ADD_OPT_U64(v, g->ecc_aggregate_corrected, 1, "dgpu.%u.ecc_aggregate_corrected", n);
+        ADD_OPT_U64(v, g->ecc_aggregate_uncorrected, 1, "dgpu.%u.ecc_aggregate_uncorrected", n);
         if (g->temp_c.present)
                 ADD(v, JD_VALUE_DOUBLE, d, (double) g->temp_c.value, "dgpu.%u.temp", n);
         ADD_OPT_U32(v, g->power_mw, 1, "dgpu.%u.power", n);
@@ -510,6 +516,10 @@ void jd_values_add_nvml_gpu(jd_values *v, const jd_nvml_gpu *g, bool sysfs_load)
                         ADD(v, JD_VALUE_DOUBLE, d, (double) p->sm.value, "process.%s.sm", inst);
                 if (p->mem_util.present)
                         ADD(v, JD_VALUE_DOUBLE, d, (double) p->mem_util.value, "process.%s.mem_util", inst);
+                if (p->enc.present)
+                        ADD(v, JD_VALUE_DOUBLE, d, (double) p->enc.value, "process.%s.enc", inst);
+                if (p->dec.present)
+                        ADD(v, JD_VALUE_DOUBLE, d, (double) p->dec.value, "process.%s.dec", inst);
                 /* Which of NVML's lists it is in, as nvitop's C, G, C+G. */
                 add_str(v, p->compute && p->graphics ? "compute+graphics" : p->compute ? "compute" : "graphics",
                         "process.%s.type", inst);

@@ -911,6 +911,21 @@ def test_pc_two_gpus(stack):
             used, total = snap[f"dgpu.{n}.mem_used"] // 1024, snap[f"dgpu.{n}.mem_total"] // 1024
             assert f"MEM {used} MiB / {total} MiB" in screen and f"UTIL {snap[f'dgpu.{n}.load']:3.0f}%" in screen
         assert "fan 40%" in screen and f"graphics {snap['dgpu.0.freq'] // 1000} MHz" in screen, screen
+        # Each panel's facts and modes (DiscreteGpu), nvidia-smi's columns:
+        # the GeForce without ECC, the T4 with it and without a video clock.
+        facts = [line.strip() for line in screen.split("\n") if line.startswith("  CUDA ")]
+        assert facts == ["CUDA 12.8  cc 8.9  Pers Off  Disp.A On  Compute default  BAR1 3.0 MiB / 256 MiB  "
+                         "video 1965 MHz",
+                         "CUDA 12.8  cc 7.5  Pers On  Disp.A Off  Compute exclusive_process  ECC On (uncorr. 0)  "
+                         "BAR1 2.0 MiB / 256 MiB"], facts
+        # nvidia-smi -pm 1 on the GeForce: shown once jetsond reads the
+        # modes again (every 10 s) and announces the change.
+        nvml = os.environ["FAKE_NVML_CONFIG"]
+        try:
+            edit_nvml(nvml, lambda d: d["devices"][0].update(persistence_mode=1))
+            top.wait_for(lambda s: "CUDA 12.8  cc 8.9  Pers On  " in s, "persistence mode on", timeout=25)
+        finally:
+            shutil.copy(os.path.join(SOURCE_DIR, "tests", "fixtures", "x86-pc.nvml.json"), nvml)
         top.keys("5")
         screen = top.wait_for(lambda s: "RAIL" in s and "GPU1 of 70 W" in s, "the power page with the GPUs")
         assert re.search(rf"(^| )GPU0 of 450 W +{snap['dgpu.0.power']} mW +(\d+ mW|measuring\.\.\.)", screen, re.M), screen

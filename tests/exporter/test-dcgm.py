@@ -55,10 +55,13 @@ H100 = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-4f1c2b7e-90aa-4c1d-8e55-0b
 NO_JETSON_SOURCE = ["DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_FB_RESERVED",
                     "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
                     "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_DRAM_ACTIVE", "DCGM_FI_PROF_PCIE_TX_BYTES",
-                    "DCGM_FI_PROF_PCIE_RX_BYTES"]
+                    "DCGM_FI_PROF_PCIE_RX_BYTES", "DCGM_FI_DEV_VIDEO_CLOCK", "DCGM_FI_DEV_BAR1_USED",
+                    "DCGM_FI_DEV_BAR1_TOTAL", "DCGM_FI_DEV_PERSISTENCE_MODE", "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL",
+                    "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL"]
 FAKE_DRIVER = "595.78 (fake)"  # the fake NVML's nvmlSystemGetDriverVersion
 COUNTERS = {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
-            "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL"}
+            "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
+            "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL"}
 
 
 def nvml_config(board):
@@ -101,7 +104,7 @@ class Board:
             if board == PC:
                 config = self.nvml_file = os.path.join(self.stack.dir, "nvml.json")
                 with open(config, "w") as f:
-                    json.dump({"devices": pc_devices()}, f)
+                    json.dump({"cuda_driver_version": 12080, "devices": pc_devices()}, f)
             if config:
                 os.environ["FAKE_NVML_CONFIG"] = config
                 args = ["--nvml-library", FAKE_NVML]
@@ -268,7 +271,19 @@ def check_pc(board, text):
         # What only some GPUs have: there, and absent (never 0) elsewhere.
         extras = [("DCGM_FI_DEV_MEMORY_TEMP", dev.get("memory_temperature")),
                   ("DCGM_FI_DEV_PCIE_REPLAY_COUNTER", dev.get("pcie_replays")),
-                  ("DCGM_FI_DEV_XID_ERRORS", 0 if "xids" in dev else None)]
+                  ("DCGM_FI_DEV_XID_ERRORS", 0 if "xids" in dev else None),
+                  # The facts: the GeForce and the T4 have them, the H100 here none.
+                  ("DCGM_FI_DEV_VIDEO_CLOCK", dev["clocks_mhz"].get("video")),
+                  ("DCGM_FI_DEV_BAR1_USED", dev["bar1"]["used"] // mib if "bar1" in dev else None),
+                  ("DCGM_FI_DEV_BAR1_TOTAL", dev["bar1"]["total"] // mib if "bar1" in dev else None),
+                  ("DCGM_FI_DEV_PERSISTENCE_MODE", dev.get("persistence_mode"))]
+        # ECC's counts only where ECC is on (the T4), absent on the GeForce.
+        ecc = dev.get("ecc_errors") if dev.get("ecc_mode", {}).get("current") == 1 else None
+        for name, key in (("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "volatile_corrected"),
+                          ("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "volatile_uncorrected"),
+                          ("DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "aggregate_corrected"),
+                          ("DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "aggregate_uncorrected")):
+            extras.append((name, ecc[key] if ecc else None))
         for name, key in (("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "tensor"), ("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "graphics"),
                           ("DCGM_FI_PROF_DRAM_ACTIVE", "dram")):
             extras.append((name, dev["gpm"][key] / 100 if "gpm" in dev else None))
@@ -286,6 +301,37 @@ def check_pc(board, text):
     assert all(labels["gpu"] != "igpu" for rows in page.values() for labels, _ in rows)
 
 
+def check_pc_props(text):
+    """/metrics's series of the GPUs' DiscreteGpu properties: identity and
+    versions, BAR1's size, the modes; the H100 here says none of them
+    (but its identity): absent, never 0."""
+    samples = {}
+    for (name, labels), v in parse_samples(text).items():
+        if name.startswith("jetson_dgpu_"):
+            samples.setdefault(name, {})[dict(labels)["gpu"]] = (dict(labels), v)
+    info = samples["jetson_dgpu_info"]
+    assert sorted(info) == ["0", "1", "2"], info
+    labels, v = info["1"]
+    assert v == 1 and labels["name"] == "Tesla T4" and labels["driver_version"] == FAKE_DRIVER, labels
+    assert labels["cuda_driver_version"] == "12.8" and labels["compute_capability"] == "7.5", labels
+    # A label NVML does not say is empty, as jetson_info's (Prometheus: no such label).
+    assert info["0"][0]["compute_capability"] == "8.9" and info["2"][0]["compute_capability"] == "", info
+    want = {"jetson_dgpu_bar1_total_bytes": {"0": 268435456, "1": 268435456},
+            "jetson_dgpu_persistence_mode": {"0": 0, "1": 1},
+            "jetson_dgpu_ecc_mode": {"1": 1}, "jetson_dgpu_ecc_mode_pending": {"1": 1},
+            "jetson_dgpu_display_mode": {"0": 1, "1": 0}, "jetson_dgpu_display_active": {"0": 1, "1": 0}}
+    for name, by_gpu in want.items():
+        got = {gpu: v for gpu, (_, v) in samples.get(name, {}).items()}
+        assert got == by_gpu, (name, got)
+    modes = {gpu: labels["mode"] for gpu, (labels, _) in samples["jetson_dgpu_compute_mode_info"].items()}
+    assert modes == {"0": "default", "1": "exclusive_process"}, modes
+    # The sample's new keys as families of their own.
+    assert samples["jetson_dgpu_bar1_used_bytes"]["1"][1] == 2097152
+    assert samples["jetson_dgpu_video_frequency_hertz"]["0"][1] == 1965e6
+    ecc = samples["jetson_dgpu_ecc_aggregate_uncorrected_errors_total"]
+    assert sorted(ecc) == ["1"] and ecc["1"][1] == 1, ecc  # ECC on the T4 alone
+
+
 def test_pages():
     """Each board's /metrics/dcgm against its own values; the Orin with its
     GPU zone offline reads the junction, said so; /metrics without a DCGM
@@ -298,15 +344,24 @@ def test_pages():
                                also=["UUID="] if name == "agx-thor-jp71" else [])
             (check_pc if name == PC else check_jetson)(b, text)
             if name == PC:
-                # An XID on the H100: the last one's number, that GPU alone.
+                check_pc_props(b.stack.scrape())
+                # An XID on the H100: the last one's number, that GPU alone;
+                # persistence mode on for the GeForce (nvidia-smi -pm 1).
                 devices = pc_devices()
                 devices[2] = dict(H100, xids=[79])
+                devices[0] = dict(devices[0], persistence_mode=1)
                 with open(b.nvml_file + ".new", "w") as f:
                     json.dump({"devices": devices}, f)
                 os.rename(b.nvml_file + ".new", b.nvml_file)
                 def xids():
                     return {x["gpu"]: v for x, v in series(b.page())[0].get("DCGM_FI_DEV_XID_ERRORS", [])}
                 wait_for(lambda: xids() == {"0": 0.0, "2": 79.0}, 30, "XID 79 on GPU 2, none on 0, T4 absent")
+                def persistence():
+                    dcgm = {x["gpu"]: v for x, v in series(b.page())[0].get("DCGM_FI_DEV_PERSISTENCE_MODE", [])}
+                    own = {dict(k)["gpu"]: v for (n, k), v in parse_samples(b.stack.scrape()).items()
+                           if n == "jetson_dgpu_persistence_mode"}
+                    return dcgm == own == {"0": 1.0, "1": 1.0}
+                wait_for(persistence, 30, "the GeForce's persistence mode on, in both pages")
             assert "DCGM_" not in b.stack.scrape(), name
         finally:
             b.close()

@@ -233,6 +233,19 @@ JsonNode *fake_field(JsonObject *dev, const char *path)
         return field(dev, path);
 }
 
+JsonObject *fake_root(void)
+{
+        pthread_mutex_lock(&lock);
+        reload();
+        JsonNode *root = parser ? json_parser_get_root(parser) : NULL;
+        return root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+}
+
+void fake_root_end(void)
+{
+        pthread_mutex_unlock(&lock);
+}
+
 void fake_call_cost(const char *fn)
 {
         call_cost(fn);
@@ -592,8 +605,11 @@ EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigne
 
 static const char *clock_name(int type)
 {
-        return type == NVML_CLOCK_GRAPHICS ? "graphics" : type == NVML_CLOCK_SM ? "sm" : type == NVML_CLOCK_MEM ? "mem"
-                                                                                                                : NULL;
+        return type == NVML_CLOCK_GRAPHICS ? "graphics"
+               : type == NVML_CLOCK_SM     ? "sm"
+               : type == NVML_CLOCK_MEM    ? "mem"
+               : type == NVML_CLOCK_VIDEO  ? "video"
+                                           : NULL;
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *mhz)
@@ -720,8 +736,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device
         return processes(device, "graphics", count, infos);
 }
 
-/* Processes with an "sm" field, each with one sample stamped now
- * ("mem_util" its memory bandwidth use, 0 without). */
+/* Processes with an "sm" field, each with one sample stamped now, with
+ * its "mem_util" (memory bandwidth use), "enc" and "dec" (each 0 where
+ * left out, as NVML's sample has them all). */
 EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *samples,
                                                     unsigned int *count, unsigned long long last_seen_us)
 {
@@ -749,6 +766,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlPro
                                              (unsigned long long) now.tv_nsec / 1000ULL,
                                 .smUtil = (unsigned) int_field(p, "sm", 0),
                                 .memUtil = (unsigned) int_field(p, "mem_util", 0),
+                                .encUtil = (unsigned) int_field(p, "enc", 0),
+                                .decUtil = (unsigned) int_field(p, "dec", 0),
                         };
                 }
                 n++;

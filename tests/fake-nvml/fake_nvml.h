@@ -13,5 +13,9 @@ nvmlReturn_t fake_begin(nvmlDevice_t device, JsonObject **dev);
 void fake_end(void);
 /* Member PATH ("gpm.tensor") of DEV, or NULL (left out or null). */
 JsonNode *fake_field(JsonObject *dev, const char *path);
+/* Takes the fake's lock and gives the file's top-level object (NULL:
+ * none); fake_root_end() releases the lock. */
+JsonObject *fake_root(void);
+void fake_root_end(void);
 /* Counts a call of FN and spends what the config says it costs. */
 void fake_call_cost(const char *fn);

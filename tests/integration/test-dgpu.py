@@ -10,7 +10,8 @@ units; NOT_SUPPORTED fields absent; a lost GPU's keys gone while the other
 GPU keeps its own, and back when it answers; a hung GPU (every call 4 s)
 holding up neither GetSnapshot nor the other GPU, its stall and recovery
 logged; no library: the sample without dgpu keys; a driver library that
-appears after start found by the re-probe."""
+appears after start found by the re-probe; a GPU's facts and modes on its
+object, a mode changed at run time announced with PropertiesChanged."""
 
 import json
 import os
@@ -53,9 +54,11 @@ class GpuStack(harness.Stack):
             raise
 
     def set_devices(self, devices, **top):
-        # A new inode: the fake sees the change on its next call.
+        # A new inode: the fake sees the change on its next call. The
+        # fixture's top-level fields (the CUDA version) unless TOP says.
+        fixture = {k: v for k, v in json.load(open(FIXTURE)).items() if k != "devices"}
         with open(self.nvml_file + ".new", "w") as f:
-            json.dump({"devices": devices, **top}, f)
+            json.dump({**fixture, "devices": devices, **top}, f)
         os.rename(self.nvml_file + ".new", self.nvml_file)
 
     def snapshot(self):
@@ -109,6 +112,16 @@ def check_fixture_values(v, source):
     want("process.4242.dgpu.0.mem", 1048576, None)
     want("process.4242.dgpu.0.sm", 35.0, num)
     want("process.4242.dgpu.0.mem_util", 12.0, num)            # nvitop's gpu_memory_utilization
+    want("process.4242.dgpu.0.enc", 4.0, float)                # the same sample's encUtil
+    want("process.4242.dgpu.0.dec", 9.0, float)
+    want("dgpu.0.video_freq", 1965000, int)                    # kHz
+    want("dgpu.0.bar1_used", 3145728 // 1024, int)             # KiB
+    want("dgpu.1.bar1_used", 2097152 // 1024, int)
+    # The T4 has ECC on: its counts; the GeForce none (no ECC).
+    want("dgpu.1.ecc_volatile_corrected", 2, int)
+    want("dgpu.1.ecc_volatile_uncorrected", 0, int)
+    want("dgpu.1.ecc_aggregate_corrected", 17, int)
+    want("dgpu.1.ecc_aggregate_uncorrected", 1, int)
     want("process.2345.dgpu.0.mem", 262144, None)
     want("dgpu.1.load", 5.0, float)
     want("dgpu.1.power", 27000, None)
@@ -122,7 +135,9 @@ def check_fixture_values(v, source):
                    # the T4 here answers no replay counter and no XID events.
                    "dgpu.0.mem_temp", "dgpu.0.tensor_active", "dgpu.0.gr_active", "dgpu.0.dram_active",
                    "dgpu.1.mem_temp", "dgpu.1.pcie_replay", "dgpu.1.xid", "dgpu.1.xid_count",
-                   "dgpu.1.tensor_active"):
+                   "dgpu.1.tensor_active", "dgpu.1.video_freq",
+                   "dgpu.0.ecc_volatile_corrected", "dgpu.0.ecc_volatile_uncorrected",
+                   "dgpu.0.ecc_aggregate_corrected", "dgpu.0.ecc_aggregate_uncorrected"):
         assert absent not in v, f"{source}: {absent} = {v[absent]!r}, should be absent"
 
 
@@ -192,6 +207,114 @@ def test_values():
         assert dict(g1["MaxClocks"])["mem"] == 5001000
         # /dev/nvidia0 for the GeForce; the T4's fake does not say (-1).
         assert g0["MinorNumber"] == 0 and g1["MinorNumber"] == -1, (g0["MinorNumber"], g1["MinorNumber"])
+        check_facts(g0, g1)
+        check_status()
+
+
+def check_status():
+    """jetsonctl status shows the facts under each GPU, and --json has
+    them by nvitop's names (null where NVML does not say)."""
+    out = subprocess.run([JETSONCTL, "status"], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    for want in ("  CUDA 12.8  cc 8.9  Persistence-M Off  Disp.A On  Compute-M default",
+                 "  BAR1 3.0 MiB of 256 MiB  video 1965 MHz",
+                 "  CUDA 12.8  cc 7.5  Persistence-M On  Disp.A Off  Compute-M exclusive_process",
+                 "  ECC On, uncorrected 0 volatile 1 aggregate  BAR1 2.0 MiB of 256 MiB"):
+        assert want in lines, f"{want!r} not in:\n{out}"
+    doc = json.loads(subprocess.run([JETSONCTL, "--json", "status"], capture_output=True, text=True,
+                                    check=True).stdout)
+    d0, d1 = doc["dgpus"]
+    for key, v0, v1 in (("driver_version", "595.78 (fake)", "595.78 (fake)"),
+                        ("cuda_driver_version", "12.8", "12.8"),
+                        ("cuda_compute_capability", "8.9", "7.5"),
+                        ("bar1_memory_total_bytes", 268435456, 268435456),
+                        ("minor_number", 0, None),
+                        ("ecc_mode", None, "enabled"), ("ecc_mode_pending", None, "enabled"),
+                        ("persistence_mode", "disabled", "enabled"),
+                        ("compute_mode", "default", "exclusive_process"),
+                        ("display_mode", "enabled", "disabled"), ("display_active", "enabled", "disabled")):
+        assert (d0[key], d1[key]) == (v0, v1), f"status --json {key}: {d0[key]!r}, {d1[key]!r}"
+
+
+def check_facts(g0, g1):
+    """The fixture's facts and modes on the two objects: the GeForce
+    without ECC (its modes unknown: ""), the T4 with it."""
+    want = {
+        "CudaDriverVersion": ("12.8", "12.8"),
+        "ComputeCapability": ("8.9", "7.5"),
+        "Bar1Total": (268435456, 268435456),
+        "EccMode": ("", "enabled"),
+        "EccModePending": ("", "enabled"),
+        "PersistenceMode": ("disabled", "enabled"),
+        "ComputeMode": ("default", "exclusive_process"),
+        "DisplayMode": ("enabled", "disabled"),
+        "DisplayActive": ("enabled", "disabled"),
+    }
+    for name, (v0, v1) in want.items():
+        assert (g0[name], g1[name]) == (v0, v1), f"{name}: {g0[name]!r}, {g1[name]!r}; expected {v0!r}, {v1!r}"
+
+
+def test_facts_unknown():
+    """A driver that says none of the facts: "" (and 0 for BAR1's size),
+    never a guess, and no key of theirs in the sample."""
+    bare = [{k: v for k, v in d.items() if k not in ("compute_capability", "bar1", "ecc_mode", "persistence_mode",
+                                                      "compute_mode", "display_mode", "display_active", "ecc_errors")}
+            for d in devices()]
+    with GpuStack(first_devices=bare) as s:
+        s.set_devices(bare, cuda_driver_version=None)
+        v = s.wait_snapshot(lambda v: "dgpu.1.load" in v, "the GPUs in the sample")
+        assert not [k for k in v if ".bar1" in k or ".ecc_" in k], sorted(v)
+        gpus = harness.wait_for(lambda: (lambda g: g if len(g) == 2 else None)(gpu_objects(s)), 10, "two GPU objects")
+        for g in gpus.values():
+            for name in ("ComputeCapability", "EccMode", "EccModePending", "PersistenceMode", "ComputeMode",
+                         "DisplayMode", "DisplayActive"):
+                assert g[name] == "", (name, g[name])
+            assert g["Bar1Total"] == 0, g["Bar1Total"]
+
+
+def test_mode_changes():
+    """nvidia-smi -pm 1, -c 2 and -e 0 while jetsond runs: the new modes
+    on the object within a read of the costly values (10 s), each
+    announced with PropertiesChanged; the ECC counts leave the sample."""
+    import dbus.mainloop.glib
+    from gi.repository import GLib
+    with GpuStack() as s:
+        s.wait_snapshot(lambda v: "dgpu.1.ecc_volatile_corrected" in v, "the T4's ECC counts")
+        loop = dbus.mainloop.glib.DBusGMainLoop()
+        listener = dbus.bus.BusConnection(s.address, mainloop=loop)
+        seen = {}
+
+        def changed(iface, props, invalidated, path=None):
+            if iface == "org.jetsond.Jetson1.DiscreteGpu":
+                seen.setdefault(str(path), {}).update({str(k): v for k, v in props.items()})
+        listener.add_signal_receiver(changed, "PropertiesChanged", "org.freedesktop.DBus.Properties",
+                                     path_keyword="path")
+        try:
+            d = devices()
+            d[0] = dict(d[0], persistence_mode=1)
+            d[1] = dict(d[1], compute_mode=2, ecc_mode={"current": 0, "pending": 0})
+            s.set_devices(d)
+            ctx = GLib.MainContext.default()
+            end = time.monotonic() + 25
+            want0 = {"PersistenceMode": "enabled"}
+            want1 = {"ComputeMode": "prohibited", "EccMode": "disabled", "EccModePending": "disabled"}
+            while time.monotonic() < end:
+                got0, got1 = seen.get("/org/jetsond/Jetson1/dgpu/0", {}), seen.get("/org/jetsond/Jetson1/dgpu/1", {})
+                if all(got0.get(k) == v for k, v in want0.items()) and all(got1.get(k) == v for k, v in want1.items()):
+                    break
+                ctx.iteration(False) or time.sleep(0.05)
+            else:
+                raise AssertionError(f"PropertiesChanged: {seen}")
+            # Only what changed was announced.
+            assert "ComputeMode" not in seen.get("/org/jetsond/Jetson1/dgpu/0", {}), seen
+            assert "PersistenceMode" not in seen.get("/org/jetsond/Jetson1/dgpu/1", {}), seen
+        finally:
+            listener.close()
+        g = gpu_objects(s)
+        assert g["/org/jetsond/Jetson1/dgpu/0"]["PersistenceMode"] == "enabled"
+        assert g["/org/jetsond/Jetson1/dgpu/1"]["ComputeMode"] == "prohibited"
+        v = s.wait_snapshot(lambda v: "dgpu.1.ecc_volatile_corrected" not in v, "no ECC counts with ECC off")
+        assert "dgpu.1.bar1_used" in v
 
 
 def test_clock_event_reasons():
@@ -492,4 +615,4 @@ def test_driver_appears_later():
 if __name__ == "__main__":
     sys.exit(harness.run_tests([test_once, test_values, test_clock_event_reasons, test_measure_energy,
                                 test_measure_throttle_text, test_lost_and_back, test_hung_gpu, test_nvlink,
-                                test_health_and_gpm, test_mig, test_select, test_no_library, test_driver_appears_later]))
+                                test_health_and_gpm, test_facts_unknown, test_mode_changes, test_mig, test_select, test_no_library, test_driver_appears_later]))

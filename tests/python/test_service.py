@@ -669,7 +669,40 @@ def test_discrete_gpus():
                     assert g["temp_celsius"] == f["temperature"] and g["power_mw"] == f["power_mw"]
                     assert g["mem_used_kib"] == f["memory"]["used"] // 1024
                     assert g["freq_khz"] == f["clocks_mhz"]["graphics"] * 1000
+            check_gpu_facts(j.gpus(), fixture)
+            # Each process's encoder and decoder use, from the sample of its SM use.
+            p = [p for p in j.processes() if p["pid"] == 4242][0]
+            assert (p["dgpu"][0]["enc_percent"], p["dgpu"][0]["dec_percent"]) == (4.0, 9.0), p
             assert gpus
+
+            async def main():
+                async with jetsond.AsyncJetson(s.address, interactive=False) as board:
+                    return await board.gpus()
+            import asyncio
+            check_gpu_facts(asyncio.run(main()), fixture)
+
+
+def check_gpu_facts(gpus, fixture):
+    """The DiscreteGpu facts by nvitop's names, as the fake NVML's file has
+    them: the GeForce without ECC (None, nvitop's NA), the T4 with it."""
+    want = [
+        {"driver_version": "595.78 (fake)", "minor_number": 0, "cuda_driver_version": "12.8",
+         "cuda_compute_capability": "8.9", "bar1_memory_total_bytes": fixture[0]["bar1"]["total"],
+         "ecc_mode": None, "ecc_mode_pending": None, "persistence_mode": "disabled", "compute_mode": "default",
+         "display_mode": "enabled", "display_active": "enabled",
+         "bar1_used_kib": fixture[0]["bar1"]["used"] // 1024, "video_freq_khz": 1965000},
+        {"driver_version": "595.78 (fake)", "minor_number": None, "cuda_driver_version": "12.8",
+         "cuda_compute_capability": "7.5", "bar1_memory_total_bytes": fixture[1]["bar1"]["total"],
+         "ecc_mode": "enabled", "ecc_mode_pending": "enabled", "persistence_mode": "enabled",
+         "compute_mode": "exclusive_process", "display_mode": "disabled", "display_active": "disabled",
+         "bar1_used_kib": fixture[1]["bar1"]["used"] // 1024, "ecc_volatile_corrected": 2,
+         "ecc_aggregate_uncorrected": 1},
+    ]
+    assert len(gpus) == 2, gpus
+    for g, w in zip(gpus, want):
+        got = {k: g.get(k) for k in w}
+        assert got == w, (g["index"], got, w)
+    assert "ecc_volatile_corrected" not in gpus[0] and "video_freq_khz" not in gpus[1], gpus
 
 
 def test_gpu_energy_from_counter(tmp_path):

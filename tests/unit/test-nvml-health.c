@@ -2,7 +2,10 @@
  * JD_NVML_GPM) against the fake NVML: memory temperature, PCIe replays,
  * XID events and GPM's activities, each present where the GPU answers
  * and absent (never 0) where it answers NOT_SUPPORTED; the XID events
- * counted once each; GPM absent on the first read. */
+ * counted once each; GPM absent on the first read. And a GPU's facts
+ * (nvml_facts.c): CUDA version, compute capability, BAR1, video clock,
+ * the modes (JD_NVML_MODES) and ECC's error counts, each present where
+ * the GPU answers and absent where it does not (an L4 without ECC). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,12 +171,111 @@ static void test_in_full_read(void **state)
         jd_nvml_close(n);
 }
 
+/* An H200 with ECC on and every fact; an L4 that answers none of them. */
+#define H200_FACTS \
+        "{\"cuda_driver_version\": 12080, \"devices\": [{\"name\": \"NVIDIA H200\"," \
+        " \"compute_capability\": {\"major\": 9, \"minor\": 0}," \
+        " \"bar1\": {\"total\": 274877906944, \"used\": 5242880}, \"clocks_mhz\": {\"video\": 1755}," \
+        " \"ecc_mode\": {\"current\": %d, \"pending\": 1}, \"persistence_mode\": 1, \"compute_mode\": %d," \
+        " \"display_mode\": 0, \"display_active\": 0," \
+        " \"ecc_errors\": {\"volatile_corrected\": 3, \"volatile_uncorrected\": 1," \
+        " \"aggregate_corrected\": 30, \"aggregate_uncorrected\": 2}," \
+        " \"processes\": [{\"pid\": 4242, \"sm\": 35, \"enc\": 12, \"dec\": 7}]}, " L4 "]}"
+
+static void write_facts(int ecc, int compute_mode)
+{
+        g_autofree char *json = g_strdup_printf(H200_FACTS, ecc, compute_mode);
+        fake_nvml_write_config(json);
+}
+
+static void test_facts(void **state)
+{
+        (void) state;
+        write_facts(1, 3);
+        jd_nvml *n = open_fake();
+        assert_string_equal(jd_nvml_cuda_driver_version(n), "12.8");
+        jd_nvml_gpu g = { 0 };
+        assert_true(jd_nvml_read_parts(n, 0, JD_NVML_CONSTANTS, &g));
+        assert_true(g.cc_major.present && g.cc_major.value == 9 && g.cc_minor.present && g.cc_minor.value == 0);
+        assert_true(g.bar1_total_kib.present && g.bar1_total_kib.value == 274877906944ull / 1024);
+        assert_false(g.bar1_used_kib.present || g.modes_read);
+
+        assert_true(jd_nvml_read_parts(n, 0, JD_NVML_CHEAP, &g));
+        assert_true(g.bar1_used_kib.present && g.bar1_used_kib.value == 5120);
+        assert_true(g.video_freq_khz.present && g.video_freq_khz.value == 1755000);
+        assert_false(g.ecc.present || g.cc_major.present);
+        jd_nvml_gpu_clear(&g);
+
+        assert_true(jd_nvml_read_parts(n, 0, JD_NVML_MODES, &g));
+        assert_true(g.modes_read);
+        assert_true(g.ecc.present && g.ecc.value == 1 && g.ecc_pending.present && g.ecc_pending.value == 1);
+        assert_true(g.persistence.present && g.persistence.value == 1);
+        assert_true(g.compute_mode.present && g.compute_mode.value == 3);
+        assert_string_equal(jd_nvml_compute_mode_name(g.compute_mode.value), "exclusive_process");
+        assert_true(g.display_mode.present && g.display_mode.value == 0);
+        assert_true(g.display_active.present && g.display_active.value == 0);
+        assert_int_equal(g.ecc_volatile_corrected.value, 3);
+        assert_int_equal(g.ecc_volatile_uncorrected.value, 1);
+        assert_int_equal(g.ecc_aggregate_corrected.value, 30);
+        assert_int_equal(g.ecc_aggregate_uncorrected.value, 2);
+        jd_values v;
+        keys_of(&g, &v);
+        assert_int_equal(key(&v, "dgpu.0.ecc_volatile_corrected")->t, 3);
+        assert_int_equal(key(&v, "dgpu.0.ecc_volatile_uncorrected")->t, 1);
+        assert_int_equal(key(&v, "dgpu.0.ecc_aggregate_corrected")->t, 30);
+        assert_int_equal(key(&v, "dgpu.0.ecc_aggregate_uncorrected")->t, 2);
+        jd_values_clear(&v);
+
+        /* ECC turned off (nvidia-smi -e 0 and a reset): no counts, the
+         * compute mode another. */
+        write_facts(0, 2);
+        assert_true(jd_nvml_read_parts(n, 0, JD_NVML_MODES, &g));
+        assert_true(g.ecc.present && g.ecc.value == 0);
+        assert_string_equal(jd_nvml_compute_mode_name(g.compute_mode.value), "prohibited");
+        assert_false(g.ecc_volatile_corrected.present || g.ecc_aggregate_uncorrected.present);
+
+        /* The whole read: every key, the process's encoder and decoder use. */
+        write_facts(1, 0);
+        assert_true(jd_nvml_read_gpu(n, 0, &g));
+        keys_of(&g, &v);
+        assert_int_equal(key(&v, "dgpu.0.bar1_used")->t, 5120);
+        assert_int_equal(key(&v, "dgpu.0.video_freq")->u, 1755000);
+        assert_int_equal(key(&v, "dgpu.0.ecc_aggregate_corrected")->t, 30);
+        assert_true(key(&v, "process.4242.dgpu.0.sm")->d == 35.0);
+        assert_true(key(&v, "process.4242.dgpu.0.enc")->d == 12.0);
+        assert_true(key(&v, "process.4242.dgpu.0.dec")->d == 7.0);
+        jd_values_clear(&v);
+        jd_nvml_gpu_clear(&g);
+
+        /* The L4 answers none: each absent, never 0; the modes read, unknown. */
+        assert_true(jd_nvml_read_gpu(n, 1, &g));
+        assert_true(g.modes_read);
+        assert_false(g.cc_major.present || g.bar1_total_kib.present || g.bar1_used_kib.present ||
+                     g.video_freq_khz.present || g.ecc.present || g.ecc_pending.present || g.persistence.present ||
+                     g.compute_mode.present || g.display_mode.present || g.display_active.present ||
+                     g.ecc_volatile_corrected.present);
+        keys_of(&g, &v);
+        assert_null(jd_values_find(&v, "dgpu.1.bar1_used"));
+        assert_null(jd_values_find(&v, "dgpu.1.video_freq"));
+        assert_null(jd_values_find(&v, "dgpu.1.ecc_volatile_corrected"));
+        jd_values_clear(&v);
+        jd_nvml_gpu_clear(&g);
+        jd_nvml_close(n);
+
+        /* A driver that does not say its CUDA version: "". */
+        fake_nvml_write_config("{\"devices\": [" L4 "]}");
+        n = open_fake();
+        assert_string_equal(jd_nvml_cuda_driver_version(n), "");
+        jd_nvml_close(n);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_health, fake_nvml_setup, fake_nvml_teardown),
                 cmocka_unit_test_setup_teardown(test_gpm, fake_nvml_setup, fake_nvml_teardown),
                 cmocka_unit_test_setup_teardown(test_in_full_read, fake_nvml_setup, fake_nvml_teardown),
+                cmocka_unit_test_setup_teardown(test_facts, fake_nvml_setup, fake_nvml_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

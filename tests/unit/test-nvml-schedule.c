@@ -82,7 +82,11 @@ static const char GPU[] =
         " \"utilization\": {\"gpu\": 37, \"memory\": 12},"
         " \"memory\": {\"total\": 150754820096, \"used\": 1073741824, \"free\": 149681078272},"
         " \"temperature\": 41, \"power_mw\": 231000, \"energy_mj\": 123456789, \"power_limit_mw\": 700000,"
-        " \"clocks_mhz\": {\"graphics\": 1980, \"sm\": 1980, \"mem\": 3201},"
+        " \"clocks_mhz\": {\"graphics\": 1980, \"sm\": 1980, \"mem\": 3201, \"video\": 1755},"
+        " \"bar1\": {\"total\": 274877906944, \"used\": 5242880}, \"compute_capability\": {\"major\": 9, \"minor\": 0},"
+        " \"ecc_mode\": {\"current\": 1, \"pending\": 1}, \"persistence_mode\": 1, \"compute_mode\": 0,"
+        " \"display_mode\": 0, \"display_active\": 0, \"ecc_errors\": {\"volatile_corrected\": 0,"
+        " \"volatile_uncorrected\": 0, \"aggregate_corrected\": 0, \"aggregate_uncorrected\": 0},"
         " \"max_clocks_mhz\": {\"graphics\": 1980, \"sm\": 1980, \"mem\": 3201},"
         " \"encoder\": 0, \"decoder\": 0, \"pstate\": 0, \"throttle\": 0,"
         " \"pcie_kbps\": {\"tx\": 100, \"rx\": 2000},"
@@ -174,7 +178,7 @@ static void test_schedule(void **state)
                 if (c != u)
                         fail_msg("%s: %" PRIu64 " calls over %" PRIu64 " reads, not one per read", cheap[i], c, u);
         }
-        assert_int_equal(count("nvmlDeviceGetClockInfo"), 3 * u);
+        assert_int_equal(count("nvmlDeviceGetClockInfo"), 4 * u); /* graphics, SM, memory, video */
         assert_int_equal(count("nvmlDeviceGetMemoryInfo"), 0);
         /* The GPU has no fan: NOT_SUPPORTED, asked again only every
          * JD_NVML_RECHECK_US (10 s), as MIG mode. */
@@ -188,6 +192,9 @@ static void test_schedule(void **state)
         assert_int_equal(count("nvmlDeviceGetUUID"), 1);
         assert_int_equal(count("nvmlDeviceGetPciInfo_v3"), 1);
         assert_int_equal(count("nvmlDeviceGetMaxClockInfo"), 3);
+        assert_int_equal(count("nvmlDeviceGetCudaComputeCapability"), 1);
+        /* BAR1: its size with the constants, its use every read. */
+        assert_int_equal(count("nvmlDeviceGetBAR1MemoryInfo"), u + 1);
         /* The costly ones: with the first read, then at their own cadence
          * (10 s), far from once per read. */
         uint64_t costly_bound = 1 + u / 20;
@@ -203,6 +210,12 @@ static void test_schedule(void **state)
         assert_in_range(count("nvmlGpmSampleGet"), 1, costly_bound);
         assert_int_equal(count("nvmlDeviceRegisterEvents"), 1);
         assert_int_equal(count("nvmlGpmQueryDeviceSupport"), 1);
+        /* The modes and ECC's counts (4 a read) with them. */
+        assert_in_range(count("nvmlDeviceGetEccMode"), 1, costly_bound);
+        assert_in_range(count("nvmlDeviceGetComputeMode"), 1, costly_bound);
+        assert_in_range(count("nvmlDeviceGetPersistenceMode"), 1, costly_bound);
+        assert_in_range(count("nvmlDeviceGetTotalEccErrors"), 4, 4 * costly_bound);
+        assert_true(has_key(p, "dgpu.0.ecc_volatile_corrected"));
         assert_true(has_key(p, "dgpu.0.mem_temp"));
         assert_true(has_key(p, "dgpu.0.xid_count"));
         /* ...and still in every reading. */
