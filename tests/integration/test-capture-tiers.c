@@ -10,108 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture_stream.h"
 #include "jetsond-dbus.h"
 #include "spacing.h"
 #include "testbus.h"
 
-typedef struct {
-        int fd;
-        uint32_t n, record_size;
-        char **names;
-} capture;
-
-static void read_exactly(int fd, void *buf, size_t len)
-{
-        size_t got = 0;
-        while (got < len) {
-                struct pollfd p = { .fd = fd, .events = POLLIN };
-                if (poll(&p, 1, 30000) != 1)
-                        fail_msg("the capture stream stayed silent for 30 s");
-                ssize_t r = read(fd, (char *) buf + got, len - got);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r <= 0)
-                        fail_msg("read: %s", r ? g_strerror(errno) : "end of file");
-                got += (size_t) r;
-        }
-}
-
-/* One option: NAME with a uint64 or, where TYPE is 'u', a uint32. */
-typedef struct {
-        const char *name;
-        char type;
-        uint64_t value;
-} option;
-
-/* OpenCaptureWithOptions (OpenCapture where OPTIONS is NULL); the error's
- * name, or "" with *OUT opened past its header. */
-static char *open_error(sd_bus *bus, uint64_t interval, const char *const *keys, const option *options, capture *out)
-{
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        sd_bus_message *m = NULL, *reply = NULL;
-        assert_int_equal(sd_bus_message_new_method_call(bus, &m, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS,
-                                                        options ? "OpenCaptureWithOptions" : "OpenCapture"),
-                         0);
-        assert_true(sd_bus_message_append(m, "t", interval) >= 0);
-        assert_true(sd_bus_message_append_strv(m, (char **) keys) >= 0);
-        if (options) {
-                assert_true(sd_bus_message_open_container(m, 'a', "{sv}") >= 0);
-                for (const option *o = options; o->name; o++)
-                        if (o->type == 'u')
-                                assert_true(sd_bus_message_append(m, "{sv}", o->name, "u", (uint32_t) o->value) >= 0);
-                        else
-                                assert_true(sd_bus_message_append(m, "{sv}", o->name, "t", o->value) >= 0);
-                assert_true(sd_bus_message_close_container(m) >= 0);
-        }
-        int r = sd_bus_call(bus, m, 5 * 1000000, &e, &reply);
-        sd_bus_message_unref(m);
-        if (r < 0) {
-                char *name = g_strdup(e.name ? e.name : "?");
-                sd_bus_error_free(&e);
-                return name;
-        }
-        int fd = -1;
-        assert_true(sd_bus_message_read(reply, "h", &fd) >= 0);
-        assert_true(sd_bus_message_read_strv(reply, &out->names) >= 0);
-        out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        sd_bus_message_unref(reply);
-        unsigned char h[40];
-        read_exactly(out->fd, h, sizeof(h));
-        uint32_t version, header_size;
-        memcpy(&version, h + 8, 4);
-        memcpy(&header_size, h + 12, 4);
-        memcpy(&out->n, h + 16, 4);
-        memcpy(&out->record_size, h + 20, 4);
-        /* The same format, version 1, whichever method opened it. */
-        assert_int_equal(version, 1);
-        assert_int_equal(out->n, g_strv_length(out->names));
-        g_autofree char *names = g_malloc(header_size - 40);
-        read_exactly(out->fd, names, header_size - 40);
-        return g_strdup("");
-}
-
-static capture open_ok(sd_bus *bus, uint64_t interval, const char *const *keys, const option *options)
+static capture open_ok(sd_bus *bus, uint64_t interval, const char *const *keys, const capture_option *options)
 {
         capture c = { .fd = -1 };
-        g_autofree char *err = open_error(bus, interval, keys, options, &c);
+        g_autofree char *err = capture_open_error(bus, interval, keys, options, &c);
         if (err[0])
                 fail_msg("opening a capture: %s", err);
         return c;
-}
-
-static void capture_close(capture *c)
-{
-        close(c->fd);
-        g_strfreev(c->names);
-}
-
-static int column(const capture *c, const char *name)
-{
-        for (uint32_t i = 0; i < c->n; i++)
-                if (strcmp(c->names[i], name) == 0)
-                        return (int) i;
-        fail_msg("no column %s", name);
-        return -1;
 }
 
 /* The distinct times of the medium and slow time columns over RECORDS
@@ -122,13 +32,13 @@ typedef struct {
 
 static void collect(const capture *c, unsigned records, tier_times *t)
 {
-        int mcol = column(c, "capture.time.medium"), scol = column(c, "capture.time.slow");
+        int mcol = capture_column(c, "capture.time.medium"), scol = capture_column(c, "capture.time.slow");
         g_autofree unsigned char *buf = g_malloc(c->record_size);
         t->medium = g_array_new(FALSE, FALSE, sizeof(uint64_t));
         t->slow = g_array_new(FALSE, FALSE, sizeof(uint64_t));
         uint64_t prev[2] = { 0, 0 };
         for (unsigned i = 0; i < records; i++) {
-                read_exactly(c->fd, buf, c->record_size);
+                assert_true(capture_read_exactly(c->fd, buf, c->record_size));
                 uint64_t time_ns;
                 double v[2];
                 memcpy(&time_ns, buf, 8);
@@ -183,7 +93,7 @@ static void test_tier_rates(void **state)
         testbus_start(state, "agx-orin-jp62", NULL);
         sd_bus *bus = testbus_connect();
         const char *keys[] = { "ram.total", "power.total", "temp.cpu", JD_CAPTURE_TIER_TIMES, NULL };
-        const option rates[] = { { JD_CAPTURE_OPTION_MEDIUM, 't', 50000 }, { JD_CAPTURE_OPTION_SLOW, 't', 500000 },
+        const capture_option rates[] = { { JD_CAPTURE_OPTION_MEDIUM, 't', 50000 }, { JD_CAPTURE_OPTION_SLOW, 't', 500000 },
                                  { NULL, 0, 0 } };
         capture own = open_ok(bus, 1000, keys, rates);
         const char *want[] = { "ram.total", "power.total", "temp.cpu", "capture.time.medium", "capture.time.slow" };
@@ -219,13 +129,13 @@ static void test_time_columns(void **state)
         assert_int_equal(fast.n, 1);
         assert_string_equal(fast.names[0], "ram.total");
         capture slow = open_ok(bus, 10000, (const char *[]) { "temp.*", JD_CAPTURE_TIER_TIMES, NULL },
-                               (const option[]) { { NULL, 0, 0 } });
+                               (const capture_option[]) { { NULL, 0, 0 } });
         assert_string_equal(slow.names[slow.n - 1], "capture.time.slow");
         for (uint32_t i = 0; i + 1 < slow.n; i++)
                 assert_true(g_str_has_prefix(slow.names[i], "temp."));
         /* The time columns alone are no capture. */
         capture none = { .fd = -1 };
-        g_autofree char *e = open_error(bus, 10000, (const char *[]) { JD_CAPTURE_TIER_TIMES, NULL }, NULL, &none);
+        g_autofree char *e = capture_open_error(bus, 10000, (const char *[]) { JD_CAPTURE_TIER_TIMES, NULL }, NULL, &none);
         assert_string_equal(e, "org.freedesktop.DBus.Error.InvalidArgs");
         capture_close(&fast);
         capture_close(&slow);
@@ -244,7 +154,7 @@ static void test_gpu_time(void **state)
         g_unsetenv("FAKE_NVML_CONFIG");
         sd_bus *bus = testbus_connect();
         capture c = open_ok(bus, 1000, (const char *[]) { "dgpu.0.load", JD_CAPTURE_TIER_TIMES, NULL },
-                            (const option[]) { { JD_CAPTURE_OPTION_MEDIUM, 't', 50000 }, { NULL, 0, 0 } });
+                            (const capture_option[]) { { JD_CAPTURE_OPTION_MEDIUM, 't', 50000 }, { NULL, 0, 0 } });
         assert_int_equal(c.n, 2);
         assert_string_equal(c.names[1], "capture.time.dgpu.0");
         g_autofree unsigned char *buf = g_malloc(c.record_size);
@@ -253,7 +163,7 @@ static void test_gpu_time(void **state)
         for (unsigned i = 0; times->len < 30; i++) {
                 if (i > 60000)
                         fail_msg("%u readings of the GPU in 60000 records", times->len);
-                read_exactly(c.fd, buf, c.record_size);
+                assert_true(capture_read_exactly(c.fd, buf, c.record_size));
                 double v[2];
                 memcpy(v, buf + 16, sizeof(v));
                 if (isnan(v[1])) {
@@ -275,7 +185,7 @@ static void test_option_errors(void **state)
         testbus_start(state, "orin-nano-jp62", NULL);
         sd_bus *bus = testbus_connect();
         const char *keys[] = { "ram.total", NULL };
-        static const option bad[][2] = {
+        static const capture_option bad[][2] = {
                 { { JD_CAPTURE_OPTION_MEDIUM, 't', 9999 } },
                 { { JD_CAPTURE_OPTION_MEDIUM, 't', 3600000001ULL } },
                 { { JD_CAPTURE_OPTION_SLOW, 't', 99999 } },
@@ -285,18 +195,18 @@ static void test_option_errors(void **state)
         };
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
                 capture none = { .fd = -1 };
-                g_autofree char *e = open_error(bus, 1000, keys, bad[i], &none);
+                g_autofree char *e = capture_open_error(bus, 1000, keys, bad[i], &none);
                 if (strcmp(e, "org.freedesktop.DBus.Error.InvalidArgs") != 0)
                         fail_msg("option %s=%" PRIu64 ": %s, not InvalidArgs", bad[i][0].name, bad[i][0].value,
                                  e[0] ? e : "a stream");
         }
         /* The interval's own bounds hold as for OpenCapture. */
         capture none = { .fd = -1 };
-        g_autofree char *e = open_error(bus, 999, keys, (const option[]) { { NULL, 0, 0 } }, &none);
+        g_autofree char *e = capture_open_error(bus, 999, keys, (const capture_option[]) { { NULL, 0, 0 } }, &none);
         assert_string_equal(e, "org.freedesktop.DBus.Error.InvalidArgs");
         /* The bounds themselves are good. */
         capture ok = open_ok(bus, 1000, keys,
-                             (const option[]) { { JD_CAPTURE_OPTION_MEDIUM, 't', 10000 },
+                             (const capture_option[]) { { JD_CAPTURE_OPTION_MEDIUM, 't', 10000 },
                                                 { JD_CAPTURE_OPTION_SLOW, 't', 3600000000ULL },
                                                 { NULL, 0, 0 } });
         capture_close(&ok);

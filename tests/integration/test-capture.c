@@ -13,92 +13,32 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture_stream.h"
 #include "jetsond-dbus.h"
 #include "testbus.h"
 #include "spacing.h"
 
-typedef struct {
-        int fd;
-        uint32_t n, record_size;
-        int64_t realtime_offset_ns;
-        char **names;
-} capture;
-
-/* Reads exactly LEN bytes, waiting up to 30 s for each chunk (records come
- * every 10 ms; only a stall is that slow); false on EOF. */
-static bool read_exactly(int fd, void *buf, size_t len)
-{
-        size_t got = 0;
-        while (got < len) {
-                struct pollfd p = { .fd = fd, .events = POLLIN };
-                if (poll(&p, 1, 30000) != 1)
-                        fail_msg("the capture stream stayed silent for 30 s");
-                ssize_t r = read(fd, (char *) buf + got, len - got);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r < 0)
-                        fail_msg("read: %s", g_strerror(errno));
-                if (r == 0)
-                        return false;
-                got += (size_t) r;
-        }
-        return true;
-}
-
+/* OpenCapture, and the header checked through as capture.md lays it out. */
 static char *open_capture_error(sd_bus *bus, uint64_t interval, const char *const *keys, capture *out)
 {
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        sd_bus_message *m = NULL, *reply = NULL;
-        assert_int_equal(sd_bus_message_new_method_call(bus, &m, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS,
-                                                        "OpenCapture"),
-                         0);
-        assert_true(sd_bus_message_append(m, "t", interval) >= 0);
-        assert_true(sd_bus_message_append_strv(m, (char **) keys) >= 0);
-        int r = sd_bus_call(bus, m, 5 * 1000000, &e, &reply);
-        sd_bus_message_unref(m);
-        if (r < 0) {
-                char *name = g_strdup(e.name ? e.name : "?");
-                sd_bus_error_free(&e);
-                return name;
-        }
-        int fd = -1;
-        char **columns = NULL;
-        assert_true(sd_bus_message_read(reply, "h", &fd) >= 0);
-        assert_true(sd_bus_message_read_strv(reply, &columns) >= 0);
-        out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        sd_bus_message_unref(reply);
-
-        /* The header, as capture.md lays it out. */
-        unsigned char h[40];
-        assert_true(read_exactly(out->fd, h, sizeof(h)));
-        assert_memory_equal(h, "JDCAPTUR", 8);
-        uint32_t version, header_size;
-        memcpy(&version, h + 8, 4);
-        memcpy(&header_size, h + 12, 4);
-        memcpy(&out->n, h + 16, 4);
-        memcpy(&out->record_size, h + 20, 4);
-        uint64_t interval_ns;
-        memcpy(&interval_ns, h + 24, 8);
-        memcpy(&out->realtime_offset_ns, h + 32, 8);
-        assert_int_equal(version, 1);
-        assert_int_equal(header_size % 8, 0);
-        assert_int_equal(out->n, g_strv_length(columns));
+        char *err = capture_open_error(bus, interval, keys, NULL, out);
+        if (err[0])
+                return err;
+        assert_memory_equal(out->magic, "JDCAPTUR", 8);
+        assert_int_equal(out->header_size % 8, 0);
         assert_int_equal(out->record_size, 16 + 8 * out->n);
-        assert_int_equal(interval_ns, interval * 1000);
-        g_autofree char *names = g_malloc(header_size - 40);
-        assert_true(read_exactly(out->fd, names, header_size - 40));
-        const char *p = names;
+        assert_int_equal(out->interval_ns, interval * 1000);
+        const char *p = out->header_names;
         for (uint32_t i = 0; i < out->n; i++) {
-                assert_string_equal(p, columns[i]);
+                assert_string_equal(p, out->names[i]);
                 p += strlen(p) + 1;
         }
-        out->names = columns;
         /* realtime = monotonic + offset, to the second */
         struct timespec mono;
         clock_gettime(CLOCK_MONOTONIC, &mono);
         int64_t realtime = (int64_t) mono.tv_sec * 1000000000 + mono.tv_nsec + out->realtime_offset_ns;
         assert_true(llabs(realtime - g_get_real_time() * 1000) < 1000000000);
-        return g_strdup("");
+        return err;
 }
 
 static capture open_capture(sd_bus *bus, uint64_t interval, const char *const *keys)
@@ -110,24 +50,6 @@ static capture open_capture(sd_bus *bus, uint64_t interval, const char *const *k
         return c;
 }
 
-static void capture_close(capture *c)
-{
-        if (c->fd >= 0)
-                close(c->fd);
-        c->fd = -1;
-        g_strfreev(c->names);
-        c->names = NULL;
-}
-
-static int column(const capture *c, const char *name)
-{
-        for (uint32_t i = 0; i < c->n; i++)
-                if (strcmp(c->names[i], name) == 0)
-                        return (int) i;
-        fail_msg("no column %s", name);
-        return -1;
-}
-
 typedef struct {
         uint64_t time_ns, dropped;
         double *values;
@@ -136,7 +58,7 @@ typedef struct {
 static bool read_record(const capture *c, record *r)
 {
         g_autofree unsigned char *buf = g_malloc(c->record_size);
-        if (!read_exactly(c->fd, buf, c->record_size))
+        if (!capture_read_exactly(c->fd, buf, c->record_size))
                 return false;
         memcpy(&r->time_ns, buf, 8);
         memcpy(&r->dropped, buf + 8, 8);
@@ -179,14 +101,14 @@ static void test_capture_1khz(void **state)
                 count++;
                 g_array_append_val(times, r.time_ns);
                 assert_int_equal(r.dropped, 0);
-                assert_true(r.values[column(&c, "ram.total")] == 64302080.0);
-                assert_true(r.values[column(&c, "cpu.1.freq")] == 1190400.0);
-                assert_true(r.values[column(&c, "power.VDD_GPU_SOC.power")] == 2392.0);
-                assert_true(r.values[column(&c, "temp.cpu")] == 46.5);
-                assert_true(r.values[column(&c, "nvpmodel.mode")] == 0.0);
-                assert_true(r.values[column(&c, "power.total")] == 7113.0);
-                assert_true(isnan(r.values[column(&c, "cpu.load")]));
-                assert_true(isnan(r.values[column(&c, "power.VDD_NOPE.power")]));
+                assert_true(r.values[capture_column(&c, "ram.total")] == 64302080.0);
+                assert_true(r.values[capture_column(&c, "cpu.1.freq")] == 1190400.0);
+                assert_true(r.values[capture_column(&c, "power.VDD_GPU_SOC.power")] == 2392.0);
+                assert_true(r.values[capture_column(&c, "temp.cpu")] == 46.5);
+                assert_true(r.values[capture_column(&c, "nvpmodel.mode")] == 0.0);
+                assert_true(r.values[capture_column(&c, "power.total")] == 7113.0);
+                assert_true(isnan(r.values[capture_column(&c, "cpu.load")]));
+                assert_true(isnan(r.values[capture_column(&c, "power.VDD_NOPE.power")]));
                 g_free(r.values);
         }
         double span = (double) (last - first) / 1e9;
@@ -272,7 +194,7 @@ static void test_capture_drops(void **state)
                 assert_true(read_record(&c, &r));
                 assert_true(r.time_ns > last);
                 last = r.time_ns;
-                assert_true(r.values[column(&c, "ram.total")] > 0);
+                assert_true(r.values[capture_column(&c, "ram.total")] > 0);
                 g_free(r.values);
         }
         capture_close(&c);
@@ -291,7 +213,7 @@ static void test_capture_missed_ticks(void **state)
         capture c = open_capture(bus, 1000, (const char *[]) { "ram.total", JD_CAPTURE_MISSED_TICKS, NULL });
         assert_int_equal(c.n, 2);
         assert_string_equal(c.names[1], JD_CAPTURE_MISSED_TICKS);
-        int col = column(&c, JD_CAPTURE_MISSED_TICKS);
+        int col = capture_column(&c, JD_CAPTURE_MISSED_TICKS);
         uint64_t first = 0, last = 0, count = 0, missed = 0, gaps = 0, biggest = 0, biggest_gap_ns = 0;
         for (int phase = 0; phase < 2; phase++) {
                 for (int i = 0; i < 300; i++) {
@@ -312,7 +234,7 @@ static void test_capture_missed_ticks(void **state)
                         }
                         last = r.time_ns;
                         count++;
-                        assert_true(r.values[column(&c, "ram.total")] == 64302080.0);
+                        assert_true(r.values[capture_column(&c, "ram.total")] == 64302080.0);
                         g_free(r.values);
                 }
                 if (phase == 0) {
