@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(SOURCE, "python"))
 
 from jetsond import capture, errors, tiers  # noqa: E402
 from jetsond.measure import Stats  # noqa: E402
-from test_units import make_header, make_records  # noqa: E402
+from test_units import make_header, make_records, run_tests  # noqa: E402
 
 
 def test_table_matches_c():
@@ -135,20 +135,5 @@ def test_measure_gpu_readings_once():
     assert percent["mean"] == 50.0 and percent["max"] == 90.0, percent
 
 
-def main():
-    failed = 0
-    for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            try:
-                fn()
-                print("ok   " + name)
-            except Exception:
-                import traceback
-                traceback.print_exc()
-                print("FAIL " + name)
-                failed += 1
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(globals()))

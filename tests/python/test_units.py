@@ -773,9 +773,12 @@ def test_command_lines():
     assert rows[me]["cmdline"] is None and rows[me]["command"] == comm
 
 
-def main():
+def run_tests(namespace):
+    """Runs each test_* function of a module's NAMESPACE (its globals()),
+    printing ok or FAIL for each; 1 if any failed. Shared with
+    test_tiers_units.py, which runs the same way without pytest."""
     failed = 0
-    for name, fn in sorted(globals().items()):
+    for name, fn in sorted(namespace.items()):
         if name.startswith("test_") and callable(fn):
             try:
                 fn()
@@ -789,4 +792,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(globals()))
