@@ -219,6 +219,29 @@ static void test_errors(void **state)
         jc_result_clear(&r);
 }
 
+/* Sends SIG to jetsonctl PID (WHAT, for the failure) once PATH holds its
+ * header and a row, and checks that it exited 0: a recording a signal
+ * ends is whole. The rows take 0.6 s on an idle machine; jetsonctl's
+ * start may take longer on a busy one. */
+static void stop_after_rows(GPid pid, const char *path, int sig, const char *what)
+{
+        for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC;;) {
+                g_autofree char *text = NULL;
+                if (g_file_get_contents(path, &text, NULL, NULL) && strchr(text, '\n') &&
+                    strchr(strchr(text, '\n') + 1, '\n'))
+                        break;
+                if (testbus_now_us() > end)
+                        fail_msg("%s wrote no row within 30 s", what);
+                g_usleep(50000);
+        }
+        g_usleep(300000);
+        kill(pid, sig);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* Ctrl-C ends a recording without a command cleanly: exit 0, whole rows. */
 static void test_ctrl_c(void **state)
 {
@@ -230,23 +253,7 @@ static void test_ctrl_c(void **state)
         g_autoptr(GError) error = NULL;
         if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error))
                 fail_msg("%s", error->message);
-        /* Interrupted once it has written rows (0.6 s on an idle machine;
-         * jetsonctl's start may take longer on a busy one). */
-        for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC;;) {
-                g_autofree char *text = NULL;
-                if (g_file_get_contents(path, &text, NULL, NULL) && strchr(text, '\n') &&
-                    strchr(strchr(text, '\n') + 1, '\n'))
-                        break;
-                if (testbus_now_us() > end)
-                        fail_msg("jetsonctl record wrote no row within 30 s");
-                g_usleep(50000);
-        }
-        g_usleep(300000);
-        kill(pid, SIGINT);
-        int status;
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
+        stop_after_rows(pid, path, SIGINT, "jetsonctl record");
         check_file("csv", path, 5, 0.1, "cpu.0.freq", NULL);
 }
 
@@ -375,21 +382,8 @@ static void test_follow_pid_sigterm(void **state)
                          (char *) "-o", path, NULL };
         if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error))
                 fail_msg("%s", error->message);
-        for (uint64_t end = testbus_now_us() + 30 * G_USEC_PER_SEC;;) {
-                g_autofree char *text = NULL;
-                if (g_file_get_contents(path, &text, NULL, NULL) && strchr(text, '\n') &&
-                    strchr(strchr(text, '\n') + 1, '\n'))
-                        break;
-                if (testbus_now_us() > end)
-                        fail_msg("jetsonctl record --pid wrote no row within 30 s");
-                g_usleep(50000);
-        }
-        g_usleep(300000);
-        kill(pid, SIGTERM);
+        stop_after_rows(pid, path, SIGTERM, "jetsonctl record --pid");
         int status;
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
         assert_int_equal(kill(sleeper, 0), 0);
         assert_int_equal(waitpid(sleeper, &status, WNOHANG), 0);
         kill(sleeper, SIGKILL);
