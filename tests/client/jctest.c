@@ -79,6 +79,33 @@ char *jc_ok(const char *first, ...)
         return r.out;
 }
 
+void jc_run_pid_gone(const char *const *args, jc_result r[2])
+{
+        GPid pid;
+        char *argv[] = { (char *) "true", NULL };
+        g_autoptr(GError) error = NULL;
+        if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL, &pid, &error))
+                fail_msg("%s", error->message);
+        /* Time for true to exit: a zombie from here on. */
+        g_usleep(200000);
+        g_autofree char *gone = g_strdup_printf("%d", (int) pid);
+        g_autofree char *want = g_strdup_printf("jetsonctl: no process %s to follow (it does not exist or has exited)\n",
+                                                gone);
+        g_autoptr(GPtrArray) full = g_ptr_array_new();
+        for (const char *const *a = args; *a; a++)
+                g_ptr_array_add(full, (gpointer) *a);
+        g_ptr_array_add(full, (gpointer) "--pid");
+        g_ptr_array_add(full, gone);
+        g_ptr_array_add(full, NULL);
+        for (int pass = 0; pass < 2; pass++) {
+                r[pass] = jc_runv((const char *const *) full->pdata);
+                assert_int_equal(r[pass].status, 1);
+                assert_string_equal(r[pass].err, want);
+                if (pass == 0)
+                        assert_int_equal(waitpid(pid, NULL, 0), pid);
+        }
+}
+
 char *jc_mask(const char *text)
 {
         g_autoptr(GRegex) time_re = g_regex_new("^[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3} ", G_REGEX_MULTILINE, 0, NULL);

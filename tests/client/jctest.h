@@ -24,6 +24,13 @@ jc_result jc_runv(const char *const *args);
 /* jc_run that must exit 0 with nothing on stderr; returns stdout (g_free). */
 char *jc_ok(const char *first, ...) G_GNUC_NULL_TERMINATED;
 
+/* jetsonctl ARGS... --pid PID (ARGS NULL-terminated) for a PID that is
+ * gone, both ways it can be: R[0] while PID is a child that has exited
+ * but is not reaped (a zombie, which kill(PID, 0) still finds), R[1] once
+ * it is no process at all. Checks that each run exits 1 with the one line
+ * that says so; the caller may check more, then clears both. */
+void jc_run_pid_gone(const char *const *args, jc_result r[2]);
+
 /* Compares TEXT with tests/client/golden/NAME after masking (see
  * jc_mask()). With JETSONCTL_UPDATE_GOLDEN=1 the file is (re)written
  * instead; review the diff before committing it. */

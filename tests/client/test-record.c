@@ -447,23 +447,10 @@ static void test_pid_errors(void **state)
         assert_non_null(strstr(r.err, "give either --pid or a command, not both"));
         jc_result_clear(&r);
         /* An exited child not reaped yet (a zombie), and then no process. */
-        GPid pid;
-        char *argv[] = { (char *) "true", NULL };
-        g_autoptr(GError) error = NULL;
-        if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL, &pid, &error))
-                fail_msg("%s", error->message);
-        g_usleep(200000);
-        g_autofree char *gone = g_strdup_printf("%d", (int) pid);
-        for (int pass = 0; pass < 2; pass++) {
-                r = jc_run("record", "-o", "/dev/null", "--pid", gone, NULL);
-                assert_int_equal(r.status, 1);
-                g_autofree char *want = g_strdup_printf(
-                        "jetsonctl: no process %s to follow (it does not exist or has exited)\n", gone);
-                assert_string_equal(r.err, want);
-                jc_result_clear(&r);
-                if (pass == 0)
-                        assert_int_equal(waitpid(pid, NULL, 0), pid);
-        }
+        jc_result gone[2];
+        jc_run_pid_gone((const char *const[]) { "record", "-o", "/dev/null", NULL }, gone);
+        jc_result_clear(&gone[0]);
+        jc_result_clear(&gone[1]);
 }
 
 int main(void)
