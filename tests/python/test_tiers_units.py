@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(SOURCE, "python"))
 
 from jetsond import capture, errors, tiers  # noqa: E402
 from jetsond.measure import Stats  # noqa: E402
-from test_units import make_header, make_records, run_tests  # noqa: E402
+from test_units import import_numpy, make_header, make_records, run_tests  # noqa: E402
 
 
 def test_table_matches_c():
@@ -97,10 +97,8 @@ def test_trace_counts_each_reading_once():
 
 
 def test_read_trace_tiers():
-    try:
-        import numpy as np
-    except ImportError:
-        print("skip: no numpy")
+    np = import_numpy()
+    if np is None:
         return
     with tempfile.TemporaryDirectory() as d:
         p = os.path.join(d, "t.trace")
