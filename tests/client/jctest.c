@@ -79,6 +79,16 @@ char *jc_ok(const char *first, ...)
         return r.out;
 }
 
+GPid jc_spawn_sleep(const char *seconds)
+{
+        GPid pid;
+        char *argv[] = { (char *) "sleep", (char *) seconds, NULL };
+        g_autoptr(GError) error = NULL;
+        if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL, &pid, &error))
+                fail_msg("%s", error->message);
+        return pid;
+}
+
 void jc_run_pid_gone(const char *const *args, jc_result r[2])
 {
         GPid pid;

@@ -24,6 +24,10 @@ jc_result jc_runv(const char *const *args);
 /* jc_run that must exit 0 with nothing on stderr; returns stdout (g_free). */
 char *jc_ok(const char *first, ...) G_GNUC_NULL_TERMINATED;
 
+/* `sleep SECONDS` in the background, for a test to follow with --pid. Not
+ * reaped until the test's waitpid, so its PID cannot be reused meanwhile. */
+GPid jc_spawn_sleep(const char *seconds);
+
 /* jetsonctl ARGS... --pid PID (ARGS NULL-terminated) for a PID that is
  * gone, both ways it can be: R[0] while PID is a child that has exited
  * but is not reaped (a zombie, which kill(PID, 0) still finds), R[1] once

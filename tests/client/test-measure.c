@@ -242,12 +242,8 @@ static void test_follow_pid(void **state)
 static void test_follow_pid_stopped(void **state)
 {
         testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
-        GPid sleeper, pid;
-        char *sleep_argv[] = { (char *) "sleep", (char *) "60", NULL };
+        GPid sleeper = jc_spawn_sleep("60"), pid;
         g_autoptr(GError) error = NULL;
-        if (!g_spawn_async(NULL, sleep_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL,
-                           &sleeper, &error))
-                fail_msg("%s", error->message);
         g_autofree char *followed = g_strdup_printf("%d", (int) sleeper);
         char *argv[] = { (char *) JETSONCTL_PATH, (char *) "--address", (char *) tb->address, (char *) "--json",
                          (char *) "measure", (char *) "--pid", followed, NULL };

@@ -370,12 +370,8 @@ static void test_follow_pid_sigterm(void **state)
 {
         testbus *tb = jc_start(state, "agx-orin-jp62", NULL);
         g_autofree char *path = tmp_path(tb, "followed.csv");
-        GPid sleeper, pid;
-        char *sleep_argv[] = { (char *) "sleep", (char *) "60", NULL };
+        GPid sleeper = jc_spawn_sleep("60"), pid;
         g_autoptr(GError) error = NULL;
-        if (!g_spawn_async(NULL, sleep_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL,
-                           &sleeper, &error))
-                fail_msg("%s", error->message);
         g_autofree char *followed = g_strdup_printf("%d", (int) sleeper);
         char *argv[] = { (char *) JETSONCTL_PATH, (char *) "--address", (char *) tb->address, (char *) "record",
                          (char *) "-i", (char *) "5", (char *) "-k", (char *) "cpu.0.freq", (char *) "--pid", followed,
