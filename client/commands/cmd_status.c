@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_procs.h"
+#include "status_procs.h"
 #include "common/json_docs.h"
 #include "common/json_out.h"
 #include "common/throttle.h"
@@ -528,27 +528,6 @@ static void engine_row(GString *out, const jc_sample *s, bool color)
         g_string_append_printf(out, "%s\n", line->len ? line->str : "none on");
 }
 
-/* The GPU processes, a row per process and GPU (nvitop's list). */
-static void process_rows(GString *out, const jc_sample *s, bool color)
-{
-        g_autoptr(GArray) rows = jc_gpu_process_rows(s, JC_TOP_SORT_GPU_MEM);
-        if (!rows->len)
-                return;
-        jc_append_colored(out, color, JC_COLOR_BOLD, "GPU processes");
-        g_string_append_printf(out, "\n  %-4s %7s %-12s %9s %5s %6s  %s\n", "GPU", "PID", "USER", "GPU MEM", "SM%",
-                               "CPU%", "COMMAND");
-        for (guint i = 0; i < rows->len; i++) {
-                const jc_gpu_process_row *r = &g_array_index(rows, jc_gpu_process_row, i);
-                g_autofree char *gpu = r->gpu == JC_GPU_SOC ? g_strdup("SoC") : g_strdup_printf("%d", r->gpu);
-                g_autofree char *mem = r->has_mem ? jc_format_kib(r->mem_kib) : g_strdup("-");
-                g_autofree char *sm = r->has_sm ? g_strdup_printf("%.0f", r->sm) : g_strdup("-");
-                g_autofree char *cpu = r->has_cpu ? g_strdup_printf("%.1f", r->cpu) : g_strdup("-");
-                const char *command = jc_gpu_process_command(r);
-                g_string_append_printf(out, "  %-4s %7u %-12.12s %9s %5s %6s  %s\n", gpu, r->pid,
-                                       *r->user ? r->user : "-", mem, sm, cpu, *command ? command : "-");
-        }
-}
-
 static void print_text(const status_data *d, bool color)
 {
         g_autoptr(GString) out = g_string_new(NULL);
@@ -565,17 +544,11 @@ static void print_text(const status_data *d, bool color)
         temp_row(out, s, color);
         throttle_row(out, s, color);
         engine_row(out, s, color);
-        process_rows(out, s, color);
+        jc_status_process_rows(out, s, color);
         fputs(out->str, stdout);
 }
 
 /* ---- JSON ----------------------------------------------------------- */
-
-static gint by_pid(gconstpointer a, gconstpointer b)
-{
-        guint x = GPOINTER_TO_UINT(a), y = GPOINTER_TO_UINT(b);
-        return x < y ? -1 : x > y;
-}
 
 static void print_json(const status_data *d)
 {
@@ -606,15 +579,7 @@ static void print_json(const status_data *d)
         jc_json_add_variant(b, "values", d->sample.values);
         /* What jetsond does not send: the command lines this user may read. */
         json_builder_set_member_name(b, "commands");
-        json_builder_begin_object(b);
-        g_autoptr(GList) pids = d->sample.commands ? g_hash_table_get_keys(d->sample.commands) : NULL;
-        pids = g_list_sort(pids, by_pid);
-        for (GList *l = pids; l; l = l->next) {
-                g_autofree char *name = g_strdup_printf("%u", GPOINTER_TO_UINT(l->data));
-                json_builder_set_member_name(b, name);
-                json_builder_add_string_value(b, jc_sample_command(&d->sample, GPOINTER_TO_UINT(l->data)));
-        }
-        json_builder_end_object(b);
+        json_builder_add_value(b, jc_status_commands_doc(&d->sample));
         json_builder_end_object(b);
         jc_json_print_builder(b);
 }
