@@ -21,14 +21,14 @@ static void defaults(jd_config *cfg)
         cfg->fast_subscriptions_per_trusted_user = 16;
 }
 
-static void read_limit(GKeyFile *kf, const char *key, unsigned *out)
+static void read_limit(GKeyFile *kf, const char *group, const char *key, unsigned *out)
 {
         g_autoptr(GError) error = NULL;
-        if (!g_key_file_has_key(kf, "Limits", key, NULL))
+        if (!g_key_file_has_key(kf, group, key, NULL))
                 return;
-        gint64 v = g_key_file_get_int64(kf, "Limits", key, &error);
+        gint64 v = g_key_file_get_int64(kf, group, key, &error);
         if (error || v < JD_LIMIT_MIN || v > JD_LIMIT_MAX)
-                jd_log_warning("%s: [Limits] %s must be %d to %d; using the default, %u", JD_CONFIG_PATH, key,
+                jd_log_warning("%s: [%s] %s must be %d to %d; using the default, %u", JD_CONFIG_PATH, group, key,
                                JD_LIMIT_MIN, JD_LIMIT_MAX, *out);
         else
                 *out = (unsigned) v;
@@ -73,8 +73,8 @@ void jd_config_load(jd_config *cfg, const jd_sysroot *sr)
         read_seconds(kf, "Tools", "UnitTimeoutSec", &cfg->unit_timeout_ms, 1000);
         read_seconds(kf, "JetsonClocks", "BootDelaySec", &cfg->boot_delay_s, 1);
         read_seconds(kf, "JetsonClocks", "BootGraceSec", &cfg->boot_grace_s, 1);
-        read_limit(kf, "CapturesPerUser", &cfg->captures_per_user);
-        read_limit(kf, "CapturesPerTrustedUser", &cfg->captures_per_trusted_user);
-        read_limit(kf, "FastSubscriptionsPerUser", &cfg->fast_subscriptions_per_user);
-        read_limit(kf, "FastSubscriptionsPerTrustedUser", &cfg->fast_subscriptions_per_trusted_user);
+        read_limit(kf, "Limits", "CapturesPerUser", &cfg->captures_per_user);
+        read_limit(kf, "Limits", "CapturesPerTrustedUser", &cfg->captures_per_trusted_user);
+        read_limit(kf, "Limits", "FastSubscriptionsPerUser", &cfg->fast_subscriptions_per_user);
+        read_limit(kf, "Limits", "FastSubscriptionsPerTrustedUser", &cfg->fast_subscriptions_per_trusted_user);
 }
