@@ -15,6 +15,23 @@ static void defaults(jd_config *cfg)
         cfg->unit_timeout_ms = 20000;
         cfg->boot_delay_s = 60;
         cfg->boot_grace_s = 300;
+        cfg->captures_per_user = 4;
+        cfg->captures_per_trusted_user = 8;
+        cfg->fast_subscriptions_per_user = 4;
+        cfg->fast_subscriptions_per_trusted_user = 16;
+}
+
+static void read_limit(GKeyFile *kf, const char *group, const char *key, unsigned *out)
+{
+        g_autoptr(GError) error = NULL;
+        if (!g_key_file_has_key(kf, group, key, NULL))
+                return;
+        gint64 v = g_key_file_get_int64(kf, group, key, &error);
+        if (error || v < JD_LIMIT_MIN || v > JD_LIMIT_MAX)
+                jd_log_warning("%s: [%s] %s must be %d to %d; using the default, %u", JD_CONFIG_PATH, group, key,
+                               JD_LIMIT_MIN, JD_LIMIT_MAX, *out);
+        else
+                *out = (unsigned) v;
 }
 
 static void read_seconds(GKeyFile *kf, const char *group, const char *key, unsigned *out, unsigned scale)
@@ -56,4 +73,8 @@ void jd_config_load(jd_config *cfg, const jd_sysroot *sr)
         read_seconds(kf, "Tools", "UnitTimeoutSec", &cfg->unit_timeout_ms, 1000);
         read_seconds(kf, "JetsonClocks", "BootDelaySec", &cfg->boot_delay_s, 1);
         read_seconds(kf, "JetsonClocks", "BootGraceSec", &cfg->boot_grace_s, 1);
+        read_limit(kf, "Limits", "CapturesPerUser", &cfg->captures_per_user);
+        read_limit(kf, "Limits", "CapturesPerTrustedUser", &cfg->captures_per_trusted_user);
+        read_limit(kf, "Limits", "FastSubscriptionsPerUser", &cfg->fast_subscriptions_per_user);
+        read_limit(kf, "Limits", "FastSubscriptionsPerTrustedUser", &cfg->fast_subscriptions_per_trusted_user);
 }

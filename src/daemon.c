@@ -9,6 +9,7 @@
 
 #include "auth.h"
 #include "caller_ns.h"
+#include "caller_uid.h"
 #include "bus_source.h"
 #include "config.h"
 #include "errors.h"
@@ -293,6 +294,7 @@ int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, u
         if (st.svc) {
                 jd_auth_shutdown();
                 jd_caller_ns_shutdown();
+                jd_caller_uid_shutdown();
         }
         jd_service_free(st.svc);
         jd_engine_free(st.engine);

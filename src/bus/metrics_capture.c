@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "caller_uid.h"
 #include "capture_pids.h"
 #include "documented_keys.h"
 #include "jetsond-dbus.h"
@@ -25,6 +26,7 @@ typedef struct {
         jd_capture_set *set;
         jd_capture *capture;
         char *owner;
+        uid_t uid;                    /* the owner's, for the limit per user */
         sd_bus_track *track;
 } capture_stream;
 
@@ -145,6 +147,35 @@ static guint captures_of(const jd_capture_set *set, const char *owner)
         return n;
 }
 
+static guint captures_of_uid(const jd_capture_set *set, uid_t uid)
+{
+        guint n = 0;
+        for (guint i = 0; i < set->streams->len; i++)
+                n += ((capture_stream *) g_ptr_array_index(set->streams, i))->uid == uid;
+        return n;
+}
+
+/* The limit per user, checked last, on the main loop, just before the
+ * capture opens: two calls of one user in flight at once cannot both
+ * pass it. */
+static int check_user_limit(jd_capture_set *set, const char *sender, uid_t *uid, sd_bus_error *error)
+{
+        const jd_caller_uid *caller = jd_caller_uid_known(sender);
+        if (!caller)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "The caller left the bus");
+        const jd_config *cfg = &set->svc->config;
+        unsigned limit = caller->trusted ? cfg->captures_per_trusted_user : cfg->captures_per_user;
+        if (captures_of_uid(set, caller->uid) >= limit)
+                return sd_bus_error_setf(error, JD_ERROR_BUSY,
+                                         "User %" PRIu32 " has %u captures open already: the limit per %suser "
+                                         "([Limits] %s in %s)",
+                                         (uint32_t) caller->uid, limit, caller->trusted ? "trusted " : "",
+                                         caller->trusted ? "CapturesPerTrustedUser" : "CapturesPerUser",
+                                         JD_CONFIG_PATH);
+        *uid = caller->uid;
+        return 0;
+}
+
 /* Opens the capture of COLUMNS for M's sender and answers with NAMES
  * (the columns as the caller names them; NULL: COLUMNS themselves). */
 static int open_capture_for(jd_capture_set *set, sd_bus_message *m, const jd_capture_rates *rates, GPtrArray *columns,
@@ -155,14 +186,19 @@ static int open_capture_for(jd_capture_set *set, sd_bus_message *m, const jd_cap
         if (captures_of(set, sender) >= MAX_CAPTURES_PER_CONNECTION)
                 return sd_bus_error_setf(error, JD_ERROR_BUSY, "This connection has %d captures open already",
                                          MAX_CAPTURES_PER_CONNECTION);
+        uid_t uid = 0;
+        int r = check_user_limit(set, sender, &uid, error);
+        if (r < 0)
+                return r;
         if (columns->len == 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "No column left: the processes the keys name are not of your PID namespace");
         capture_stream *c = g_new0(capture_stream, 1);
         c->set = set;
         c->owner = g_strdup(sender);
+        c->uid = uid;
         int fd = -1;
-        int r = jd_engine_open_capture(svc->engine, rates, (const char *const *) columns->pdata,
+        r = jd_engine_open_capture(svc->engine, rates, (const char *const *) columns->pdata,
                                        (const char *const *) names, columns->len, &fd,
                                        &c->capture);
         if (r == -EBUSY)
@@ -249,16 +285,17 @@ static GArray *sample_pids(const jd_service *svc)
         return pids;
 }
 
-int jd_capture_set_open(jd_capture_set *set, sd_bus_message *m, const jd_capture_rates *rates, char **patterns,
-                        sd_bus_error *error)
+/* An OpenCapture() call waiting for its caller's uid (caller_uid.c). */
+typedef struct {
+        jd_capture_set *set;
+        jd_capture_rates rates;
+        char **patterns;
+} open_request;
+
+static int open_known_caller(jd_capture_set *set, sd_bus_message *m, const jd_capture_rates *rates, char **patterns,
+                             sd_bus_error *error)
 {
         jd_service *svc = set->svc;
-        if (patterns && g_strv_length(patterns) > MAX_CAPTURE_PATTERNS)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "More than %d key patterns",
-                                         MAX_CAPTURE_PATTERNS);
-        if (captures_of(set, sd_bus_message_get_sender(m)) >= MAX_CAPTURES_PER_CONNECTION)
-                return sd_bus_error_setf(error, JD_ERROR_BUSY, "This connection has %d captures open already",
-                                         MAX_CAPTURES_PER_CONNECTION);
         g_autoptr(GPtrArray) columns = resolve_columns(svc, patterns, error);
         if (!columns)
                 return -EINVAL;
@@ -270,6 +307,45 @@ int jd_capture_set_open(jd_capture_set *set, sd_bus_message *m, const jd_capture
         return jd_capture_pids_start(m, svc->sr, rates, patterns && patterns[0] ? patterns : all,
                                      (const uint32_t *) (const void *) pids->data, pids->len,
                                      open_capture_translated, set, error);
+}
+
+static void on_caller_known(sd_bus_message *m, const jd_caller_uid *caller, const char *why, void *data)
+{
+        open_request *req = data;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = caller ? open_known_caller(req->set, m, &req->rates, req->patterns, &error)
+                       : sd_bus_error_setf(&error, SD_BUS_ERROR_FAILED, "%s", why);
+        if (r < 0) {
+                if (!sd_bus_error_is_set(&error))
+                        sd_bus_error_set_errno(&error, r);
+                sd_bus_reply_method_error(m, &error);
+        }
+        sd_bus_error_free(&error);
+        g_strfreev(req->patterns);
+        g_free(req);
+}
+
+int jd_capture_set_open(jd_capture_set *set, sd_bus_message *m, const jd_capture_rates *rates, char **patterns,
+                        sd_bus_error *error)
+{
+        if (patterns && g_strv_length(patterns) > MAX_CAPTURE_PATTERNS)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "More than %d key patterns",
+                                         MAX_CAPTURE_PATTERNS);
+        if (captures_of(set, sd_bus_message_get_sender(m)) >= MAX_CAPTURES_PER_CONNECTION)
+                return sd_bus_error_setf(error, JD_ERROR_BUSY, "This connection has %d captures open already",
+                                         MAX_CAPTURES_PER_CONNECTION);
+        /* The limit per user needs the caller's uid: asked of the bus
+         * without blocking, known at once after the first call. */
+        open_request *req = g_new0(open_request, 1);
+        req->set = set;
+        req->rates = *rates;
+        req->patterns = g_strdupv(patterns);
+        int r = jd_caller_uid_query(m, set->svc->sr, on_caller_known, req, error);
+        if (r < 0) {
+                g_strfreev(req->patterns);
+                g_free(req);
+        }
+        return r;
 }
 
 /* One "t" option (µs) between MIN and JD_INTERVAL_MAX_USEC into *OUT. */

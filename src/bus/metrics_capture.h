@@ -1,6 +1,7 @@
 /* Metrics.OpenCapture()'s streams (introspection/capture.md): the columns
  * resolved from the caller's patterns (as its PID namespace names
- * processes: capture_pids.c), the limits per connection and in all, and
+ * processes: capture_pids.c), the limits per connection, per user
+ * (caller_uid.c, [Limits] in jetsond.conf) and in all, and
  * each stream ended when its reader closes it or its owner leaves the
  * bus. */
 #pragma once

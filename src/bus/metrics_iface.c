@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "caller_uid.h"
 #include "metrics_capture.h"
 #include "compact_keys.h"
 #include "jetsond-dbus.h"
@@ -49,6 +50,8 @@ typedef struct {
         char *sender;
         uint64_t interval_us;
         bool values;                  /* SubscribeValues(): Values signals, not Sample */
+        bool fast;                    /* faster than DefaultInterval: counted for its uid */
+        uid_t uid;                    /* the subscriber's, when fast */
         sd_bus_track *track;          /* empties when the subscriber leaves the bus */
 } subscription;
 
@@ -110,23 +113,47 @@ static const char *check_request(sd_bus_message *m, uint64_t interval, unsigned 
         return sender;
 }
 
-static int method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/* The fast subscriptions of UID other than SENDER's own, which a new
+ * request replaces. */
+static unsigned fast_subscriptions_of(metrics_iface *self, uid_t uid, const char *sender)
 {
-        metrics_iface *self = userdata;
-        bool values = strcmp(sd_bus_message_get_member(m), "SubscribeValues") == 0;
-        uint64_t interval;
-        int r = sd_bus_message_read(m, "t", &interval);
-        if (r < 0)
-                return r;
-        const char *sender = check_request(m, interval, JD_INTERVAL_MIN_USEC, error);
-        if (!sender)
-                return -EINVAL;
+        unsigned n = 0;
+        GHashTableIter it;
+        gpointer value;
+        g_hash_table_iter_init(&it, self->subscriptions);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const subscription *s = value;
+                n += s->fast && s->uid == uid && strcmp(s->sender, sender) != 0;
+        }
+        return n;
+}
+
+/* Subscribe() or SubscribeValues() at INTERVAL for M's sender; CALLER is
+ * known for a fast one (NULL: at DefaultInterval or slower, never
+ * refused). */
+static int subscribe(metrics_iface *self, sd_bus_message *m, uint64_t interval, bool values,
+                     const jd_caller_uid *caller, sd_bus_error *error)
+{
+        const char *sender = sd_bus_message_get_sender(m);
+        if (caller) {
+                const jd_config *cfg = &self->base.svc->config;
+                unsigned limit = caller->trusted ? cfg->fast_subscriptions_per_trusted_user
+                                                 : cfg->fast_subscriptions_per_user;
+                if (fast_subscriptions_of(self, caller->uid, sender) >= limit)
+                        return sd_bus_error_setf(error, JD_ERROR_BUSY,
+                                                 "User %" PRIu32 " has %u subscriptions faster than the default "
+                                                 "interval already: the limit per %suser ([Limits] %s in %s)",
+                                                 (uint32_t) caller->uid, limit, caller->trusted ? "trusted " : "",
+                                                 caller->trusted ? "FastSubscriptionsPerTrustedUser"
+                                                                 : "FastSubscriptionsPerUser",
+                                                 JD_CONFIG_PATH);
+        }
         subscription *s = g_hash_table_lookup(self->subscriptions, sender);
         if (!s) {
                 s = g_new0(subscription, 1);
                 s->metrics = self;
                 s->sender = g_strdup(sender);
-                r = sd_bus_track_new(self->base.svc->bus, &s->track, on_subscriber_gone, s);
+                int r = sd_bus_track_new(self->base.svc->bus, &s->track, on_subscriber_gone, s);
                 if (r >= 0)
                         r = sd_bus_track_add_sender(s->track, m);
                 if (r < 0) {
@@ -137,8 +164,54 @@ static int method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *err
         }
         s->interval_us = interval;
         s->values = values;
+        s->fast = caller != NULL;
+        s->uid = caller ? caller->uid : 0;
         recompute_interval(self);
         return sd_bus_reply_method_return(m, NULL);
+}
+
+/* A fast Subscribe() waiting for its caller's uid (caller_uid.c). */
+typedef struct {
+        metrics_iface *metrics;
+        uint64_t interval;
+        bool values;
+} subscribe_request;
+
+static void on_subscriber_known(sd_bus_message *m, const jd_caller_uid *caller, const char *why, void *data)
+{
+        subscribe_request *req = data;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = caller ? subscribe(req->metrics, m, req->interval, req->values, caller, &error)
+                       : sd_bus_error_setf(&error, SD_BUS_ERROR_FAILED, "%s", why);
+        if (r < 0) {
+                if (!sd_bus_error_is_set(&error))
+                        sd_bus_error_set_errno(&error, r);
+                sd_bus_reply_method_error(m, &error);
+        }
+        sd_bus_error_free(&error);
+        g_free(req);
+}
+
+static int method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        metrics_iface *self = userdata;
+        bool values = strcmp(sd_bus_message_get_member(m), "SubscribeValues") == 0;
+        uint64_t interval;
+        int r = sd_bus_message_read(m, "t", &interval);
+        if (r < 0)
+                return r;
+        if (!check_request(m, interval, JD_INTERVAL_MIN_USEC, error))
+                return -EINVAL;
+        if (interval >= self->base.svc->default_interval_us)
+                return subscribe(self, m, interval, values, NULL, error);
+        /* Faster than the default: counted for the caller's uid, asked of
+         * the bus without blocking (known at once after the first call). */
+        subscribe_request *req = g_new(subscribe_request, 1);
+        *req = (subscribe_request) { self, interval, values };
+        r = jd_caller_uid_query(m, self->base.svc->sr, on_subscriber_known, req, error);
+        if (r < 0)
+                g_free(req);
+        return r;
 }
 
 static int method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *error)

@@ -263,7 +263,16 @@ static void test_capture_missed_ticks(void **state)
 
 static void test_capture_errors(void **state)
 {
-        testbus_start(state, "orin-nano-jp62", NULL);
+        /* This test is root, whose own limit (CapturesPerTrustedUser,
+         * test-fair.c) would come before the 16 in all. */
+        testbus *tb = testbus_new(NULL);
+        *state = tb;
+        testbus_make_root(tb, "orin-nano-jp62");
+        g_autofree char *etc = g_build_filename(tb->root, "etc/jetsond", NULL);
+        g_autofree char *conf = g_build_filename(etc, "jetsond.conf", NULL);
+        assert_int_equal(g_mkdir_with_parents(etc, 0755), 0);
+        assert_true(g_file_set_contents(conf, "[Limits]\nCapturesPerTrustedUser=17\n", -1, NULL));
+        testbus_start_daemon(tb, NULL);
         sd_bus *bus = testbus_connect();
         capture none = { .fd = -1 };
         g_autofree char *e1 = open_capture_error(bus, 999, (const char *[]) { NULL }, &none);

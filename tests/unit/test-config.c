@@ -38,16 +38,27 @@ static void test_example_is_the_defaults(void **state)
         assert_int_equal(from_example.unit_timeout_ms, defaults.unit_timeout_ms);
         assert_int_equal(from_example.boot_delay_s, defaults.boot_delay_s);
         assert_int_equal(from_example.boot_grace_s, defaults.boot_grace_s);
+        assert_int_equal(from_example.captures_per_user, 4);
+        assert_int_equal(from_example.captures_per_user, defaults.captures_per_user);
+        assert_int_equal(from_example.captures_per_trusted_user, defaults.captures_per_trusted_user);
+        assert_int_equal(from_example.fast_subscriptions_per_user, defaults.fast_subscriptions_per_user);
+        assert_int_equal(from_example.fast_subscriptions_per_trusted_user,
+                         defaults.fast_subscriptions_per_trusted_user);
         /* ... and each key is really read: other values show. */
         jd_config changed;
         load("[Swap]\nPath=/data/swapfile\nOffTimeoutSec=5\n[Tools]\nTimeoutSec=6\nUnitTimeoutSec=7\n"
-             "[JetsonClocks]\nBootDelaySec=8\nBootGraceSec=9\n", &changed);
+             "[JetsonClocks]\nBootDelaySec=8\nBootGraceSec=9\n[Limits]\nCapturesPerUser=1\nCapturesPerTrustedUser=2\n"
+             "FastSubscriptionsPerUser=3\nFastSubscriptionsPerTrustedUser=1024\n", &changed);
         assert_string_equal(changed.swap_path, "/data/swapfile");
         assert_int_equal(changed.swapoff_timeout_ms, 5000);
         assert_int_equal(changed.tool_timeout_ms, 6000);
         assert_int_equal(changed.unit_timeout_ms, 7000);
         assert_int_equal(changed.boot_delay_s, 8);
         assert_int_equal(changed.boot_grace_s, 9);
+        assert_int_equal(changed.captures_per_user, 1);
+        assert_int_equal(changed.captures_per_trusted_user, 2);
+        assert_int_equal(changed.fast_subscriptions_per_user, 3);
+        assert_int_equal(changed.fast_subscriptions_per_trusted_user, 1024);
 }
 
 static void test_bad_values_keep_the_default(void **state)
@@ -60,6 +71,13 @@ static void test_bad_values_keep_the_default(void **state)
         assert_int_equal(bad.swapoff_timeout_ms, defaults.swapoff_timeout_ms);
         assert_int_equal(bad.tool_timeout_ms, defaults.tool_timeout_ms);
         assert_int_equal(bad.unit_timeout_ms, defaults.unit_timeout_ms);
+        /* [Limits]: 1 to 1024, whole numbers. */
+        load("[Limits]\nCapturesPerUser=0\nCapturesPerTrustedUser=1025\nFastSubscriptionsPerUser=four\n"
+             "FastSubscriptionsPerTrustedUser=-3\n", &bad);
+        assert_int_equal(bad.captures_per_user, defaults.captures_per_user);
+        assert_int_equal(bad.captures_per_trusted_user, defaults.captures_per_trusted_user);
+        assert_int_equal(bad.fast_subscriptions_per_user, defaults.fast_subscriptions_per_user);
+        assert_int_equal(bad.fast_subscriptions_per_trusted_user, defaults.fast_subscriptions_per_trusted_user);
 }
 
 int main(void)

@@ -1,0 +1,219 @@
+#include "caller_uid.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+typedef struct {
+        sd_bus_message *m;
+        jd_caller_uid_fn done;
+        void *data;
+} waiter;
+
+/* One sender: known, or being found out for the calls that wait. */
+typedef struct {
+        unsigned refs;                /* the table's, and the query's while it runs */
+        char *name;
+        const jd_sysroot *sr;
+        sd_bus_track *track;          /* empties when the sender leaves the bus */
+        sd_bus_slot *call;            /* GetConnectionUnixUser */
+        bool known, gone;
+        jd_caller_uid caller;
+        GPtrArray *waiters;           /* waiter *: calls made before the answer */
+} entry;
+
+/* Unique name -> entry; main loop only. */
+static GHashTable *senders;
+/* Queries started and not finished: a worker reads under the sysroot,
+ * which must outlive it, and each waiter's DATA is its caller's. */
+static unsigned pending;
+
+static void entry_unref(gpointer p)
+{
+        entry *e = p;
+        if (--e->refs > 0)
+                return;
+        sd_bus_track_unref(e->track);
+        sd_bus_slot_unref(e->call);
+        g_ptr_array_unref(e->waiters);
+        g_free(e->name);
+        g_free(e);
+}
+
+static bool listed(const char *list, const char *name)
+{
+        g_auto(GStrv) names = g_strsplit(list, ",", -1);
+        for (size_t i = 0; names[i]; i++)
+                if (strcmp(g_strstrip(names[i]), name) == 0)
+                        return true;
+        return false;
+}
+
+/* The fields of the line of TEXT (a passwd or group file) whose field
+ * FIELD is VALUE, or NULL. */
+static char **find_line(const char *text, unsigned field, const char *value)
+{
+        if (!text)
+                return NULL;
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (size_t i = 0; lines[i]; i++) {
+                char **fields = g_strsplit(lines[i], ":", -1);
+                if (g_strv_length(fields) > 3 && fields[0][0] != '#' && strcmp(fields[field], value) == 0)
+                        return fields;
+                g_strfreev(fields);
+        }
+        return NULL;
+}
+
+/* Whether UID is trusted by the passwd and group texts given (NULL:
+ * absent). */
+static bool trusted_in(uid_t uid, const char *passwd, const char *group)
+{
+        if (uid == 0)
+                return true;
+        char uid_text[24];
+        g_snprintf(uid_text, sizeof(uid_text), "%" PRIu32, (uint32_t) uid);
+        /* A user of passwd (name:x:uid:gid:...); the group (name:x:gid:members)
+         * either its primary group or listing its name. A user that only
+         * NSS knows (LDAP, systemd-homed) is not in these files: not
+         * trusted, as jetsond reads the board's files and no service. */
+        g_auto(GStrv) pw = find_line(passwd, 2, uid_text);
+        g_auto(GStrv) gr = find_line(group, 0, JD_TRUSTED_GROUP);
+        if (!pw || !gr)
+                return false;
+        return strcmp(pw[3], gr[2]) == 0 || listed(gr[3], pw[0]);
+}
+
+static void in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+        (void) source, (void) cancellable;
+        entry *e = data;
+        size_t len;
+        g_autofree char *passwd = jd_sysroot_read_whole(e->sr, "/etc/passwd", 1 << 22, &len);
+        g_autofree char *group = jd_sysroot_read_whole(e->sr, "/etc/group", 1 << 22, &len);
+        e->caller.trusted = trusted_in(e->caller.uid, passwd, group);
+        g_task_return_boolean(task, TRUE);
+}
+
+/* The query ends: every waiting call is answered, with ERROR if it failed
+ * (then the sender is forgotten, and a later call asks again). */
+static void query_finish(entry *e, const char *error)
+{
+        pending--;
+        e->call = sd_bus_slot_unref(e->call);
+        if (e->gone && !error)
+                error = "The caller left the bus";
+        e->known = !error;
+        if (error && !e->gone)
+                g_hash_table_remove(senders, e->name);
+        else if (e->known)
+                jd_log_debug("Caller %s is uid %" PRIu32 "%s", e->name, (uint32_t) e->caller.uid,
+                             e->caller.trusted ? ", trusted" : "");
+        g_autoptr(GPtrArray) waiters = e->waiters;
+        e->waiters = g_ptr_array_new();
+        for (guint i = 0; i < waiters->len; i++) {
+                waiter *w = g_ptr_array_index(waiters, i);
+                w->done(w->m, error ? NULL : &e->caller, error, w->data);
+                sd_bus_message_unref(w->m);
+                g_free(w);
+        }
+        entry_unref(e);
+}
+
+static void on_thread_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+        (void) source, (void) result;
+        query_finish(data, NULL);
+}
+
+static int on_uid(sd_bus_message *answer, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        entry *e = userdata;
+        uint32_t uid;
+        if (sd_bus_message_is_method_error(answer, NULL) || sd_bus_message_read(answer, "u", &uid) < 0) {
+                const sd_bus_error *be = sd_bus_message_get_error(answer);
+                g_autofree char *why = g_strdup_printf("The bus did not say which user called: %s",
+                                                       be && be->message ? be->message : "a malformed answer");
+                query_finish(e, why);
+                return 0;
+        }
+        e->caller.uid = (uid_t) uid;
+        GTask *task = g_task_new(NULL, NULL, on_thread_done, e);
+        g_task_set_task_data(task, e, NULL);
+        g_task_run_in_thread(task, in_thread);
+        g_object_unref(task);
+        return 0;
+}
+
+static int on_sender_gone(sd_bus_track *track, void *userdata)
+{
+        (void) track;
+        entry *e = userdata;
+        jd_log_debug("Caller %s left the bus", e->name);
+        e->gone = true;
+        g_hash_table_remove(senders, e->name);
+        return 0;
+}
+
+int jd_caller_uid_query(sd_bus_message *m, const jd_sysroot *sr, jd_caller_uid_fn done, void *data,
+                        sd_bus_error *error)
+{
+        const char *sender = sd_bus_message_get_sender(m);
+        if (!sender)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED,
+                                         "%s() needs a bus connection with a unique name",
+                                         sd_bus_message_get_member(m));
+        if (!senders)
+                senders = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, entry_unref);
+        entry *e = g_hash_table_lookup(senders, sender);
+        if (e && e->known) {
+                done(m, &e->caller, NULL, data);
+                return 1;
+        }
+        if (!e) {
+                sd_bus *bus = sd_bus_message_get_bus(m);
+                e = g_new0(entry, 1);
+                e->refs = 1;
+                e->name = g_strdup(sender);
+                e->sr = sr;
+                e->waiters = g_ptr_array_new();
+                int r = sd_bus_track_new(bus, &e->track, on_sender_gone, e);
+                if (r >= 0)
+                        r = sd_bus_track_add_sender(e->track, m);
+                if (r >= 0)
+                        r = sd_bus_call_method_async(bus, &e->call, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                     "org.freedesktop.DBus", "GetConnectionUnixUser", on_uid, e, "s",
+                                                     sender);
+                if (r < 0) {
+                        entry_unref(e);
+                        return sd_bus_error_set_errnof(error, -r, "Cannot ask the bus who called: %s", strerror(-r));
+                }
+                e->refs++;
+                pending++;
+                g_hash_table_insert(senders, e->name, e);
+        }
+        waiter *w = g_new(waiter, 1);
+        *w = (waiter) { sd_bus_message_ref(m), done, data };
+        g_ptr_array_add(e->waiters, w);
+        return 1;
+}
+
+const jd_caller_uid *jd_caller_uid_known(const char *sender)
+{
+        const entry *e = senders && sender ? g_hash_table_lookup(senders, sender) : NULL;
+        return e && e->known ? &e->caller : NULL;
+}
+
+void jd_caller_uid_shutdown(void)
+{
+        /* The bus answers (or fails the calls when it is gone) and the
+         * workers end; then the tracks go, before the bus does. */
+        while (pending > 0)
+                g_main_context_iteration(NULL, TRUE);
+        g_clear_pointer(&senders, g_hash_table_unref);
+}
