@@ -316,8 +316,10 @@ def main():
             assert "top-exit 124" in text, f"top did not run until the timeout: {text[-500:]!r}"
             rows = [ln.split() for ln in text.splitlines() if "MiB" in ln and ("jd-gpu-job" in ln or "sleep" in ln)]
             assert rows, f"no process row on top's screen: {text[-2000:]!r}"
-            assert all(row[-1] == "jd-gpu-job" and row[1] == str(job) for row in rows), \
-                f"top's process rows {rows}; the job is PID {job}, the host's sleeper must not show"
+            # COMMAND is the job's whole command line, read by jetsonctl in
+            # the container's own /proc
+            assert all(row[-2:] == ["/tmp/jd-gpu-job", "8"] and row[1] == str(job) for row in rows), \
+                f"top's process rows {rows}; the job is PID {job} (/tmp/jd-gpu-job 8), the host's sleeper must not show"
         checked("jetsonctl top in a container: the job by its own PID, nothing of the host", top_in_container)
 
         def doctor_in_container(pid_host=False):
