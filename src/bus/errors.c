@@ -22,3 +22,13 @@ int jd_errors_register(void)
 {
         return sd_bus_error_add_map(jd_error_map);
 }
+
+void jd_reply_deferred_error(sd_bus_message *m, int r, sd_bus_error *error)
+{
+        if (r < 0) {
+                if (!sd_bus_error_is_set(error))
+                        sd_bus_error_set_errno(error, r);
+                sd_bus_reply_method_error(m, error);
+        }
+        sd_bus_error_free(error);
+}

@@ -8,6 +8,7 @@
 
 #include "capture.h"
 #include "caller_uid.h"
+#include "errors.h"
 #include "capture_pids.h"
 #include "documented_keys.h"
 #include "jetsond-dbus.h"
@@ -258,12 +259,7 @@ static void open_capture_translated(sd_bus_message *m, jd_capture_pids *p, void 
                         r = open_capture_for(set, m, &p->rates, columns, names, &error);
                 }
         }
-        if (r < 0) {
-                if (!sd_bus_error_is_set(&error))
-                        sd_bus_error_set_errno(&error, r);
-                sd_bus_reply_method_error(m, &error);
-        }
-        sd_bus_error_free(&error);
+        jd_reply_deferred_error(m, r, &error);
         jd_capture_pids_free(p);
 }
 
@@ -315,12 +311,7 @@ static void on_caller_known(sd_bus_message *m, const jd_caller_uid *caller, cons
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r = caller ? open_known_caller(req->set, m, &req->rates, req->patterns, &error)
                        : sd_bus_error_setf(&error, SD_BUS_ERROR_FAILED, "%s", why);
-        if (r < 0) {
-                if (!sd_bus_error_is_set(&error))
-                        sd_bus_error_set_errno(&error, r);
-                sd_bus_reply_method_error(m, &error);
-        }
-        sd_bus_error_free(&error);
+        jd_reply_deferred_error(m, r, &error);
         g_strfreev(req->patterns);
         g_free(req);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "caller_uid.h"
+#include "errors.h"
 #include "metrics_capture.h"
 #include "compact_keys.h"
 #include "jetsond-dbus.h"
@@ -183,12 +184,7 @@ static void on_subscriber_known(sd_bus_message *m, const jd_caller_uid *caller, 
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r = caller ? subscribe(req->metrics, m, req->interval, req->values, caller, &error)
                        : sd_bus_error_setf(&error, SD_BUS_ERROR_FAILED, "%s", why);
-        if (r < 0) {
-                if (!sd_bus_error_is_set(&error))
-                        sd_bus_error_set_errno(&error, r);
-                sd_bus_reply_method_error(m, &error);
-        }
-        sd_bus_error_free(&error);
+        jd_reply_deferred_error(m, r, &error);
         g_free(req);
 }
 
