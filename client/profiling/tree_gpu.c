@@ -88,13 +88,11 @@ void jc_tree_gpu_figures(GVariant *values, const uint32_t *pids, size_t n, jc_tr
                 if (!pids[i])
                         continue;
                 /* Each process's memory beyond its discrete GPUs' is the
-                 * integrated GPU's (nvmap). gpu_mem counts both where
-                 * jetsond has it; a process it names by NVML alone (a
-                 * PC's) has its discrete GPUs' memory only. */
+                 * integrated GPU's (nvmap). */
                 uint64_t m = 0, d = 0;
                 g_autofree char *prefix = g_strdup_printf("process.%" PRIu32 ".", pids[i]);
                 one_process(values, prefix, &m, &d, &dgpus, &sm, &sm_known);
-                mem += MAX(m, d);
+                mem += m;
                 dgpu_mem += d;
         }
         out->have_gpu = true;

@@ -77,10 +77,7 @@ def _field(text: str, key: str) -> int:
 def _gpu(pids: List[int], values: Mapping[str, Any]) -> Dict[str, Any]:
     """The tree's GPU figures from a sample whose process keys name the
     caller's PIDs (Jetson.snapshot())."""
-    # Per process: gpu_mem counts its discrete GPUs' memory too where
-    # jetsond has it; a process NVML alone names (a PC's) has theirs only.
-    own = {}  # type: Dict[str, int]
-    dgpu_own = {}  # type: Dict[str, int]
+    mem = dgpu_mem = 0
     sm, sm_known, gpus = 0.0, True, set()
     mine = {str(p) for p in pids}
     has_dgpu = any(k.startswith("dgpu.") and k[5:6].isdigit() for k in values)
@@ -92,18 +89,16 @@ def _gpu(pids: List[int], values: Mapping[str, Any]) -> Dict[str, Any]:
         if len(parts) < 3 or parts[1] not in mine:
             continue
         if parts[2] == "gpu_mem" and len(parts) == 3:
-            own[parts[1]] = own.get(parts[1], 0) + int(v)
+            mem += int(v)
         elif parts[2] == "dgpu" and len(parts) == 5 and parts[3].isdigit():
             contexts.add((parts[1], parts[3]))
             gpus.add(parts[3])
             if parts[4] == "mem":
-                dgpu_own[parts[1]] = dgpu_own.get(parts[1], 0) + int(v)
+                dgpu_mem += int(v)
             elif parts[4] == "sm":
                 sm += float(v)
                 on_sm.add((parts[1], parts[3]))
     sm_known = contexts <= on_sm
-    dgpu_mem = sum(dgpu_own.values())
-    mem = sum(max(own.get(p, 0), dgpu_own.get(p, 0)) for p in set(own) | set(dgpu_own))
     return {"gpu_mem_kib": mem, "gpus_busy": len(gpus) + (1 if mem > dgpu_mem else 0),
             "gpu_sm_percent": sm if sm_known and has_dgpu else None}
 

@@ -31,13 +31,34 @@ HOST = 4026531836  # the initial PID namespace's inode, as the fake board's entr
 
 
 def fake_process(root, pid):
-    """PID's entry in the board's /proc: in jetsond's namespace."""
+    """PID's entry in the board's /proc, in jetsond's namespace: enough for
+    PidsFromCaller to tell the caller's namespace."""
     d = os.path.join(root, "proc", str(pid))
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(os.path.join(d, "ns"))
     with open(os.path.join(d, "status"), "w") as f:
         f.write("Name:\tfake\nPid:\t%d\nPPid:\t1\nNSpid:\t%d\n" % (pid, pid))
     os.symlink("pid:[%d]" % HOST, os.path.join(d, "ns", "pid"))
+
+
+def board_process(root, pid):
+    """The fixture's python3 (PID 4242) as PID in the board's /proc, in
+    jetsond's namespace: a process jetsond lists, with process.PID.gpu_mem
+    once its slow tier has merged NVML's memory."""
+    src, dst = os.path.join(root, "proc", "4242"), os.path.join(root, "proc", str(pid))
+    shutil.copytree(src, dst)
+    with open(os.path.join(dst, "stat")) as f:
+        stat = f.read().replace("4242 (python3)", f"{pid} (python3)", 1)
+    with open(os.path.join(dst, "stat"), "w") as f:
+        f.write(stat)
+    with open(os.path.join(dst, "status")) as f:
+        status = f.read()
+    for field in ("Pid", "Tgid", "NSpid"):
+        status = status.replace(f"\n{field}:\t4242\n", f"\n{field}:\t{pid}\n")
+    with open(os.path.join(dst, "status"), "w") as f:
+        f.write(status)
+    os.makedirs(os.path.join(dst, "ns"), exist_ok=True)
+    os.symlink("pid:[%d]" % HOST, os.path.join(dst, "ns", "pid"))
 
 
 def jetsonctl_seen(root, args, interrupt_after=None):
@@ -105,10 +126,14 @@ def main():
             with open(config, "w") as f:
                 json.dump(nvml, f)
             os.environ["FAKE_NVML_CONFIG"] = config
-            fake_process(stack.root, job.pid)
+            board_process(stack.root, job.pid)
             stack.start_daemon(["--nvml-library", FAKE_NVML])
-            harness.wait_for(lambda: f"process.{job.pid}.dgpu.1.mem" in subprocess.run(
-                [JETSONCTL, "get", "process.*"], capture_output=True, text=True).stdout, 30, "the job on both GPUs")
+            # jetsond's total for the job (its slow tier merges NVML's
+            # memory) beside each GPU's share
+            harness.wait_for(lambda: all(k in subprocess.run([JETSONCTL, "get", "process.*"], capture_output=True,
+                                                             text=True).stdout
+                                         for k in (f"process.{job.pid}.dgpu.1.mem", f"process.{job.pid}.gpu_mem")),
+                             30, "the job on both GPUs, and its total")
             def test_gpu_columns_of_the_job(s):
                 test_gpu_columns(s, job)
 
