@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/parse.h"
+#include "common/variant_number.h"
 
 char *jc_filter_only, *jc_filter_owners, *jc_filter_pids;
 gboolean jc_filter_only_visible;
@@ -327,12 +328,11 @@ static process_use *use_of(GHashTable *uses, uint32_t pid)
         return u;
 }
 
+/* V as a number (jc_variant_number), 0 where it is none. */
 static double number(GVariant *v)
 {
-        return g_variant_is_of_type(v, G_VARIANT_TYPE_UINT64) ? (double) g_variant_get_uint64(v)
-               : g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32) ? (double) g_variant_get_uint32(v)
-               : g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE) ? g_variant_get_double(v)
-                                                                : 0;
+        double x;
+        return jc_variant_number(v, &x) ? x : 0;
 }
 
 /* Whether the process is shown; its GPU memory then counts the GPUs shown
