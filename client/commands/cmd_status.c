@@ -61,7 +61,7 @@ static int fetch(jc_ctx *c, status_data *d)
         if (!ret) {
                 jc_gpu_filter_objects(&filter, d->dgpus);
                 jc_gpu_filter_sample(&filter, &d->sample);
-                jc_sample_read_commands(&d->sample, "/proc");
+                jc_sample_read_commands(&d->sample, "/proc", NULL);
         }
         jc_gpu_filter_clear(&filter);
         return ret;

@@ -121,7 +121,21 @@ static double start_time(const jc_sample *s, unsigned pid)
         return v && jc_variant_number(v, &t) ? t : -1;
 }
 
-void jc_sample_read_commands(jc_sample *s, const char *proc_dir)
+/* PREV's command line for PID, where PREV lists the same process: same
+ * name and the same start time from jetsond, so no PID reuse between. */
+static const char *same_as_before(const jc_sample *s, const jc_sample *prev, unsigned pid, const char *name)
+{
+        const char *command = prev ? jc_sample_command(prev, pid) : NULL;
+        if (!command)
+                return NULL;
+        g_autofree char *name_key = g_strdup_printf("process.%u.name", pid);
+        g_autoptr(GVariant) before = g_variant_lookup_value(prev->values, name_key, G_VARIANT_TYPE_STRING);
+        double now = start_time(s, pid), then = start_time(prev, pid);
+        bool same = before && strcmp(g_variant_get_string(before, NULL), name) == 0 && now >= 0 && now == then;
+        return same ? command : NULL;
+}
+
+void jc_sample_read_commands(jc_sample *s, const char *proc_dir, const jc_sample *prev)
 {
         g_clear_pointer(&s->commands, g_hash_table_unref);
         s->commands = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -136,11 +150,15 @@ void jc_sample_read_commands(jc_sample *s, const char *proc_dir)
                 if (g_str_has_prefix(key, "process.") && g_str_has_suffix(key, ".name") &&
                     g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
                         g_autofree char *digits = g_strndup(key + 8, strlen(key) - 8 - strlen(".name"));
+                        const char *name = g_variant_get_string(value, NULL);
                         char *command = NULL;
-                        if (jc_parse_uint(digits, UINT32_MAX, &pid) && pid &&
-                            (command = jc_proc_command_line(proc_dir, (unsigned) pid,
-                                                            g_variant_get_string(value, NULL),
-                                                            start_time(s, (unsigned) pid))))
+                        if (jc_parse_uint(digits, UINT32_MAX, &pid) && pid) {
+                                const char *known = same_as_before(s, prev, (unsigned) pid, name);
+                                command = known ? g_strdup(known)
+                                                : jc_proc_command_line(proc_dir, (unsigned) pid, name,
+                                                                       start_time(s, (unsigned) pid));
+                        }
+                        if (command)
                                 g_hash_table_insert(s->commands, GUINT_TO_POINTER((guint) pid), command);
                 }
                 g_variant_unref(value);

@@ -30,7 +30,10 @@ char *jc_proc_command_line(const char *proc_dir, unsigned pid, const char *comm,
 /* Reads the whole command line of every process S lists (its
  * process.PID.name keys, PIDs as this namespace names them: after
  * jc_sample_to_caller) into S->commands; a process whose command line
- * cannot be read keeps its name alone. */
-void jc_sample_read_commands(jc_sample *s, const char *proc_dir);
+ * cannot be read keeps its name alone. PREV (or NULL), the sample before:
+ * a process it lists with the same name and start time keeps the line
+ * read then, so a view following samples reads /proc only for new
+ * processes. */
+void jc_sample_read_commands(jc_sample *s, const char *proc_dir, const jc_sample *prev);
 /* The command line jc_sample_read_commands() read for PID, or NULL. */
 const char *jc_sample_command(const jc_sample *s, uint32_t pid);

@@ -35,7 +35,7 @@ static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         if (t->dgpu_stale)
                 jc_top_read_dgpus(t);
         jc_gpu_filter_sample(&t->shown, &s);
-        jc_sample_read_commands(&s, "/proc");
+        jc_sample_read_commands(&s, "/proc", t->have_sample ? &t->sample : NULL);
         jc_sample_clear(&t->sample);
         t->sample = s;
         t->have_sample = true;
@@ -295,7 +295,7 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
          * first signal. */
         if (jc_sample_fetch(c, &t.sample) == JC_EXIT_OK) {
                 jc_gpu_filter_sample(&t.shown, &t.sample);
-                jc_sample_read_commands(&t.sample, "/proc");
+                jc_sample_read_commands(&t.sample, "/proc", NULL);
                 t.have_sample = true;
                 jc_top_energy_add(t.energy, &t.sample);
                 jc_top_history_add(t.history, &t.sample);

@@ -174,13 +174,33 @@ static void test_command_line(void **state)
                                 " 'process.11.start_time': <1.0>,"
                                 " 'process.12.name': <'kworker/0:1'>, 'process.99.name': <'gone'>,"
                                 " 'process.13.user': <'postgres'>, 'gpu.load': <12.5>}")) };
-        jc_sample_read_commands(&s, dir);
+        jc_sample_read_commands(&s, dir, NULL);
         assert_string_equal(jc_sample_command(&s, 10), "/usr/bin/python3 train.py --epochs 10");
         assert_null(jc_sample_command(&s, 12));
         assert_null(jc_sample_command(&s, 99));
         /* Only processes jetsond names are read. */
         assert_null(jc_sample_command(&s, 13));
         assert_int_equal(g_hash_table_size(s.commands), 1);
+
+        /* The next sample: the same process (name, start time) keeps the
+         * line read before, /proc not read again (its line changed here,
+         * unseen); one that started since is read anew. */
+        static const char changed[] = "/usr/bin/python3\0eval.py\0";
+        fake_process(dir, 10, "python3", changed, sizeof(changed) - 1);
+        jc_sample next = { .values = g_variant_ref(s.values) };
+        jc_sample_read_commands(&next, dir, &s);
+        assert_string_equal(jc_sample_command(&next, 10), "/usr/bin/python3 train.py --epochs 10");
+        g_autofree char *later_stat = g_strdup_printf("10 (python3) S 1 10 10 0 -1 4194304 1 0 0 0 0 0 0 0 20 0 1 0 "
+                                                      "%ld 1000 100 18446744073709551615\n", 260 * hz);
+        assert_true(g_file_set_contents(pid_stat, later_stat, -1, NULL));
+        jc_sample started = { .values = g_variant_ref_sink(g_variant_new_parsed(
+                                      "{'process.10.name': <'python3'>, 'process.10.start_time': <1700000260.0>}")) };
+        jc_sample_read_commands(&started, dir, &s);
+        assert_string_equal(jc_sample_command(&started, 10), "/usr/bin/python3 eval.py");
+        g_variant_unref(started.values);
+        g_hash_table_unref(started.commands);
+        g_variant_unref(next.values);
+        g_hash_table_unref(next.commands);
         g_variant_unref(s.values);
         g_hash_table_unref(s.commands);
         g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
