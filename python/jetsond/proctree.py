@@ -198,24 +198,8 @@ class TreeUsage:
 
 # ---- measure()'s own tree --------------------------------------------------
 def _tree(root: int) -> List[int]:
-    """ROOT and its descendants, from /proc/*/stat."""
-    children = {}  # type: Dict[int, List[int]]
-    for e in os.listdir("/proc"):
-        if not e.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % e) as f:
-                stat = f.read()
-        except OSError:
-            continue
-        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
-        children.setdefault(ppid, []).append(int(e))
-    out, todo = [], [root]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo.extend(children.get(p, []))
-    return out
+    """ROOT and its descendants (ROOT first, even when /proc has it no more)."""
+    return [root] + [p for p in tree_pids(root) if p != root]
 
 
 def _memory(pid: int) -> Tuple[int, int]:
@@ -242,14 +226,10 @@ def _live_cpu(pids: Sequence[int], me: int) -> Tuple[float, float]:
     for p in pids:
         if p == me:
             continue
-        try:
-            with open("/proc/%d/stat" % p) as f:
-                stat = f.read()
-            fields = stat[stat.rindex(")") + 2:].split()
-            u += int(fields[11]) / hz
-            s += int(fields[12]) / hz
-        except (OSError, ValueError, IndexError):
-            pass
+        st = _stat(p)
+        if st is not None:
+            u += st[1][0] / hz
+            s += st[1][1] / hz
     return u, s
 
 
