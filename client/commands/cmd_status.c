@@ -456,7 +456,7 @@ static void temp_row(GString *out, const jc_sample *s, bool color)
         g_variant_iter_init(&it, s->values);
         while (g_variant_iter_next(&it, "{&sv}", &key, &v)) {
                 if (g_str_has_prefix(key, "temp.") && g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE)) {
-                        g_autofree char *trips = jc_trip_suffix(s, key + 5);
+                        g_autofree char *trips = jc_trip_text(s, key + 5, false);
                         g_autofree char *item = g_strdup_printf("%s %.1f°C%s", key + 5, g_variant_get_double(v), trips);
                         size_t width = g_utf8_strlen(lines->str + line_start, -1);
                         if (width && LABEL_WIDTH + width + 2 + g_utf8_strlen(item, -1) > 80) {

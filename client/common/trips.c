@@ -13,29 +13,16 @@ bool jc_trip_critical(const jc_sample *s, const char *zone, double *c)
         return jc_sample_doublef(s, c, "temp_trip.%s.critical", zone);
 }
 
-char *jc_trip_suffix(const jc_sample *s, const char *zone)
+char *jc_trip_text(const jc_sample *s, const char *zone, bool short_form)
 {
         double thr, crit;
         bool has_thr = jc_trip_throttle(s, zone, &thr), has_crit = jc_trip_critical(s, zone, &crit);
         if (has_thr && has_crit)
-                return g_strdup_printf(" (trip %.1f, crit %.1f)", thr, crit);
-        if (has_thr)
-                return g_strdup_printf(" (trip %.1f)", thr);
-        if (has_crit)
-                return g_strdup_printf(" (crit %.1f)", crit);
-        return g_strdup("");
-}
-
-char *jc_trip_short(const jc_sample *s, const char *zone)
-{
-        double thr, crit;
-        bool has_thr = jc_trip_throttle(s, zone, &thr), has_crit = jc_trip_critical(s, zone, &crit);
-        if (has_thr && has_crit)
-                return g_strdup_printf("trip %g/%g", thr, crit);
-        if (has_thr)
-                return g_strdup_printf("trip %g", thr);
-        if (has_crit)
-                return g_strdup_printf("crit %g", crit);
+                return short_form ? g_strdup_printf("trip %g/%g", thr, crit)
+                                  : g_strdup_printf(" (trip %.1f, crit %.1f)", thr, crit);
+        if (has_thr || has_crit)
+                return g_strdup_printf(short_form ? "%s %g" : " (%s %.1f)", has_thr ? "trip" : "crit",
+                                       has_thr ? thr : crit);
         return g_strdup("");
 }
 

@@ -12,10 +12,10 @@
 /* ZONE's throttle and critical trip points (°C); false each when absent. */
 bool jc_trip_throttle(const jc_sample *s, const char *zone, double *c);
 bool jc_trip_critical(const jc_sample *s, const char *zone, double *c);
-/* " (trip 99.0, crit 104.5)", " (crit 104.5)" or "" for ZONE. */
-char *jc_trip_suffix(const jc_sample *s, const char *zone);
-/* "trip 99/104.5", "crit 104.5" or "" for ZONE: top's short column. */
-char *jc_trip_short(const jc_sample *s, const char *zone);
+/* ZONE's trip points: " (trip 99.0, crit 104.5)", " (crit 104.5)" or ""
+ * after a temperature (status); SHORT_FORM "trip 99/104.5", "crit 104.5"
+ * or "" (top's column). */
+char *jc_trip_text(const jc_sample *s, const char *zone, bool short_form);
 /* Where ZONE's colour turns warm and hot: 10 °C below its throttle trip
  * (or critical one) and at it; 70 and 85 °C for a zone without trips. */
 void jc_trip_bands(const jc_sample *s, const char *zone, double *warm, double *hot);

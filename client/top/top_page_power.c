@@ -142,7 +142,7 @@ void jc_top_draw_power_page(const jc_top *t, int y, int last)
                         /* Name, value and trips ("trip 99/104.5") before the graph at 42. */
                         jc_top_putf(row, x, jc_top_pair(JC_PAIR_TITLE), "%-16.16s", zone);
                         jc_top_putf(row, x + 17, jc_top_level(c, warm, hot), "%7.1f°C", c);
-                        g_autofree char *trips = jc_trip_short(s, zone);
+                        g_autofree char *trips = jc_trip_text(s, zone, true);
                         jc_top_putf(row, x + 27, A_DIM, "%-14.14s", trips);
                         jc_top_graph(t, row, x + 42, w - 43, 1, "", key, 110, warm, hot, NULL, 1);
                 }
