@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounts.h"
 #include "log.h"
 
 typedef struct {
@@ -44,48 +45,13 @@ static void entry_unref(gpointer p)
         g_free(e);
 }
 
-static bool listed(const char *list, const char *name)
-{
-        g_auto(GStrv) names = g_strsplit(list, ",", -1);
-        for (size_t i = 0; names[i]; i++)
-                if (strcmp(g_strstrip(names[i]), name) == 0)
-                        return true;
-        return false;
-}
-
-/* The fields of the line of TEXT (a passwd or group file) whose field
- * FIELD is VALUE, or NULL. */
-static char **find_line(const char *text, unsigned field, const char *value)
-{
-        if (!text)
-                return NULL;
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        for (size_t i = 0; lines[i]; i++) {
-                char **fields = g_strsplit(lines[i], ":", -1);
-                if (g_strv_length(fields) > 3 && fields[0][0] != '#' && strcmp(fields[field], value) == 0)
-                        return fields;
-                g_strfreev(fields);
-        }
-        return NULL;
-}
-
-/* Whether UID is trusted by the passwd and group texts given (NULL:
- * absent). */
+/* Whether UID is trusted: root, or in the group JD_TRUSTED_GROUP of the
+ * board's passwd and group files (NULL: absent). A user that only NSS
+ * knows (LDAP, systemd-homed) is not in these files: not trusted, as
+ * jetsond reads the board's files and no service. */
 static bool trusted_in(uid_t uid, const char *passwd, const char *group)
 {
-        if (uid == 0)
-                return true;
-        char uid_text[24];
-        g_snprintf(uid_text, sizeof(uid_text), "%" PRIu32, (uint32_t) uid);
-        /* A user of passwd (name:x:uid:gid:...); the group (name:x:gid:members)
-         * either its primary group or listing its name. A user that only
-         * NSS knows (LDAP, systemd-homed) is not in these files: not
-         * trusted, as jetsond reads the board's files and no service. */
-        g_auto(GStrv) pw = find_line(passwd, 2, uid_text);
-        g_auto(GStrv) gr = find_line(group, 0, JD_TRUSTED_GROUP);
-        if (!pw || !gr)
-                return false;
-        return strcmp(pw[3], gr[2]) == 0 || listed(gr[3], pw[0]);
+        return uid == 0 || (passwd && group && jd_uid_in_group(passwd, group, (uint32_t) uid, JD_TRUSTED_GROUP));
 }
 
 static void in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)

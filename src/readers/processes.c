@@ -271,21 +271,6 @@ bool jd_parse_btime(const char *text, uint64_t *btime)
         return false;
 }
 
-bool jd_passwd_name(const char *passwd, uint32_t uid, char *out, size_t size)
-{
-        /* name:password:uid:... */
-        JD_FOR_EACH_LINE(l, passwd) {
-                const char *eol = jd_line_end(l);
-                const char *c1 = memchr(l, ':', (size_t) (eol - l));
-                const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t) (eol - c1 - 1)) : NULL;
-                const char *c3 = c2 ? memchr(c2 + 1, ':', (size_t) (eol - c2 - 1)) : NULL;
-                uint64_t u;
-                if (c3 && c1 > l && jd_span_u64((jd_span) { c2 + 1, (size_t) (c3 - c2 - 1) }, &u) && u == uid)
-                        return jd_span_copy((jd_span) { l, (size_t) (c1 - l) }, out, size);
-        }
-        return false;
-}
-
 static void read_user(jd_process_reader *r, uint32_t pid, char *user, size_t size, const char *passwd)
 {
         uint64_t uid = NO_LOGINUID;

@@ -4,6 +4,7 @@
  * last interval and RSS. */
 #pragma once
 
+#include "accounts.h"
 #include "opt.h"
 #include "sysfile.h"
 
@@ -55,8 +56,4 @@ bool jd_parse_pid_stat(const char *text, char *state, uint32_t *ppid, uint64_t *
 /* The boot time ("btime N", seconds since the Unix epoch) of /proc/stat's
  * text. */
 bool jd_parse_btime(const char *text, uint64_t *btime);
-/* Name for UID from a passwd file's text. Grammar (passwd(5)): one entry
- * a line, "name:password:uid:..." split at ':' within the line; the first
- * line whose uid field is UID in decimal names it; a name that does not
- * fit SIZE is no name (never cut). */
-bool jd_passwd_name(const char *passwd, uint32_t uid, char *out, size_t size);
+/* jd_passwd_name() is accounts.h's. */

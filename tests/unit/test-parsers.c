@@ -247,6 +247,22 @@ static void test_processes(void **state)
         assert_false(jd_passwd_name("a:x:1000x:0::/:/bin/sh\nb:x\nc:x:1000\n", 1000, user, sizeof(user)));
         /* a name too long for the slot is not cut into another name */
         assert_false(jd_passwd_name("a_user_name_of_more_than_32_chars:x:7:7::/:/bin/sh\n", 7, user, sizeof(user)));
+
+        /* Group membership: the primary group, or a member by name. */
+        static const char passwd[] = "root:x:0:0::/:/bin/sh\nnvidia:x:1000:1000::/home/nvidia:/bin/bash\n"
+                                     "ops:x:1001:998::/home/ops:/bin/bash\nbob:x:1002:1002::/:/bin/sh\n"
+                                     "bo:x:1003:1003::/:/bin/sh\n";
+        static const char group[] = "root:x:0:\nnvidia:x:1000:\njetson:x:998:nvidia,bob\nvideo:x:44:bo\n";
+        assert_true(jd_uid_in_group(passwd, group, 1000, "jetson"));   /* listed */
+        assert_true(jd_uid_in_group(passwd, group, 1001, "jetson"));   /* its primary group */
+        assert_true(jd_uid_in_group(passwd, group, 1002, "jetson"));   /* the last member */
+        assert_false(jd_uid_in_group(passwd, group, 1003, "jetson"));  /* "bo" is no "bob" */
+        assert_true(jd_uid_in_group(passwd, group, 1003, "video"));
+        assert_false(jd_uid_in_group(passwd, group, 0, "jetson"));     /* root: not by membership */
+        assert_false(jd_uid_in_group(passwd, group, 4242, "jetson"));  /* no such user */
+        assert_false(jd_uid_in_group(passwd, group, 1000, "jets"));    /* no such group */
+        assert_false(jd_uid_in_group(passwd, "jetson:x:998\n", 1000, "jetson")); /* no member field */
+        assert_true(jd_uid_in_group(passwd, "jetson:x:998\n", 1001, "jetson"));
 }
 
 static void test_system(void **state)
