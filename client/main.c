@@ -198,9 +198,11 @@ static const command commands[] = {
           NULL, jc_cmd_board },
         { "watch", "[--interval MS] [--count N] [--stats] [--timestamps=iso] [--only ID,...] [--only-visible] [KEY-GLOB...]", "Stream samples, one line per sample",
           "Prints one compact line per Sample signal (tegrastats-like), or with KEY-GLOBs (e.g. 'power.*')\n"
-          "the matching keys as key=value; with --json one JSON document per line. With --interval,\n"
-          "asks jetsond for faster samples (Metrics.Subscribe) until jetsonctl ends; Ctrl-C ends cleanly.\n\n"
-          "busctl equivalent, at the default rate (a faster one needs Subscribe from a connection that stays\n"
+          "the matching keys as key=value; with --json one JSON document per line. Without --interval, or\n"
+          "with jetsond's DefaultInterval, it takes the Sample signals jetsond sends anyway; with another\n"
+          "--interval, it asks jetsond for samples at that period (Metrics.Subscribe, SampleAt signals)\n"
+          "until jetsonctl ends. Ctrl-C ends cleanly.\n\n"
+          "busctl equivalent, at the default rate (another needs Subscribe from a connection that stays\n"
           "open, which busctl's calls do not: see docs/service.md for gjs):\n"
           "  " BUSCTL " monitor --match \"type='signal',interface='org.jetsond.Jetson1.Metrics',member='Sample'\"",
           watch_entries, jc_cmd_watch },
@@ -211,8 +213,8 @@ static const command commands[] = {
           "each power rail now and on average since top started (from the energy counters), temperatures,\n"
           "the engines that are on and the GPU processes as nvitop lists them. Keys: h the help screen,\n"
           "q quit, s sort the processes, x their GPU contexts (as --compute ...), m choose the power mode,\n"
-          "f choose a fan profile (polkit asks as for the commands). Asks jetsond for samples every\n"
-          "--interval while it runs.\n\n"
+          "f choose a fan profile (polkit asks as for the commands). Takes a sample every --interval:\n"
+          "jetsond's Sample signals at its DefaultInterval, else it asks for that period while it runs.\n\n"
           "busctl equivalent (a Subscribe lasts as long as the connection that made it, so busctl alone\n"
           "cannot keep one: see docs/service.md for gdbus and gjs):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetSnapshot",
@@ -335,8 +337,8 @@ static const command commands[] = {
           "FILE, --start runs in the background, --stop ends every such run; --readall and --verbose are\n"
           "accepted. Under the name tegrastats (the link /usr/libexec/jetsonctl/tegrastats) jetsonctl runs\n"
           "this command. docs/tegrastats.md has every field per release.\n\n"
-          "busctl equivalent (the compact stream the lines come from; a faster one needs SubscribeValues\n"
-          "from a connection that stays open):\n"
+          "busctl equivalent (the compact stream the lines come from; any rate but jetsond's DefaultInterval\n"
+          "needs SubscribeValues from a connection that stays open):\n"
           "  " BUSCTL " call " DEST " org.jetsond.Jetson1.Metrics GetValues\n"
           "  " BUSCTL " get-property " DEST " org.jetsond.Jetson1.Metrics Sensors",
           jc_tegrastats_entries, jc_cmd_tegrastats, true },

@@ -1,8 +1,11 @@
-/* jetsonctl watch: streams Sample signals. The match is added before
- * Subscribe() so no sample is missed; SIGINT/SIGTERM end the sd-event
- * loop cleanly, and the Subscribe() request is dropped explicitly with
- * Unsubscribe() before leaving (jetsond would also drop it when the
- * connection closes, through sd_bus_track). */
+/* jetsonctl watch: streams samples at --interval and no faster. At
+ * jetsond's DefaultInterval (and without --interval) it takes the Sample
+ * broadcast and asks for nothing; at any other period it matches
+ * SampleAt for that period, then calls Subscribe() (common/follow.h), so
+ * no sample is missed. SIGINT/SIGTERM end the sd-event loop cleanly, and
+ * the request is dropped explicitly with Unsubscribe() before leaving
+ * (jetsond would also drop it when the connection closes, through
+ * sd_bus_track). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -222,48 +225,14 @@ int jc_cmd_watch(jc_ctx *c, int argc, char **argv)
                 return filtered;
         }
         jc_follow follow;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        GVariant *reply = NULL;
-        int ret = JC_EXIT_OK;
-        bool subscribed = false;
-
-        int r = jc_follow_open(c, &follow, 0, "Sample", on_sample, &w);
-        if (r < 0) {
-                fprintf(stderr, "jetsonctl: watching: %s\n", strerror(-r));
-                ret = JC_EXIT_FAILURE;
-                goto out;
-        }
-
-        /* Either call also tells us whether jetsond runs at all. */
-        if (jc_watch_interval_ms != -1) {
-                reply = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", false, &error, &r, "t",
-                                (uint64_t) jc_watch_interval_ms * 1000);
-                subscribed = reply != NULL;
-        } else {
-                reply = jc_call(c, JD_OBJECT_PATH, "org.freedesktop.DBus.Properties", "Get", false, &error, &r, "ss",
-                                JD_IFACE_METRICS, "Interval");
-        }
-        if (!reply) {
-                ret = jc_report_error("subscribing to samples", &error, r, NULL, NULL);
-                goto out;
-        }
-
-        ret = jc_follow_run(&follow, "watching");
+        uint64_t period = jc_watch_interval_ms == -1 ? 0 : (uint64_t) jc_watch_interval_ms * 1000;
+        int ret = jc_follow_stream(c, &follow, 0, period, false, on_sample, on_sample, &w, "watching");
+        if (ret == JC_EXIT_OK)
+                ret = jc_follow_run(&follow, "watching");
         if (w.stats && ret == JC_EXIT_OK)
                 jc_key_stats_print(w.stats, c->json);
-
-out:
-        if (subscribed && ret == JC_EXIT_OK) {
-                sd_bus_error_free(&error);
-                /* Errors do not matter: closing the connection drops the
-                 * request anyway. */
-                GVariant *done = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", false, &error, &r, NULL);
-                if (done)
-                        g_variant_unref(done);
-        }
-        if (reply)
-                g_variant_unref(reply);
-        sd_bus_error_free(&error);
+        if (ret == JC_EXIT_OK)
+                jc_follow_unsubscribe(c, &follow);
         jc_key_stats_free(w.stats);
         jc_gpu_filter_clear(&w.filter);
         jc_follow_close(c, &follow);

@@ -17,10 +17,14 @@ void jc_sample_clear(jc_sample *s)
 
 bool jc_sample_from_variant(jc_sample *s, GVariant *tuple)
 {
-        if (!g_variant_is_of_type(tuple, G_VARIANT_TYPE("(ta{sv})")))
+        bool at = g_variant_is_of_type(tuple, G_VARIANT_TYPE("(sta{sv})"));
+        if (!at && !g_variant_is_of_type(tuple, G_VARIANT_TYPE("(ta{sv})")))
                 return false;
         jc_sample_clear(s);
-        g_variant_get(tuple, "(t@a{sv})", &s->timestamp_usec, &s->values);
+        if (at)
+                g_variant_get(tuple, "(&st@a{sv})", NULL, &s->timestamp_usec, &s->values);
+        else
+                g_variant_get(tuple, "(t@a{sv})", &s->timestamp_usec, &s->values);
         return true;
 }
 

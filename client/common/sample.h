@@ -20,7 +20,8 @@ typedef struct {
 } jc_sample;
 
 void jc_sample_clear(jc_sample *s);
-/* From a (ta{sv}) tuple: GetSnapshot()'s reply or a Sample signal. */
+/* From a (ta{sv}) tuple, GetSnapshot()'s reply or a Sample signal, or
+ * from a SampleAt signal's (sta{sv}), whose period it leaves out. */
 bool jc_sample_from_variant(jc_sample *s, GVariant *tuple);
 /* GetSnapshot(); prints the error and returns an exit code on failure.
  * Its processes are named by this namespace's PIDs (jc_sample_to_caller). */

@@ -1,9 +1,12 @@
 /* jetsonctl tegrastats: NVIDIA's tegrastats lines from jetsond's samples,
  * for every script that already reads them, with tegrastats' own command
- * line. It reads the compact Values stream (Metrics.SubscribeValues):
- * numbers only, 8 bytes a value, the sample the daemon took anyway, so it
- * needs no root and reads no hardware of its own. Invoked as "tegrastats"
- * (a symbolic link), jetsonctl runs this command. */
+ * line. At any period but jetsond's DefaultInterval it reads the compact
+ * ValuesAt stream of that period (Metrics.SubscribeValues): numbers
+ * only, 8 bytes a value, the sample the daemon took anyway, so it needs
+ * no root and reads no hardware of its own. At DefaultInterval it takes
+ * the Sample broadcast that jetsond sends anyway and asks for nothing.
+ * Invoked as "tegrastats" (a symbolic link), jetsonctl runs this
+ * command. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -46,15 +49,38 @@ typedef struct {
         uint32_t generation;            /* of KEYS; 0: none yet */
         char **keys;
         GHashTable *index;              /* key -> its position + 1 */
-        const double *values;           /* the Values signal being printed */
+        const double *values;           /* the ValuesAt signal being printed */
         size_t n_values;
+        GHashTable *named;              /* or the Sample's: key -> GVariant */
         uint64_t last_printed_us, last_seen_us, gap_us;
         GString *line;
 } ts_state;
 
+/* A Sample's value as the compact form carries it: numbers and booleans
+ * as doubles, anything else absent. */
+static double number(GVariant *v)
+{
+        if (!v)
+                return NAN;
+        switch (g_variant_classify(v)) {
+        case G_VARIANT_CLASS_DOUBLE: return g_variant_get_double(v);
+        case G_VARIANT_CLASS_UINT32: return g_variant_get_uint32(v);
+        case G_VARIANT_CLASS_UINT64: return (double) g_variant_get_uint64(v);
+        case G_VARIANT_CLASS_INT32: return g_variant_get_int32(v);
+        case G_VARIANT_CLASS_INT64: return (double) g_variant_get_int64(v);
+        case G_VARIANT_CLASS_UINT16: return g_variant_get_uint16(v);
+        case G_VARIANT_CLASS_INT16: return g_variant_get_int16(v);
+        case G_VARIANT_CLASS_BYTE: return g_variant_get_byte(v);
+        case G_VARIANT_CLASS_BOOLEAN: return g_variant_get_boolean(v);
+        default: return NAN;
+        }
+}
+
 static double lookup(void *data, const char *key)
 {
         ts_state *s = data;
+        if (s->named)
+                return number(g_hash_table_lookup(s->named, key));
         guint pos = GPOINTER_TO_UINT(g_hash_table_lookup(s->index, key));
         return pos && pos <= s->n_values ? s->values[pos - 1] : NAN;
 }
@@ -84,7 +110,9 @@ static void stop(sd_bus_message *m, int exit_code)
 
 /* A line when INTERVAL has passed since the last, by the samples' own
  * clock: half a sample period early at most, so lines keep the interval
- * whether jetsond samples at it, faster (another client asked) or slower. */
+ * when a signal comes a sampling tick early or late (jetsond sends each
+ * period's signal on the tick nearest its due time), and an extra Sample
+ * (jetsond resamples after a write) makes no extra line. */
 static bool due(ts_state *s, uint64_t stamp)
 {
         if (s->last_seen_us && stamp > s->last_seen_us)
@@ -96,15 +124,31 @@ static bool due(ts_state *s, uint64_t stamp)
         return stamp + slack >= s->last_printed_us + s->interval_us;
 }
 
+/* The line of the sample at STAMP, whose values lookup() now finds. */
+static void print_line(ts_state *s, sd_bus_message *m, uint64_t stamp)
+{
+        g_string_truncate(s->line, 0);
+        ts_format_line(s->line, &s->board, lookup, s, stamp, s->stats);
+        g_string_append_c(s->line, '\n');
+        s->last_printed_us = stamp;
+        /* One line as it comes, also into a pipe or a file being tailed. */
+        if (fputs(s->line->str, s->out) == EOF || fflush(s->out) == EOF) {
+                fprintf(stderr, "jetsonctl: writing %s: %s\n", opt_logfile ? opt_logfile : "the lines", strerror(errno));
+                stop(m, JC_EXIT_FAILURE);
+        }
+}
+
+/* ValuesAt(s period, t timestamp, u generation, ad values). */
 static int on_values(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         (void) ret_error;
         ts_state *s = userdata;
+        const char *period;
         uint64_t stamp;
         uint32_t generation;
         const void *values;
         size_t size;
-        if (sd_bus_message_read(m, "tu", &stamp, &generation) < 0 ||
+        if (sd_bus_message_read(m, "stu", &period, &stamp, &generation) < 0 ||
             sd_bus_message_read_array(m, 'd', &values, &size) < 0)
                 return 0;
         if (!due(s, stamp))
@@ -120,16 +164,35 @@ static int on_values(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         }
         s->values = values;
         s->n_values = size / sizeof(double);
-        g_string_truncate(s->line, 0);
-        ts_format_line(s->line, &s->board, lookup, s, stamp, s->stats);
-        g_string_append_c(s->line, '\n');
+        print_line(s, m, stamp);
         s->values = NULL;
-        s->last_printed_us = stamp;
-        /* One line as it comes, also into a pipe or a file being tailed. */
-        if (fputs(s->line->str, s->out) == EOF || fflush(s->out) == EOF) {
-                fprintf(stderr, "jetsonctl: writing %s: %s\n", opt_logfile ? opt_logfile : "the lines", strerror(errno));
-                stop(m, JC_EXIT_FAILURE);
-        }
+        return 0;
+}
+
+/* Sample(t timestamp, a{sv} values), at DefaultInterval: the names come
+ * with the values, so the key list is not needed. */
+static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        ts_state *s = userdata;
+        g_autoptr(GVariant) args = jc_message_to_variant(m);
+        if (!args || !g_variant_is_of_type(args, G_VARIANT_TYPE("(ta{sv})")))
+                return 0;
+        uint64_t stamp;
+        g_autoptr(GVariant) dict = NULL;
+        g_variant_get(args, "(t@a{sv})", &stamp, &dict);
+        if (!due(s, stamp))
+                return 0;
+        /* The keys point into DICT, which outlives the table. */
+        s->named = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify) g_variant_unref);
+        GVariantIter it;
+        const char *key;
+        GVariant *val;
+        g_variant_iter_init(&it, dict);
+        while (g_variant_iter_next(&it, "{&sv}", &key, &val))
+                g_hash_table_replace(s->named, (gpointer) key, val);
+        print_line(s, m, stamp);
+        g_clear_pointer(&s->named, g_hash_table_unref);
         return 0;
 }
 
@@ -137,25 +200,11 @@ static int stream(ts_state *s)
 {
         jc_ctx *c = s->c;
         jc_follow follow;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int ret = JC_EXIT_OK;
-        int r = jc_follow_open(c, &follow, 0, "Values", on_values, s);
-        if (r < 0) {
-                fprintf(stderr, "jetsonctl: reading samples: %s\n", strerror(-r));
-                ret = JC_EXIT_FAILURE;
-                goto out;
-        }
         /* Below jetsond's floor the lines come at the floor. */
         uint64_t ask = MAX(s->interval_us, JD_INTERVAL_MIN_USEC);
-        GVariant *reply = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "SubscribeValues", false, &error, &r, "t", ask);
-        if (!reply) {
-                ret = jc_report_error("subscribing to samples", &error, r, NULL, NULL);
-                goto out;
-        }
-        g_variant_unref(reply);
-        ret = jc_follow_run(&follow, "reading samples");
-out:
-        sd_bus_error_free(&error);
+        int ret = jc_follow_stream(c, &follow, 0, ask, true, on_sample, on_values, s, "reading samples");
+        if (ret == JC_EXIT_OK)
+                ret = jc_follow_run(&follow, "reading samples");
         jc_follow_close(c, &follow);
         return ret;
 }

@@ -2,7 +2,7 @@
  * tegrastats prints on each L4T release (docs/tegrastats.md has the rules
  * and where they come from). Pure: no D-Bus, no I/O; the values come
  * through a lookup function, so the unit tests feed it synthetic samples
- * and the command feeds it the compact Values stream. */
+ * and the command feeds it the compact ValuesAt stream or Sample. */
 #pragma once
 
 #include <glib.h>

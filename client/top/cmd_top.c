@@ -1,5 +1,7 @@
-/* jetsonctl top: the live full-screen view. Samples come from Sample
- * signals at --interval (Metrics.Subscribe, dropped on exit), keys from
+/* jetsonctl top: the live full-screen view. Samples come every
+ * --interval: the Sample broadcast when that is jetsond's DefaultInterval,
+ * else SampleAt signals for that period (Metrics.Subscribe, dropped on
+ * exit; common/follow.h), keys from
  * the terminal, resizes from SIGWINCH, all on one sd-event loop; the
  * screen is drawn by top_view.c. Changes made from the screen (power
  * mode, fan profile) go through the same calls and polkit agent as the
@@ -263,14 +265,13 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
                      .dgpu_props = g_ptr_array_new_with_free_func(jc_top_props_free),
                      .choices = g_array_new(FALSE, FALSE, sizeof(jc_top_choice)), .shown = filter };
         jc_follow follow;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int ret = JC_EXIT_OK;
-
-        int r = jc_follow_open(c, &follow, SIGWINCH, "Sample", on_sample, &t);
-        sd_event *event = follow.event;
-        if (r >= 0)
-                r = sd_event_add_signal(event, NULL, SIGWINCH, on_resize, &t);
         sd_bus_slot *dgpu_slot = NULL;
+        int ret = jc_follow_stream(c, &follow, SIGWINCH, (uint64_t) jc_top_interval_ms * 1000, false, on_sample,
+                                   on_sample, &t, "top");
+        if (ret != JC_EXIT_OK)
+                goto out;
+        sd_event *event = follow.event;
+        int r = sd_event_add_signal(event, NULL, SIGWINCH, on_resize, &t);
         if (r >= 0)
                 r = sd_bus_add_match(c->bus, &dgpu_slot,
                                      "type='signal',sender='" JD_BUS_NAME "',path_namespace='/org/jetsond/Jetson1/dgpu'"
@@ -282,13 +283,6 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
                 ret = JC_EXIT_FAILURE;
                 goto out;
         }
-        GVariant *reply = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "Subscribe", false, &error, &r, "t",
-                                  (uint64_t) jc_top_interval_ms * 1000);
-        if (!reply) {
-                ret = jc_report_error("subscribing to samples", &error, r, NULL, NULL);
-                goto out;
-        }
-        g_variant_unref(reply);
         read_board(&t);
         jc_top_read_dgpus(&t);
         /* The latest sample at once, rather than a blank screen until the
@@ -315,12 +309,9 @@ int jc_cmd_top(jc_ctx *c, int argc, char **argv)
                 fprintf(stderr, "jetsonctl: jetsond left the bus\n");
                 ret = JC_EXIT_FAILURE;
         }
-        GVariant *done = jc_call(c, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", false, &error, &r, NULL);
-        if (done)
-                g_variant_unref(done);
+        jc_follow_unsubscribe(c, &follow);
 
 out:
-        sd_bus_error_free(&error);
         jc_sample_clear(&t.sample);
         jc_top_energy_free(t.energy);
         jc_top_history_free(t.history);
