@@ -9,12 +9,13 @@
  *    form). -q stops there.
  * 2. The daemon's CPU per sample, over a window of whole sampling
  *    periods (from just after one Sample signal to just after another):
- *    (i) at the default period, with one watcher connection and no
- *    Subscribe(); (ii) with SUBSCRIBERS connections that each call
- *    Subscribe(INTERVAL) and read every value of every Sample, all pumped
- *    from this one process; (iii) the same with SubscribeValues() and
- *    Values signals (the compact form). The first listener is the watcher that
- *    counts the samples. CPU is read from /proc/PID/stat (utime+stime, in
+ *    (i) at the default period, with one watcher connection on Sample and
+ *    no Subscribe(); (ii) with SUBSCRIBERS connections that each match
+ *    SampleAt with arg0 = INTERVAL, call Subscribe(INTERVAL) and read
+ *    every value of every SampleAt, all pumped from this one process (all
+ *    of them share one signal a period, as clients of one rate do); (iii)
+ *    the same with SubscribeValues() and ValuesAt signals (the compact
+ *    form). The first listener is the watcher that counts the samples. CPU is read from /proc/PID/stat (utime+stime, in
  *    clock ticks: too coarse for a 1 s period) and from the process CPU
  *    clock (clock_getcpuclockid, ns), for jetsond and, if its PID is
  *    given, for dbus-daemon.
@@ -413,23 +414,39 @@ typedef struct {
         sd_bus_slot *match;
         uint64_t samples;
         int keys;
-        bool compact;                 /* Values signals (SubscribeValues), not Sample */
+        bool compact;                 /* ValuesAt signals (SubscribeValues), not SampleAt */
+        bool at_period;               /* SampleAt/ValuesAt: the period comes first */
 } listener;
 
 static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
         listener *l = userdata;
+        const char *period;
+        if (l->at_period && sd_bus_message_read(m, "s", &period) < 0)
+                return 0;
         l->keys = l->compact ? read_compact(m) : read_values(m);
         l->samples++;
         return 0;
 }
 
+/* Without SUBSCRIBE_USEC, Sample at the default period; with it, the
+ * match for that period's SampleAt (ValuesAt with COMPACT), added before
+ * the request so that no signal is missed. */
 static void listener_open(listener *l, uint64_t subscribe_usec, bool compact)
 {
-        *l = (listener) { .bus = connect_bus(), .compact = compact };
-        int r = sd_bus_match_signal(l->bus, &l->match, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS,
-                                    compact ? "Values" : "Sample", on_sample, l);
+        *l = (listener) { .bus = connect_bus(), .compact = compact, .at_period = subscribe_usec != 0 };
+        char rule[320];
+        if (subscribe_usec)
+                snprintf(rule, sizeof(rule),
+                         "type='signal',sender='" JD_BUS_NAME "',path='" JD_OBJECT_PATH "',interface='" JD_IFACE_METRICS
+                         "',member='%s',arg0='%llu'",
+                         compact ? "ValuesAt" : "SampleAt", (unsigned long long) subscribe_usec);
+        else
+                snprintf(rule, sizeof(rule),
+                         "type='signal',sender='" JD_BUS_NAME "',path='" JD_OBJECT_PATH "',interface='" JD_IFACE_METRICS
+                         "',member='Sample'");
+        int r = sd_bus_add_match(l->bus, &l->match, rule, on_sample, l);
         if (r < 0)
                 die("AddMatch", r, NULL);
         if (subscribe_usec) {
@@ -591,7 +608,7 @@ static void bench_cpu(const char *title, const cpu_source *daemon, const cpu_sou
                 printf("; last listener got %llu", (unsigned long long) (ls[n - 1].samples - others0));
         printf("\n");
         if (samples == 0) {
-                printf("  no Sample signal received\n");
+                printf("  no %s signal received\n", subscribe_usec ? (compact ? "ValuesAt" : "SampleAt") : "Sample");
         } else {
                 report_cpu("jetsond", &d0, &d1, wall, samples, daemon->has_clock);
                 report_threads(&th0, &th1, samples);

@@ -111,10 +111,10 @@ if [ -n "${ROUNDS:-}" ]; then
         values=$(awk '/^subscribed, compact/ { f = 1 } f && /^  jetsond / { print $7; exit }' "$dir/round")
         base=$(awk '/^  floor / { print $7; exit }' "$dir/floor")
         echo "$sample $values $base" | awk -v r="$r" -v load="$(cut -d' ' -f1 /proc/loadavg)" '{
-            printf "round %d (load %s): Sample %.1f us, Values %.1f us a tick; floor %.1f us: %.2fx, %.2fx; %+.1f, %+.1f us\n", r, load, $1, $2, $3, $1 / $3, $2 / $3, $1 - $3, $2 - $3
+            printf "round %d (load %s): SampleAt %.1f us, ValuesAt %.1f us a tick; floor %.1f us: %.2fx, %.2fx; %+.1f, %+.1f us\n", r, load, $1, $2, $3, $1 / $3, $2 / $3, $1 - $3, $2 - $3
             print $1 / $3, $2 / $3, $1 - $3, $2 - $3 }' | tee -a "$dir/ratios" | grep '^round'
         # Where each side's time went, thread by thread (us a tick): the
-        # Sample period's, the Values period's, the floor's.
+        # SampleAt period's, the ValuesAt period's, the floor's.
         grep -h 'by thread' "$dir/round" "$dir/floor" |
             sed -e 's/^ *by thread, us per [a-z ]*: */  threads: /' -e 's/ [a-z-]* 0\.0//g'
     done
@@ -125,11 +125,11 @@ if [ -n "${ROUNDS:-}" ]; then
     v_med=$(median 2)
     s_over=$(median 3)
     v_over=$(median 4)
-    printf 'figure: subscribers at %s us, median of %s rounds: Sample %.2fx, Values %.2fx the engine floor\n' \
+    printf 'figure: subscribers at %s us, median of %s rounds: SampleAt %.2fx, ValuesAt %.2fx the engine floor\n' \
         "$interval" "$ROUNDS" "$s_med" "$v_med"
     # The same in microseconds above the floor a tick: what jetsond adds,
     # which moves less than the ratio when the floor's own cost moves.
-    printf 'figure: subscribers at %s us, median of %s rounds: Sample %+.1f us, Values %+.1f us a tick above the engine floor\n' \
+    printf 'figure: subscribers at %s us, median of %s rounds: SampleAt %+.1f us, ValuesAt %+.1f us a tick above the engine floor\n' \
         "$interval" "$ROUNDS" "$s_over" "$v_over"
     exit 0
 fi

@@ -14,9 +14,13 @@
 #include "log.h"
 #include "sample_reader.h"
 
-/* At most this often is a Sample turned into a page: another client may
- * have jetsond sample at 100 Hz, which a scraper polling every 15 s has no
- * use for. The newest signal is always the one kept. */
+/* At most this often is a Sample turned into a page. Sample comes every
+ * DefaultInterval whatever other clients subscribed to (their rates come
+ * as SampleAt, which the exporter never matches, and it never subscribes
+ * itself), but a jetsond configured with a short default period, or the
+ * extra Sample after each write, could still come faster than a scraper
+ * polling every 15 s has any use for. The newest signal is always the
+ * one kept. */
 #define PARSE_EVERY_USEC (200 * 1000ULL)
 /* A failed GetSnapshot (jetsond starting, or busy) is tried again. */
 #define RETRY_USEC (5 * 1000000ULL)
