@@ -1,7 +1,10 @@
 /* jetsonctl watch: samples stream at the asked interval, filters apply,
  * and the Subscribe() request is released when watch ends, by --count,
  * Ctrl-C (SIGINT) or SIGTERM: jetsond's Interval is back to its default
- * right after jetsonctl exits. */
+ * right after jetsonctl exits. watch takes what it shows and no faster:
+ * its SampleAt stream for another --interval leaves every other
+ * listener's Sample at DefaultInterval, and at DefaultInterval it asks
+ * for nothing. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -190,6 +193,173 @@ static void test_jetsond_leaves(void **state)
         assert_string_equal(err, "jetsonctl: jetsond left the bus\n");
 }
 
+/* What a passive listener hears of jetsond's Metrics signals. */
+typedef struct {
+        GArray *stamps;         /* uint64_t timestamp_usec of each signal */
+        GPtrArray *periods;     /* SampleAt's first argument, each */
+} heard;
+
+static int on_heard(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void) ret_error;
+        heard *h = userdata;
+        const char *period;
+        uint64_t stamp;
+        if (strcmp(sd_bus_message_get_member(m), "Sample") != 0) {
+                if (sd_bus_message_read(m, "s", &period) < 0)
+                        return 0;
+                g_ptr_array_add(h->periods, g_strdup(period));
+        }
+        if (sd_bus_message_read(m, "t", &stamp) >= 0)
+                g_array_append_val(h->stamps, stamp);
+        return 0;
+}
+
+/* A connection of its own that hears MEMBER ("Sample", or every SampleAt
+ * whatever its period) without asking jetsond for anything. */
+static sd_bus *listen_to(const char *member, heard *h, sd_bus_slot **slot)
+{
+        *h = (heard) { g_array_new(FALSE, FALSE, sizeof(uint64_t)), g_ptr_array_new_with_free_func(g_free) };
+        sd_bus *bus = testbus_connect();
+        g_autofree char *rule = g_strdup_printf("type='signal',sender='" JD_BUS_NAME "',interface='" JD_IFACE_METRICS
+                                                "',member='%s'", member);
+        assert_int_equal(sd_bus_add_match(bus, slot, rule, on_heard, h), 0);
+        return bus;
+}
+
+static void heard_clear(heard *h)
+{
+        g_array_unref(h->stamps);
+        g_ptr_array_unref(h->periods);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+/* The gaps between consecutive STAMPS, sorted (µs). */
+static GArray *gaps(GArray *stamps)
+{
+        GArray *g = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        for (guint i = 1; i < stamps->len; i++) {
+                uint64_t d = g_array_index(stamps, uint64_t, i) - g_array_index(stamps, uint64_t, i - 1);
+                g_array_append_val(g, d);
+        }
+        g_array_sort(g, cmp_u64);
+        return g;
+}
+
+/* `jetsonctl watch --json ARGS... ram.total` for SECONDS while BUS is
+ * pumped (its listener hears meanwhile), then Ctrl-C: the timestamps of
+ * the lines it printed. */
+static GArray *watch_while_listening(sd_bus *bus, const char *interval_ms, double seconds)
+{
+        const char *argv[] = { JETSONCTL_PATH, "watch", "--json", "--interval", interval_ms, "ram.total", NULL };
+        GPid pid = 0;
+        int fd = -1;
+        GError *error = NULL;
+        if (!g_spawn_async_with_pipes(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL,
+                                      &fd, NULL, &error))
+                fail_msg("cannot run jetsonctl: %s", error->message);
+        g_autoptr(GString) out = g_string_new(NULL);
+        uint64_t end = testbus_now_us() + (uint64_t) (seconds * G_USEC_PER_SEC);
+        bool more = true;
+        /* Both at once: the listener's socket and watch's pipe, which
+         * must not fill while the bus is pumped. */
+        while (testbus_now_us() < end) {
+                testbus_pump(bus, 20000, NULL);
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                while (more && poll(&p, 1, 0) > 0) {
+                        char buf[4096];
+                        ssize_t len = read(fd, buf, sizeof(buf));
+                        if (len <= 0)
+                                more = false;
+                        else
+                                g_string_append_len(out, buf, len);
+                }
+        }
+        kill(pid, SIGINT);
+        int status = wait_exit(pid);
+        char buf[4096];
+        ssize_t len;
+        while (more && (len = read(fd, buf, sizeof(buf))) > 0)
+                g_string_append_len(out, buf, len);
+        close(fd);
+        assert_int_equal(status, 0);
+        GArray *stamps = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        g_auto(GStrv) lines = g_strsplit(out->str, "\n", -1);
+        for (guint i = 0; lines[i] && *lines[i]; i++) {
+                g_autoptr(JsonNode) j = jc_parse_json(lines[i]);
+                uint64_t stamp = (uint64_t) json_node_get_int(jc_json_at(j, "timestamp_usec"));
+                g_array_append_val(stamps, stamp);
+        }
+        return stamps;
+}
+
+/* watch --interval 100 gets its own SampleAt stream: it prints every
+ * 100 ms by the samples' own clock, while a listener that only matches
+ * Sample (and asks for nothing) keeps hearing it every DefaultInterval.
+ * Before SampleAt, watch's Subscribe() made every listener's Sample
+ * come every 100 ms. */
+static void test_others_keep_default_rate(void **state)
+{
+        jc_start(state, "agx-orin-jp62", NULL);
+        heard h;
+        sd_bus_slot *slot = NULL;
+        sd_bus *bus = listen_to("Sample", &h, &slot);
+        g_autoptr(GArray) lines = watch_while_listening(bus, "100", 3.6);
+        testbus_pump(bus, 100000, NULL);
+        g_autoptr(GArray) line_gaps = gaps(lines);
+        g_autoptr(GArray) sample_gaps = gaps(h.stamps);
+        print_message("figure: watch --interval 100 printed %u lines in 3.6 s; a passive listener heard %u Samples\n",
+                      lines->len, h.stamps->len);
+        if (lines->len < 15)
+                fail_msg("watch --interval 100 printed %u lines in 3.6 s", lines->len);
+        /* The median gap: one line may wait for a busy machine, and
+         * SampleAt comes on the sampling tick nearest its due time. */
+        uint64_t median = g_array_index(line_gaps, uint64_t, line_gaps->len / 2);
+        if (median < 60000 || median > 160000)
+                fail_msg("watch --interval 100: lines %" G_GUINT64_FORMAT " µs apart (median)", median);
+        if (h.stamps->len < 2)
+                fail_msg("the passive listener heard %u Samples in 3.6 s", h.stamps->len);
+        /* Every Sample a DefaultInterval (1 s) after the last, give or
+         * take a sampling tick of 100 ms: none of watch's 100 ms ones. */
+        uint64_t shortest = g_array_index(sample_gaps, uint64_t, 0);
+        if (shortest < 700000)
+                fail_msg("Samples came %" G_GUINT64_FORMAT " µs apart while watch --interval 100 ran", shortest);
+        assert_int_equal(h.periods->len, 0);
+        sd_bus_slot_unref(slot);
+        sd_bus_flush_close_unref(bus);
+        heard_clear(&h);
+        assert_int_equal(interval_now(), DEFAULT_INTERVAL);
+}
+
+/* At jetsond's DefaultInterval (here 200 ms) watch takes Sample and asks
+ * for nothing: no SampleAt of any period is sent while it prints. */
+static void test_default_interval_asks_nothing(void **state)
+{
+        jc_start(state, "agx-orin-jp62", (const char *[]) { "--interval=200", NULL });
+        heard h;
+        sd_bus_slot *slot = NULL;
+        sd_bus *bus = listen_to("SampleAt", &h, &slot);
+        g_autoptr(GArray) lines = watch_while_listening(bus, "200", 2.5);
+        testbus_pump(bus, 300000, NULL);
+        if (lines->len < 5)
+                fail_msg("watch --interval 200 printed %u lines in 2.5 s", lines->len);
+        g_autoptr(GArray) line_gaps = gaps(lines);
+        uint64_t median = g_array_index(line_gaps, uint64_t, line_gaps->len / 2);
+        if (median < 120000 || median > 300000)
+                fail_msg("watch --interval 200: lines %" G_GUINT64_FORMAT " µs apart (median)", median);
+        if (h.periods->len)
+                fail_msg("%u SampleAt signals (the first for \"%s\") while watch took the default rate",
+                         h.periods->len, (const char *) h.periods->pdata[0]);
+        sd_bus_slot_unref(slot);
+        sd_bus_flush_close_unref(bus);
+        heard_clear(&h);
+}
+
 static void test_bad_options(void **state)
 {
         jc_start(state, "agx-orin-jp62", NULL);
@@ -276,6 +446,8 @@ int main(void)
                 cmocka_unit_test_teardown(test_sigterm, testbus_teardown),
                 cmocka_unit_test_teardown(test_jetsond_leaves, testbus_teardown),
                 cmocka_unit_test_teardown(test_bad_options, testbus_teardown),
+                cmocka_unit_test_teardown(test_others_keep_default_rate, testbus_teardown),
+                cmocka_unit_test_teardown(test_default_interval_asks_nothing, testbus_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
