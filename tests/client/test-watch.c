@@ -223,7 +223,7 @@ static sd_bus *listen_to(const char *member, heard *h, sd_bus_slot **slot)
         sd_bus *bus = testbus_connect();
         g_autofree char *rule = g_strdup_printf("type='signal',sender='" JD_BUS_NAME "',interface='" JD_IFACE_METRICS
                                                 "',member='%s'", member);
-        assert_int_equal(sd_bus_add_match(bus, slot, rule, on_heard, h), 0);
+        assert_true(sd_bus_add_match(bus, slot, rule, on_heard, h) >= 0);
         return bus;
 }
 
