@@ -220,8 +220,8 @@ def test_chart_grows_while_visible():
         seen = listener.result()
         page_stream, broadcast = seen.get("SampleAt 1000000", []), seen.get("Sample", [])
         mean = lambda ts: (ts[-1] - ts[0]) / (len(ts) - 1) / 1e6 if len(ts) > 1 else None  # noqa: E731
-        print(f"figure: in 8 s a passive listener got {len(broadcast)} Sample (mean spacing {mean(broadcast)} s) "
-              f"and {len(page_stream)} of the page's SampleAt (mean spacing {mean(page_stream)} s); "
+        print(f"figure: in 8 s a passive listener got {len(broadcast)} Sample (mean spacing {mean(broadcast) or 0:.3f} s) "
+              f"and {len(page_stream)} of the page's SampleAt (mean spacing {mean(page_stream) or 0:.3f} s); "
               f"other streams: {sorted(k for k in seen if k not in ('Sample', 'SampleAt 1000000'))}", flush=True)
         assert len(page_stream) >= 3, f"{len(page_stream)} SampleAt of 1 s in 8 s: the check below could not fail"
         # A busy machine only lengthens the spacing; the page's request
@@ -232,7 +232,11 @@ def test_chart_grows_while_visible():
         p.d.switch_to.new_window("tab")
         p.d.get("about:blank")
         poll(lambda: prop("Metrics", "Interval") == 2000000, "Interval back at jetsond's default once hidden")
-        poll(lambda: not any("member='SampleAt'" in r for r in metrics_match_rules()), "the page's match released")
+        if Page.ROOT is None:
+            # Cockpit 337's bridge (Python) never removes a bus match of a
+            # channel before the channel closes: there, only the request's
+            # release (Interval) is checked.
+            poll(lambda: not any("member='SampleAt'" in r for r in metrics_match_rules()), "the page's match released")
         p.d.switch_to.window(page_tab)
         p.wait("return document.visibilityState === 'visible'", "the page visible again")
         poll(lambda: prop("Metrics", "Interval") == 1000000, "Interval at the page's 1 s again")
