@@ -15,6 +15,7 @@
 #include "compact_keys.h"
 #include "jetsond-dbus.h"
 #include "log.h"
+#include "peer_watch.h"
 #include "pid_methods.h"
 #include "sensors_message.h"
 #include "service.h"
@@ -37,13 +38,13 @@ typedef struct {
         jd_stream_kind kind;          /* SampleAt (Subscribe) or ValuesAt (SubscribeValues) */
         bool fast;                    /* faster than DefaultInterval: counted for its uid */
         uid_t uid;                    /* the subscriber's, when fast */
-        sd_bus_track *track;          /* empties when the subscriber leaves the bus */
+        jd_peer_watch *watch;         /* the subscriber leaving the bus ends the request */
 } subscription;
 
 static void subscription_free(gpointer p)
 {
         subscription *s = p;
-        sd_bus_track_unref(s->track);
+        jd_peer_watch_remove(s->watch);
         g_free(s->sender);
         g_free(s);
 }
@@ -62,14 +63,11 @@ static void drop_subscription(metrics_iface *self, subscription *s)
         recompute_interval(self);
 }
 
-static int on_subscriber_gone(sd_bus_track *track, void *userdata)
+static void on_subscriber_gone(void *userdata)
 {
-        (void) track;
         subscription *s = userdata;
-        metrics_iface *self = s->metrics;
         jd_log_debug("Subscriber %s left the bus", s->sender);
-        drop_subscription(self, s);
-        return 0;
+        drop_subscription(s->metrics, s);
 }
 
 /* What Subscribe() and OpenCapture() check first: an interval between
@@ -130,10 +128,9 @@ static int subscribe(metrics_iface *self, sd_bus_message *m, uint64_t interval, 
                 s = g_new0(subscription, 1);
                 s->metrics = self;
                 s->sender = g_strdup(sender);
-                int r = sd_bus_track_new(self->base.svc->bus, &s->track, on_subscriber_gone, s);
-                if (r >= 0)
-                        r = sd_bus_track_add_sender(s->track, m);
-                if (r < 0) {
+                int r = 0;
+                s->watch = jd_peer_watch_add(self->base.svc->bus, sender, on_subscriber_gone, s, &r);
+                if (!s->watch) {
                         subscription_free(s);
                         return r;
                 }
