@@ -2,12 +2,11 @@
  * message, key family by key family (the key up to its first dot), and
  * the ways of answering many times from one sample:
  * - sd-bus: the a{sv} appended through sd-bus's container calls (what
- *   every GetSnapshot answer and Sample signal cost before issue 37, and
- *   what jetsond still does when it cannot write a message itself);
- * - sd_bus_message_copy() of such a message into a new one;
- * - wire: the body marshalled by jetsond (src/bus/wire.c), once per
- *   sample, and the small header each answer needs of its own;
- * - compact: the numeric values in GetKeys() order as "tuad".
+ *   every GetSnapshot answer and Sample or SampleAt signal costs);
+ * - sd_bus_message_copy() of such a message into a new one (what reusing
+ *   a built message would cost: more than building anew);
+ * - compact: the numeric values in GetKeys() order as "tuad" (GetValues,
+ *   ValuesAt).
  *
  * Usage: jetsond-message-bench [SYSROOT] [ITERATIONS]
  * (default: the AGX Orin fake board, 20000). Prints `figure:` lines, CPU
@@ -27,7 +26,6 @@
 #include "sysroot.h"
 #include "values.h"
 #include "values_message.h"
-#include "wire.h"
 
 #include "bench-util.h"
 
@@ -54,8 +52,8 @@ typedef struct {
         sd_bus *bus;
         const jd_values *lists[1];
         sd_bus_message *built;        /* for the copy */
-        GByteArray *body, *header;
         jd_compact compact;
+        size_t compact_bytes;
 } state;
 
 static sd_bus_message *new_signal(sd_bus *bus)
@@ -85,24 +83,16 @@ static void copy_built(void *data)
         sd_bus_message_unref(m);
 }
 
-static void build_wire(void *data)
-{
-        state *s = data;
-        jd_wire_sample_body(s->body, 1, s->lists, 1);
-}
-
-static void wire_header(void *data)
-{
-        state *s = data;
-        jd_wire_header(s->header, 0x80000001u, NULL, NULL, NULL, 42, ":1.42", "ta{sv}", s->body->len);
-}
-
 static void build_compact(void *data)
 {
         state *s = data;
         jd_compact_update(&s->compact, s->lists, 1);
-        jd_wire_compact_body(s->body, 1, s->compact.generation, (const double *) (const void *) s->compact.values->data,
-                             s->compact.values->len);
+        sd_bus_message *m = new_signal(s->bus);
+        if (sd_bus_message_append(m, "tu", (uint64_t) 1, s->compact.generation) < 0 ||
+            sd_bus_message_append_array(m, 'd', s->compact.values->data, s->compact.values->len * sizeof(double)) < 0)
+                abort();
+        s->compact_bytes = s->compact.values->len * sizeof(double) + 16;
+        sd_bus_message_unref(m);
 }
 
 int main(int argc, char **argv)
@@ -123,7 +113,7 @@ int main(int argc, char **argv)
         jd_values_init(&all);
         jd_values_from_sample(&all, jd_sampler_current(sampler));
 
-        state s = { .body = g_byte_array_new(), .header = g_byte_array_new() };
+        state s = { 0 };
         jd_compact_init(&s.compact);
         /* A message needs a started connection (for its byte order and
          * cookie), not a peer: one end of a socket pair will do. */
@@ -136,7 +126,7 @@ int main(int argc, char **argv)
         /* Family by family: each family's keys (wherever they are in the
          * sample: power and energy alternate rail by rail) as a list of
          * their own. */
-        double sum_sd = 0, sum_wire = 0;
+        double sum_sd = 0;
         GHashTable *done = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         GArray *items = g_array_new(FALSE, FALSE, sizeof(jd_value));
         for (size_t i = 0; i < all.n; i++) {
@@ -151,13 +141,12 @@ int main(int argc, char **argv)
                 jd_values part = { .items = (jd_value *) (void *) items->data, .n = items->len, .cap = items->len };
                 s.lists[0] = &part;
                 double sd = per_call_us(build_sd_bus, &s, iterations);
-                double wire = per_call_us(build_wire, &s, iterations);
-                sum_sd += sd, sum_wire += wire;
-                printf("figure: family %-14s %3u keys: sd-bus %6.2f us, wire %5.2f us\n", name, items->len, sd, wire);
+                sum_sd += sd;
+                printf("figure: family %-14s %3u keys: sd-bus %6.2f us\n", name, items->len, sd);
         }
         g_array_unref(items);
         g_hash_table_unref(done);
-        printf("figure: families summed: sd-bus %.1f us, wire %.1f us\n", sum_sd, sum_wire);
+        printf("figure: families summed: sd-bus %.1f us\n", sum_sd);
 
         s.lists[0] = &all;
         s.built = new_signal(s.bus);
@@ -167,23 +156,16 @@ int main(int argc, char **argv)
                 abort();
         double sd = per_call_us(build_sd_bus, &s, iterations);
         double copy = per_call_us(copy_built, &s, iterations / 4);
-        double wire = per_call_us(build_wire, &s, iterations);
-        size_t body = s.body->len;
-        double header = per_call_us(wire_header, &s, iterations);
         double compact = per_call_us(build_compact, &s, iterations);
         printf("figure: whole sample through sd-bus: %.1f us per message (every answer)\n", sd);
         printf("figure: sd_bus_message_copy of a built one: %.1f us per message\n", copy);
-        printf("figure: wire body (%zu bytes): %.1f us once per sample; each answer's header %.2f us\n", body, wire,
-               header);
-        printf("figure: compact body (%u keys, %u bytes): %.1f us once per sample\n", s.compact.keys->len,
-               s.body->len, compact);
+        printf("figure: compact message through sd-bus (%u keys, %zu bytes of body): %.1f us per message\n",
+               s.compact.keys->len, s.compact_bytes, compact);
 
         sd_bus_message_unref(s.built);
         sd_bus_close_unref(s.bus);
         close(fds[1]);
         jd_compact_clear(&s.compact);
-        g_byte_array_unref(s.body);
-        g_byte_array_unref(s.header);
         jd_values_clear(&all);
         jd_sampler_free(sampler);
         jd_sysroot_free(sr);

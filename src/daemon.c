@@ -16,6 +16,7 @@
 #include "jetsond-client-bus.h"
 #include "jetsond-dbus.h"
 #include "log.h"
+#include "peer_watch.h"
 #include "service.h"
 #include "user_mode.h"
 
@@ -297,6 +298,7 @@ int jd_run_daemon(const jd_sysroot *sr, jd_bus_kind kind, const char *address, u
                 jd_caller_uid_shutdown();
         }
         jd_service_free(st.svc);
+        jd_peer_watch_shutdown();
         jd_engine_free(st.engine);
         g_source_destroy(bus_source);
         g_source_unref(bus_source);

@@ -5,13 +5,14 @@
 
 #include "jetsond-dbus.h"
 #include "log.h"
+#include "peer_watch.h"
 #include "user_mode.h"
 
 typedef struct {
         sd_bus_message *call;
         char *action;
         gboolean interactive;
-        sd_bus_track *caller;         /* to notice a caller that left while polkit thought */
+        jd_peer_watch *caller;        /* to notice a caller that left while polkit thought */
         jd_authorized_fn fn;
         void *userdata;
 } pending_check;
@@ -67,7 +68,7 @@ void jd_auth_shutdown(void)
 static void pending_free(pending_check *p)
 {
         sd_bus_message_unref(p->call);
-        sd_bus_track_unref(p->caller);
+        jd_peer_watch_remove(p->caller);
         g_free(p->action);
         g_free(p);
         auth.pending--;
@@ -82,7 +83,7 @@ static void on_checked(GObject *source, GAsyncResult *res, gpointer data)
         const char *sender = sd_bus_message_get_sender(p->call);
         bool authorized = false;
 
-        if (sd_bus_track_count_name(p->caller, sender) <= 0) {
+        if (jd_peer_watch_gone(p->caller)) {
                 /* Nobody to answer, and a change nobody waits for any more
                  * is not one to make. */
                 jd_log_info("Caller %s left before polkit answered for %s; nothing done", sender, p->action);
@@ -132,10 +133,9 @@ int jd_auth_then(sd_bus_message *m, const char *action, jd_authorized_fn fn, voi
         p->interactive = sd_bus_message_get_allow_interactive_authorization(m) > 0;
         p->fn = fn;
         p->userdata = userdata;
-        int r = sd_bus_track_new(auth.bus, &p->caller, NULL, NULL);
-        if (r >= 0)
-                r = sd_bus_track_add_sender(p->caller, m);
-        if (r < 0) {
+        int r = 0;
+        p->caller = jd_peer_watch_add(auth.bus, sender, NULL, NULL, &r);
+        if (!p->caller) {
                 pending_free(p);
                 return r;
         }

@@ -8,6 +8,7 @@
 
 #include "accounts.h"
 #include "log.h"
+#include "peer_watch.h"
 
 typedef struct {
         sd_bus_message *m;
@@ -20,7 +21,7 @@ typedef struct {
         unsigned refs;                /* the table's, and the query's while it runs */
         char *name;
         const jd_sysroot *sr;
-        sd_bus_track *track;          /* empties when the sender leaves the bus */
+        jd_peer_watch *watch;         /* the sender leaving the bus drops the entry */
         sd_bus_slot *call;            /* GetConnectionUnixUser */
         bool known, gone;
         jd_caller_uid caller;
@@ -38,7 +39,7 @@ static void entry_unref(gpointer p)
         entry *e = p;
         if (--e->refs > 0)
                 return;
-        sd_bus_track_unref(e->track);
+        jd_peer_watch_remove(e->watch);
         sd_bus_slot_unref(e->call);
         g_ptr_array_unref(e->waiters);
         g_free(e->name);
@@ -116,14 +117,12 @@ static int on_uid(sd_bus_message *answer, void *userdata, sd_bus_error *ret_erro
         return 0;
 }
 
-static int on_sender_gone(sd_bus_track *track, void *userdata)
+static void on_sender_gone(void *userdata)
 {
-        (void) track;
         entry *e = userdata;
         jd_log_debug("Caller %s left the bus", e->name);
         e->gone = true;
         g_hash_table_remove(senders, e->name);
-        return 0;
 }
 
 int jd_caller_uid_query(sd_bus_message *m, const jd_sysroot *sr, jd_caller_uid_fn done, void *data,
@@ -148,10 +147,9 @@ int jd_caller_uid_query(sd_bus_message *m, const jd_sysroot *sr, jd_caller_uid_f
                 e->name = g_strdup(sender);
                 e->sr = sr;
                 e->waiters = g_ptr_array_new();
-                int r = sd_bus_track_new(bus, &e->track, on_sender_gone, e);
-                if (r >= 0)
-                        r = sd_bus_track_add_sender(e->track, m);
-                if (r >= 0)
+                int r = 0;
+                e->watch = jd_peer_watch_add(bus, sender, on_sender_gone, e, &r);
+                if (e->watch)
                         r = sd_bus_call_method_async(bus, &e->call, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                                      "org.freedesktop.DBus", "GetConnectionUnixUser", on_uid, e, "s",
                                                      sender);

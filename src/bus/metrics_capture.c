@@ -13,6 +13,7 @@
 #include "documented_keys.h"
 #include "jetsond-dbus.h"
 #include "log.h"
+#include "peer_watch.h"
 
 #define MAX_CAPTURES_PER_CONNECTION 4
 #define MAX_CAPTURE_PATTERNS 256
@@ -28,25 +29,23 @@ typedef struct {
         jd_capture *capture;
         char *owner;
         uid_t uid;                    /* the owner's, for the limit per user */
-        sd_bus_track *track;
+        jd_peer_watch *watch;         /* the owner leaving the bus ends the capture */
 } capture_stream;
 
 static void capture_stream_free(gpointer p)
 {
         capture_stream *c = p;
         jd_engine_close_capture(c->set->svc->engine, c->capture);
-        sd_bus_track_unref(c->track);
+        jd_peer_watch_remove(c->watch);
         g_free(c->owner);
         g_free(c);
 }
 
-static int on_capture_owner_gone(sd_bus_track *track, void *userdata)
+static void on_capture_owner_gone(void *userdata)
 {
-        (void) track;
         capture_stream *c = userdata;
         jd_log_debug("Capture of %s ended: it left the bus", c->owner);
         g_ptr_array_remove(c->set->streams, c);
-        return 0;
 }
 
 void jd_capture_set_reap(jd_capture_set *set)
@@ -204,10 +203,8 @@ static int open_capture_for(jd_capture_set *set, sd_bus_message *m, const jd_cap
                                        &c->capture);
         if (r == -EBUSY)
                 r = sd_bus_error_setf(error, JD_ERROR_BUSY, "%d captures are open already", JD_MAX_CAPTURES);
-        if (r >= 0)
-                r = sd_bus_track_new(svc->bus, &c->track, on_capture_owner_gone, c);
-        if (r >= 0)
-                r = sd_bus_track_add_sender(c->track, m);
+        if (r >= 0 && !(c->watch = jd_peer_watch_add(svc->bus, sender, on_capture_owner_gone, c, &r)))
+                r = r < 0 ? r : -ENOMEM;
         sd_bus_message *reply = NULL;
         if (r >= 0)
                 r = sd_bus_message_new_method_return(m, &reply);

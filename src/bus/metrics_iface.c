@@ -1,10 +1,9 @@
 /* org.jetsond.Jetson1.Metrics: the Sample signal, GetSnapshot, the
- * per-connection Subscribe() requests that set the sampling period, the
- * compact form (GetKeys, GetValues, the Values signal, SubscribeValues)
- * and the capture streams of OpenCapture() (metrics_capture.c)
- * (introspection/org.jetsond.Jetson1.Metrics.xml, capture.md). Each
- * message body of a sample is built once and every signal and answer of
- * that sample reuses it (wire.h). */
+ * per-connection Subscribe() requests and their SampleAt streams, one per
+ * period (streams.h), the compact form (GetKeys, GetValues, the ValuesAt
+ * streams of SubscribeValues) and the capture streams of OpenCapture()
+ * (metrics_capture.c) (introspection/org.jetsond.Jetson1.Metrics.xml,
+ * capture.md). Every message is built through sd-bus. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,84 +15,59 @@
 #include "compact_keys.h"
 #include "jetsond-dbus.h"
 #include "log.h"
+#include "peer_watch.h"
 #include "pid_methods.h"
 #include "sensors_message.h"
 #include "service.h"
+#include "streams.h"
 #include "values_message.h"
-#include "wire.h"
-
-/* A message body of the latest snapshot, built at most once per snapshot
- * (svc->snapshot_serial) and reused by every signal and answer until the
- * next: never older than the newest sample. */
-typedef struct {
-        uint64_t serial;              /* the snapshot it holds; 0: none yet */
-        GByteArray *body;
-        uint64_t builds;
-} cached_body;
 
 typedef struct {
         jd_iface base;
         GHashTable *subscriptions;    /* unique name -> subscription */
         jd_capture_set *captures;     /* OpenCapture()'s streams */
-        cached_body sample;           /* "ta{sv}": Sample, GetSnapshot */
-        cached_body values;           /* "tuad": Values, GetValues */
         jd_compact compact;           /* the key list of the values */
-        GByteArray *header;           /* scratch for each answer's own header */
-        GByteArray *signal_header[2]; /* Sample's and Values', built once */
-        uint64_t sample_interval_us;  /* Sample signals at least this far apart... */
-        uint64_t values_interval_us;  /* ...Values signals; UINT64_MAX: no one asked */
-        uint64_t last_sample_us;      /* CLOCK_MONOTONIC of the last Sample */
-        uint64_t written, fallbacks;  /* messages of a cached body: written by jd_wire_send(), built by sd-bus */
+        uint64_t compact_serial;      /* the snapshot COMPACT holds the values of */
+        jd_streams streams;           /* Sample and each subscribed period's stream */
 } metrics_iface;
 
 typedef struct {
         metrics_iface *metrics;
         char *sender;
         uint64_t interval_us;
-        bool values;                  /* SubscribeValues(): Values signals, not Sample */
+        jd_stream_kind kind;          /* SampleAt (Subscribe) or ValuesAt (SubscribeValues) */
         bool fast;                    /* faster than DefaultInterval: counted for its uid */
         uid_t uid;                    /* the subscriber's, when fast */
-        sd_bus_track *track;          /* empties when the subscriber leaves the bus */
+        jd_peer_watch *watch;         /* the subscriber leaving the bus ends the request */
 } subscription;
 
 static void subscription_free(gpointer p)
 {
         subscription *s = p;
-        sd_bus_track_unref(s->track);
+        jd_peer_watch_remove(s->watch);
         g_free(s->sender);
         g_free(s);
 }
 
-/* Sample signals at the smallest Subscribe() request, never slower than
- * the default; Values signals at the smallest SubscribeValues() request;
- * the board sampled at the smaller of the two. */
+/* The board is read at the fastest stream's period. */
 static void recompute_interval(metrics_iface *self)
 {
-        jd_service *svc = self->base.svc;
-        uint64_t sample = svc->default_interval_us, values = UINT64_MAX;
-        GHashTableIter it;
-        gpointer value;
-        g_hash_table_iter_init(&it, self->subscriptions);
-        while (g_hash_table_iter_next(&it, NULL, &value)) {
-                const subscription *s = value;
-                uint64_t *slot = s->values ? &values : &sample;
-                if (s->interval_us < *slot)
-                        *slot = s->interval_us;
-        }
-        self->sample_interval_us = sample;
-        self->values_interval_us = values;
-        jd_service_set_interval(svc, MIN(sample, values));
+        jd_service_set_interval(self->base.svc, jd_streams_fastest(&self->streams));
 }
 
-static int on_subscriber_gone(sd_bus_track *track, void *userdata)
+/* Drops S's request (its stream goes when it was the last) and S. */
+static void drop_subscription(metrics_iface *self, subscription *s)
 {
-        (void) track;
-        subscription *s = userdata;
-        metrics_iface *self = s->metrics;
-        jd_log_debug("Subscriber %s left the bus", s->sender);
+        jd_streams_remove(&self->streams, s->kind, s->interval_us);
         g_hash_table_remove(self->subscriptions, s->sender);
         recompute_interval(self);
-        return 0;
+}
+
+static void on_subscriber_gone(void *userdata)
+{
+        subscription *s = userdata;
+        jd_log_debug("Subscriber %s left the bus", s->sender);
+        drop_subscription(s->metrics, s);
 }
 
 /* What Subscribe() and OpenCapture() check first: an interval between
@@ -132,7 +106,7 @@ static unsigned fast_subscriptions_of(metrics_iface *self, uid_t uid, const char
 /* Subscribe() or SubscribeValues() at INTERVAL for M's sender; CALLER is
  * known for a fast one (NULL: at DefaultInterval or slower, never
  * refused). */
-static int subscribe(metrics_iface *self, sd_bus_message *m, uint64_t interval, bool values,
+static int subscribe(metrics_iface *self, sd_bus_message *m, uint64_t interval, jd_stream_kind kind,
                      const jd_caller_uid *caller, sd_bus_error *error)
 {
         const char *sender = sd_bus_message_get_sender(m);
@@ -154,17 +128,19 @@ static int subscribe(metrics_iface *self, sd_bus_message *m, uint64_t interval, 
                 s = g_new0(subscription, 1);
                 s->metrics = self;
                 s->sender = g_strdup(sender);
-                int r = sd_bus_track_new(self->base.svc->bus, &s->track, on_subscriber_gone, s);
-                if (r >= 0)
-                        r = sd_bus_track_add_sender(s->track, m);
-                if (r < 0) {
+                int r = 0;
+                s->watch = jd_peer_watch_add(self->base.svc->bus, sender, on_subscriber_gone, s, &r);
+                if (!s->watch) {
                         subscription_free(s);
                         return r;
                 }
                 g_hash_table_insert(self->subscriptions, s->sender, s);
+        } else {
+                jd_streams_remove(&self->streams, s->kind, s->interval_us);
         }
+        jd_streams_add(&self->streams, kind, interval);
         s->interval_us = interval;
-        s->values = values;
+        s->kind = kind;
         s->fast = caller != NULL;
         s->uid = caller ? caller->uid : 0;
         recompute_interval(self);
@@ -175,14 +151,14 @@ static int subscribe(metrics_iface *self, sd_bus_message *m, uint64_t interval, 
 typedef struct {
         metrics_iface *metrics;
         uint64_t interval;
-        bool values;
+        jd_stream_kind kind;
 } subscribe_request;
 
 static void on_subscriber_known(sd_bus_message *m, const jd_caller_uid *caller, const char *why, void *data)
 {
         subscribe_request *req = data;
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r = caller ? subscribe(req->metrics, m, req->interval, req->values, caller, &error)
+        int r = caller ? subscribe(req->metrics, m, req->interval, req->kind, caller, &error)
                        : sd_bus_error_setf(&error, SD_BUS_ERROR_FAILED, "%s", why);
         jd_reply_deferred_error(m, r, &error);
         g_free(req);
@@ -191,7 +167,8 @@ static void on_subscriber_known(sd_bus_message *m, const jd_caller_uid *caller, 
 static int method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         metrics_iface *self = userdata;
-        bool values = strcmp(sd_bus_message_get_member(m), "SubscribeValues") == 0;
+        jd_stream_kind kind = strcmp(sd_bus_message_get_member(m), "SubscribeValues") == 0 ? JD_STREAM_VALUES_AT
+                                                                                          : JD_STREAM_SAMPLE_AT;
         uint64_t interval;
         int r = sd_bus_message_read(m, "t", &interval);
         if (r < 0)
@@ -199,11 +176,11 @@ static int method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *err
         if (!check_request(m, interval, JD_INTERVAL_MIN_USEC, error))
                 return -EINVAL;
         if (interval >= self->base.svc->default_interval_us)
-                return subscribe(self, m, interval, values, NULL, error);
+                return subscribe(self, m, interval, kind, NULL, error);
         /* Faster than the default: counted for the caller's uid, asked of
          * the bus without blocking (known at once after the first call). */
         subscribe_request *req = g_new(subscribe_request, 1);
-        *req = (subscribe_request) { self, interval, values };
+        *req = (subscribe_request) { self, interval, kind };
         r = jd_caller_uid_query(m, self->base.svc->sr, on_subscriber_known, req, error);
         if (r < 0)
                 g_free(req);
@@ -215,13 +192,13 @@ static int method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *e
         (void) error;
         metrics_iface *self = userdata;
         const char *sender = sd_bus_message_get_sender(m);
-        if (sender && g_hash_table_remove(self->subscriptions, sender))
-                recompute_interval(self);
+        subscription *s = sender ? g_hash_table_lookup(self->subscriptions, sender) : NULL;
+        if (s)
+                drop_subscription(self, s);
         return sd_bus_reply_method_return(m, NULL);
 }
 
-/* The sample's timestamp and values, from the latest readings: for
- * messages that jd_wire_send() could not write. */
+/* The sample's timestamp and values, from the latest readings. */
 static int append_sample(sd_bus_message *m, const jd_service *svc)
 {
         const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
@@ -232,62 +209,31 @@ static int append_sample(sd_bus_message *m, const jd_service *svc)
         return r;
 }
 
+/* The compact values of the latest snapshot. */
+static const jd_compact *compact_values(metrics_iface *self)
+{
+        const jd_service *svc = self->base.svc;
+        if (self->compact_serial != svc->snapshot_serial) {
+                const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
+                size_t n = jd_snapshot_lists(&svc->snapshot, lists);
+                jd_compact_update(&self->compact, lists, n);
+                self->compact_serial = svc->snapshot_serial;
+        }
+        return &self->compact;
+}
+
 static int append_values(sd_bus_message *m, metrics_iface *self)
 {
-        const jd_compact *c = &self->compact;
+        const jd_compact *c = compact_values(self);
         int r = sd_bus_message_append(m, "tu", self->base.svc->sample->timestamp_us, c->generation);
         if (r >= 0)
                 r = sd_bus_message_append_array(m, 'd', c->values->data, c->values->len * sizeof(double));
         return r;
 }
 
-static const GByteArray *sample_body(metrics_iface *self)
+/* A method's answer: the latest sample, appended by APPEND. */
+static int reply_sample(sd_bus_message *m, metrics_iface *self, int (*append)(sd_bus_message *, metrics_iface *))
 {
-        const jd_service *svc = self->base.svc;
-        if (self->sample.serial != svc->snapshot_serial) {
-                const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
-                size_t n = jd_snapshot_lists(&svc->snapshot, lists);
-                jd_wire_sample_body(self->sample.body, svc->sample->timestamp_us, lists, n);
-                self->sample.serial = svc->snapshot_serial;
-                self->sample.builds++;
-        }
-        return self->sample.body;
-}
-
-static const GByteArray *values_body(metrics_iface *self)
-{
-        const jd_service *svc = self->base.svc;
-        if (self->values.serial != svc->snapshot_serial) {
-                const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
-                size_t n = jd_snapshot_lists(&svc->snapshot, lists);
-                jd_compact_update(&self->compact, lists, n);
-                jd_wire_compact_body(self->values.body, svc->sample->timestamp_us, self->compact.generation,
-                                     (const double *) (const void *) self->compact.values->data,
-                                     self->compact.values->len);
-                self->values.serial = svc->snapshot_serial;
-                self->values.builds++;
-        }
-        return self->values.body;
-}
-
-/* A method's answer: BODY (of SIGNATURE) after a header of its own,
- * written straight to the socket; else built through sd-bus by APPEND. */
-static int reply_cached(sd_bus_message *m, metrics_iface *self, const GByteArray *body, const char *signature,
-                        int (*append)(sd_bus_message *, metrics_iface *))
-{
-        if (!sd_bus_message_get_expect_reply(m))
-                return 1;
-        uint64_t cookie = 0;
-        const char *sender = sd_bus_message_get_sender(m);
-        if (sender && sd_bus_message_get_cookie(m, &cookie) >= 0 && cookie && cookie <= UINT32_MAX) {
-                jd_wire_header(self->header, jd_wire_next_serial(), NULL, NULL, NULL, (uint32_t) cookie, sender,
-                               signature, body->len);
-                if (jd_wire_send(sd_bus_message_get_bus(m), self->header, body)) {
-                        self->written++;
-                        return 1;
-                }
-        }
-        self->fallbacks++;
         sd_bus_message *reply = NULL;
         int r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
@@ -306,23 +252,20 @@ static int append_sample_of(sd_bus_message *m, metrics_iface *self)
 static int method_get_snapshot(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
-        metrics_iface *self = userdata;
-        return reply_cached(m, self, sample_body(self), "ta{sv}", append_sample_of);
+        return reply_sample(m, userdata, append_sample_of);
 }
 
 static int method_get_values(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
-        metrics_iface *self = userdata;
-        return reply_cached(m, self, values_body(self), "tuad", append_values);
+        return reply_sample(m, userdata, append_values);
 }
 
 static int method_get_keys(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
         metrics_iface *self = userdata;
-        values_body(self);            /* the list of the latest sample */
-        const jd_compact *c = &self->compact;
+        const jd_compact *c = compact_values(self); /* the list of the latest sample */
         sd_bus_message *reply = NULL;
         int r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
@@ -397,7 +340,11 @@ static const sd_bus_vtable metrics_vtable[] = {
                                 method_get_snapshot, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Subscribe", SD_BUS_ARGS("t", interval_usec), SD_BUS_NO_RESULT, method_subscribe,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_SIGNAL_WITH_ARGS("Values", SD_BUS_ARGS("t", timestamp_usec, "u", generation, "ad", values), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("SampleAt", SD_BUS_ARGS("s", interval_usec, "t", timestamp_usec, "a{sv}", values),
+                                0),
+        SD_BUS_SIGNAL_WITH_ARGS("ValuesAt",
+                                SD_BUS_ARGS("s", interval_usec, "t", timestamp_usec, "u", generation, "ad", values),
+                                0),
         SD_BUS_METHOD_WITH_ARGS("GetKeys", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", generation, "as", keys),
                                 method_get_keys, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetValues", SD_BUS_NO_ARGS,
@@ -424,28 +371,20 @@ static const sd_bus_vtable metrics_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-/* A signal of the cached BODY, written straight to the socket; else
- * built through sd-bus by APPEND. */
-static void emit_cached(metrics_iface *self, GByteArray *header, const char *member, const GByteArray *body,
-                        const char *signature, int (*append)(sd_bus_message *, metrics_iface *))
+/* Sample, or one SampleAt or ValuesAt signal for every subscriber of its
+ * period: the period first, for their match rules' arg0. */
+static void emit_stream(const jd_stream *stream, void *data)
 {
+        metrics_iface *self = data;
         jd_service *svc = self->base.svc;
-        /* A signal's header differs from its last one only in its serial
-         * and body length. */
-        if (header->len == 0)
-                jd_wire_header(header, jd_wire_next_serial(), JD_OBJECT_PATH, JD_IFACE_METRICS, member, 0, NULL,
-                               signature, body->len);
-        else
-                jd_wire_header_renew(header, jd_wire_next_serial(), body->len);
-        if (jd_wire_send(svc->bus, header, body)) {
-                self->written++;
-                return;
-        }
-        self->fallbacks++;
+        bool values = stream->kind == JD_STREAM_VALUES_AT;
+        const char *member = stream->kind == JD_STREAM_SAMPLE ? "Sample" : values ? "ValuesAt" : "SampleAt";
         sd_bus_message *m = NULL;
         int r = sd_bus_message_new_signal(svc->bus, &m, JD_OBJECT_PATH, JD_IFACE_METRICS, member);
+        if (r >= 0 && stream->kind != JD_STREAM_SAMPLE)
+                r = sd_bus_message_append_basic(m, 's', stream->arg0);
         if (r >= 0)
-                r = append(m, self);
+                r = values ? append_values(m, self) : append_sample(m, svc);
         if (r >= 0)
                 r = sd_bus_send(svc->bus, m, NULL);
         if (r < 0)
@@ -453,42 +392,23 @@ static void emit_cached(metrics_iface *self, GByteArray *header, const char *mem
         sd_bus_message_unref(m);
 }
 
-/* Broadcasts: dbus-daemon forwards them only to connections with a
- * matching rule, so an unwatched signal costs one message to the bus,
- * built once for every subscriber (and for GetSnapshot). Values go out
- * only while someone asked for them; a Sample on every tick unless the
- * ticks are faster than any Subscribe() asked for (only SubscribeValues()
- * did): then at its own interval, half a tick early at most. */
+/* Broadcasts: dbus-daemon forwards each only to connections with a
+ * matching rule, so a stream's signal costs one message to the bus
+ * whatever the number of its subscribers, and a period no one asked for
+ * costs nothing. */
 void jd_metrics_emit_sample(jd_iface *base, bool regular)
 {
         metrics_iface *self = (metrics_iface *) base;
-        jd_service *svc = base->svc;
-        if (self->values_interval_us != UINT64_MAX)
-                emit_cached(self, self->signal_header[1], "Values", values_body(self), "tuad", append_values);
-        uint64_t now = (uint64_t) g_get_monotonic_time();
-        if (regular && self->sample_interval_us > svc->interval_us && self->last_sample_us &&
-            now + svc->interval_us / 2 < self->last_sample_us + self->sample_interval_us)
-                return;
-        self->last_sample_us = now;
-        emit_cached(self, self->signal_header[0], "Sample", sample_body(self), "ta{sv}", append_sample_of);
+        jd_streams_emit_due(&self->streams, (uint64_t) g_get_monotonic_time(), base->svc->interval_us, !regular,
+                            emit_stream, self);
 }
 
 static void metrics_destroy(jd_iface *base)
 {
         metrics_iface *self = (metrics_iface *) base;
-        /* How well the bodies were reused (test-compact reads it). */
-        jd_log_debug("Message bodies: %" PRIu64 " Sample and %" PRIu64 " Values bodies built for %" PRIu64
-                     " snapshots; %" PRIu64 " messages written from them, %" PRIu64 " built through sd-bus instead, "
-                     "%lu partial writes",
-                     self->sample.builds, self->values.builds, base->svc->snapshot_serial, self->written,
-                     self->fallbacks, jd_wire_partial_writes);
         jd_capture_set_free(self->captures);
         g_hash_table_unref(self->subscriptions);
-        g_byte_array_unref(self->sample.body);
-        g_byte_array_unref(self->values.body);
-        g_byte_array_unref(self->header);
-        g_byte_array_unref(self->signal_header[0]);
-        g_byte_array_unref(self->signal_header[1]);
+        jd_streams_clear(&self->streams);
         jd_compact_clear(&self->compact);
         g_free(self);
 }
@@ -500,14 +420,8 @@ jd_iface *jd_metrics_iface_new(jd_service *svc, GError **error)
         self->base.destroy = metrics_destroy;
         self->subscriptions = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, subscription_free);
         self->captures = jd_capture_set_new(svc);
-        self->sample.body = g_byte_array_new();
-        self->values.body = g_byte_array_new();
-        self->header = g_byte_array_new();
-        self->signal_header[0] = g_byte_array_new();
-        self->signal_header[1] = g_byte_array_new();
+        jd_streams_init(&self->streams, svc->default_interval_us);
         jd_compact_init(&self->compact);
-        self->sample_interval_us = svc->default_interval_us;
-        self->values_interval_us = UINT64_MAX;
         int r = sd_bus_add_object_vtable(svc->bus, &self->base.slot, JD_OBJECT_PATH, JD_IFACE_METRICS,
                                          metrics_vtable, self);
         if (r < 0) {

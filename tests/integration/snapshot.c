@@ -21,6 +21,7 @@ testbus_snapshot *testbus_snapshot_read(sd_bus_message *m)
         s->types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         s->strings = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         s->numbers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        testbus_skip_period(m);
         assert_true(sd_bus_message_read(m, "t", &s->timestamp) > 0);
         assert_true(sd_bus_message_enter_container(m, 'a', "{sv}") > 0);
         while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {

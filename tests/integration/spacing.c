@@ -31,35 +31,41 @@ testbus_spacing testbus_spacing_of(const uint64_t *stamps, unsigned n)
         return s;
 }
 
-static int on_sample(sd_bus_message *m, void *userdata, sd_bus_error *error)
+static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
         uint64_t stamp;
+        testbus_skip_period(m);
         if (sd_bus_message_read(m, "t", &stamp) > 0)
                 g_array_append_val((GArray *) userdata, stamp);
         return 0;
 }
 
-testbus_spacing testbus_sample_spacing(sd_bus *bus, unsigned n, uint64_t deadline_us)
+testbus_spacing testbus_stream_spacing(sd_bus *bus, const char *member, uint64_t period_us, unsigned n,
+                                       uint64_t deadline_us)
 {
         GArray *stamps = g_array_new(FALSE, FALSE, sizeof(uint64_t));
         sd_bus_slot *slot = NULL;
-        assert_true(sd_bus_match_signal(bus, &slot, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Sample",
-                                        on_sample, stamps) >= 0);
+        assert_true(testbus_match_metrics(bus, &slot, member, period_us, on_signal, stamps) >= 0);
         uint64_t end = testbus_now_us() + deadline_us;
         while (stamps->len < n + 1 && testbus_now_us() < end)
                 testbus_pump(bus, 50000, NULL);
         sd_bus_slot_unref(slot);
         if (stamps->len < 2)
-                fail_msg("%u Sample signals in %.1f s", stamps->len, (double) deadline_us / 1e6);
+                fail_msg("%u %s signals in %.1f s", stamps->len, member, (double) deadline_us / 1e6);
         for (guint i = 1; i < stamps->len; i++)
                 if (g_array_index(stamps, uint64_t, i) <= g_array_index(stamps, uint64_t, i - 1))
-                        fail_msg("Sample timestamps do not increase at %u", i);
+                        fail_msg("%s timestamps do not increase at %u", member, i);
         testbus_spacing s = testbus_spacing_of((const uint64_t *) (void *) stamps->data, stamps->len);
         g_array_unref(stamps);
-        print_message("Samples: %u intervals, median %.1f ms (min %.1f, max %.1f)\n", s.n, s.median_us / 1e3,
+        print_message("%s: %u intervals, median %.1f ms (min %.1f, max %.1f)\n", member, s.n, s.median_us / 1e3,
                       s.min_us / 1e3, s.max_us / 1e3);
         return s;
+}
+
+testbus_spacing testbus_sample_spacing(sd_bus *bus, unsigned n, uint64_t deadline_us)
+{
+        return testbus_stream_spacing(bus, "Sample", 0, n, deadline_us);
 }
 
 void testbus_assert_period(const char *what, testbus_spacing s, uint64_t period_us, unsigned percent)

@@ -1,6 +1,6 @@
 #pragma once
 /* What rate jetsond kept, told by its own data: the spacing of the
- * timestamps it puts on Sample signals (the time of each reading) or on
+ * timestamps it puts on Sample and SampleAt signals (the time of each reading) or on
  * capture records. A test that counts events per wall-clock second proves
  * only that the machine was idle; these figures hold on a busy one, where
  * a delivery may be late but the readings' times still say when they were
@@ -24,6 +24,10 @@ testbus_spacing testbus_spacing_of(const uint64_t *stamps, unsigned n);
  * or DEADLINE_US has passed: a generous limit only a stall misses. Fails
  * the test if fewer than 2 came. Prints the figures. */
 testbus_spacing testbus_sample_spacing(sd_bus *bus, unsigned n, uint64_t deadline_us);
+/* The same for the stream of MEMBER ("SampleAt", "ValuesAt") at
+ * PERIOD_US, or for "Sample" (PERIOD_US unused). */
+testbus_spacing testbus_stream_spacing(sd_bus *bus, const char *member, uint64_t period_us, unsigned n,
+                                       uint64_t deadline_us);
 
 /* Fails the test unless S says jetsond kept PERIOD_US (within PERCENT):
  * its median interval, or, where jetsond missed more than half the ticks

@@ -259,10 +259,32 @@ static uint64_t wait_interval(sd_bus *bus, uint64_t want)
         return v;
 }
 
+static int on_count(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        (void) m, (void) error;
+        (*(unsigned *) userdata)++;
+        return 0;
+}
+
+/* Signals of the SampleAt or ValuesAt stream at PERIOD_US that reach BUS
+ * in WAIT_US. */
+static unsigned count_stream(sd_bus *bus, const char *member, uint64_t period_us, uint64_t wait_us)
+{
+        unsigned n = 0;
+        sd_bus_slot *slot = NULL;
+        assert_true(testbus_match_metrics(bus, &slot, member, period_us, on_count, &n) >= 0);
+        uint64_t end = testbus_now_us() + wait_us;
+        while (testbus_now_us() < end)
+                testbus_pump(bus, 20000, NULL);
+        sd_bus_slot_unref(slot);
+        return n;
+}
+
 static void test_subscribe(void **state)
 {
         testbus *tb = testbus_start(state, "agx-orin-jp62", NULL); /* default 1 s */
-        sd_bus *observer = testbus_connect(), *fast = testbus_connect(), *slow = testbus_connect();
+        sd_bus *observer = testbus_connect(), *fast = testbus_connect(), *slow = testbus_connect(),
+               *medium = testbus_connect();
         sd_bus_error e = SD_BUS_ERROR_NULL;
 
         /* Out of range: refused, nothing changes. */
@@ -272,36 +294,53 @@ static void test_subscribe(void **state)
         assert_true(call_subscribe(fast, JD_INTERVAL_MAX_USEC + 1, &e) < 0);
         assert_true(sd_bus_error_has_name(&e, SD_BUS_ERROR_INVALID_ARGS));
         sd_bus_error_free(&e);
-        /* Slower than the default: accepted, no effect. */
-        assert_true(call_subscribe(slow, 5000000, &e) >= 0);
+        /* Slower than the default: its own stream; the board is still
+         * read every second for Sample. (A period that is no multiple of
+         * the ticks keeps its mean, not each interval: unit streams.) */
+        assert_true(call_subscribe(slow, 2000000, &e) >= 0);
         assert_int_equal(testbus_get_u64(observer, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 1000000);
+        testbus_assert_period("Subscribe(2 s)", testbus_stream_spacing(slow, "SampleAt", 2000000, 2,
+                                                                       60 * G_USEC_PER_SEC),
+                              2000000, 20);
 
         assert_true(call_subscribe(fast, 50000, &e) >= 0);
         assert_int_equal(testbus_get_u64(observer, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 50000);
-        testbus_assert_period("Subscribe(50 ms)", testbus_sample_spacing(observer, 15, 60 * G_USEC_PER_SEC), 50000,
-                              20);
-        /* A second request from the same connection replaces the first. */
+        testbus_assert_period("Subscribe(50 ms)", testbus_stream_spacing(fast, "SampleAt", 50000, 15,
+                                                                         60 * G_USEC_PER_SEC),
+                              50000, 20);
+        /* A listener that asked for nothing keeps the default rate while
+         * the board is read 20 times as often. */
+        testbus_assert_period("a passive Sample listener beside Subscribe(50 ms)",
+                              testbus_sample_spacing(observer, 3, 60 * G_USEC_PER_SEC), 1000000, 20);
+        /* No one asked for 40 ms: no such stream. */
+        assert_int_equal(count_stream(observer, "SampleAt", 40000, 300000), 0);
+        /* A second request from the same connection replaces the first,
+         * and the 50 ms stream ends with its last subscriber. */
         assert_true(call_subscribe(fast, 40000, &e) >= 0);
         assert_int_equal(testbus_get_u64(observer, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 40000);
-        assert_true(call_subscribe(slow, 200000, &e) >= 0);
+        testbus_assert_period("Subscribe(40 ms)", testbus_stream_spacing(observer, "SampleAt", 40000, 10,
+                                                                         60 * G_USEC_PER_SEC),
+                              40000, 20);
+        assert_int_equal(count_stream(observer, "SampleAt", 50000, 300000), 0);
+        assert_true(call_subscribe(medium, 200000, &e) >= 0);
         assert_int_equal(testbus_get_u64(observer, JD_OBJECT_PATH, JD_IFACE_METRICS, "Interval"), 40000);
 
         /* The fast client disconnects without unsubscribing. */
         sd_bus_flush_close_unref(fast);
         assert_int_equal(wait_interval(observer, 200000), 200000);
-        /* Unsubscribe drops the last request: back to the default. */
-        assert_true(sd_bus_call_method(slow, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", &e, NULL,
-                                       NULL) >= 0);
+        /* Unsubscribe drops the medium request: back to the default, the
+         * slow stream going on. */
+        assert_true(sd_bus_call_method(medium, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", &e,
+                                       NULL, NULL) >= 0);
         assert_int_equal(wait_interval(observer, 1000000), 1000000);
         /* Unsubscribe without a request is not an error. */
-        assert_true(sd_bus_call_method(slow, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", &e, NULL,
-                                       NULL) >= 0);
-        /* Back at the default 1 s: the samples' own times say so (the
-         * median of three intervals, so one from before the change does
-         * not count). */
-        testbus_assert_period("every subscriber gone (default 1 s)",
+        assert_true(sd_bus_call_method(medium, JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, "Unsubscribe", &e,
+                                       NULL, NULL) >= 0);
+        assert_int_equal(count_stream(observer, "SampleAt", 200000, 500000), 0);
+        testbus_assert_period("every fast subscriber gone (default 1 s)",
                               testbus_sample_spacing(observer, 3, 60 * G_USEC_PER_SEC), 1000000, 20);
 
+        sd_bus_flush_close_unref(medium);
         sd_bus_flush_close_unref(slow);
         sd_bus_flush_close_unref(observer);
         testbus_stop_cleanly(tb);

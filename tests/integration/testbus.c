@@ -342,6 +342,23 @@ char *testbus_get_string(sd_bus *bus, const char *path, const char *iface, const
         return copy;
 }
 
+int testbus_match_metrics(sd_bus *bus, sd_bus_slot **slot, const char *member, uint64_t period_us,
+                          sd_bus_message_handler_t handler, void *userdata)
+{
+        g_autofree char *stream = g_str_has_suffix(member, "At") ? g_strdup_printf(",arg0='%" PRIu64 "'", period_us)
+                                                                 : g_strdup("");
+        g_autofree char *rule = g_strdup_printf("type='signal',sender='%s',path='%s',interface='%s',member='%s'%s",
+                                                JD_BUS_NAME, JD_OBJECT_PATH, JD_IFACE_METRICS, member, stream);
+        return sd_bus_add_match(bus, slot, rule, handler, userdata);
+}
+
+void testbus_skip_period(sd_bus_message *m)
+{
+        const char *member = sd_bus_message_get_member(m); /* NULL in an answer */
+        if (member && g_str_has_suffix(member, "At"))
+                assert_true(sd_bus_message_skip(m, "s") >= 0);
+}
+
 uint64_t testbus_get_u64(sd_bus *bus, const char *path, const char *iface, const char *prop)
 {
         sd_bus_message *reply = get_property(bus, path, iface, prop, "t");

@@ -77,6 +77,14 @@ uint64_t testbus_now_us(void);
 /* Property getters that fail the test on any error. */
 char *testbus_get_string(sd_bus *bus, const char *path, const char *iface, const char *prop);
 uint64_t testbus_get_u64(sd_bus *bus, const char *path, const char *iface, const char *prop);
+/* Matches jetsond's Metrics signal MEMBER on BUS: for "SampleAt" and
+ * "ValuesAt", the stream of PERIOD_US only (its arg0); the handler calls
+ * testbus_skip_period() first. */
+int testbus_match_metrics(sd_bus *bus, sd_bus_slot **slot, const char *member, uint64_t period_us,
+                          sd_bus_message_handler_t handler, void *userdata);
+/* Reads past the period of a SampleAt or ValuesAt message (nothing for
+ * Sample), so that its timestamp comes next. */
+void testbus_skip_period(sd_bus_message *m);
 uint32_t testbus_get_u32(sd_bus *bus, const char *path, const char *iface, const char *prop);
 bool testbus_get_bool(sd_bus *bus, const char *path, const char *iface, const char *prop);
 
