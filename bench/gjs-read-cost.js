@@ -2,8 +2,9 @@
 //
 // What a sample costs a gjs client (the GNOME Shell extension's main
 // thread): the whole sample as the Sample signal and GetSnapshot carry it
-// (ta{sv}), unpacked with recursiveUnpack(), against the compact form
-// (tuad) as the extension reads it (format.js compactValues()). Both are
+// (ta{sv}), unpacked with recursiveUnpack(), against the compact form as
+// the extension reads it from a ValuesAt signal (format.js
+// compactValues() of its ad; GetValues carries the same ad). Both are
 // taken from the live jetsond once and unpacked CALLS times: the D-Bus
 // traffic is the same for a signal, only the unpacking is timed.
 //   gjs -m bench/gjs-read-cost.js FORMAT_DIR [CALLS]
@@ -36,8 +37,8 @@ function best(what, unpack) {
 }
 
 best('Sample, recursiveUnpack()', () => snapshot.recursiveUnpack()[1]);
-best('Values, compactValues()', () => Format.compactValues(keys, compact.get_child_value(2)));
-best('Values, deepUnpack() of the array', () => {
+best('ValuesAt, compactValues()', () => Format.compactValues(keys, compact.get_child_value(2)));
+best('ValuesAt, deepUnpack() of the array', () => {
     const values = {};
     compact.get_child_value(2).deepUnpack().forEach((v, i) => {
         if (!Number.isNaN(v))

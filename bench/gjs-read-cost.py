@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """What a sample costs a gjs client such as the GNOME Shell extension, whose
 unpacking runs on the shell's main thread: the whole sample
-(recursiveUnpack() of a Sample's ta{sv}) against the compact Values
-(format.js compactValues()), on jetsond's live answer for the static AGX
-Orin fake board on a private bus (issue 37).
+(recursiveUnpack() of a Sample's ta{sv}) against the compact form of a
+ValuesAt signal (format.js compactValues() of its ad), on jetsond's live
+answer for the static AGX Orin fake board on a private bus.
 
     sudo /usr/bin/python3 bench/gjs-read-cost.py [BUILDDIR] [CALLS]
 

@@ -3,12 +3,16 @@
 // jetsond's page in Cockpit: follows jetsond on the system bus and shows
 // the board, live values, charts, processes, engines and settings; one
 // empty state while jetsond is absent or restarting, from which the page
-// comes back by itself. Samples are asked for (Metrics.Subscribe) only
-// while the page is visible, and released when it is hidden.
+// comes back by itself. Samples are followed only while the page is
+// visible, at the charts' rate: jetsond's Sample where that is its
+// DefaultInterval, else a Subscribe() request of the page's own and its
+// SampleAt signals; both are released when the page is hidden.
 //
 // State for tests and for people: <body data-state> is "loading", "absent"
-// or "ready"; data-samples counts the samples received, data-subscribed
-// says whether the page holds a Subscribe() request.
+// or "ready"; data-samples counts the samples received, data-stream names
+// the signal the page listens to ("Sample", "SampleAt", or "" while it
+// listens to none), data-subscribed says whether the page holds a
+// Subscribe() request.
 
 /* global cockpit */
 
@@ -46,7 +50,7 @@ function onSample(timestamp, values) {
     charts.add(timestamp, values);
 }
 
-// Samples while visible: Subscribe() at the charts' rate, and the signal.
+// Samples while visible, at the charts' rate (Session.startSamples).
 function followVisibility(s) {
     if (s !== session)
         return;
@@ -55,10 +59,16 @@ function followVisibility(s) {
             s.stopSamples().catch(() => {});
             charts.gap();
         }
+        body.dataset.stream = "";
         body.dataset.subscribed = "false";
     } else if (!s.sampleMatch) {
         s.startSamples(onSample)
-            .then(() => { body.dataset.subscribed = "true"; })
+            .then(member => {
+                if (s !== session || s.sampleMember !== member)
+                    return;
+                body.dataset.stream = member;
+                body.dataset.subscribed = String(member === "SampleAt");
+            })
             .catch(error => console.warn("jetsond: Subscribe failed:", error.message));
         // The current values at once, without waiting for the next Sample.
         s.snapshot().then(({timestamp, values}) => {
@@ -72,6 +82,7 @@ function start(owner) {
     if (session)
         session.close();
     session = null;
+    body.dataset.stream = "";
     body.dataset.subscribed = "false";
     if (!owner) {
         setState("absent");

@@ -3,8 +3,8 @@
 // jetsond as the page sees it, through Cockpit's D-Bus channel only
 // (cockpit.dbus, as Cockpit 264 offers it): a watcher that follows the
 // bus name, and per run of jetsond a Session holding the property proxies
-// of /org/jetsond/Jetson1 and of the fan objects, the Sample subscription
-// and the method calls. A new run of jetsond gets a new Session (a new
+// of /org/jetsond/Jetson1 and of the fan objects, the sample stream at the
+// page's rate and the method calls. A new run of jetsond gets a new Session (a new
 // channel), so nothing of the old run's cache survives a restart.
 
 /* global cockpit */
@@ -27,6 +27,11 @@ const ROOT_INTERFACES = ["board", "metrics", "nvpmodel", "clocks", "memory", "gp
 // The sampling period the charts need while the page is visible: one
 // point a second keeps 15 minutes at 900 points per series.
 export const SAMPLE_INTERVAL_USEC = 1000000;
+
+// What a signal of the page's stream carries, by member: Sample is
+// (t timestamp, a{sv} values); SampleAt is (s period, t timestamp, a{sv}
+// values), its period first so that the bus routes it by arg0.
+const STREAM_ARGS = {Sample: 0, SampleAt: 1};
 
 // Cockpit's promises (264) are thenables with their own semantics: make
 // every result a native Promise that rejects with {name, message}.
@@ -57,6 +62,9 @@ export class Session {
         // Every Fan object below the main one, keyed by path.
         this.fanProxies = this.client.proxies(IFACE.fan, PATH);
         this.sampleMatch = null;
+        // The member the page listens to while it has a match: "Sample",
+        // or "SampleAt" for its own Subscribe() request.
+        this.sampleMember = null;
         this.closed = false;
     }
 
@@ -100,12 +108,31 @@ export class Session {
 
     // Samples to CALLBACK(timestamp_usec, values) at the page's rate, until
     // stopSamples(); jetsond drops the request itself if the channel goes.
+    // jetsond broadcasts Sample at its DefaultInterval whatever anybody
+    // asked for: where that is the page's rate the page only listens, and
+    // holds no request. Otherwise it asks for its own rate (Subscribe) and
+    // listens to the SampleAt signals of that period only (arg0): a faster
+    // or slower stream of another client never reaches it, and the page's
+    // request changes nobody else's Sample. The match goes first, so that
+    // no SampleAt of the new request passes before it.
+    // Resolves to the stream's member ("Sample" or "SampleAt").
     startSamples(callback) {
         if (this.sampleMatch || this.closed)
-            return Promise.resolve();
-        this.sampleMatch = this.client.subscribe({path: PATH, interface: IFACE.metrics, member: "Sample"},
-                                                 (path, iface, member, args) => callback(args[0], args[1]));
-        return native(this.client.call(PATH, IFACE.metrics, "Subscribe", [SAMPLE_INTERVAL_USEC]));
+            return Promise.resolve(this.sampleMember);
+        const metrics = this.get("metrics");
+        const defaultInterval = metrics ? Number(metrics.data.DefaultInterval) : NaN;
+        const member = defaultInterval === SAMPLE_INTERVAL_USEC ? "Sample" : "SampleAt";
+        const match = {path: PATH, interface: IFACE.metrics, member};
+        if (member === "SampleAt")
+            match.arg0 = String(SAMPLE_INTERVAL_USEC);
+        const first = STREAM_ARGS[member];
+        this.sampleMember = member;
+        this.sampleMatch = this.client.subscribe(match, (path, iface, signal, args) =>
+            callback(args[first], args[first + 1]));
+        if (member === "Sample")
+            return Promise.resolve(member);
+        return native(this.client.call(PATH, IFACE.metrics, "Subscribe", [SAMPLE_INTERVAL_USEC]))
+            .then(() => member);
     }
 
     stopSamples() {
@@ -113,7 +140,9 @@ export class Session {
             return Promise.resolve();
         this.sampleMatch.remove();
         this.sampleMatch = null;
-        if (this.closed)
+        const requested = this.sampleMember === "SampleAt";
+        this.sampleMember = null;
+        if (this.closed || !requested)
             return Promise.resolve();
         return native(this.client.call(PATH, IFACE.metrics, "Unsubscribe", []));
     }
@@ -122,6 +151,7 @@ export class Session {
         if (this.sampleMatch)
             this.sampleMatch.remove();
         this.sampleMatch = null;
+        this.sampleMember = null;
         this.closed = true;
         this.client.close();
     }

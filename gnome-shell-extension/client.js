@@ -3,7 +3,7 @@
 // jetsond as the indicator sees it, through the public D-Bus API only:
 // an object manager client for the properties of /org/jetsond/Jetson1 and
 // the fan objects (it follows the service as it leaves and comes back), the
-// compact Values stream for live values (GetKeys once, then a double per
+// compact ValuesAt stream for live values (GetKeys once, then a double per
 // key: Format.compactValues), and method calls that let polkit ask for a
 // password (the shell's own dialog).
 // No GNOME Shell imports: as an ES module (45 and later) the class runs
@@ -33,23 +33,18 @@ export const IFACE = {
 // holds no properties when the board lacks its interface.
 const ROOT_INTERFACES = [IFACE.board, IFACE.nvpmodel, IFACE.clocks, IFACE.gpu];
 
-// SubscribeValues() at its longest period: Values at every sampling tick
-// of the service (its Interval), never making it sample faster, as the
-// Sample broadcasts this client followed before.
-const VALUES_INTERVAL_USEC = 3600000000;
-
-// Why Values and not Sample: the shell unpacks every signal on its main
+// Why ValuesAt and not Sample: the shell unpacks every signal on its main
 // thread, the compositor's. recursiveUnpack() of a Sample (240 keys, each
 // a string, a variant and a value) took 2.5 ms in gjs 1.74 here, once a
-// second; a Values array read as a Float64Array takes a few microseconds
+// second; a ValuesAt array read as a Float64Array takes a few microseconds
 // (docs/performance.md). Everything the indicator shows at each sample is
 // a number; only a discrete GPU's throttle reason names, which are strings,
 // come from one GetSnapshot() when its numbers say it is held down
 // (snapshot()).
 //
 // Signals: 'running' (bool) when the service appears or leaves; 'sample'
-// (values object: key -> number, absent keys left out) for every Values
-// signal; 'changed' (interface name) when the
+// (values object: key -> number, absent keys left out) for every ValuesAt
+// signal of its period; 'changed' (interface name) when the
 // properties or the objects of an interface change. GObject signals, as
 // GNOME Shell 42 and 48 both have them (gjs's legacy Signals module is not
 // an ES module); whoever connects disconnects.
@@ -68,6 +63,9 @@ export const JetsondClient = GObject.registerClass({
         this._managerIds = [];
         this._proxies = new Map();
         this._valuesId = 0;
+        // The period this client asked for, and which its ValuesAt match
+        // rule names (arg0); 0 before the first.
+        this._valuesPeriod = 0;
         this._connection = null;
         // The compact form's key list (GetKeys), and whether a GetKeys()
         // is on its way.
@@ -81,9 +79,6 @@ export const JetsondClient = GObject.registerClass({
 
     start() {
         this._connection = Gio.bus_get_sync(this._busType, null);
-        this._valuesId = this._connection.signal_subscribe(BUS_NAME, IFACE.metrics, 'Values',
-            OBJECT_PATH, null, Gio.DBusSignalFlags.NONE,
-            (_c, _sender, _path, _iface, _signal, params) => this._onValues(params));
         // Without DO_NOT_AUTO_START the bus starts jetsond if it is
         // installed but not running yet (it is D-Bus activatable).
         Gio.DBusObjectManagerClient.new_for_bus(this._busType, Gio.DBusObjectManagerClientFlags.NONE,
@@ -158,6 +153,7 @@ export const JetsondClient = GObject.registerClass({
                 this._connection.signal_unsubscribe(id);
         }
         this._valuesId = this._addedId = 0;
+        this._valuesPeriod = 0;
         for (const proxy of this._proxies.values())
             proxy.disconnect(proxy._jetsondChangedId);
         this._proxies.clear();
@@ -174,18 +170,48 @@ export const JetsondClient = GObject.registerClass({
     }
 
     // A new run of jetsond holds no request of ours, and its key lists
-    // are its own: ask again each time the name gets an owner.
+    // and its DefaultInterval are its own: ask again each time the name
+    // gets an owner.
     _ownerChanged() {
         this._run++;
         this._keys = null;
         this._generation = 0;
         this._fetchingKeys = false;
         if (this.running) {
-            this._metricsCall('SubscribeValues', new GLib.Variant('(t)', [VALUES_INTERVAL_USEC]))
-                .catch(e => log(`jetsond: SubscribeValues failed: ${e.message}`));
+            this._subscribeValues();
             this._fetchKeys();
         }
         this.emit('running', this.running);
+    }
+
+    // DefaultInterval, then the match rule for the ValuesAt signals of our
+    // period only (arg0: jetsond sends one signal per subscribed period,
+    // and those of other clients' periods must not reach the shell), then
+    // SubscribeValues() for that period: the rule goes first, so that no
+    // signal of the request passes before it.
+    _subscribeValues() {
+        const run = this._run;
+        this._metricsProperty('DefaultInterval').catch(e => {
+            log(`jetsond: cannot read DefaultInterval: ${e.message}`);
+            return undefined;
+        }).then(defaultInterval => {
+            if (run !== this._run)
+                return undefined;
+            const period = Format.valuesInterval(defaultInterval);
+            this._matchValues(period);
+            return this._metricsCall('SubscribeValues', new GLib.Variant('(t)', [period]));
+        }).catch(e => log(`jetsond: SubscribeValues failed: ${e.message}`));
+    }
+
+    _matchValues(period) {
+        if (period === this._valuesPeriod && this._valuesId)
+            return;
+        if (this._valuesId)
+            this._connection.signal_unsubscribe(this._valuesId);
+        this._valuesPeriod = period;
+        this._valuesId = this._connection.signal_subscribe(BUS_NAME, IFACE.metrics, 'ValuesAt',
+            OBJECT_PATH, String(period), Gio.DBusSignalFlags.NONE,
+            (_c, _sender, _path, _iface, _signal, params) => this._onValues(params, 1));
     }
 
     // GetKeys(), then the latest values at once, without waiting for the
@@ -204,7 +230,7 @@ export const JetsondClient = GObject.registerClass({
             this._keys = keys;
             return this._metricsCall('GetValues', null).then(values => {
                 if (run === this._run)
-                    this._onValues(values, true);
+                    this._onValues(values, 0, true);
             });
         }).catch(e => {
             if (run !== this._run)
@@ -214,17 +240,18 @@ export const JetsondClient = GObject.registerClass({
         });
     }
 
-    // A Values signal or a GetValues() reply: (timestamp, generation, ad).
-    // Values of another key list than ours are dropped, and the list
-    // asked for again (a newer list can only follow this signal).
-    _onValues(params, fromCall = false) {
-        const generation = params.get_child_value(1).get_uint32();
+    // A ValuesAt signal (period, timestamp, generation, ad), read from
+    // FIRST = 1, or a GetValues() reply (timestamp, generation, ad), from
+    // FIRST = 0. Values of another key list than ours are dropped, and the
+    // list asked for again (a newer list can only follow this signal).
+    _onValues(params, first, fromCall = false) {
+        const generation = params.get_child_value(first + 1).get_uint32();
         if (this._keys === null || generation !== this._generation) {
             if (!fromCall)
                 this._fetchKeys();
             return;
         }
-        const values = Format.compactValues(this._keys, params.get_child_value(2));
+        const values = Format.compactValues(this._keys, params.get_child_value(first + 2));
         if (values !== null)
             this.emit('sample', values);
     }
@@ -239,6 +266,14 @@ export const JetsondClient = GObject.registerClass({
     // A Metrics method: nothing to authorize, the bus's default timeout.
     _metricsCall(method, args) {
         return this._call(OBJECT_PATH, IFACE.metrics, method, args, Gio.DBusCallFlags.NO_AUTO_START, -1);
+    }
+
+    // A Metrics property, unpacked (Metrics has no proxy here: its one
+    // property read is this, once a run).
+    _metricsProperty(name) {
+        return this._call(OBJECT_PATH, 'org.freedesktop.DBus.Properties', 'Get',
+            new GLib.Variant('(ss)', [IFACE.metrics, name]), Gio.DBusCallFlags.NO_AUTO_START, -1)
+            .then(reply => reply.recursiveUnpack()[0]);
     }
 
     _proxy(path, iface) {

@@ -2,7 +2,7 @@
 //
 // Turns jetsond's samples and D-Bus errors into the words the indicator
 // shows. Pure functions on plain JavaScript values (key -> value: the
-// numbers of a Values signal as compactValues() gives them, or a whole
+// numbers of a ValuesAt signal as compactValues() gives them, or a whole
 // snapshot as recursiveUnpack() gives it), so tests/extension/
 // test-format.js runs them in plain gjs, without a shell. Units in, as the
 // Metrics contract says: kHz, KiB, mW, °C, %.
@@ -39,8 +39,19 @@ export function panelText(values, enabled) {
         .join('  ');
 }
 
+// The period the indicator asks jetsond for (SubscribeValues), in µs,
+// from jetsond's DefaultInterval: that period, so the board is never read
+// faster for the top bar, but never under half a second: the indicator
+// shows at most two samples a second (indicator.js, REFRESH_MS), and a
+// faster stream would only be decoded on the compositor's thread to be
+// dropped. jetsond's own default (1 s) where DefaultInterval is unknown.
+export function valuesInterval(defaultInterval) {
+    const period = isNumber(defaultInterval) && defaultInterval > 0 ? defaultInterval : 1000000;
+    return Math.max(period, 500000);
+}
+
 // The values object of a compact sample: KEYS (GetKeys) and ARRAY, the
-// Values signal's `ad` as a GLib.Variant, read as one Float64Array (a
+// ValuesAt signal's `ad` as a GLib.Variant, read as one Float64Array (a
 // GVariant holds its doubles in this machine's byte order) instead of a
 // variant per value. NaN is a key the sample lacks: left out, as Sample
 // leaves it out. null if the array does not match the key list.
@@ -242,7 +253,7 @@ export function throttleReasons(values) {
 
 // The notice for the reasons seen (throttleReasons()'s, in any order):
 // {title, body}, or null for none. dgpuNames: 'dgpu.N' -> that GPU's
-// dgpu.N.throttle_reasons from a snapshot (a string: Values carry only
+// dgpu.N.throttle_reasons from a snapshot (a string: ValuesAt carries only
 // numbers); events: throttle.oc_events. In jetsonctl status's order: the
 // summary's reasons, then the GPUs by number.
 export function throttleNotice(reasons, dgpuNames = {}, events = undefined) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// The top-bar button: a compact live line from jetsond's Values signals
+// The top-bar button: a compact live line from jetsond's ValuesAt signals
 // and a menu with the board, the details of each reading, the power modes,
 // jetson_clocks, the GPU's 3D scaling and the fan profiles. Writes go through JetsondClient.call,
 // so polkit asks with GNOME's own dialog; failures become notifications
@@ -19,10 +19,11 @@ import * as Format from './format.js';
 import {JetsondClient, IFACE} from './client.js';
 import {Notifier} from './notify.js';
 
-// The top bar and the menu follow the samples at most this often: while
-// any client subscribes at 10 ms, jetsond sends 100 samples a second, and
-// the shell would lay out its panel for each. At jetsond's default second
-// every sample is shown at once.
+// The top bar and the menu follow the samples at most this often, so the
+// shell never lays out its panel more than twice a second. The client asks
+// for no faster stream (Format.valuesInterval); this also spaces out two
+// samples that a late tick of jetsond brings close together. At jetsond's
+// default second every sample is shown at once.
 const REFRESH_MS = 500;
 
 export const JetsondIndicator = GObject.registerClass(

@@ -104,14 +104,20 @@ timeout 3.5 gdbus monitor --system --dest org.jetsond.Jetson1 | /usr/bin/python3
 
 echo
 echo "== a client asks for 100 ms samples for as long as it is connected"
-echo "\$ busctl --system call ... Metrics Subscribe t 100000, then count Sample signals for 1 s"
+echo "\$ match SampleAt with arg0='100000', busctl --system call ... Metrics Subscribe t 100000, then count for 1 s"
 /usr/bin/python3 - <<'PY'
 import time
 from gi.repository import Gio, GLib
 bus = Gio.bus_get_sync(Gio.BusType.SYSTEM)
-count = [0]
+count = {"SampleAt": 0, "Sample": 0}
+def counter(member):
+    return lambda *a: count.__setitem__(member, count[member] + 1)
+# Its own period's stream (arg0), matched before asking for it; and the
+# broadcast Sample, which stays at jetsond's default whoever subscribes.
+bus.signal_subscribe("org.jetsond.Jetson1", "org.jetsond.Jetson1.Metrics", "SampleAt",
+                     "/org/jetsond/Jetson1", "100000", 0, counter("SampleAt"))
 bus.signal_subscribe("org.jetsond.Jetson1", "org.jetsond.Jetson1.Metrics", "Sample",
-                     "/org/jetsond/Jetson1", None, 0, lambda *a: count.__setitem__(0, count[0] + 1))
+                     "/org/jetsond/Jetson1", None, 0, counter("Sample"))
 bus.call_sync("org.jetsond.Jetson1", "/org/jetsond/Jetson1", "org.jetsond.Jetson1.Metrics", "Subscribe",
               GLib.Variant("(t)", (100000,)), None, 0, -1, None)
 ctx = GLib.MainContext.default()
@@ -121,7 +127,8 @@ while time.monotonic() < end:
     time.sleep(0.005)
 props = bus.call_sync("org.jetsond.Jetson1", "/org/jetsond/Jetson1", "org.freedesktop.DBus.Properties", "Get",
                       GLib.Variant("(ss)", ("org.jetsond.Jetson1.Metrics", "Interval")), None, 0, -1, None)
-print("Interval while subscribed: %d us, samples in 1 s: %d" % (props.unpack()[0], count[0]))
+print("Interval while subscribed: %d us; in 1 s: %d SampleAt of 100 ms, %d Sample (jetsond's default)"
+      % (props.unpack()[0], count["SampleAt"], count["Sample"]))
 PY
 run busctl --system get-property org.jetsond.Jetson1 /org/jetsond/Jetson1 org.jetsond.Jetson1.Metrics Interval
 

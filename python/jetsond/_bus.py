@@ -91,6 +91,10 @@ class Bus:
         self.call("org.freedesktop.DBus", "AddMatch", "s", (rule,),
                   path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")
 
+    def remove_match(self, rule: str) -> None:
+        self.call("org.freedesktop.DBus", "RemoveMatch", "s", (rule,),
+                  path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")
+
     def receive(self, timeout: Optional[float]) -> Any:
         """The next message, or None after TIMEOUT seconds."""
         try:

@@ -9,7 +9,8 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 from . import devices, views
 from ._bus import BUS_NAME, IFACE, PATH, bus_address, method_call, reply_body, system_bus_address, unwrap
 from .capture import AsyncRecorder
-from .client import Sample, _numbers, _snake, discrete_gpu_info, with_discrete_info
+from .client import (Sample, _numbers, _signal_rule, _snake, _stream_plan, _usec, discrete_gpu_info,
+                     with_discrete_info)
 from .errors import InvalidArgs, JetsondError, NotRunning
 from .pidns import CallerPids
 
@@ -23,6 +24,10 @@ class AsyncJetson:
         self._cm = None  # type: Any
         self._router = None  # type: Any
         self._keys = (0, [])  # type: Tuple[int, List[str]]
+        # The samples() iterator whose request jetsond holds for this
+        # connection (one a connection), so that one that ends after
+        # another began does not Unsubscribe the other's.
+        self._requester = None  # type: Optional[object]
         # Asked through _caller_view(), never called itself.
         self._pidns = CallerPids(lambda method, pids: [])
 
@@ -151,56 +156,77 @@ class AsyncJetson:
         on this board's bus."""
         return AsyncRecorder(path, rate_hz, keys, self.address, warmup, medium_hz, slow_hz)
 
+    async def _bus_call(self, method: str, rule: str) -> None:
+        await self._call("org.freedesktop.DBus", method, "s", (rule,), path="/org/freedesktop/DBus",
+                         destination="org.freedesktop.DBus")
+
     async def samples(self, interval: Optional[float] = None, compact: bool = False) -> AsyncIterator[Sample]:
-        """Sample signals on this connection, at INTERVAL seconds (Subscribe)
-        while iterating; subscribes again when jetsond comes back. COMPACT:
-        the Values signals instead (SubscribeValues), numeric keys only, as
-        Jetson.samples(compact=True)."""
+        """Samples on this connection, as Jetson.samples(): left out or at
+        jetsond's DefaultInterval, the Sample signal with no request;
+        another INTERVAL asked for (Subscribe) while iterating, from that
+        period's SampleAt signal; asked again when jetsond comes back.
+        COMPACT: numeric keys only, from ValuesAt (SubscribeValues). jetsond
+        keeps one request a connection: iterate one subscribing samples()
+        of an AsyncJetson at a time (another rate: another AsyncJetson)."""
         if interval is not None and not 0.01 <= interval <= 3600:
             raise InvalidArgs("interval %r s is out of range (0.01 to 3600)" % (interval,))
         from jeepney import MatchRule
         from jeepney.low_level import HeaderFields
-        member = "Values" if compact else "Sample"
-        rule = MatchRule(type="signal", sender=BUS_NAME, path=PATH, interface=IFACE + "Metrics", member=member)
+        usec = None if interval is None else _usec(interval)
         owner = MatchRule(type="signal", sender="org.freedesktop.DBus", interface="org.freedesktop.DBus",
                           member="NameOwnerChanged")
         owner.add_arg_condition(0, BUS_NAME)
         # The bus matches the sender's well-known name; jeepney's own filters
-        # see only the unique name, so they match without a sender.
-        local = MatchRule(type="signal", path=PATH, interface=IFACE + "Metrics", member=member)
-        subscribed = compact or interval is not None
+        # see only the unique name, so they match without a sender. Every
+        # Metrics signal this connection gets is queued; the loop keeps the
+        # plan's (another iterator's matches bring others).
+        local = MatchRule(type="signal", path=PATH, interface=IFACE + "Metrics")
+        plan = [None]  # type: List[Optional[Tuple[str, str, str]]]
+        me = object()
 
-        async def subscribe() -> None:
-            # Values go out only while someone asked for them: at jetsond's
-            # own period unless told.
-            if compact:
-                if interval is not None:
-                    usec = int(interval * 1e6)
-                else:
-                    (value,) = await self._call("org.freedesktop.DBus.Properties", "Get", "ss",
-                                                (IFACE + "Metrics", "DefaultInterval"))
-                    usec = int(unwrap(value))
-                await self._j("Metrics", "SubscribeValues", "t", (usec,))
-            elif interval is not None:
-                await self._j("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+        async def follow() -> None:
+            # As the blocking stream's: the DefaultInterval of this jetsond
+            # decides the signal; the match before the request.
+            default = None
+            if compact or usec is not None:
+                (value,) = await self._call("org.freedesktop.DBus.Properties", "Get", "ss",
+                                            (IFACE + "Metrics", "DefaultInterval"))
+                default = int(unwrap(value))
+            new = _stream_plan(usec, compact, default)
+            if new != plan[0]:
+                if plan[0] is not None:
+                    await self._bus_call("RemoveMatch", _signal_rule(plan[0][0], plan[0][1]))
+                await self._bus_call("AddMatch", _signal_rule(new[0], new[1]))
+                plan[0] = new
+            if new[2]:
+                # Claimed before the call is sent: an iterator ending later
+                # then leaves this request alone, and one ending sooner
+                # sent its Unsubscribe first.
+                self._requester = me
+                await self._j("Metrics", new[2], "t", (int(new[1]),))
 
         queue = asyncio.Queue()  # type: asyncio.Queue[Any]
         with self._router.filter(local, queue=queue), self._router.filter(owner, queue=queue):
-            for r in (rule, owner):
-                await self._call("org.freedesktop.DBus", "AddMatch", "s", (r.serialise(),),
-                                 path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")
-            if subscribed:
-                await subscribe()
+            await self._bus_call("AddMatch", owner.serialise())
             try:
+                await follow()
                 while True:
                     msg = await queue.get()
                     got = msg.header.fields.get(HeaderFields.member)
+                    if got == "NameOwnerChanged":
+                        if msg.body[2]:
+                            self._keys = (0, [])
+                            await follow()
+                        continue
+                    p = plan[0]
+                    if p is None or got != p[0] or (p[1] and msg.body[0] != p[1]):
+                        continue
                     if got == "Sample":
                         ts, values = msg.body
-                        values = await self._caller_view({k: unwrap(v) for k, v in values.items()})
-                        yield Sample(ts, values, self._pidns.ok)
-                    elif got == "Values":
-                        ts, generation, numbers = msg.body
+                    elif got == "SampleAt":
+                        _, ts, values = msg.body
+                    else:
+                        _, ts, generation, numbers = msg.body
                         if generation != self._keys[0]:
                             gen, keys = await self._j("Metrics", "GetKeys")
                             self._keys = (gen, list(keys))
@@ -208,12 +234,17 @@ class AsyncJetson:
                         if generation == self._keys[0]:
                             numbers = await self._caller_view(_numbers(self._keys[1], numbers))
                             yield Sample(ts, numbers, self._pidns.ok)
-                    elif msg.body[2] and subscribed:
-                        self._keys = (0, [])
-                        await subscribe()
+                        continue
+                    values = await self._caller_view({k: unwrap(v) for k, v in values.items()})
+                    yield Sample(ts, values, self._pidns.ok)
             finally:
-                if subscribed:
-                    try:
+                # Best effort: the connection may be gone.
+                try:
+                    if self._requester is me:
+                        self._requester = None
                         await self._j("Metrics", "Unsubscribe")
-                    except Exception:
-                        pass
+                    if plan[0] is not None:
+                        await self._bus_call("RemoveMatch", _signal_rule(plan[0][0], plan[0][1]))
+                    await self._bus_call("RemoveMatch", owner.serialise())
+                except Exception:
+                    pass

@@ -31,11 +31,12 @@ def with_discrete_info(found: List[Dict[str, Any]], info: Dict[int, Dict[str, An
 
 
 class Sample(Dict[str, Any]):
-    """One sample: GetSnapshot's (or a Sample signal's) flat keys as a dict,
-    with ``timestamp`` (seconds since the Unix epoch, CLOCK_REALTIME of the
-    newest reading) and ``caller_pids``: true when its process.PID keys are
-    known to be this process's PID namespace's (jetsond.pidns), false where
-    jetsond could not tell (they are then jetsond's own)."""
+    """One sample: GetSnapshot's (or a Sample or SampleAt signal's) flat
+    keys as a dict, with ``timestamp`` (seconds since the Unix epoch,
+    CLOCK_REALTIME of the newest reading) and ``caller_pids``: true when its
+    process.PID keys are known to be this process's PID namespace's
+    (jetsond.pidns), false where jetsond could not tell (they are then
+    jetsond's own)."""
 
     timestamp = 0.0
     caller_pids = False
@@ -156,9 +157,16 @@ class Jetson:
         return str(self._call("Board", "GetSerialNumber", write=True)[0])
 
     def interval(self) -> float:
-        """The current sampling period in seconds."""
+        """How often jetsond reads the board now, in seconds: the fastest
+        period any client subscribed for, at most default_interval()."""
         with self._lock:
             return float(self._bus.get("Metrics", "Interval")) / 1e6
+
+    def default_interval(self) -> float:
+        """The period of jetsond's Sample signal, in seconds, whatever
+        other clients subscribed for (1 s unless jetsond was told)."""
+        with self._lock:
+            return float(self._bus.get("Metrics", "DefaultInterval")) / 1e6
 
     def cpu(self) -> Dict[str, Any]:
         return views.cpu(self.snapshot())
@@ -261,18 +269,24 @@ class Jetson:
     # ---- samples -------------------------------------------------------
     def samples(self, interval: Optional[float] = None, reconnect: bool = True,
                 timeout: Optional[float] = None, compact: bool = False) -> Generator[Sample, None, None]:
-        """Sample signals as they come, at INTERVAL seconds (Subscribe; at
-        least 0.01) or jetsond's own period. With RECONNECT, jetsond
-        leaving or restarting (or the bus) does not end the iteration: the
-        subscription is made again when it is back. TIMEOUT: seconds
-        without a sample after which NotRunning is raised (None: wait).
-        COMPACT: the Values signals instead (SubscribeValues), numeric keys
-        only as in numbers(): a quarter of the bytes and far less parsing."""
+        """Samples as they come, every INTERVAL seconds (0.01 to 3600), on a
+        connection of its own. Left out, or equal to jetsond's
+        DefaultInterval, it listens to the Sample signal that jetsond sends
+        anyway and asks for nothing; any other period is asked for
+        (Subscribe) for as long as it runs and comes as that period's
+        SampleAt signal. With RECONNECT, jetsond leaving or restarting (or
+        the bus) does not end the iteration: the subscription is made again
+        when it is back. TIMEOUT: seconds without a sample after which
+        NotRunning is raised (None: wait). COMPACT: numeric keys only, as
+        in numbers(), from the ValuesAt signal (SubscribeValues, at
+        DefaultInterval when INTERVAL is left out): a quarter of the bytes
+        and far less parsing."""
         return _sample_stream(self.address, interval, reconnect, timeout, compact)
 
     def on_sample(self, callback: Callable[[Sample], None], interval: Optional[float] = None) -> "Subscription":
-        """Calls CALLBACK(sample) for every sample, from a thread of its own,
-        until the returned Subscription's stop()."""
+        """Calls CALLBACK(sample) for every sample every INTERVAL seconds
+        (as samples(): no request at jetsond's DefaultInterval), from a
+        thread of its own, until the returned Subscription's stop()."""
         return Subscription(self.address, callback, interval)
 
     # ---- writes (polkit) -------------------------------------------------
@@ -320,14 +334,51 @@ def _numbers(keys: List[str], values: List[float]) -> Dict[str, float]:
     return {k: v for k, v in zip(keys, values) if v == v}
 
 
+def _usec(interval: float) -> int:
+    """INTERVAL seconds in microseconds, rounded: 0.29 s is 290000, not the
+    289999 that int() makes of 0.29 * 1e6."""
+    return int(round(interval * 1e6))
+
+
+def _stream_plan(usec: Optional[int], compact: bool, default_usec: Optional[int]) -> Tuple[str, str, str]:
+    """How to follow samples every USEC microseconds (None: jetsond's own
+    period) when jetsond's DefaultInterval is DEFAULT_USEC (None where it
+    was not asked: only USEC None without COMPACT needs no answer):
+    (signal, its arg0, the method that asks for it). Sample goes out every
+    DefaultInterval anyway, so it is listened to with no request ("" for
+    arg0 and method); any other period is asked for and comes as SampleAt
+    (ValuesAt: compact, which has no unrequested form) with the period as
+    arg0, so a client receives the rate it asked for and no other."""
+    if usec is None:
+        if not compact:
+            return ("Sample", "", "")
+        usec = default_usec
+    if usec is None:
+        raise ValueError("the DefaultInterval is needed for a compact stream")
+    if compact:
+        return ("ValuesAt", str(usec), "SubscribeValues")
+    if usec == default_usec:
+        return ("Sample", "", "")
+    return ("SampleAt", str(usec), "Subscribe")
+
+
+def _signal_rule(member: str, arg0: str) -> str:
+    """The match rule for jetsond's Metrics signal MEMBER, with ARG0 (the
+    period of a SampleAt or ValuesAt) where it is not empty."""
+    rule = ("type='signal',sender='%s',path='%s',interface='org.jetsond.Jetson1.Metrics',member='%s'"
+            % (BUS_NAME, PATH, member))
+    return rule + (",arg0='%s'" % arg0 if arg0 else "")
+
+
 def _sample_stream(address: Optional[str], interval: Optional[float], reconnect: bool,
                    timeout: Optional[float], compact: bool = False) -> Generator[Sample, None, None]:
     if interval is not None and not 0.01 <= interval <= 3600:
         raise InvalidArgs("interval %r s is out of range (0.01 to 3600)" % (interval,))
     from jeepney.low_level import HeaderFields, MessageType
-    member_wanted = "Values" if compact else "Sample"
-    rule = ("type='signal',sender='%s',path='%s',interface='org.jetsond.Jetson1.Metrics',member='%s'"
-            % (BUS_NAME, PATH, member_wanted))
+    usec = None if interval is None else _usec(interval)
+    # Whether the plan depends on jetsond's DefaultInterval, which only a
+    # running jetsond can say.
+    asks = compact or usec is not None
     keys = (0, [])  # type: Tuple[int, List[str]]
     # PIDs translated on a connection of their own: a call on the one
     # that receives the signals would drop those that came meanwhile.
@@ -338,63 +389,79 @@ def _sample_stream(address: Optional[str], interval: Optional[float], reconnect:
             pid_bus.append(Bus(address))
         return list(pid_bus[0].jcall("Metrics", method, "au", (pids,))[0])
     pidns = CallerPids(translate)
+    plan = [None]  # type: List[Optional[Tuple[str, str, str]]]
 
-    def subscribe(bus: Bus) -> None:
-        # Values go out only while someone asked for them: at jetsond's
-        # own period unless told.
-        if compact:
-            usec = int(interval * 1e6) if interval is not None else int(bus.get("Metrics", "DefaultInterval"))
-            bus.jcall("Metrics", "SubscribeValues", "t", (usec,))
-        elif interval is not None:
-            bus.jcall("Metrics", "Subscribe", "t", (int(interval * 1e6),))
+    def follow(bus: Bus) -> None:
+        # Asked again for each jetsond: a restarted one may have another
+        # DefaultInterval, so the other signal. The match comes before the
+        # request, so that the first signal of the period is not missed.
+        default = int(bus.get("Metrics", "DefaultInterval")) if asks else None
+        new = _stream_plan(usec, compact, default)
+        if new != plan[0]:
+            if plan[0] is not None:
+                bus.remove_match(_signal_rule(plan[0][0], plan[0][1]))
+            bus.add_match(_signal_rule(new[0], new[1]))
+            plan[0] = new
+        if new[2]:
+            bus.jcall("Metrics", new[2], "t", (int(new[1]),))
     owner_rule = ("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
                   "member='NameOwnerChanged',arg0='%s'" % BUS_NAME)
     delay = 0.1
+    expired = False
     while True:
         bus = None
+        plan[0] = None
         try:
             bus = Bus(address)
             bus.add_match(owner_rule)
-            bus.add_match(rule)
-            if (interval is not None or compact) and (bus.name_has_owner() or not reconnect):
-                subscribe(bus)
+            if not asks or bus.name_has_owner() or not reconnect:
+                follow(bus)
             last = time.monotonic()
             while True:
                 msg = bus.receive(0.5)
                 if msg is None:
                     if timeout is not None and time.monotonic() - last > timeout:
+                        expired = True
                         raise NotRunning("no sample from jetsond for %g s" % timeout)
                     continue
                 h = msg.header
                 if h.message_type != MessageType.signal:
                     continue
                 member = h.fields.get(HeaderFields.member)
+                if member == "NameOwnerChanged":
+                    _, old, new = msg.body
+                    if new:
+                        keys = (0, [])
+                        follow(bus)
+                    elif not reconnect:
+                        raise NotRunning("jetsond left the bus")
+                    continue
+                # Only the plan's signal: one of a plan given up after a
+                # restart may still be queued.
+                if plan[0] is None or member != plan[0][0] or (plan[0][1] and msg.body[0] != plan[0][1]):
+                    continue
+                last = time.monotonic()
+                delay = 0.1
                 if member == "Sample":
-                    last = time.monotonic()
-                    delay = 0.1
                     ts, values = msg.body
-                    values = pidns.view({k: unwrap(v) for k, v in values.items()})
-                    yield Sample(ts, values, pidns.ok)
-                elif member == "Values":
-                    last = time.monotonic()
-                    delay = 0.1
-                    ts, generation, values = msg.body
+                elif member == "SampleAt":
+                    _, ts, values = msg.body
+                else:
+                    _, ts, generation, numbers = msg.body
                     if generation != keys[0]:
                         gen, names = bus.jcall("Metrics", "GetKeys")
                         keys = (gen, list(names))
                     # A list newer than these values: the next signal has it.
-                    if generation == keys[0]:
-                        numbers = pidns.view(_numbers(keys[1], values))
-                        yield Sample(ts, numbers, pidns.ok)
-                elif member == "NameOwnerChanged":
-                    _, old, new = msg.body
-                    if new and (interval is not None or compact):
-                        keys = (0, [])
-                        subscribe(bus)
-                    elif not new and not reconnect:
-                        raise NotRunning("jetsond left the bus")
+                    if generation != keys[0]:
+                        continue
+                    yield Sample(ts, pidns.view(_numbers(keys[1], numbers)), pidns.ok)
+                    continue
+                values = pidns.view({k: unwrap(v) for k, v in values.items()})
+                yield Sample(ts, values, pidns.ok)
         except NotRunning:
-            if not reconnect:
+            # TIMEOUT ends it even with RECONNECT: reconnecting would only
+            # start the wait again.
+            if not reconnect or expired:
                 raise
         finally:
             if bus is not None:

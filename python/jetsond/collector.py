@@ -10,10 +10,11 @@ ResourceMetricCollector (docs/python.md "Collector"):
 
 Each metric is kept as mean, min and max over the samples since its tag was
 entered or since its last collect() (a process's running_time: its latest
-value, as nvitop's). The numbers come from jetsond's Sample signals
-(Jetson.on_sample) or, for tests and replays, from add_sample(); the
-arithmetic is the same. daemonize() and collect_in_background() collect in
-a thread of their own, as nvitop's."""
+value, as nvitop's). The numbers come from jetsond's signals at the
+collector's interval (Jetson.on_sample: Sample at jetsond's DefaultInterval,
+else a subscription of that period) or, for tests and replays, from
+add_sample(); the arithmetic is the same. daemonize() and
+collect_in_background() collect in a thread of their own, as nvitop's."""
 
 import os
 import threading

@@ -194,8 +194,10 @@ class JetsonClocks:
 
 class jtop:
     """jtop(interval) on jetsond: ``with jtop() as jetson: while
-    jetson.ok(): jetson.stats``. The interval (seconds, at least 0.01) is
-    asked of jetsond with Subscribe for as long as this object runs."""
+    jetson.ok(): jetson.stats``. The interval (seconds, at least 0.01):
+    at jetsond's DefaultInterval (1 s, jtop's default) it listens to the
+    Sample signal and asks for nothing; another is asked of jetsond with
+    Subscribe for as long as this object runs (Jetson.samples)."""
 
     def __init__(self, interval: float = 1.0, address: Optional[str] = None) -> None:
         self._interval_user = float(interval)

@@ -22,6 +22,9 @@ struct jd_gpu_reader {
         char devfreq_dir[PATH_MAX];  /* F: cur/min/max_freq, governor */
         jd_file files[N_FILES];
         jd_gpu_sample sample;
+        /* No GPU yet (a PC, a GPU driver still probing): looked for again
+         * at the recheck interval, not on every slow reading. */
+        jd_recheck look_again;
 };
 
 bool jd_gpu_is_node_name(const char *of_name)
@@ -183,7 +186,7 @@ const jd_gpu_sample *jd_gpu_reader_sample(jd_gpu_reader *r)
 void jd_gpu_reader_sample_limits(jd_gpu_reader *r)
 {
         jd_gpu_sample *s = &r->sample;
-        if (!s->present && !discover(r))
+        if (!s->present && !(jd_recheck_due(&r->look_again) && discover(r)))
                 return;
         read_opt(&r->files[F_MIN], &s->min_hz);
         read_opt(&r->files[F_MAX], &s->max_hz);

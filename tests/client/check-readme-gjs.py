@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Every gjs example of the pages given runs against jetsond on a private bus
-and prints what its text says: the sample one a line per Sample, the
-Subscribe one a line every 100 ms, judged by the samples' own times (the
-first field of its lines), not by the wall clock: a busy machine only
-makes it wait longer, and only a stall misses the deadline.
+and prints what its text says: the sample one a line per Sample (jetsond's
+default 1 s, with no request), the Subscribe one a line every 100 ms (its
+SampleAt signals), judged by the samples' own times (the first field of
+its lines), not by the wall clock: a busy machine only makes it wait
+longer, and only a stall misses the deadline.
 
     check-readme-gjs.py JETSOND PAGE...   (docs/service.md docs/gnome.md)
 """
@@ -58,9 +59,9 @@ with harness.Stack(JETSOND, None) as stack:
         if len(lines) < wanted or err.strip() or not all(re.search(r"\d", line) for line in lines):
             problem = "%d lines of %d before the deadline: %s" % (len(lines), wanted, (err or "\n".join(lines))[:500])
         elif subscribe:
-            # The first Samples may be the default rate's, from before the
-            # Subscribe took effect: the last ten intervals are judged.
-            times = [int(line.split()[0]) for line in lines][-11:]
+            # Every line is a SampleAt of the example's own period (its
+            # match names it), from its first: every interval is judged.
+            times = [int(line.split()[0]) for line in lines]
             try:
                 harness.assert_period([b - a for a, b in zip(times, times[1:])], 100000, "docs gjs Subscribe")
             except AssertionError as e:

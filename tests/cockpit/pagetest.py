@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
@@ -43,6 +44,42 @@ def prop(iface, name, path=PATH):
     return busctl_json("get-property", "org.jetsond.Jetson1", path, IFACE + iface, name)["data"]
 
 
+def metrics_match_rules():
+    """Every connection's match rules on the bus that name one of jetsond's
+    Metrics signals (member=...), as the bus holds them (Debug.Stats, which
+    STATS_POLICY lets the tests' root call)."""
+    reply = busctl_json("call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Debug.Stats",
+                        "GetAllMatchRules")
+    return [rule for rules in reply["data"][0].values() for rule in rules
+            if IFACE + "Metrics" in rule and "member=" in rule]
+
+
+class SignalMonitor:
+    """Every signal jetsond broadcasts while it runs, as gdbus monitor (a
+    passive listener: its match rule names no member and no arg0) prints
+    them; started at once, read by result() after SECONDS."""
+
+    def __init__(self, seconds):
+        # Into a file, which never makes gdbus wait, and line-buffered:
+        # timeout's TERM must not drop what gdbus printed.
+        self.out = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen(["stdbuf", "-oL", "timeout", str(seconds), "gdbus", "monitor", "--system",
+                                      "--dest", "org.jetsond.Jetson1", "--object-path", PATH],
+                                     stdout=self.out, stderr=subprocess.DEVNULL, text=True)
+
+    def result(self):
+        """{"Sample": [timestamp, ...], "SampleAt PERIOD": [timestamp, ...]}."""
+        self.proc.wait()
+        self.out.seek(0)
+        out = self.out.read()
+        self.out.close()
+        seen = {}
+        for m in re.finditer(r"\.Metrics\.(Sample) \(uint64 (\d+),|\.Metrics\.(SampleAt) \('(\d+)', uint64 (\d+),", out):
+            name = m.group(1) or f"SampleAt {m.group(4)}"
+            seen.setdefault(name, []).append(int(m.group(2) or m.group(5)))
+        return seen
+
+
 def polkit_checks():
     """(action, flags) of every CheckAuthorization dbusmock's polkitd got."""
     out = subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.PolicyKit1", "--object-path",
@@ -50,6 +87,12 @@ def polkit_checks():
                          check=True, capture_output=True, text=True).stdout
     return [(m.group(1), int(m.group(2))) for m in
             re.finditer(r"'CheckAuthorization', \[.*?<'([^']+)'>, <@a\{ss\} [^>]*>, <uint32 (\d+)>", out)]
+
+
+# Lets the tests (root) read every connection's match rules.
+STATS_POLICY = """<policy user="root">
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
+  </policy>"""
 
 
 class Page:
@@ -64,7 +107,7 @@ class Page:
 
     def __init__(self, board, simulate=False, polkit=True, systemd=False, daemon_args=(), width=1280, height=800,
                  shell=False):
-        self.stack = Stack(self.JETSOND, None, board=board, simulate=simulate)
+        self.stack = Stack(self.JETSOND, None, board=board, simulate=simulate, extra_policy=STATS_POLICY)
         self.cockpit = None
         try:
             if polkit:

@@ -60,7 +60,7 @@ check('absent readings are left out', Format.panelText(pc, ALL), 'CPU 3%  51 °C
 check('a load of 0 is shown, not left out', Format.panelText({'gpu.load': 0}, ALL), 'GPU 0%');
 check('an empty sample gives an empty line', Format.panelText({}, ALL), '');
 
-// The same sample as the Values signal carries it: the numeric keys of
+// The same sample as the ValuesAt signal carries it: the numeric keys of
 // GetKeys (booleans as 1 and 0) and one double each, NaN for a key the
 // sample lacks. What the indicator shows must not depend on the form.
 const keys = [...Object.keys(orin), 'gpu.temp'];
@@ -73,6 +73,13 @@ check('compact form: the same detail lines', Format.detailLines(compact), Format
 check('compact form: an array of another list is refused',
     Format.compactValues(keys.slice(1), new GLib.Variant('ad', doubles)), null);
 check('compact form: no keys', Format.compactValues([], new GLib.Variant('ad', [])), {});
+
+// The period asked for: jetsond's DefaultInterval, never under the half
+// second the indicator refreshes at.
+check('period: jetsond\'s default 1 s', Format.valuesInterval(1000000), 1000000);
+check('period: a slower default is followed', Format.valuesInterval(5000000), 5000000);
+check('period: a faster default, no faster than the refresh', Format.valuesInterval(100000), 500000);
+check('period: unknown default, jetsond\'s 1 s', Format.valuesInterval(undefined), 1000000);
 
 check('hottest zone', Format.hottestZone(orin), {zone: 'tj', celsius: 46.6});
 check('no zones', Format.hottestZone({'cpu.load': 5}), null);

@@ -312,12 +312,30 @@ def shell_match_rules(shell_pid):
     return mine
 
 
+# The period the extension asks for on a jetsond at its default 1 s
+# (Format.valuesInterval): ValuesAt signals carry it as their first
+# argument, and its match rule names it (arg0).
+EXTENSION_PERIOD = "1000000"
+
+
+def monitor(seconds):
+    """Every signal jetsond broadcast in SECONDS, as gdbus monitor prints
+    them: its match rule names no arg0, so it sees every period's."""
+    return subprocess.run(["timeout", str(seconds), "gdbus", "monitor", "--system", "--dest", "org.jetsond.Jetson1",
+                           "--object-path", "/org/jetsond/Jetson1"], capture_output=True, text=True).stdout
+
+
+def signals(out, member, period=None):
+    """How many MEMBER signals (of PERIOD, their first argument) OUT has."""
+    head = f"org.jetsond.Jetson1.Metrics.{member} ("
+    return out.count(head + (f"'{period}'," if period is not None else ""))
+
+
 def values_signals(seconds):
-    """How many Values signals jetsond broadcast in SECONDS: it sends them
-    only while a connection holds a SubscribeValues() request."""
-    out = subprocess.run(["timeout", str(seconds), "gdbus", "monitor", "--system", "--dest", "org.jetsond.Jetson1",
-                          "--object-path", "/org/jetsond/Jetson1"], capture_output=True, text=True).stdout
-    return out.count("org.jetsond.Jetson1.Metrics.Values (")
+    """How many ValuesAt signals of the extension's period jetsond broadcast
+    in SECONDS: it sends them only while a connection holds a
+    SubscribeValues() request for that period."""
+    return signals(monitor(seconds), "ValuesAt", EXTENSION_PERIOD)
 
 
 # ---- the extension's side, through Eval ---------------------------------------
@@ -423,7 +441,7 @@ def run(stack, shell):
     text = harness.wait_for(label_matches, 15, f"the label to match the sample (it says {label(shell)!r})")
     assert text.startswith("GPU ") and " CPU " in text and " W " in text and text.endswith(" °C"), text
 
-    step("100 samples a second (a client subscribed at 10 ms): the top bar refreshes at most twice a second")
+    step("another client subscribed at 10 ms: the indicator still gets its own period's samples only")
     bus = Gio.bus_get_sync(Gio.BusType.SYSTEM)  # this test's own connection: the request lasts while it does
 
     def metrics(method, args=None):
@@ -433,13 +451,19 @@ def run(stack, shell):
     metrics("Subscribe", GLib.Variant("(t)", (10000,)))
     harness.wait_for(lambda: prop("/org/jetsond/Jetson1", "Metrics", "Interval") == 10000, 10, "Interval 10 ms")
     (s0, r0), t0 = counts(), time.monotonic()
-    time.sleep(3)
+    out = monitor(3)
     (s1, r1), took = counts(), time.monotonic() - t0
     metrics("Unsubscribe")
     samples, refreshes = s1 - s0, r1 - r0
-    print(f"figure: at 10 ms the indicator got {samples} samples in {took:.1f} s and refreshed {refreshes} times")
-    assert samples >= 20, f"only {samples} samples in {took:.1f} s at 10 ms: the check below could not fail"
-    assert 2 <= refreshes <= took / 0.5 + 2, f"{refreshes} refreshes in {took:.1f} s ({samples} samples)"
+    fast, own = signals(out, "SampleAt", "10000"), signals(out, "ValuesAt", EXTENSION_PERIOD)
+    print(f"figure: with the board read every 10 ms jetsond sent {fast} SampleAt of 10 ms and {own} ValuesAt of "
+          f"the extension's 1 s in {took:.1f} s; the indicator got {samples} samples and refreshed {refreshes} times")
+    assert fast >= 20, f"only {fast} SampleAt in {took:.1f} s at 10 ms: the check below could not fail"
+    # Its own 1 s period (a tick late at most each), not the 10 ms of
+    # another client's request: that stream never reaches the shell.
+    assert 1 <= samples <= took / 1.0 + 2, f"{samples} samples in {took:.1f} s ({fast} SampleAt of 10 ms sent)"
+    # One refresh may be of a sample from before the count began.
+    assert refreshes <= min(samples + 1, took / 0.5 + 2), f"{refreshes} refreshes for {samples} samples"
     harness.wait_for(label_matches, 15, f"the label at the default interval again (it says {label(shell)!r})")
 
     step("a setting hides its item in the top bar at once")
@@ -602,12 +626,14 @@ def run(stack, shell):
            if "JS ERROR" in line or (UUID in line and ("rror" in line or "arning" in line))]
     assert not bad, "\n".join(bad)
 
-    step("the extension follows the compact stream: Values, not Sample (issue 37), from the new jetsond too")
+    step("the extension follows the compact stream of its own period: ValuesAt with its arg0, not Sample, "
+         "from the new jetsond too")
     held = [r for r in shell_match_rules(shell.proc.pid) if "org.jetsond" in r or "/org/jetsond" in r]
-    assert any("member='Values'" in r for r in held), held
-    assert not any("member='Sample'" in r for r in held), held
+    values_rules = [r for r in held if "member='ValuesAt'" in r]
+    assert values_rules and all(f"arg0='{EXTENSION_PERIOD}'" in r for r in values_rules), held
+    assert not any("member='Sample" in r or "member='Values'" in r for r in held), held
     seen = values_signals(3)
-    assert seen > 0, "no Values signal while the extension is enabled: the check below could not fail"
+    assert seen > 0, "no ValuesAt signal while the extension is enabled: the check below could not fail"
 
     step("disable() leaves nothing behind: no indicator, no notification source, no match rule, no request")
     shell.extension("DisableExtension")
@@ -620,7 +646,7 @@ def run(stack, shell):
     left = lambda: [r for r in shell_match_rules(shell.proc.pid) if "jetsond" in r]  # noqa: E731
     harness.wait_for(lambda: not left(), 10, f"the shell's jetsond match rules to go: {left()}")
     # The shell's bus connection stays: only Unsubscribe() ends the request.
-    harness.wait_for(lambda: values_signals(2) == 0, 10, f"jetsond to stop sending Values ({seen} in 3 s before)")
+    harness.wait_for(lambda: values_signals(2) == 0, 10, f"jetsond to stop sending ValuesAt ({seen} in 3 s before)")
     shell.extension("EnableExtension")
     harness.wait_for(lambda: shell.extension_info(UUID)["state"] == 1.0, 15, "state ENABLED again")
     harness.wait_for(label_matches, 15, f"the label again after enabling (it says {label(shell)!r})")

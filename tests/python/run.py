@@ -37,7 +37,8 @@ def run(cmd, **kw):
 
 
 def units():
-    return run([PY, os.path.join(HERE, "test_units.py")]) or run([PY, os.path.join(HERE, "test_tiers_units.py")])
+    return (run([PY, os.path.join(HERE, "test_units.py")]) or run([PY, os.path.join(HERE, "test_tiers_units.py")])
+            or run([PY, os.path.join(HERE, "test_stream_units.py")]))
 
 
 def pytest(path):
@@ -56,7 +57,8 @@ def mypy():
     env = dict(os.environ, MYPYPATH=PACKAGE)
     code |= run(["mypy", "--config-file", cfg, "--cache-dir", tempfile.mkdtemp(prefix="mypy."),
                  "--allow-untyped-defs", "--allow-untyped-calls", "--ignore-missing-imports",
-                 os.path.join(HERE, "test_units.py"), os.path.join(HERE, "test_tiers_units.py")] +
+                 os.path.join(HERE, "test_units.py"), os.path.join(HERE, "test_tiers_units.py"),
+                 os.path.join(HERE, "test_stream_units.py")] +
                 [os.path.join(HERE, "examples", f) for f in ("quickstart.py", "jtop_loop.py", "jtop_callback.py",
                                                              "collector_log.py", "collector_daemon.py")],
                 env=env)
@@ -86,6 +88,7 @@ def floor():
                  env=dict(env, PYTHONPATH=PACKAGE + os.pathsep + jeepney_only))
         c |= run([py, os.path.join(HERE, "test_units.py")], env=env)
         c |= run([py, os.path.join(HERE, "test_tiers_units.py")], env=env)
+        c |= run([py, os.path.join(HERE, "test_stream_units.py")], env=env)
         print("%s Python %s: %s" % ("ok  " if c == 0 else "FAIL", version, py), flush=True)
         ran.append(version)
         code |= c

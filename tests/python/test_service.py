@@ -1,8 +1,9 @@
 """The jetsond Python package against jetsond on a private system bus
 (tests/lib/harness.py): every view equals GetSnapshot, identity equals the
-fake board's facts, samples at the interval asked, writes through polkit
-(denied ones raise AccessDenied and change nothing), jetsond leaving and
-coming back, the Recorder at 1 kHz and measure() on a static board.
+fake board's facts, writes through polkit (denied ones raise AccessDenied
+and change nothing), jetsond leaving and coming back, the Recorder at 1 kHz
+and measure() on a static board; the sample streams' rates are
+test_streams.py's.
 Run by meson as: python3 -m pytest test_service.py (JETSOND in the
 environment: the built daemon)."""
 
@@ -159,30 +160,6 @@ def test_allowed_write(static):
         static.polkit_allow([])
 
 
-def test_samples_at_interval(simulated):
-    with jetsond.Jetson(simulated.address) as j:
-        default = j.interval()
-        stamps = []
-        it = j.samples(interval=0.05)
-        for s in it:
-            stamps.append(s.timestamp)
-            if len(stamps) == 1:
-                assert j.interval() == 0.05
-            if len(stamps) == 21:
-                break
-        it.close()
-        gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
-        median = gaps[len(gaps) // 2]
-        print("figure: median gap %.4f s between samples asked at 0.05 s" % median)
-        assert_period(gaps, 0.05, "Samples asked at 0.05 s")
-        wait_for(lambda: j.interval() == default, 5, "Interval back to its default")
-        got = []
-        sub = j.on_sample(got.append, interval=0.02)
-        wait_for(lambda: len(got) >= 5, 2, "five callbacks")
-        sub.stop()
-        assert sub.error is None and "cpu.load" in got[0]
-
-
 def test_numbers_equal_snapshot(static):
     """numbers() (GetKeys + GetValues) gives the numeric keys of the same
     sample as snapshot(), as floats; the key list is asked for once."""
@@ -198,24 +175,6 @@ def test_numbers_equal_snapshot(static):
         generation = j._keys[0]
         j.numbers()
         assert j._keys[0] == generation
-
-
-def test_compact_samples(simulated):
-    """samples(compact=True): Values signals at the interval asked, the
-    numeric keys of the sample by name, and Interval back after."""
-    with jetsond.Jetson(simulated.address) as j:
-        default = j.interval()
-        stamps = []
-        it = j.samples(interval=0.05, compact=True)
-        for s in it:
-            stamps.append(s.timestamp)
-            assert "cpu.load" in s and "ram.total" in s and "cpu.0.governor" not in s
-            if len(stamps) == 21:
-                break
-        it.close()
-        gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
-        assert_period(gaps, 0.05, "Values asked at 0.05 s")
-        wait_for(lambda: j.interval() == default, 5, "Interval back to its default")
 
 
 def test_jetsond_leaving_and_back(static):
