@@ -10,8 +10,10 @@
 # its 1 s period meanwhile). Everything is removed
 # on exit: processes are killed by their recorded PIDs, the directory with
 # rm -rf. ROUNDS=N in the environment: the subscribed periods alone,
-# alternated N times with the floor (a ratio and the microseconds above
-# the floor per round, each side's CPU thread by thread, and the medians).
+# alternated N times with the floor and with jetsond-wake-cost (what one
+# message a tick costs this machine by itself): per round the ratio to the
+# engine floor plus that message, each side's CPU thread by thread; then
+# the medians and the means' 95 % intervals.
 # BUILDDIR (default build/) must hold src/jetsond and
 # bench/jetsond-bus-bench. Needs root (the policy lets only root own the name).
 set -eu
@@ -94,43 +96,53 @@ done
 
 echo "jetsond $daemon_pid, dbus-daemon $bus_pid, simulate.py $sim_pid; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "${ROUNDS:-}" ]; then
-    # ROUNDS=N: the subscribed periods and the engine's floor alternated N
-    # times, one ratio per round and the medians: a neighbour that slows
-    # one round slows both sides of it, where one long run of each compares
-    # two different moments of a shared machine.
-    # What the machine charges a stream before jetsond does anything: a
-    # message a tick to a sleeping reader on another CPU, as dbus-daemon is.
-    "$wake" "$interval" | sed -n 's/^figure: /figure: this machine: /p'
+    # ROUNDS=N: the subscribed periods, the engine's floor and what the
+    # machine charges one message a tick, alternated N times: one ratio per
+    # round, their median and the mean's 95 % confidence interval. A
+    # neighbour that slows one round slows every side of it, where one long
+    # run of each compares different moments of a shared machine.
+    # The true floor of a stream is the engine's plus one message a tick
+    # to a sleeping reader on another CPU, as dbus-daemon is: the
+    # wake-cost bench's "adds" figure (8 KiB a message, about a sample of
+    # this board).
     : >"$dir/ratios"
     r=0
     while [ $r -lt "$ROUNDS" ]; do
         r=$((r + 1))
         "$bench" -S "$@" "$daemon_pid" "$bus_pid" >"$dir/round"
         "$floor" "$dir/root" "$interval" "$window" >"$dir/floor"
+        "$wake" "$interval" "${WAKE_TICKS:-50}" >"$dir/wake"
         sample=$(awk '/^subscribed \(/ { f = 1 } f && /^  jetsond / { print $7; exit }' "$dir/round")
         values=$(awk '/^subscribed, compact/ { f = 1 } f && /^  jetsond / { print $7; exit }' "$dir/round")
         base=$(awk '/^  floor / { print $7; exit }' "$dir/floor")
-        echo "$sample $values $base" | awk -v r="$r" -v load="$(cut -d' ' -f1 /proc/loadavg)" '{
-            printf "round %d (load %s): SampleAt %.1f us, ValuesAt %.1f us a tick; floor %.1f us: %.2fx, %.2fx; %+.1f, %+.1f us\n", r, load, $1, $2, $3, $1 / $3, $2 / $3, $1 - $3, $2 - $3
-            print $1 / $3, $2 / $3, $1 - $3, $2 - $3 }' | tee -a "$dir/ratios" | grep '^round'
+        msg=$(sed -n 's/^figure: one message a tick to a sleeping reader adds +*\([-0-9.]*\) us.*/\1/p' "$dir/wake")
+        echo "$sample $values $base $msg" | awk -v r="$r" -v load="$(cut -d' ' -f1 /proc/loadavg)" '{
+            t = $3 + $4
+            printf "round %d (load %s): SampleAt %.1f us, ValuesAt %.1f us a tick; engine floor %.1f + a message %.1f = %.1f us: %.2fx, %.2fx (%.2fx, %.2fx the engine floor alone)\n", r, load, $1, $2, $3, $4, t, $1 / t, $2 / t, $1 / $3, $2 / $3
+            print $1 / t, $2 / t, $1 / $3, $2 / $3 }' | tee -a "$dir/ratios" | grep '^round'
         # Where each side's time went, thread by thread (us a tick): the
         # SampleAt period's, the ValuesAt period's, the floor's.
         grep -h 'by thread' "$dir/round" "$dir/floor" |
             sed -e 's/^ *by thread, us per [a-z ]*: */  threads: /' -e 's/ [a-z-]* 0\.0//g'
     done
-    mid=$(((ROUNDS + 1) / 2))
-    # The median of column $1 of the rounds' figures.
-    median() { grep -v '^round' "$dir/ratios" | cut -d' ' -f"$1" | sort -g | sed -n "${mid}p"; }
-    s_med=$(median 1)
-    v_med=$(median 2)
-    s_over=$(median 3)
-    v_over=$(median 4)
-    printf 'figure: subscribers at %s us, median of %s rounds: SampleAt %.2fx, ValuesAt %.2fx the engine floor\n' \
-        "$interval" "$ROUNDS" "$s_med" "$v_med"
-    # The same in microseconds above the floor a tick: what jetsond adds,
-    # which moves less than the ratio when the floor's own cost moves.
-    printf 'figure: subscribers at %s us, median of %s rounds: SampleAt %+.1f us, ValuesAt %+.1f us a tick above the engine floor\n' \
-        "$interval" "$ROUNDS" "$s_over" "$v_over"
+    # Column $1 of the rounds' ratios: median, mean and the mean's 95 %
+    # interval (Student's t for N - 1 degrees of freedom, N up to 30;
+    # 2.0 beyond).
+    summary() {
+        grep -v '^round' "$dir/ratios" | cut -d' ' -f"$1" | sort -g | awk '
+            { x[NR] = $1; sum += $1 }
+            END {
+                split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26 2.23 2.20 2.18 2.16 2.14 2.13 2.12 2.11 2.10 2.09 2.09 2.08 2.07 2.07 2.06 2.06 2.06 2.05 2.05 2.05", t, " ")
+                n = NR; mean = sum / n
+                for (i = 1; i <= n; i++) ss += (x[i] - mean) ^ 2
+                half = n > 1 ? (n - 1 <= 29 ? t[n - 1] : 2.0) * sqrt(ss / (n - 1) / n) : 0
+                printf "%.2fx (mean %.2fx, 95 %% interval %.2f-%.2fx)", x[int((n + 1) / 2)], mean, mean - half, mean + half
+            }'
+    }
+    printf 'figure: subscribers at %s us, %s rounds: SampleAt %s, ValuesAt %s the engine floor plus one message a tick\n' \
+        "$interval" "$ROUNDS" "$(summary 1)" "$(summary 2)"
+    printf 'figure: subscribers at %s us, %s rounds: SampleAt %s, ValuesAt %s the engine floor alone\n' \
+        "$interval" "$ROUNDS" "$(summary 3)" "$(summary 4)"
     exit 0
 fi
 "$bench" "$@" "$daemon_pid" "$bus_pid"
