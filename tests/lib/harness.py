@@ -121,6 +121,9 @@ class Stack:
                               "--fork", "--print-address=1", "--print-pid=1"],
                              check=True, capture_output=True, text=True).stdout.split("\n")
         self.address, self.bus_pid = out[0], int(out[1])
+        # This process's clients find the bus there until close() puts
+        # back what was there before (another stack's, or nothing).
+        self.outer_address = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
         os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
         self.root = os.path.join(self.dir, "root")
         subprocess.run(["sh", os.path.join(SOURCE_DIR, "tests/fixtures/make-sysroot.sh"), board, self.root],
@@ -246,6 +249,10 @@ class Stack:
             pass
         self.listener.close()
         shutil.rmtree(self.dir, ignore_errors=True)
+        if self.outer_address is None:
+            os.environ.pop("DBUS_SYSTEM_BUS_ADDRESS", None)
+        else:
+            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = self.outer_address
         return status
 
     def __enter__(self):

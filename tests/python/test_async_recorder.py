@@ -26,17 +26,12 @@ KEYS = ["cpu.load", "gpu.load", "power.total"]
 
 @pytest.fixture(scope="module")
 def simulated():
-    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
-    try:
-        with Stack(JETSOND, None, simulate=True) as s:
-            s.start_daemon()
-            # cpu.load needs two readings of /proc/stat.
-            with jetsond.Jetson(s.address) as j:
-                wait_for(lambda: all(k in j.snapshot() for k in KEYS), 30, "the recorded keys")
-            yield s
-    finally:
-        if old is not None:
-            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+    with Stack(JETSOND, None, simulate=True) as s:
+        s.start_daemon()
+        # cpu.load needs two readings of /proc/stat.
+        with jetsond.Jetson(s.address) as j:
+            wait_for(lambda: all(k in j.snapshot() for k in KEYS), 30, "the recorded keys")
+        yield s
 
 
 def spacing(t):

@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, List, Tuple
 
 import pytest
 
@@ -34,29 +34,18 @@ BUS = ("/org/freedesktop/DBus", "org.freedesktop.DBus", "org.freedesktop.DBus")
 @pytest.fixture(scope="module")
 def stack():
     """A still AGX Orin at jetsond's own DefaultInterval (1 s)."""
-    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
-    try:
-        with Stack(JETSOND, None) as s:
-            s.start_daemon()
-            yield s
-    finally:
-        if old is not None:
-            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+    with Stack(JETSOND, None) as s:
+        s.start_daemon()
+        yield s
 
 
 @pytest.fixture
 def simulated():
     """A simulated AGX Orin (values move, so rates such as cpu.load are
-    there). The harness points DBUS_SYSTEM_BUS_ADDRESS at the newest
-    stack: put it back after."""
-    old = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
-    try:
-        with Stack(JETSOND, None, simulate=True) as s:
-            s.start_daemon()
-            yield s
-    finally:
-        if old is not None:
-            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = old
+    there)."""
+    with Stack(JETSOND, None, simulate=True) as s:
+        s.start_daemon()
+        yield s
 
 
 class Listener:
