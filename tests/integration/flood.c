@@ -1,9 +1,11 @@
-/* jetsond-test-flood SECONDS [RING]: what an unprivileged local user can
+/* jetsond-test-flood SECONDS [RING [ROUNDS]]: what an unprivileged local user can
  * throw at jetsond's Metrics interface, as fast as one process can: a
  * new bus connection, a Subscribe() at 10 ms, a SubscribeValues() at
  * 10 ms on another, an OpenCapture() at 1 ms (the stream kept open, never
  * read), then the oldest of the RING (8) connections the process holds
- * closed with its stream; for SECONDS. Prints one JSON line of counts:
+ * closed with its stream; for SECONDS or ROUNDS connections, whichever
+ * ends first (one round: another user's single request). Prints one JSON
+ * line of counts:
  * connections, and per call the answers (ok, Busy, other errors). Run by
  * tests/integration/test-flood.py as "nobody". Not a tool for users. */
 #include <errno.h>
@@ -57,19 +59,20 @@ static void release(held *h)
 int main(int argc, char **argv)
 {
         if (argc < 2) {
-                fprintf(stderr, "usage: jetsond-test-flood SECONDS [RING]\n");
+                fprintf(stderr, "usage: jetsond-test-flood SECONDS [RING [ROUNDS]]\n");
                 return 2;
         }
         uint64_t end = now_us() + (uint64_t) (atof(argv[1]) * 1e6);
         unsigned ring = argc > 2 ? (unsigned) atoi(argv[2]) : 8;
         if (ring < 1 || ring > MAX_RING)
                 ring = 8;
+        unsigned long rounds = argc > 3 ? strtoul(argv[3], NULL, 10) : 0; /* 0: no limit */
         held conns[MAX_RING];
         for (unsigned i = 0; i < MAX_RING; i++)
                 conns[i] = (held) { NULL, -1 };
         answers sub = { 0 }, values = { 0 }, cap = { 0 };
         unsigned long connections = 0, refused_connections = 0;
-        for (unsigned k = 0; now_us() < end; k = (k + 1) % ring) {
+        for (unsigned k = 0; now_us() < end && (!rounds || connections < rounds); k = (k + 1) % ring) {
                 release(&conns[k]);
                 held *h = &conns[k];
                 if (sd_bus_open_system(&h->bus) < 0) {

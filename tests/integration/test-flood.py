@@ -5,7 +5,8 @@ for Subscribe(10 ms) or SubscribeValues(10 ms) and a 1 ms capture, and
 closes the oldest of the eight it holds (tests/integration/flood.c). Meanwhile
 another user's exporter ("daemon"), a passive Sample listener, a subscriber at
 100 ms and a 10 ms capture (root) run. They keep their rates, judged by
-jetsond's own timestamps; root's new requests are never refused; jetsond's
+jetsond's own timestamps; new requests of "daemon" and of root are never
+refused; jetsond's
 CPU and memory are printed and bounded; and once the flood ends nothing is
 left behind: the Interval is the default again, and jetsond's descriptors,
 match rules on the bus (the names it follows) and RSS are back where they
@@ -134,7 +135,7 @@ def test_flood(stack):
     start_mono = time.monotonic()
     proc = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", flooder,
                              str(FLOOD_SECONDS)], stdout=subprocess.PIPE, text=True)
-    scrapes, worst_age, peak_rss, peak_fds, refused = 0, 0.0, 0, 0, []
+    scrapes, worst_age, peak_rss, peak_fds, refused, probes = 0, 0.0, 0, 0, [], 0
     while proc.poll() is None:
         time.sleep(2)
         # The exporter's own Sample stays fresh.
@@ -142,7 +143,15 @@ def test_flood(stack):
         ts = harness.value(harness.parse_samples(text), "jetson_sample_timestamp_seconds")
         worst_age = max(worst_age, time.time() - ts)
         scrapes += 1
-        # Root's requests are never refused, whatever nobody holds.
+        # Another unprivileged user's request is never refused, whatever
+        # nobody holds: one Subscribe(10 ms) and one 1 ms capture as
+        # "daemon".
+        other = json.loads(subprocess.run(["setpriv", "--reuid=daemon", "--regid=daemon", "--clear-groups", flooder,
+                                           "30", "1", "1"], check=True, capture_output=True, text=True).stdout)
+        probes += 1
+        if other["subscribe"]["ok"] != 1 or other["capture"]["ok"] != 1:
+            refused.append(("daemon", other))
+        # Nor root's.
         conn = open_dbus_connection(bus="SYSTEM", enable_fds=True)
         try:
             for method, sig, body in (("Subscribe", "t", (10000,)), ("OpenCapture", "tas", (1000, ["ram.*"]))):
@@ -167,7 +176,7 @@ def test_flood(stack):
               counts["connections"] / flood_s, 100 * (during["cpu_s"] - before["cpu_s"]) / flood_s,
               before["rss_kib"], peak_rss, before["fds"], peak_fds, before["match_rules"]))
     assert counts["connections"] > 100, counts
-    assert not refused, refused
+    assert probes > 5 and not refused, (probes, refused)
     # Nobody got at most its share: Busy once it held its limit.
     assert counts["subscribe"]["busy"] + counts["subscribe_values"]["busy"] > 0, counts
     assert counts["subscribe"]["other"] == counts["subscribe_values"]["other"] == counts["capture"]["other"] == 0, \
