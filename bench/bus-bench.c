@@ -41,16 +41,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
 #include "jetsond-dbus.h"
+#include "message-size.h"
+#include "proc-cpu.h"
 
 #define WARMUP_CALLS 100
 #define MAX_LISTENERS 64
 
 static uint64_t now_ns(void)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+        return clock_ns(CLOCK_MONOTONIC);
 }
 
 __attribute__((noreturn)) static void die(const char *what, int r, const sd_bus_error *e)
@@ -67,97 +68,6 @@ static sd_bus *connect_bus(void)
         if (r < 0)
                 die("cannot connect to the system bus", r, NULL);
         return bus;
-}
-
-/* ---- reply size on the wire ------------------------------------------ */
-
-static size_t align_to(size_t off, size_t a)
-{
-        return (off + a - 1) / a * a;
-}
-
-static size_t type_alignment(char t)
-{
-        switch (t) {
-        case 'y': case 'g': case 'v':
-                return 1;
-        case 'n': case 'q':
-                return 2;
-        case 'x': case 't': case 'd': case '(': case '{': case 'r': case 'e':
-                return 8;
-        default:            /* b i u h s o a */
-                return 4;
-        }
-}
-
-/* The marshalled size of the rest of the current container, from offset
- * OFF (alignment is relative to the start of the body, which is 8-aligned). */
-static int walk(sd_bus_message *m, size_t *off)
-{
-        for (;;) {
-                char type;
-                const char *contents;
-                int r = sd_bus_message_peek_type(m, &type, &contents);
-                if (r <= 0)
-                        return r;
-                switch (type) {
-                case 'a':
-                        *off = align_to(align_to(*off, 4) + 4, type_alignment(contents[0]));
-                        break;
-                case 'v':
-                        *off += 1 + strlen(contents) + 1;
-                        break;
-                case 'r': case 'e':
-                        *off = align_to(*off, 8);
-                        break;
-                default: {
-                        union { uint64_t u; double d; const char *s; int b; } v;
-                        r = sd_bus_message_read_basic(m, type, &v);
-                        if (r < 0)
-                                return r;
-                        if (type == 's' || type == 'o')
-                                *off = align_to(*off, 4) + 4 + strlen(v.s) + 1;
-                        else if (type == 'g')
-                                *off += 1 + strlen(v.s) + 1;
-                        else
-                                *off = align_to(*off, type_alignment(type)) + (type == 'b' ? 4 : type_alignment(type));
-                        continue;
-                }
-                }
-                r = sd_bus_message_enter_container(m, type, contents);
-                if (r >= 0)
-                        r = walk(m, off);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-}
-
-static size_t header_field(size_t off, char sig, const char *s, size_t fixed)
-{
-        off = align_to(off, 8) + 1 + 3;               /* code, signature "u"/"s"/"g" */
-        if (sig == 'g')
-                return off + 1 + strlen(s) + 1;
-        off = align_to(off, 4);
-        return sig == 's' ? off + 4 + strlen(s) + 1 : off + fixed;
-}
-
-/* A method return as dbus-daemon delivers it: fixed header, then
- * REPLY_SERIAL, DESTINATION, SENDER and SIGNATURE, padded to 8. */
-static size_t wire_size(sd_bus_message *m)
-{
-        size_t h = 16;
-        h = header_field(h, 'u', NULL, 4);
-        if (sd_bus_message_get_destination(m))
-                h = header_field(h, 's', sd_bus_message_get_destination(m), 0);
-        if (sd_bus_message_get_sender(m))
-                h = header_field(h, 's', sd_bus_message_get_sender(m), 0);
-        h = header_field(h, 'g', sd_bus_message_get_signature(m, true), 0);
-        size_t body = 0;
-        if (sd_bus_message_rewind(m, true) < 0 || walk(m, &body) < 0)
-                return 0;
-        return align_to(h, 8) + body;
 }
 
 /* ---- reading the values, as a client would ----------------------------- */
@@ -291,8 +201,6 @@ static void report_families(sd_bus_message *m)
         printf("\n");
 }
 
-typedef struct cpu_source cpu_source;
-typedef struct cpu_reading cpu_reading;
 static void snapshot_cpu(const cpu_source *daemon, const cpu_source *bus_daemon, size_t calls, bool start);
 static double snapshot_cpu_us[2];         /* jetsond's, dbus-daemon's */
 
@@ -345,55 +253,6 @@ static void bench_calls(sd_bus *bus, const char *method, size_t calls, const cpu
 }
 
 /* ---- 2. CPU per sample ------------------------------------------------ */
-
-struct cpu_source {
-        pid_t pid;
-        clockid_t clock;
-        bool has_clock;
-};
-
-static uint64_t self_cpu_ns(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
-struct cpu_reading {
-        uint64_t ticks;               /* utime + stime of /proc/PID/stat */
-        uint64_t clock_ns;            /* the process CPU clock */
-};
-
-static cpu_source cpu_source_new(pid_t pid)
-{
-        cpu_source s = { .pid = pid };
-        s.has_clock = clock_getcpuclockid(pid, &s.clock) == 0;
-        return s;
-}
-
-static cpu_reading read_cpu(const cpu_source *s)
-{
-        cpu_reading c = { 0 };
-        char path[64], buf[1024];
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int) s->pid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-                die(path, errno, NULL);
-        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        /* After "(comm)": state ppid pgrp session tty_nr tpgid flags
-         * minflt cminflt majflt cmajflt utime stime */
-        const char *p = strrchr(buf, ')');
-        unsigned long ut = 0, st = 0;
-        if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-                die(path, EINVAL, NULL);
-        c.ticks = ut + st;
-        struct timespec ts;
-        if (s->has_clock && clock_gettime(s->clock, &ts) == 0)
-                c.clock_ns = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-        return c;
-}
 
 /* The server's CPU per answer over the timed calls: jetsond's and
  * dbus-daemon's process CPU clocks before (START) and after. */
@@ -503,75 +362,6 @@ static void pump(listener *ls, size_t n, uint64_t until_ns, uint64_t stop_at)
         }
 }
 
-/* Run time of each of a process's threads (/proc/PID/task/TID/schedstat,
- * in ns): where the daemon's CPU goes, tier by tier. */
-#define MAX_THREADS 16
-typedef struct {
-        size_t n;
-        char comm[MAX_THREADS][20];
-        uint64_t ns[MAX_THREADS];
-} thread_times;
-
-static thread_times read_threads(pid_t pid)
-{
-        thread_times t = { 0 };
-        char path[320];
-        snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
-        DIR *d = opendir(path);
-        for (struct dirent *e; d && (e = readdir(d)) && t.n < MAX_THREADS;) {
-                if (e->d_name[0] == '.')
-                        continue;
-                unsigned long long ns = 0;
-                snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", (int) pid, e->d_name);
-                FILE *f = fopen(path, "re");
-                bool ok = f && fscanf(f, "%llu", &ns) == 1;
-                if (f)
-                        fclose(f);
-                snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int) pid, e->d_name);
-                f = fopen(path, "re");
-                ok = ok && f && fgets(t.comm[t.n], sizeof(t.comm[t.n]), f);
-                if (f)
-                        fclose(f);
-                if (!ok)
-                        continue;
-                t.comm[t.n][strcspn(t.comm[t.n], "\n")] = '\0';
-                t.ns[t.n++] = ns;
-        }
-        if (d)
-                closedir(d);
-        return t;
-}
-
-static void report_threads(const thread_times *a, const thread_times *b, uint64_t samples)
-{
-        printf("  by thread, us per sample:");
-        for (size_t i = 0; i < b->n; i++) {
-                uint64_t before = 0;
-                for (size_t k = 0; k < a->n; k++)
-                        if (strcmp(a->comm[k], b->comm[i]) == 0)
-                                before = a->ns[k];
-                printf(" %s %.1f", b->comm[i], (double) (b->ns[i] - before) / 1e3 / (double) samples);
-        }
-        printf("\n");
-}
-
-static void report_cpu(const char *who, const cpu_reading *a, const cpu_reading *b, double wall_s,
-                       uint64_t samples, bool has_clock)
-{
-        static long tck;
-        if (!tck)
-                tck = sysconf(_SC_CLK_TCK);
-        double stat_s = (double) (b->ticks - a->ticks) / (double) tck;
-        printf("  %-11s", who);
-        if (has_clock) {
-                double cpu_s = (double) (b->clock_ns - a->clock_ns) / 1e9;
-                printf(" %6.3f %% of one core, %7.1f us per sample;", 100.0 * cpu_s / wall_s,
-                       cpu_s * 1e6 / (double) samples);
-        }
-        printf(" /proc stat: %llu ticks = %.3f %%, %.1f us per sample\n", (unsigned long long) (b->ticks - a->ticks),
-               100.0 * stat_s / wall_s, stat_s * 1e6 / (double) samples);
-}
-
 static void bench_cpu(const char *title, const cpu_source *daemon, const cpu_source *bus_daemon, size_t n,
                       uint64_t subscribe_usec, bool compact, double window_s)
 {
@@ -591,12 +381,12 @@ static void bench_cpu(const char *title, const cpu_source *daemon, const cpu_sou
         uint64_t first = ls[0].samples, others0 = n > 1 ? ls[n - 1].samples : 0;
         cpu_reading d0 = read_cpu(daemon), b0 = bus_daemon ? read_cpu(bus_daemon) : (cpu_reading) { 0 };
         thread_times th0 = read_threads(daemon->pid);
-        uint64_t self0 = self_cpu_ns(), t0 = now_ns();
+        uint64_t self0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), t0 = now_ns();
         pump(ls, n, t0 + (uint64_t) (window_s * 1e9), 0);
         pump(ls, n, now_ns() + 5000000000u, ls[0].samples + 1);
         cpu_reading d1 = read_cpu(daemon), b1 = bus_daemon ? read_cpu(bus_daemon) : (cpu_reading) { 0 };
         thread_times th1 = read_threads(daemon->pid);
-        uint64_t self_ns = self_cpu_ns() - self0;
+        uint64_t self_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - self0;
         double wall = (double) (now_ns() - t0) / 1e9;
         uint64_t samples = ls[0].samples - first;
 
