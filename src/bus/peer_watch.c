@@ -10,7 +10,6 @@ typedef struct {
         sd_bus_slot *match, *call;
         GPtrArray *watches;           /* jd_peer_watch *, not owned */
         bool gone;
-        guint dispatch;               /* the idle source that runs the GONE callbacks */
 } peer;
 
 struct jd_peer_watch {
@@ -23,8 +22,6 @@ static GHashTable *peers;             /* unique name -> peer */
 
 static void peer_free(peer *p)
 {
-        if (p->dispatch)
-                g_source_remove(p->dispatch);
         sd_bus_slot_unref(p->match);
         sd_bus_slot_unref(p->call);
         g_ptr_array_unref(p->watches);
@@ -39,12 +36,13 @@ static void peer_drop(peer *p)
                 g_clear_pointer(&peers, g_hash_table_unref);
 }
 
-/* Each watch's GONE, once; a callback may remove any watch, its own
- * included, so each is taken off the list before it runs. */
-static gboolean dispatch_gone(gpointer data)
+/* Each watch's GONE, once, then the peer goes; a callback may remove any
+ * watch, its own included, so each is taken off the list before it runs.
+ * Called from the bus's own callbacks (sd-bus holds the slot being
+ * dispatched), so that a request the bus delivers after the name left is
+ * answered with the leaver's requests already gone. */
+static void dispatch_gone(peer *p)
 {
-        peer *p = data;
-        p->dispatch = 0;
         while (p->watches->len) {
                 jd_peer_watch *w = g_ptr_array_remove_index(p->watches, 0); /* no free function */
                 w->p = NULL;
@@ -52,7 +50,6 @@ static gboolean dispatch_gone(gpointer data)
                         w->gone(w->data);
         }
         peer_drop(p);
-        return G_SOURCE_REMOVE;
 }
 
 static void mark_gone(peer *p, const char *why)
@@ -61,7 +58,7 @@ static void mark_gone(peer *p, const char *why)
                 return;
         jd_log_debug("%s: %s", p->name, why);
         p->gone = true;
-        p->dispatch = g_idle_add(dispatch_gone, p);
+        dispatch_gone(p);
 }
 
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
@@ -146,7 +143,7 @@ void jd_peer_watch_remove(jd_peer_watch *w)
         if (p) {
                 g_ptr_array_remove(p->watches, w);
                 /* Its last watch: the match and the call go (a peer that
-                 * is dispatching its GONE callbacks drops itself). */
+                 * is running its GONE callbacks drops itself after them). */
                 if (p->watches->len == 0 && !p->gone)
                         peer_drop(p);
         }

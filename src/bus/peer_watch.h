@@ -15,8 +15,9 @@
 
 typedef struct jd_peer_watch jd_peer_watch;
 
-/* Runs on the main loop, at most once per watch, never inside
- * jd_peer_watch_add(): may call jd_peer_watch_remove() on its watch. */
+/* Runs on the main loop, from the bus's dispatch of the name's leaving,
+ * at most once per watch, never inside jd_peer_watch_add(): may call
+ * jd_peer_watch_remove() on any watch, its own included. */
 typedef void (*jd_peer_gone_fn)(void *data);
 
 /* Watches the unique NAME on BUS: GONE (may be NULL) runs when it leaves.
@@ -30,6 +31,5 @@ bool jd_peer_watch_gone(const jd_peer_watch *w);
 /* How many names are watched now: what a flood must not leave behind. */
 unsigned jd_peer_watch_names(void);
 /* At shutdown, after every owner of a watch is gone and before the bus
- * goes: drops the names still followed (those whose GONE callbacks were
- * still to run). */
+ * goes: drops the names still followed. */
 void jd_peer_watch_shutdown(void);
