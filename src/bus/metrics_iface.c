@@ -199,8 +199,9 @@ static int method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *e
 }
 
 /* The sample's timestamp and values, from the latest readings. */
-static int append_sample(sd_bus_message *m, const jd_service *svc)
+static int append_sample(sd_bus_message *m, metrics_iface *self)
 {
+        const jd_service *svc = self->base.svc;
         const jd_values *lists[JD_SNAPSHOT_MAX_LISTS];
         size_t n = jd_snapshot_lists(&svc->snapshot, lists);
         int r = sd_bus_message_append_basic(m, 't', &svc->sample->timestamp_us);
@@ -244,15 +245,10 @@ static int reply_sample(sd_bus_message *m, metrics_iface *self, int (*append)(sd
         return r;
 }
 
-static int append_sample_of(sd_bus_message *m, metrics_iface *self)
-{
-        return append_sample(m, self->base.svc);
-}
-
 static int method_get_snapshot(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         (void) error;
-        return reply_sample(m, userdata, append_sample_of);
+        return reply_sample(m, userdata, append_sample);
 }
 
 static int method_get_values(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -384,7 +380,7 @@ static void emit_stream(const jd_stream *stream, void *data)
         if (r >= 0 && stream->kind != JD_STREAM_SAMPLE)
                 r = sd_bus_message_append_basic(m, 's', stream->arg0);
         if (r >= 0)
-                r = values ? append_values(m, self) : append_sample(m, svc);
+                r = values ? append_values(m, self) : append_sample(m, self);
         if (r >= 0)
                 r = sd_bus_send(svc->bus, m, NULL);
         if (r < 0)
